@@ -1,0 +1,165 @@
+"""YAML loading that remembers where every key and value came from.
+
+ruamel.yaml's round-trip loader keeps line/column marks on every mapping and sequence.
+We walk the loaded tree once and record, for each path (a tuple of keys and indexes),
+the position of the key (for mappings) or the item (for sequences). Consumers convert
+the tree to plain Python for validation and ask :class:`YamlDocument.position` for the
+place to point at, falling back to the nearest parent that has one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from io import StringIO
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .diagnostics import Diagnostic, HpcconfError
+
+Path_ = tuple  # a path into the document: keys (str) and indexes (int)
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int  # 1-based
+    column: int  # 1-based
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+@dataclass
+class YamlDocument:
+    file: str
+    data: Any  # plain Python: dict / list / scalars
+    raw: Any  # the ruamel tree, for comments and round-trip edits
+    key_spans: dict[Path_, Span] = field(default_factory=dict)
+    value_spans: dict[Path_, Span] = field(default_factory=dict)
+    start_line: int = 1  # first line of this document in a multi-document file
+
+    def position(self, path: Path_, prefer_value: bool = False) -> Span:
+        """The span of ``path``; if it has none (a missing key), its nearest parent's."""
+        path = tuple(path)
+        while True:
+            if prefer_value and path in self.value_spans:
+                return self.value_spans[path]
+            if path in self.key_spans:
+                return self.key_spans[path]
+            if path in self.value_spans:
+                return self.value_spans[path]
+            if not path:
+                return Span(self.start_line, 1)
+            path = path[:-1]
+
+    def diagnostic(self, diag: Diagnostic, path: Path_, prefer_value: bool = False) -> Diagnostic:
+        span = self.position(path, prefer_value)
+        return diag.at(self.file, span.line, span.column, span.end_line, span.end_column)
+
+
+def _scalar_end(line: int, col: int, value: Any) -> tuple[int, int]:
+    text = str(value) if not isinstance(value, bool) else ("true" if value else "false")
+    return line, col + max(len(text), 1)
+
+
+def _index(node: Any, path: Path_, keys: dict, values: dict) -> None:
+    if isinstance(node, CommentedMap):
+        for key in node:
+            try:
+                kl, kc = node.lc.key(key)
+                keys[path + (key,)] = Span(kl + 1, kc + 1, kl + 1, kc + 1 + len(str(key)))
+                vl, vc = node.lc.value(key)
+                child = node[key]
+                if not isinstance(child, (CommentedMap, CommentedSeq)):
+                    el, ec = _scalar_end(vl + 1, vc + 1, child)
+                    values[path + (key,)] = Span(vl + 1, vc + 1, el, ec)
+                else:
+                    values[path + (key,)] = Span(vl + 1, vc + 1)
+            except (KeyError, TypeError, AttributeError):
+                pass
+            _index(node[key], path + (key,), keys, values)
+    elif isinstance(node, CommentedSeq):
+        for i, item in enumerate(node):
+            try:
+                il, ic = node.lc.item(i)
+                if not isinstance(item, (CommentedMap, CommentedSeq)):
+                    el, ec = _scalar_end(il + 1, ic + 1, item)
+                    keys[path + (i,)] = Span(il + 1, ic + 1, el, ec)
+                else:
+                    keys[path + (i,)] = Span(il + 1, ic + 1)
+            except (KeyError, TypeError, AttributeError):
+                pass
+            _index(item, path + (i,), keys, values)
+
+
+def to_plain(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {str(k) if not isinstance(k, (int, float, bool)) else k: to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _syntax_error(file: str, exc: YAMLError, code: str) -> HpcconfError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if isinstance(exc, DuplicateKeyError):
+        context_mark = getattr(exc, "context_mark", None)
+        first = f" (first defined on line {context_mark.line + 1})" if context_mark else ""
+        diag = Diagnostic(code="HPC002", name="duplicate-key",
+                          message=f"{problem.strip()}{first}",
+                          hint="YAML keeps only one value per key: delete one of the two, or merge them.")
+    else:
+        diag = Diagnostic(code="HPC001", name="yaml-syntax", message=f"YAML syntax error: {problem}",
+                          hint="Check indentation (spaces only), colons after keys and matching quotes/brackets.")
+    line = mark.line + 1 if mark else 1
+    col = mark.column + 1 if mark else 1
+    return HpcconfError([diag.at(file, line, col)])
+
+
+def load_documents(text: str, file: str, code_prefix: str = "HPC") -> list[YamlDocument]:
+    """Parse every YAML document in ``text``; raise :class:`HpcconfError` on bad YAML."""
+    try:
+        raws = list(_yaml().load_all(StringIO(text)))
+    except (MarkedYAMLError, YAMLError) as exc:
+        raise _syntax_error(file, exc, code_prefix) from None
+    docs = []
+    for raw in raws:
+        keys: dict = {}
+        values: dict = {}
+        _index(raw, (), keys, values)
+        start = 1
+        if isinstance(raw, (CommentedMap, CommentedSeq)) and getattr(raw, "lc", None) is not None:
+            start = (raw.lc.line or 0) + 1
+        docs.append(YamlDocument(file=file, data=to_plain(raw), raw=raw, key_spans=keys,
+                                 value_spans=values, start_line=start))
+    return docs
+
+
+def load_document(text: str, file: str) -> YamlDocument:
+    docs = load_documents(text, file)
+    if not docs:
+        return YamlDocument(file=file, data=None, raw=None)
+    if len(docs) > 1:
+        raise HpcconfError([Diagnostic(
+            code="HPC001", name="yaml-syntax",
+            message=f"expected one YAML document, found {len(docs)}",
+            hint="A spec is a single document: remove the extra '---' separators.",
+        ).at(file, docs[1].start_line, 1)])
+    return docs[0]
