@@ -1,0 +1,30 @@
+"""Shared test fixtures: the repo root and the read-only ../shared oracles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """Path under ../shared, or skip the test with a reason when the oracle is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"upstream oracle {path} is absent (../shared is provided in CI)")
+    return path
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent: upstream oracles are provided beside the checkout in CI")
+    return SHARED
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO
