@@ -1,0 +1,7 @@
+"""Base class of every spec model: strict (unknown keys are errors) and immutable."""
+
+from pydantic import BaseModel, ConfigDict
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)

@@ -1,0 +1,186 @@
+"""Load a spec file: YAML with positions → pydantic validation → diagnostics with file:line:col.
+
+Pydantic reports errors by path (``loc``); the YAML document knows the line and column
+of every path, so each validation error becomes a :class:`Diagnostic` pointing at the
+offending key or value, with a hint on how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from pydantic import BaseModel, ValidationError
+
+from ..diagnostics import Diagnostic, HpcconfError
+from ..yamlpos import YamlDocument, load_document
+from .model import API_VERSION, Cluster
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    cluster: Cluster
+    document: YamlDocument
+    path: Path
+
+    @property
+    def file(self) -> str:
+        return self.document.file
+
+
+def read_spec_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file", message=f"spec file not found: {path}",
+                                       hint="Check the path; run `hpcconf init` to create a spec.", file=str(path))]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file", message=f"cannot read {path}: {exc}",
+                                       hint="The spec must be a UTF-8 text file.", file=str(path))]) from None
+
+
+def load_spec(path: Path | str, display_name: str | None = None) -> LoadedSpec:
+    """Parse and validate a spec; raise :class:`HpcconfError` with every problem found."""
+    path = Path(path)
+    file = display_name or str(path)
+    document = load_document(read_spec_text(path), file)
+    if not isinstance(document.data, dict):
+        raise HpcconfError([Diagnostic(
+            code="HPC005", name="invalid-value", message="the spec must be a YAML mapping (key: value pairs)",
+            hint=f"Start the file with 'apiVersion: {API_VERSION}' and 'kind: Cluster'.").at(file, document.start_line, 1)])
+    try:
+        cluster = Cluster.model_validate(document.data)
+    except ValidationError as exc:
+        raise HpcconfError(_diagnostics(exc, document)) from None
+    return LoadedSpec(cluster=cluster, document=document, path=path)
+
+
+# -- pydantic errors → diagnostics ---------------------------------------------------------------
+
+def _diagnostics(exc: ValidationError, document: YamlDocument) -> list[Diagnostic]:
+    diags = []
+    for error in exc.errors(include_url=False):
+        loc = _data_path(error["loc"], document.data)
+        diags.append(_diagnostic(error, loc, document))
+    return _dedupe(diags)
+
+
+def _data_path(loc: tuple, data: Any) -> tuple:
+    """Pydantic may insert union branch names into ``loc``; keep only steps that exist in the data."""
+    path: list = []
+    node = data
+    for step in loc:
+        if isinstance(node, dict) and step in node:
+            path.append(step)
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            path.append(step)
+            node = node[step]
+        elif isinstance(node, dict) and isinstance(step, str) and step not in node and step == loc[-1]:
+            path.append(step)  # a missing or unknown key at the end
+            break
+    return tuple(path)
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out or "(top level)"
+
+
+def _diagnostic(error: dict, path: tuple, document: YamlDocument) -> Diagnostic:
+    kind = error["type"]
+    where = _dotted(path)
+    if kind == "extra_forbidden":
+        key = str(path[-1]) if path else "?"
+        allowed = _allowed_keys(path[:-1])
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else (
+            f"allowed keys here: {', '.join(allowed)}" if allowed else "remove this key")
+        return document.diagnostic(Diagnostic(
+            code="HPC003", name="unknown-key", message=f"unknown key '{key}' in {_dotted(path[:-1])}", hint=hint), path)
+    if kind == "missing":
+        parent = path[:-1]
+        return document.diagnostic(Diagnostic(
+            code="HPC004", name="missing-field", message=f"required field '{path[-1]}' is missing in {_dotted(parent)}",
+            hint=f"add '{path[-1]}:' here; `hpcconf schema` lists every field"), parent)
+    if path and path[-1:] == ("apiVersion",) and kind == "literal_error":
+        return document.diagnostic(Diagnostic(
+            code="HPC007", name="unsupported-api-version",
+            message=f"apiVersion '{error.get('input')}' is not supported; this hpcconf reads {API_VERSION}",
+            hint=f"set 'apiVersion: {API_VERSION}' (a future `hpcconf migrate` will convert older specs)"), path, True)
+    message, hint = _value_message(error)
+    return document.diagnostic(Diagnostic(
+        code="HPC005", name="invalid-value", message=f"{where}: {message}", hint=hint), path, prefer_value=True)
+
+
+def _value_message(error: dict) -> tuple[str, str]:
+    kind = error["type"]
+    msg = error["msg"]
+    given = error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "literal_error":
+        expected = [v.strip().strip("'") for v in str(ctx.get("expected", "")).replace(" or ", ",").split(",") if v.strip()]
+        close = difflib.get_close_matches(str(given), expected, n=1, cutoff=0.5)
+        hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(expected)}"
+        return f"'{given}' is not allowed", hint
+    if kind == "string_pattern_mismatch":
+        return f"'{given}' has the wrong format", f"it must match {ctx.get('pattern')}"
+    if kind == "value_error":
+        return msg.removeprefix("Value error, "), "fix the value as described"
+    if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"}:
+        return f"{given!r}: {msg.lower()}", "use a value in the allowed range"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"{given!r} is the wrong type: {msg.lower()}", "check the value's type (quote strings, no quotes for numbers/booleans)"
+    if kind in {"too_short", "too_long"}:
+        return msg.lower(), "check the number of entries"
+    return msg, "see `hpcconf schema` for the expected value"
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.line, d.column, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _allowed_keys(path: tuple) -> list[str]:
+    """Field names of the model found at ``path`` in the spec (for did-you-mean)."""
+    model: Any = Cluster
+    for step in path:
+        model = _step_into(model, step)
+        if model is None:
+            return []
+    return list(model.model_fields) if _is_model(model) else []
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _unwrap(tp: Any) -> list[Any]:
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return [t for t in typing.get_args(tp) if t is not type(None)]
+    return [tp]
+
+
+def _step_into(model: Any, step: Any) -> Any:
+    for tp in _unwrap(model):
+        if _is_model(tp) and isinstance(step, str) and step in tp.model_fields:
+            return _unwrap(tp.model_fields[step].annotation)[0]
+        origin = typing.get_origin(tp)
+        if origin in (list, tuple) and isinstance(step, int):
+            return _unwrap(typing.get_args(tp)[0])[0]
+        if origin is dict and isinstance(step, str):
+            return _unwrap(typing.get_args(tp)[1])[0]
+    return None

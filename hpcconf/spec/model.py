@@ -1,0 +1,160 @@
+"""The hpcconf spec: one YAML document describing a GPU cluster (``apiVersion: hpcconf/v1``).
+
+Field names are the user's interface: snake_case, named for what they are in the
+consumer's vocabulary (SKU, pool, resource name, IPAM range). Everything is strict:
+unknown keys are errors. Defaults that depend on the hardware (GPUs per node, NCCL
+settings, topology files) are not here; they come from the SKU catalog at resolve time,
+so a minimal spec stays short.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import ConfigDict, Field, field_validator
+
+from .aks import AksSettings
+from .azhop import AzhopSettings
+from .base import StrictModel
+from .slurm import SlurmSettings
+
+API_VERSION = "hpcconf/v1"
+
+NAME_PATTERN = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$"
+VERSION_PATTERN = r"^v?\d+(\.\d+){0,3}([-.+][0-9A-Za-z.-]+)?$"
+SIZE_PATTERN = r"^\d+[KMG]?$"
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class Metadata(StrictModel):
+    name: str = Field(pattern=NAME_PATTERN, description="Cluster name: lower case letters, digits and '-', 2-40 characters. Names the output directory and Azure resources.")
+    location: str = Field(pattern=r"^[a-z][a-z0-9]+$", description="Azure region, e.g. southcentralus.")
+    resource_group: Optional[str] = Field(default=None, pattern=r"^[-\w._()]{1,90}$", description="Azure resource group (default: <name>-rg).")
+    description: str = Field(default="", description="Free text, copied into generated headers.")
+
+
+class Placement(StrictModel):
+    colocate: bool = Field(default=True, description="Keep the pool's nodes together (proximity placement group / AzHOP ColocateNodes). Needed for multi-node InfiniBand jobs.")
+
+
+class NodePool(StrictModel):
+    name: str = Field(pattern=r"^[a-z][a-z0-9]{0,11}$", description="Pool / queue name: lower case letters and digits, at most 12 characters (AKS pool names and AzHOP hostnames are short).")
+    sku: str = Field(description="VM size from the SKU catalog, e.g. Standard_ND96amsr_A100_v4 (see `hpcconf skus`).")
+    count: int = Field(ge=1, le=1000, description="Number of nodes (AKS node count; AzHOP/Slurm max nodes).")
+    image: Optional[str] = Field(default=None, description="OS image (AzHOP: publisher:offer:sku:version or image id). Default from the platform.")
+    placement: Placement = Field(default_factory=Placement)
+    os_disk_gb: int = Field(default=128, ge=30, le=4096, description="OS disk size in GB.")
+
+
+class InfinibandNetwork(StrictModel):
+    enabled: bool = Field(default=True, description="Use InfiniBand where the SKU has it.")
+    resource_name: str = Field(default="infiniband", pattern=r"^[a-z][a-z0-9_-]{0,62}$", description="Device-plugin resource name: pods request nvidia.com/<resource_name>. Must be the same everywhere (network-operator, HostDeviceNetwork, job).")
+    ipam_range: str = Field(default="192.168.0.0/16", description="IPAM range (CIDR) for the secondary InfiniBand network.")
+    ipoib: bool = Field(default=False, description="Deploy IPoIB (IP over InfiniBand) on the secondary network.")
+    network_name: str = Field(default="hostdev-net", pattern=r"^[a-z][a-z0-9-]{0,62}$", description="Name of the HostDeviceNetwork (the Multus network pods attach to).")
+
+    @field_validator("ipam_range")
+    @classmethod
+    def _cidr(cls, value: str) -> str:
+        import ipaddress
+
+        try:
+            ipaddress.ip_network(value, strict=True)
+        except ValueError as exc:
+            raise ValueError(f"not a valid CIDR range ({exc}); write it like 192.168.0.0/16") from None
+        return value
+
+
+class Network(StrictModel):
+    infiniband: InfinibandNetwork = Field(default_factory=InfinibandNetwork)
+
+
+class Versions(StrictModel):
+    """Pinned versions of everything the artifacts depend on. Defaults are current releases."""
+
+    network_operator: str = Field(default="26.4.1", pattern=VERSION_PATTERN, description="NVIDIA network-operator Helm chart version.")
+    gpu_operator: str = Field(default="26.7.0", pattern=VERSION_PATTERN, description="NVIDIA gpu-operator Helm chart version.")
+    node_feature_discovery: str = Field(default="0.19.0", pattern=VERSION_PATTERN, description="node-feature-discovery Helm chart version.")
+    volcano: str = Field(default="1.15.1", pattern=VERSION_PATTERN, description="Volcano release.")
+    nccl: str = Field(default="2.28.9", pattern=VERSION_PATTERN, description="NCCL version the test image and nodes run.")
+    nccl_tests: str = Field(default="2.16.4", pattern=VERSION_PATTERN, description="nccl-tests release built into the test image.")
+    gpu_driver: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="NVIDIA driver version installed by gpu-operator (None: the chart's default).")
+    doca_ofed: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="MOFED / DOCA-OFED driver version deployed by network-operator (None: the chart's default).")
+    az_cli: str = Field(default="2.75.0", pattern=VERSION_PATTERN, description="az CLI version the provisioning script is written for (the GPU-driver opt-out flag changed in 2.72.2).")
+    kubectl: str = Field(default="1.30.0", pattern=VERSION_PATTERN, description="kubectl image tag for the job's wait-for-workers init container.")
+    slurm: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="Slurm version (AzHOP/Slurm platforms).")
+    cyclecloud_slurm: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="cyclecloud-slurm project version (AzHOP).")
+    openmpi: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="Open MPI version (decides coll_hcoll / coll_ucc settings).")
+    ucx: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="UCX version (decides valid UCX_TLS tokens).")
+
+
+class TestImage(StrictModel):
+    registry: str = Field(description="Container registry host, e.g. myacr.azurecr.io.", pattern=r"^[a-z0-9][a-z0-9.-]*(:\d+)?(/[a-z0-9._-]+)*$")
+    name: str = Field(default="nccl-tests", pattern=r"^[a-z0-9][a-z0-9._/-]*$")
+    tag: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$", description="Image tag. Pin it: 'latest' makes runs unrepeatable.")
+    base: str = Field(default="nvcr.io/nvidia/pytorch:24.05-py3", description="Base image with CUDA, NCCL and MPI, pinned by tag or digest.")
+
+    @field_validator("base")
+    @classmethod
+    def _pinned(cls, value: str) -> str:
+        last = value.rsplit("/", 1)[-1]
+        if "@sha256:" not in value and (":" not in last or last.endswith(":latest")):
+            raise ValueError(f"base image '{value}' is not pinned; add a tag such as ':24.05-py3' or a digest")
+        return value
+
+
+class NcclTest(StrictModel):
+    pool: Optional[str] = Field(default=None, description="Pool to run on (default: the first GPU pool).")
+    collective: Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"] = Field(default="all_reduce", description="nccl-tests binary: <collective>_perf.")
+    min_bytes: str = Field(default="8", pattern=SIZE_PATTERN, description="-b: smallest message size (8, 1M, 1G).")
+    max_bytes: str = Field(default="8G", pattern=SIZE_PATTERN, description="-e: largest message size.")
+    step_factor: int = Field(default=2, ge=2, description="-f: multiply the size by this each step.")
+    iterations: int = Field(default=20, ge=1, description="-n: timed iterations per size.")
+    warmup_iterations: int = Field(default=5, ge=0, description="-w: warm-up iterations per size.")
+    check: bool = Field(default=True, description="-c 1: check results.")
+
+
+class Cluster(StrictModel):
+    """An hpcconf cluster spec."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="hpcconf cluster spec")
+
+    apiVersion: Literal["hpcconf/v1"] = Field(description="Spec format version. Only hpcconf/v1 exists.")
+    kind: Literal["Cluster"]
+    metadata: Metadata
+    platforms: list[Literal["aks", "azhop", "slurm"]] = Field(min_length=1, description="Which artifact sets to generate; several at once is fine.")
+    pools: list[NodePool] = Field(min_length=1, description="Node pools (AKS) / queues (AzHOP, Slurm partitions).")
+    network: Network = Field(default_factory=Network)
+    versions: Versions = Field(default_factory=Versions)
+    test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
+    nccl_test: NcclTest = Field(default_factory=NcclTest)
+    nccl_env: dict[str, str] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
+    mpi_env: dict[str, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
+    sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")
+    aks: Optional[AksSettings] = None
+    azhop: Optional[AzhopSettings] = None
+    slurm: Optional[SlurmSettings] = None
+
+    @field_validator("platforms")
+    @classmethod
+    def _unique_platforms(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("a platform is listed twice; list each once")
+        return value
+
+    @field_validator("nccl_env")
+    @classmethod
+    def _nccl_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        for key in value:
+            if not key.startswith("NCCL_") or not re.match(ENV_NAME_PATTERN, key):
+                raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only (put other variables in mpi_env)")
+        return value
+
+    @field_validator("mpi_env")
+    @classmethod
+    def _env_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        for key in value:
+            if not re.match(ENV_NAME_PATTERN, key):
+                raise ValueError(f"'{key}' is not a valid environment variable name")
+        return value
