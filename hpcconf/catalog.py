@@ -439,7 +439,7 @@ class Catalog:
         self.files = dict(files or {})
         self._index: dict[str, str] = {}
         for name, sku in self._skus.items():
-            for key in _lookup_keys(name):
+            for key in _lookup_keys(name) + [f"{sku.provider}-{name}".lower(), f"{sku.provider}/{name}".lower()]:
                 self._index.setdefault(key, name)
             if name in self.files:
                 self._index.setdefault(self.files[name].stem.lower(), name)
