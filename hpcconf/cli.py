@@ -1,0 +1,133 @@
+"""The ``hpcconf`` command line.
+
+Exit codes (documented in the README):
+  0  success / nothing to report
+  1  lint findings at or above --fail-level, or `build --check` found stale or hand-edited files
+  2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import __version__
+from .diagnostics import HpcconfError, render_all
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.")
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INVALID = 0, 1, 2
+
+
+def fail(error: HpcconfError) -> "typer.Exit":
+    typer.echo(render_all(error.diagnostics), err=True)
+    count = len(error.diagnostics)
+    typer.echo(f"\n{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    return typer.Exit(EXIT_INVALID)
+
+
+@app.command()
+def version() -> None:
+    """Print the hpcconf version."""
+    typer.echo(f"hpcconf {__version__}")
+
+
+@app.command()
+def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout.")) -> None:
+    """Print the spec's JSON Schema (for editors: yaml-language-server)."""
+    from .spec.schema import schema_text
+
+    text = schema_text()
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        typer.echo(text, nl=False)
+
+
+@app.command()
+def skus(
+    name: Optional[str] = typer.Argument(None, help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """List the SKU catalog, or show one SKU."""
+    from .catalog import Catalog, UnknownSku
+
+    try:
+        catalog = Catalog.load(extra_dirs=sku_dir)
+    except HpcconfError as exc:
+        raise fail(exc)
+    if name is None:
+        rows = [catalog.get(n) for n in catalog.names()]
+        if as_json:
+            typer.echo(json.dumps([{"name": s.name, "gpus": s.gpu.count, "gpu": s.gpu.model,
+                                    "infiniband": s.infiniband.count if s.infiniband else 0} for s in rows], indent=2))
+            return
+        typer.echo(f"{'SKU':32} {'GPUs':>4}  {'GPU model':18} {'IB':>8}  family")
+        for sku in rows:
+            ib = f"{sku.infiniband.count}x{sku.infiniband.rate}" if sku.infiniband else "-"
+            typer.echo(f"{sku.name:32} {sku.gpu.count:>4}  {sku.gpu.model:18} {ib:>8}  {sku.family}")
+        return
+    try:
+        sku = catalog.get(name)
+    except UnknownSku as exc:
+        typer.echo(f"error: {exc.args[0] if exc.args else exc}", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    data = sku.model_dump(mode="json", exclude_none=True)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        from .yamlio import dump_yaml
+
+        typer.echo(dump_yaml(data), nl=False)
+
+
+@app.command()
+def build(
+    specs: List[Path] = typer.Argument(..., help="Spec files (globs are expanded by your shell)."),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="Output root; each cluster goes to OUT/<name>/."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
+    diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
+    explain: bool = typer.Option(False, "--explain", help="With --diff/--check: say which spec fields each changed file depends on."),
+    force: bool = typer.Option(False, "--force", help="Overwrite generated files even if they were edited by hand."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only problems."),
+) -> None:
+    """Compile specs into their artifacts under OUT/<cluster name>/."""
+    from .build_command import run_build
+
+    raise typer.Exit(run_build(specs, out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet))
+
+
+def _register_optional_commands() -> None:
+    """Commands whose modules register themselves (lint, rules, explain, init, ...)."""
+    import importlib
+
+    for module_name in ("hpcconf.lint.commands", "hpcconf.init_command"):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        module.register(app)
+
+
+_register_optional_commands()
+
+
+def main() -> None:
+    try:
+        app()
+    except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
+        typer.echo(render_all(exc.diagnostics), err=True)
+        sys.exit(EXIT_INVALID)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The build pipeline, readable top to bottom:
+
+load spec → validate (schema, then cross-field/catalog checks) → resolve against the SKU
+catalog → render every target → (the caller lints and writes).
+
+Any problem raises :class:`HpcconfError` before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from .artifacts import Artifact
+from .catalog import Catalog
+from .diagnostics import Diagnostic, HpcconfError
+from .resolve import ResolvedCluster, resolve
+from .spec.checks import check_spec
+from .spec.load import LoadedSpec, load_spec
+from .targets import render_all
+
+
+@dataclass(frozen=True)
+class Build:
+    spec: LoadedSpec
+    cluster: ResolvedCluster
+    artifacts: list[Artifact]
+
+    @property
+    def name(self) -> str:
+        return self.cluster.name
+
+
+def display_path(path: Path) -> str:
+    """The spec path as users wrote it, relative to the working directory when possible (stable in headers)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), Path.cwd())).as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
+def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
+    spec_dirs = []
+    for i, directory in enumerate(loaded.cluster.sku_dirs):
+        path = (loaded.path.parent / directory).resolve()
+        if not path.is_dir():
+            raise HpcconfError([loaded.document.diagnostic(Diagnostic(
+                code="HPC005", name="invalid-value", message=f"sku_dirs[{i}]: directory '{directory}' does not exist (resolved to {path})",
+                hint="Paths in sku_dirs are relative to the spec file."), ("sku_dirs", i), prefer_value=True)])
+        spec_dirs.append(path)
+    for path in sku_dirs:
+        if not Path(path).is_dir():
+            raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file",
+                                           message=f"--sku-dir {path} is not a directory", hint="Pass a directory of SKU YAML files.")])
+    return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
+
+
+def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = ()) -> Build:
+    """Everything except writing: returns the artifacts in memory."""
+    path = Path(spec_path)
+    loaded = load_spec(path, display_name=display_path(path))
+    catalog = load_catalog(loaded, sku_dirs)
+    problems = check_spec(loaded, catalog)
+    if problems:
+        raise HpcconfError(problems)
+    cluster = resolve(loaded.cluster, catalog, spec_file=loaded.file)
+    return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster))

@@ -1,0 +1,131 @@
+"""Resolve: spec + SKU catalog → one fully derived model that every target reads.
+
+Every value that depends on more than one input (ranks = nodes × GPUs, NIC counts,
+resource names, file paths inside the image, per-pool NCCL settings) is computed here
+once, so two artifacts can never disagree about it. Targets never read the raw spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from ..catalog import Catalog, Sku
+from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
+from .nccl import PoolNccl, resolve_pool_nccl
+
+if TYPE_CHECKING:  # platform sections are resolved by their own modules
+    from .aks import ResolvedAks
+    from .azhop import ResolvedAzhop
+    from .slurm import ResolvedSlurm
+
+
+@dataclass(frozen=True)
+class ResolvedPool:
+    name: str
+    sku: Sku
+    count: int
+    image: Optional[str]
+    colocate: bool
+    os_disk_gb: int
+    infiniband: bool  # the SKU has IB and the spec did not turn it off
+    nccl: PoolNccl
+
+    @property
+    def gpus_per_node(self) -> int:
+        return self.sku.gpu.count
+
+    @property
+    def ranks(self) -> int:
+        return self.count * self.gpus_per_node
+
+    @property
+    def ib_nics_per_node(self) -> int:
+        return self.sku.infiniband.count if self.infiniband and self.sku.infiniband else 0
+
+    @property
+    def has_gpus(self) -> bool:
+        return self.gpus_per_node > 0
+
+
+@dataclass(frozen=True)
+class ResolvedCluster:
+    spec: Cluster  # kept for provenance (headers, explain-diff); targets use the fields below
+    spec_file: str
+    name: str
+    location: str
+    resource_group: str
+    platforms: tuple[str, ...]
+    pools: tuple[ResolvedPool, ...]
+    test_pool: Optional[ResolvedPool]
+    versions: Versions
+    ib_network: InfinibandNetwork
+    ib_resource: str  # "nvidia.com/<resource_name>": the one name the device plugin, network and job share
+    test_image: Optional[TestImage]
+    test_image_ref: Optional[str]  # registry/name:tag
+    nccl_test: NcclTest
+    mpi_env: tuple[tuple[str, str], ...]
+    aks: Optional["ResolvedAks"] = None
+    azhop: Optional["ResolvedAzhop"] = None
+    slurm: Optional["ResolvedSlurm"] = None
+
+    @property
+    def gpu_pools(self) -> tuple[ResolvedPool, ...]:
+        return tuple(p for p in self.pools if p.has_gpus)
+
+    def pool(self, name: str) -> ResolvedPool:
+        return next(p for p in self.pools if p.name == name)
+
+
+def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedCluster:
+    """Derive everything; assumes :func:`hpcconf.spec.checks.check_spec` passed."""
+    pools = tuple(_resolve_pool(spec, pool, catalog.get(pool.sku)) for pool in spec.pools)
+    test_pool = _test_pool(spec, pools)
+    image = spec.test_image
+    cluster = ResolvedCluster(
+        spec=spec,
+        spec_file=spec_file,
+        name=spec.metadata.name,
+        location=spec.metadata.location,
+        resource_group=spec.metadata.resource_group or f"{spec.metadata.name}-rg",
+        platforms=tuple(spec.platforms),
+        pools=pools,
+        test_pool=test_pool,
+        versions=spec.versions,
+        ib_network=spec.network.infiniband,
+        ib_resource=f"nvidia.com/{spec.network.infiniband.resource_name}",
+        test_image=image,
+        test_image_ref=f"{image.registry}/{image.name}:{image.tag}" if image else None,
+        nccl_test=spec.nccl_test,
+        mpi_env=tuple(sorted(spec.mpi_env.items())),
+    )
+    return _with_platforms(cluster)
+
+
+def _resolve_pool(spec: Cluster, pool, sku: Sku) -> ResolvedPool:
+    infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
+    return ResolvedPool(
+        name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocate,
+        os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
+        nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=spec.nccl_env),
+    )
+
+
+def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[ResolvedPool]:
+    if spec.nccl_test.pool:
+        return next(p for p in pools if p.name == spec.nccl_test.pool)
+    return next((p for p in pools if p.has_gpus), None)
+
+
+def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
+    from dataclasses import replace
+
+    from . import aks, azhop, slurm
+
+    if "aks" in cluster.platforms:
+        cluster = replace(cluster, aks=aks.resolve_aks(cluster))
+    if "azhop" in cluster.platforms:
+        cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster))
+    if "slurm" in cluster.platforms:
+        cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster))
+    return cluster

@@ -1,0 +1,41 @@
+"""The NCCL test image's build context: Dockerfile, nccl-tests build script, topology files.
+
+The Dockerfile copies the topology (and graph) file to the path the job's NCCL_TOPO_FILE
+names, from the same resolved value, so the two cannot drift apart (seed 000 copied
+ndv4-topo.xml into /workspace and pointed the job at /workspace/ndv4-topo.xml by hand).
+"""
+
+from __future__ import annotations
+
+from ..artifacts import Artifact, Kind
+from ..resolve import ResolvedCluster
+from ..resolve.nccl import IMAGE_WORKDIR
+from ..templating import generated_by, render_template
+from .nccl_files import topology_artifacts
+
+MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (seed 000/003 build with it)
+NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
+
+
+def nccl_tests_binary(collective: str) -> str:
+    return f"{NCCL_TESTS_DIR}/build/{collective}_perf"
+
+
+def render(cluster: ResolvedCluster) -> list[Artifact]:
+    pool = cluster.test_pool
+    if cluster.test_image is None or pool is None:
+        return []
+    topo_files = [a for a in topology_artifacts(pool, "image", "test-image")]
+    copies = [(a.path.rsplit("/", 1)[-1], f"{IMAGE_WORKDIR}/{a.path.rsplit('/', 1)[-1]}") for a in topo_files]
+    header = generated_by(cluster.spec_file)
+    dockerfile = render_template(
+        "image/Dockerfile.j2", header=header, base=cluster.test_image.base, workdir=IMAGE_WORKDIR,
+        copies=copies, image_ref=cluster.test_image_ref, pool=pool.name, sku=pool.sku.name)
+    build_script = render_template(
+        "image/nccl-tests.sh.j2", header=header, version=cluster.versions.nccl_tests, directory=NCCL_TESTS_DIR,
+        mpi_home=MPI_HOME, binary=nccl_tests_binary(cluster.nccl_test.collective))
+    return [
+        Artifact("image/Dockerfile", dockerfile, Kind.DOCKERFILE, "test-image"),
+        Artifact("image/nccl-tests.sh", build_script, Kind.SHELL_SCRIPT, "test-image"),
+        *topo_files,
+    ]
