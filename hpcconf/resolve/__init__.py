@@ -126,6 +126,6 @@ def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
         cluster = replace(cluster, aks=aks.resolve_aks(cluster))
     if "azhop" in cluster.platforms:
         cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster))
-    if "slurm" in cluster.platforms:
+    if {"slurm", "azhop"} & set(cluster.platforms):  # AzHOP queues are Slurm partitions too
         cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster))
     return cluster
