@@ -1,0 +1,207 @@
+"""Which NCCL releases read which ``NCCL_*`` environment variables.
+
+The facts come from ``hpcconf/data/nccl_env_vars.tsv``, adapted from our research table (a scan of
+NVIDIA/nccl ``src/`` at every v2.x release tag). A variable is *read* by a release when that
+release's source looks it up (``NCCL_PARAM``, ``getenv``/``ncclGetEnv`` literal, ``ncclGetLevel``).
+NCCL silently ignores names it does not read, so a typo or a removed name is a setting that
+does nothing; :func:`suggest` turns that into an actionable hint.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache, total_ordering
+from pathlib import Path
+from typing import Union
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nccl_env_vars.tsv"
+
+_VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?(?:[+~].*)?\s*$")
+
+
+@total_ordering
+@dataclass(frozen=True)
+class NcclVersion:
+    """An NCCL release number. ``"2.18"`` (no patch) stands for the whole 2.18 series."""
+
+    major: int
+    minor: int
+    patch: int | None = None
+    build: int | None = None  # the "-1" of a git tag like v2.18.5-1; ignored in comparisons
+
+    @classmethod
+    def parse(cls, text: "str | NcclVersion") -> "NcclVersion":
+        if isinstance(text, NcclVersion):
+            return text
+        match = _VERSION_RE.match(str(text))
+        if not match:
+            raise ValueError(f"not an NCCL version: {text!r} (expected e.g. 2.18.5 or v2.18.5-1)")
+        major, minor, patch, build = match.groups()
+        return cls(int(major), int(minor), int(patch) if patch is not None else None,
+                   int(build) if build is not None else None)
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.major, self.minor, self.patch or 0)
+
+    @property
+    def series_end(self) -> tuple[int, int, int]:
+        """The highest version this stands for: itself, or the end of its series when no patch."""
+        return (self.major, self.minor, self.patch if self.patch is not None else 10**9)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, NcclVersion):
+            return NotImplemented
+        return self.key < other.key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NcclVersion):
+            return NotImplemented
+        return self.key == other.key and (self.patch is None) == (other.patch is None)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.patch is None))
+
+    def at_least(self, other: "VersionLike") -> bool:
+        """True when this release (any release of the series, if no patch) is ``other`` or newer."""
+        return self.series_end >= NcclVersion.parse(other).key
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}"
+        return text if self.patch is None else f"{text}.{self.patch}"
+
+
+VersionLike = Union[str, NcclVersion]
+
+
+@dataclass(frozen=True)
+class VarInfo:
+    name: str
+    first: NcclVersion  # first release tag that reads it
+    last: NcclVersion | None  # last release tag that reads it; None = still read by the newest
+    status: str  # "current" or "removed"
+    default: str
+    replacement: str  # what to use once this name is gone ("" when none)
+    read_via: str
+    notes: str
+
+    def read_by(self, version: NcclVersion) -> bool:
+        if version.series_end < self.first.key:
+            return False
+        return self.last is None or version.key <= self.last.key
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, VarInfo]:
+    lines = [line for line in DATA_FILE.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    table: dict[str, VarInfo] = {}
+    for row in csv.DictReader(lines, delimiter="\t"):
+        table[row["name"]] = VarInfo(
+            name=row["name"],
+            first=NcclVersion.parse(row["first_version"]),
+            last=NcclVersion.parse(row["last_version"]) if row["last_version"] else None,
+            status=row["status"],
+            default=row["default"],
+            replacement=row["replacement"],
+            read_via=row["read_via"],
+            notes=row["notes"],
+        )
+    return table
+
+
+def all_vars() -> list[VarInfo]:
+    """Every variable any NCCL release reads, by name."""
+    return [info for _, info in sorted(_table().items())]
+
+
+def known_versions() -> list[NcclVersion]:
+    """The releases the table names (first/last readers and default changes), oldest first."""
+    found: set[tuple[int, int, int]] = set()
+    for info in _table().values():
+        found.add(info.first.key)
+        if info.last is not None:
+            found.add(info.last.key)
+        for match in re.finditer(r"\b(\d+\.\d+\.\d+):", info.notes):
+            found.add(NcclVersion.parse(match.group(1)).key)
+    return [NcclVersion(*key) for key in sorted(found)]
+
+
+def newest_version() -> NcclVersion:
+    return known_versions()[-1]
+
+
+def _version(version: VersionLike | None) -> NcclVersion:
+    return newest_version() if version is None else NcclVersion.parse(version)
+
+
+def lookup(name: str) -> VarInfo | None:
+    return _table().get(name)
+
+
+def is_read_by(name: str, version: VersionLike | None = None) -> bool:
+    """Whether NCCL ``version`` (default: the newest known) reads ``name``.
+
+    A version without patch ("2.18") counts as reading a name any 2.18.x release reads.
+    Releases newer than the table keep reading the names the newest one reads.
+    """
+    info = lookup(name)
+    if info is None:
+        return False
+    ver = _version(version)
+    if info.last is None:
+        return ver.series_end >= info.first.key
+    return info.read_by(ver)
+
+
+def names_read_by(version: VersionLike | None = None) -> list[str]:
+    return [name for name in sorted(_table()) if is_read_by(name, version)]
+
+
+def _renamed_to(name: str) -> list[str]:
+    """Names that ``name`` replaced (the reverse of the replacement column)."""
+    return [info.name for info in all_vars() if info.replacement == name]
+
+
+def suggest(name: str, version: VersionLike | None = None) -> list[str]:
+    """Names to use instead of ``name`` for NCCL ``version``; empty when ``name`` is read as is.
+
+    Order: the documented replacement of a removed/renamed name, the older name a too-new one
+    replaced, then close spellings among the names that version reads.
+    """
+    if is_read_by(name, version):
+        return []
+    ver = _version(version)
+    found: list[str] = []
+    info = lookup(name)
+    if info is not None and info.replacement and is_read_by(info.replacement, ver):
+        found.append(info.replacement)
+    if info is not None and ver.key < info.first.key:
+        found += [old for old in _renamed_to(name) if is_read_by(old, ver)]
+    candidates = names_read_by(ver)
+    upper = name.upper()
+    if upper != name and upper in candidates:
+        found.append(upper)  # environment names are case-sensitive
+    if not upper.startswith("NCCL_") and "NCCL_" + upper in candidates:
+        found.append("NCCL_" + upper)
+    found += difflib.get_close_matches(upper, candidates, n=3, cutoff=0.8)
+    unique: list[str] = []
+    for candidate in found:
+        if candidate not in unique and candidate != name:
+            unique.append(candidate)
+    return unique
+
+
+def explain(name: str, version: VersionLike | None = None) -> str:
+    """One sentence on why ``name`` is not read by ``version`` (for diagnostics)."""
+    ver = _version(version)
+    info = lookup(name)
+    if info is None:
+        return f"{name} is not read by any NCCL release (2.3.5 to {newest_version()})"
+    if is_read_by(name, ver):
+        return f"{name} is read by NCCL {ver}"
+    if ver.series_end < info.first.key:
+        return f"{name} is read only from NCCL {info.first}; NCCL {ver} ignores it"
+    return f"{name} was last read by NCCL {info.last}; NCCL {ver} ignores it"
