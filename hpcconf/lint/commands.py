@@ -1,0 +1,136 @@
+"""The ``lint``, ``rules`` and ``explain`` commands; ``register(app)`` adds them to a Typer app.
+
+Exit codes of ``lint``: 0 no finding at or above ``--fail-level``; 1 some; 2 usage error or
+unreadable input (a one-line message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..artifacts import Kind
+from ..diagnostics import Severity
+from .config import ConfigError, LintConfig, find_config, load_config
+from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
+from .engine import lint_paths
+from .formats import FORMATS, render
+from .registry import find_rule, load_rules
+
+
+def _fail_usage(message: str) -> None:
+    typer.echo(f"hpcconf: error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _split_codes(values: list[str] | None) -> list[str]:
+    return [c.strip() for v in values or [] for c in v.split(",") if c.strip()]
+
+
+def build_config(config_file: Path | None, select: list[str], ignore: list[str],
+                 no_inline_ignores: bool) -> LintConfig:
+    path = config_file if config_file is not None else find_config(Path.cwd())
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"config file not found: {config_file}")
+    config = load_config(path) if path is not None else LintConfig()
+    if select:
+        config.select = select
+    if ignore:
+        config.ignore = ignore
+    config.no_inline_ignores = config.no_inline_ignores or no_inline_ignores
+    return config
+
+
+def lint_command(
+    paths: List[str] = typer.Argument(None, help="Files or directories to lint (default: current directory)."),
+    spec: Optional[str] = typer.Option(None, "--spec", help="An hpcconf spec: lint what it compiles to."),
+    sku: Optional[str] = typer.Option(None, "--sku", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
+    nccl_version: Optional[str] = typer.Option(None, "--nccl-version", help="NCCL version (default: newest known)."),
+    chart: Optional[List[str]] = typer.Option(None, "--chart", help="Chart version, NAME=VERSION (repeatable)."),
+    kind: Optional[str] = typer.Option(None, "--kind", help=f"Force the file kind: {', '.join(Kind.all())}."),
+    fmt: str = typer.Option("text", "--format", help="Output: text, json, sarif or github."),
+    fail_level: Optional[str] = typer.Option(None, "--fail-level", help="error (default), warning or info."),
+    select: Optional[List[str]] = typer.Option(None, "--select", help="Only these codes/prefixes/names (comma list)."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these codes/prefixes/names (comma list)."),
+    no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="Config file (.hpcconf.toml or pyproject.toml)."),
+) -> None:
+    """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs."""
+    try:
+        if fmt not in FORMATS:
+            raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
+        if kind is not None and kind not in Kind.all():
+            raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
+        config = build_config(config_file, _split_codes(select), _split_codes(ignore), no_inline_ignores)
+        level = Severity(fail_level.lower()) if fail_level else (config.fail_level or Severity.ERROR)
+        ctx = LintContext(config=config, nccl_version=newest_nccl_version())
+        if nccl_version:
+            parse_version(nccl_version)
+            ctx.nccl_version = nccl_version.lstrip("v")
+        ctx.charts = dict(parse_chart_option(c) for c in chart or [])
+        if sku:
+            ctx.sku = lookup_sku(sku)
+        targets = list(paths or [])
+        if spec:
+            targets.insert(0, spec)
+        result = lint_paths(targets or ["."], ctx, forced_kind=kind)
+    except ValueError as error:  # UsageError, ConfigError, bad --fail-level
+        message = str(error)
+        if "is not a valid Severity" in message:
+            message = "--fail-level must be one of error, warning, info"
+        _fail_usage(message)
+        return
+    typer.echo(render(result, fmt), nl=False)
+    raise typer.Exit(1 if result.failed(level) else 0)
+
+
+def rules_command(fmt: str = typer.Option("text", "--format", help="text or json.")) -> None:
+    """List every rule: code, name, default severity, summary."""
+    rules = load_rules()
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
+                                "kinds": list(r.kinds), "summary": r.summary} for r in rules.values()], indent=2))
+        return
+    if fmt != "text":
+        _fail_usage("--format must be text or json")
+    width = max(len(r.name) for r in rules.values())
+    for r in rules.values():
+        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary}")
+
+
+def explain_command(code: str = typer.Argument(..., help="A rule code (NCCL001) or name.")) -> None:
+    """Print a rule's page: what it catches, why it matters, an example and the fix."""
+    found = find_rule(code)
+    if found is None:
+        _fail_usage(f"no rule {code!r} (`hpcconf rules` lists them)")
+        return
+    kinds = ", ".join(found.kinds) if found.kinds else ("all documents" if found.scope == "set" else "any file")
+    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {kinds})\n")
+    typer.echo(found.doc)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``lint``, ``rules`` and ``explain`` to ``app`` (called by hpcconf.cli)."""
+    app.command("lint")(lint_command)
+    app.command("rules")(rules_command)
+    app.command("explain")(explain_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point (``python -m hpcconf.lint.commands``) until the CLI wires us in."""
+    app = typer.Typer(add_completion=False, no_args_is_help=True)
+    register(app)
+    try:
+        app(args=argv, prog_name="hpcconf", standalone_mode=True)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

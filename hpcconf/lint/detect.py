@@ -1,0 +1,126 @@
+"""Recognise what a file is by its name and content, and split it into Documents.
+
+Order: ``--kind`` if given; Dockerfile and nccl.conf by file name; NCCL XML by its root
+element (``<system`` topology, ``<graphs`` graph); YAML by extension, then per YAML
+document by content (hpcconf spec, Volcano Job, HostDeviceNetwork, NicClusterPolicy,
+other Kubernetes objects, AzHOP config, Helm values by chart name in the file name or a
+single ``--chart``); shell/sbatch scripts by shebang or ``.sh``; env files by ``.env`` or
+by consisting only of ``KEY=VALUE`` / ``export KEY=VALUE`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from ..artifacts import Kind
+from ..yamlpos import YamlDocument, load_documents
+from .document import Document
+
+YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
+              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG}
+HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-operator": Kind.HELM_GPU_OPERATOR,
+                      "node-feature-discovery": Kind.HELM_NFD}
+# Chart names as they appear in values file names ("nfd" is the usual short name of node-feature-discovery).
+_CHART_IN_NAME = [("network-operator", "network-operator"), ("network_operator", "network-operator"),
+                  ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
+                  ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
+# az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
+_AZHOP_KEYS = {"network", "location", "resource_group", "queue_manager", "cyclecloud", "ondemand", "scheduler"}
+_XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(system|graphs)[\s>/]", re.S)
+_ENV_LINE = re.compile(r"^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def is_dockerfile_name(name: str) -> bool:
+    lower = name.lower()
+    return lower == "dockerfile" or lower.startswith("dockerfile.") or lower.endswith(".dockerfile") \
+        or lower == "containerfile"
+
+
+def is_nccl_conf_name(name: str) -> bool:
+    lower = name.lower()
+    return lower in ("nccl.conf", ".nccl.conf") or lower.endswith(".nccl.conf") or lower.endswith("-nccl.conf") \
+        or lower.endswith("_nccl.conf")
+
+
+def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
+                     charts: dict[str, str] | None = None, source_path: str = "") -> list[Document]:
+    """The documents in one file; [] when the file is not a kind hpcconf lints.
+
+    Raises HpcconfError (with HPC001/HPC002 positions) when a YAML file does not parse.
+    """
+    name = PurePosixPath(display.split(" -> ")[-1].replace("\\", "/")).name
+    kind = forced_kind or _kind_by_name(name) or _kind_by_content(name, text)
+    if kind is None and not _looks_like_yaml(name):
+        return []
+    if kind is not None and kind not in YAML_KINDS:
+        return [Document(path=display, kind=kind, text=text, source_path=source_path)]
+    yaml_docs = load_documents(text, display)
+    docs = []
+    for yaml_doc in yaml_docs:
+        if yaml_doc.data is None:
+            continue
+        doc_kind = kind or _yaml_kind(name, yaml_doc, charts or {})
+        if doc_kind is None:
+            continue
+        docs.append(Document(path=display, kind=doc_kind, text=text, yaml=yaml_doc, source_path=source_path))
+    return docs
+
+
+def _kind_by_name(name: str) -> str | None:
+    if is_dockerfile_name(name):
+        return Kind.DOCKERFILE
+    if is_nccl_conf_name(name):
+        return Kind.NCCL_CONF
+    return None
+
+
+def _looks_like_yaml(name: str) -> bool:
+    return name.lower().endswith((".yaml", ".yml"))
+
+
+def _kind_by_content(name: str, text: str) -> str | None:
+    match = _XML_ROOT.match(text)
+    if match:
+        return Kind.NCCL_TOPOLOGY if match.group(1) == "system" else Kind.NCCL_GRAPH
+    if _looks_like_yaml(name):
+        return None  # decided per YAML document
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if first.startswith("#!") or name.lower().endswith((".sh", ".bash", ".sbatch", ".slurm")):
+        return Kind.SBATCH_SCRIPT if re.search(r"^#SBATCH\s", text, re.M) else Kind.SHELL_SCRIPT
+    if name.lower().endswith(".conf") and re.search(r"^\s*NCCL_", text, re.M):
+        return Kind.NCCL_CONF  # e.g. ndv4.conf copied from /etc: read the way NCCL reads it
+    if name.lower().endswith(".env") or name.lower() == ".env":
+        return Kind.ENV_FILE
+    significant = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if significant and all(_ENV_LINE.match(ln) for ln in significant):
+        return Kind.ENV_FILE
+    return None
+
+
+def _yaml_kind(name: str, doc: YamlDocument, charts: dict[str, str]) -> str | None:
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    api = str(data.get("apiVersion", ""))
+    kind = str(data.get("kind", ""))
+    if api.startswith("hpcconf/"):
+        return Kind.SPEC
+    if api.startswith("batch.volcano.sh/") and kind == "Job":
+        return Kind.VOLCANO_JOB
+    if kind == "HostDeviceNetwork":
+        return Kind.HOST_DEVICE_NETWORK
+    if kind == "NicClusterPolicy":
+        return Kind.NIC_CLUSTER_POLICY
+    if api and kind:
+        return Kind.K8S_MANIFEST
+    if "queues" in data and _AZHOP_KEYS & set(data):
+        return Kind.AZHOP_CONFIG
+    lower = name.lower()
+    for needle, chart in _CHART_IN_NAME:
+        if needle in lower:
+            return HELM_KIND_BY_CHART[chart]
+    helm_charts = [c for c in charts if c in HELM_KIND_BY_CHART]
+    if len(helm_charts) == 1:
+        return HELM_KIND_BY_CHART[helm_charts[0]]
+    return None

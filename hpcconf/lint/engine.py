@@ -1,0 +1,327 @@
+"""The lint engine: files -> documents -> rules -> filtered, sorted findings.
+
+1. Load: each path (directories are walked, hidden dirs skipped) becomes Documents of a
+   recognised kind; YAML that does not parse becomes an HPC001/HPC002 finding. An hpcconf
+   spec is compiled and its artifacts are linted as documents named ``SPEC -> ARTIFACT``.
+2. Check: per-document rules run on documents of their kinds; set rules run once on all.
+3. Filter: config severity overrides, ``select``/``ignore``, ``per-file-ignores`` and
+   inline suppressions are applied; suppression problems are reported (HPC010-012).
+4. Sort by file, line, column, code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, HpcconfError, Severity
+from .config import LintConfig
+from .context import LintContext, UsageError
+from .detect import detect_documents
+from .document import Document, DocumentSet, current_rule
+from .engine_rules import (RULE_CRASHED, UNKNOWN_SUPPRESSION_CODE, UNRECOGNISED_FILE, UNUSED_SUPPRESSION,
+                           SUPPRESSION_WITHOUT_REASON)
+from .registry import Rule, load_rules
+from .suppress import Suppression, find_suppressions
+
+SPEC_ARTIFACT_SEPARATOR = " -> "
+
+
+@dataclass
+class LintResult:
+    findings: list[Diagnostic]
+    files_checked: int
+    documents: list[Document] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # file -> text, for quoting source lines
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for finding in self.findings:
+            counts[finding.severity.value] += 1
+        return counts
+
+    def failed(self, level: Severity) -> bool:
+        return any(f.severity.rank >= level.rank for f in self.findings)
+
+
+# -- selection ------------------------------------------------------------------------------
+def selector_matches(selector: str, rule: Rule) -> bool:
+    """A selector is ALL, a rule code, a code prefix (``NCCL``, ``NCCL0``) or a rule name."""
+    s = selector.strip()
+    return s.upper() == "ALL" or rule.code.startswith(s.upper()) or rule.name == s.lower()
+
+
+def validate_selectors(selectors: list[str], rules: dict[str, Rule], what: str) -> None:
+    for selector in selectors:
+        if not any(selector_matches(selector, r) for r in rules.values()):
+            raise UsageError(f"{what}: {selector!r} matches no rule (`hpcconf rules` lists them)")
+
+
+def is_enabled(rule: Rule, config: LintConfig) -> bool:
+    if config.select and not any(selector_matches(s, rule) for s in config.select):
+        return False
+    return not any(selector_matches(s, rule) for s in config.ignore)
+
+
+# -- loading ----------------------------------------------------------------------------------
+def _walk(directory: Path) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / f for f in sorted(files) if not f.startswith(".") or f == ".nccl.conf")
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a UTF-8 text file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
+               findings: list[Diagnostic], sources: dict[str, str]) -> tuple[list[Document], int]:
+    documents: list[Document] = []
+    files = 0
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            candidates = [(p, False) for p in _walk(path)]
+        elif path.exists():
+            candidates = [(path, True)]
+        else:
+            raise UsageError(f"no such file or directory: {given}")
+        for file, explicit in candidates:
+            display = str(file) if not explicit else given
+            if ctx.config.excluded(display):
+                continue
+            try:
+                text = _read(file)
+            except UsageError:
+                if explicit:
+                    raise
+                continue  # binary files inside a directory are not ours to lint
+            sources[display] = text
+            try:
+                docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
+                                        source_path=str(file))
+            except HpcconfError as error:  # YAML that does not parse
+                findings.extend(error.diagnostics)
+                files += 1
+                continue
+            if not docs:
+                if explicit:
+                    findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1,
+                                                    "cannot tell what kind of file this is, so nothing was checked",
+                                                    "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
+                continue
+            files += 1
+            for doc in docs:
+                if doc.kind == "spec":
+                    documents.extend(_compile_spec(doc, ctx, findings, sources))
+                documents.append(doc)
+    return documents, files
+
+
+def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnostic],
+                  sources: dict[str, str]) -> list[Document]:
+    """Compile an hpcconf spec and return its artifacts as documents (``SPEC -> ARTIFACT``).
+
+    A spec that fails validation yields its diagnostics as findings (exit 1), not a crash.
+    """
+    try:
+        from ..pipeline import compile_spec
+    except ImportError:
+        raise UsageError("linting an hpcconf spec needs hpcconf.pipeline, which this build lacks") from None
+    try:
+        build = compile_spec(spec_doc.source_path or spec_doc.path)
+    except HpcconfError as error:
+        findings.extend(dataclasses.replace(d, severity=Severity.ERROR) for d in error.diagnostics)
+        return []
+    spec_ctx = context_for_build(ctx, build)
+    spec_doc.meta["ctx"] = spec_ctx
+    documents = []
+    for artifact in build.artifacts:
+        display = f"{spec_doc.path}{SPEC_ARTIFACT_SEPARATOR}{artifact.path}"
+        sources[display] = artifact.content
+        try:
+            docs = detect_documents(display, artifact.content, forced_kind=artifact.kind, charts=spec_ctx.charts)
+        except HpcconfError as error:
+            findings.extend(error.diagnostics)
+            continue
+        for doc in docs:
+            doc.meta["ctx"] = spec_ctx
+            doc.meta["artifact"] = artifact
+        documents.extend(docs)
+    return documents
+
+
+def context_for_build(ctx: LintContext, build: object) -> LintContext:
+    """The spec's own SKU, NCCL and chart versions override the command line's."""
+    cluster = getattr(build, "cluster", None)
+    updates: dict = {"spec": getattr(build, "spec", None), "cluster": cluster}
+    for attr, key in (("sku", "sku"), ("nccl_version", "nccl_version")):
+        value = getattr(cluster, attr, None)
+        if value is not None:
+            updates[key] = str(value) if key == "nccl_version" else value
+    charts = getattr(cluster, "charts", None)
+    if isinstance(charts, dict):
+        updates["charts"] = {**ctx.charts, **{str(k): str(v) for k, v in charts.items()}}
+    return dataclasses.replace(ctx, **updates)
+
+
+# -- running rules ----------------------------------------------------------------------------
+def _engine_finding(rule: Rule, file: str, line: int, message: str, hint: str = "",
+                    column: int = 1, end_column: int | None = None) -> Diagnostic:
+    return Diagnostic(code=rule.code, name=rule.name, severity=rule.severity, message=message, hint=hint,
+                      file=file, line=line, column=column, end_line=line if end_column else None,
+                      end_column=end_column)
+
+
+def _run(rule: Rule, args: tuple, where: Document | None) -> list[Diagnostic]:
+    token = current_rule.set(rule)
+    try:
+        produced = list(rule.check(*args) or ())
+    except Exception as exc:  # noqa: BLE001 - a crashing rule must become a finding, not a traceback
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        file = where.path if where else ""
+        return [_engine_finding(RULE_CRASHED, file, 1 if where else 0,
+                                f"rule {rule.code} {rule.name} failed: {type(exc).__name__}: {exc} "
+                                f"({Path(frame.filename).name}:{frame.lineno})",
+                                f"Run again with --ignore {rule.code} to skip it, and report this.")]
+    finally:
+        current_rule.reset(token)
+    return [_label(d, rule) for d in produced]
+
+
+def _label(diagnostic: Diagnostic, rule: Rule) -> Diagnostic:
+    if diagnostic.code:
+        return diagnostic
+    return dataclasses.replace(diagnostic, code=rule.code, name=rule.name)
+
+
+def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule]) -> list[Diagnostic]:
+    findings: list[Diagnostic] = []
+    active = [r for r in rules.values() if r.check is not None and is_enabled(r, ctx.config)]
+    for doc in documents:
+        doc_ctx = doc.meta.get("ctx", ctx)
+        for rule in active:
+            if rule.scope == "document" and doc.kind in rule.kinds:
+                findings.extend(_run(rule, (doc, doc_ctx), doc))
+    doc_set = DocumentSet(documents)
+    for rule in active:
+        if rule.scope == "set":
+            findings.extend(_run(rule, (doc_set, ctx), None))
+    return findings
+
+
+# -- filtering ------------------------------------------------------------------------------
+def apply_config(findings: list[Diagnostic], config: LintConfig, rules: dict[str, Rule]) -> list[Diagnostic]:
+    kept = []
+    for finding in findings:
+        rule = rules.get(finding.code)
+        if rule is not None and not is_enabled(rule, config):
+            continue
+        ignored_here = config.ignored_for_file(finding.file)
+        if rule is not None and any(selector_matches(s, rule) for s in ignored_here):
+            continue
+        if finding.code in config.severity:
+            finding = dataclasses.replace(finding, severity=config.severity[finding.code])
+        kept.append(finding)
+    return kept
+
+
+def apply_suppressions(findings: list[Diagnostic], sources: dict[str, str], rules: dict[str, Rule],
+                       config: LintConfig) -> list[Diagnostic]:
+    suppressions: dict[str, list[Suppression]] = {file: find_suppressions(file, text)
+                                                 for file, text in sources.items()}
+    kept = []
+    for finding in findings:
+        matching = [s for s in suppressions.get(finding.file, ())
+                    if finding.line in s.targets and _suppresses(s, finding, rules)]
+        for suppression in matching:
+            suppression.used.add(finding.code)
+        if not matching:
+            kept.append(finding)
+    problems = []
+    for file_suppressions in suppressions.values():
+        for s in file_suppressions:
+            problems.extend(_suppression_problems(s, rules))
+    return kept + apply_config(problems, config, rules)
+
+
+def _suppresses(suppression: Suppression, finding: Diagnostic, rules: dict[str, Rule]) -> bool:
+    rule = rules.get(finding.code)
+    return any(c.upper() == finding.code or (rule is not None and c.lower() == rule.name)
+               for c in suppression.codes)
+
+
+def _suppression_problems(s: Suppression, rules: dict[str, Rule]) -> list[Diagnostic]:
+    problems = []
+    known = {c: next((r for r in rules.values() if c.upper() == r.code or c.lower() == r.name), None)
+             for c in s.codes}
+    for code, rule in known.items():
+        if rule is None:
+            problems.append(_engine_finding(UNKNOWN_SUPPRESSION_CODE, s.file, s.line,
+                                            f"suppression names unknown rule {code!r}",
+                                            "Use a code or name from `hpcconf rules`.", s.column, s.end_column))
+        elif rule.code not in s.used:
+            problems.append(_engine_finding(UNUSED_SUPPRESSION, s.file, s.line,
+                                            f"suppression of {rule.code} ({rule.name}) matches no finding",
+                                            "Delete the comment, or move it to the line it is meant for.",
+                                            s.column, s.end_column))
+    if not s.reason:
+        problems.append(_engine_finding(SUPPRESSION_WITHOUT_REASON, s.file, s.line,
+                                        "suppression gives no reason",
+                                        "Add why after the bracket: `# hpcconf: ignore[CODE] why it is fine here`.",
+                                        s.column, s.end_column))
+    return problems
+
+
+def finalize(findings: list[Diagnostic]) -> list[Diagnostic]:
+    unique = {(f.sort_key(), f.name, f.severity, f.hint, f.end_line, f.end_column): f for f in findings}
+    return sorted(unique.values(), key=Diagnostic.sort_key)
+
+
+# -- entry points ----------------------------------------------------------------------------
+def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[str, str] | None = None,
+                   findings: list[Diagnostic] | None = None, files: int | None = None) -> LintResult:
+    """Run every enabled rule on ``documents`` and filter the result by config and suppressions."""
+    rules = load_rules()
+    sources = dict(sources or {})
+    for doc in documents:
+        sources.setdefault(doc.path, doc.text)
+    raw = list(findings or []) + run_rules(documents, ctx, rules)
+    kept = apply_config(raw, ctx.config, rules)
+    if not ctx.config.no_inline_ignores:
+        kept = apply_suppressions(kept, sources, rules, ctx.config)
+    checked = files if files is not None else len({d.path for d in documents})
+    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
+
+
+def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
+    """Lint files and directories; raises UsageError for missing or unreadable input."""
+    rules = load_rules()
+    validate_selectors(ctx.config.select, rules, "select")
+    validate_selectors(ctx.config.ignore, rules, "ignore")
+    findings: list[Diagnostic] = []
+    sources: dict[str, str] = {}
+    documents, files = load_paths(paths, ctx, forced_kind, findings, sources)
+    return lint_documents(documents, ctx, sources, findings, files)
+
+
+def lint_text(text: str, name: str, ctx: LintContext | None = None, kind: str | None = None) -> LintResult:
+    """Lint one in-memory file (tests, editors): ``lint_text("NCCL_ALGO = Ring\\n", "nccl.conf")``."""
+    ctx = ctx or LintContext()
+    findings: list[Diagnostic] = []
+    try:
+        documents = detect_documents(name, text, forced_kind=kind, charts=ctx.charts)
+    except HpcconfError as error:
+        findings.extend(error.diagnostics)
+        documents = []
+    return lint_documents(documents, ctx, {name: text}, findings, 1)

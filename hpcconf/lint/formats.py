@@ -1,0 +1,128 @@
+"""Render a LintResult as text, JSON, SARIF 2.1.0 or GitHub workflow annotations.
+
+Every format renders the same :class:`~hpcconf.diagnostics.Diagnostic` objects; output is
+deterministic (sorted findings, sorted keys where order is free, no timestamps).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+from ..diagnostics import Diagnostic, SourceCache, render_text
+from .engine import SPEC_ARTIFACT_SEPARATOR, LintResult
+from .registry import Rule, load_rules
+
+FORMATS = ("text", "json", "sarif", "github")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render(result: LintResult, fmt: str) -> str:
+    return {"text": render_text_report, "json": render_json, "sarif": render_sarif,
+            "github": render_github}[fmt](result)
+
+
+def summary(result: LintResult) -> dict:
+    return {**result.counts(), "files": result.files_checked, "findings": len(result.findings)}
+
+
+def render_text_report(result: LintResult) -> str:
+    sources = SourceCache(texts=dict(result.sources))
+    blocks = [render_text(f, sources) for f in result.findings]
+    counts = result.counts()
+    tally = ", ".join(f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info"))
+    files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked"
+    tail = f"{files}: {tally}" if result.findings else f"{files}: no findings"
+    return "\n\n".join(blocks + [tail]) + "\n"
+
+
+def render_json(result: LintResult) -> str:
+    payload = {"findings": [f.to_json() for f in result.findings], "summary": summary(result)}
+    return json.dumps(payload, indent=2) + "\n"
+
+
+# -- SARIF 2.1.0 -----------------------------------------------------------------------------
+def _sarif_rule(rule: Rule) -> dict:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.body or rule.summary},
+        "help": {"text": rule.section("Fix") or rule.summary, "markdown": rule.doc},
+        "helpUri": rule.help_uri,
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity.value]},
+    }
+
+
+def _sarif_location(finding: Diagnostic) -> dict:
+    file = finding.file or "<input>"
+    if SPEC_ARTIFACT_SEPARATOR in file:
+        # A compiled artifact is not on disk: point at the generated path, relative to the output dir.
+        spec, artifact = file.split(SPEC_ARTIFACT_SEPARATOR, 1)
+        artifact_location = {"uri": artifact, "uriBaseId": "HPCCONF_OUTPUT"}
+    else:
+        artifact_location = {"uri": file.replace("\\", "/")}
+    region: dict = {"startLine": max(finding.line or 1, 1)}
+    if finding.column:
+        region["startColumn"] = finding.column
+    if finding.end_line:
+        region["endLine"] = finding.end_line
+    if finding.end_column and (finding.end_line or finding.line):
+        region["endColumn"] = finding.end_column
+    return {"physicalLocation": {"artifactLocation": artifact_location, "region": region}}
+
+
+def render_sarif(result: LintResult) -> str:
+    rules = load_rules()
+    used = sorted({f.code for f in result.findings} | set(rules))
+    index = {code: i for i, code in enumerate(used)}
+    results = []
+    for finding in result.findings:
+        text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+        results.append({
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": _SARIF_LEVEL[finding.severity.value],
+            "message": {"text": text},
+            "locations": [_sarif_location(finding)],
+        })
+    driver = {
+        "name": "hpcconf",
+        "version": __version__,
+        "informationUri": "https://github.com/hpcconf/hpcconf",
+        "rules": [_sarif_rule(rules[c]) if c in rules else {"id": c} for c in used],
+    }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+           "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}]}
+    return json.dumps(log, indent=2) + "\n"
+
+
+# -- GitHub Actions workflow commands --------------------------------------------------------
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result: LintResult) -> str:
+    lines = []
+    for f in result.findings:
+        props = [f"file={_escape_property(f.file)}"]
+        if f.line:
+            props.append(f"line={f.line}")
+        if f.column:
+            props.append(f"col={f.column}")
+        if f.end_line:
+            props.append(f"endLine={f.end_line}")
+        if f.end_column:
+            props.append(f"endColumn={f.end_column}")
+        props.append(f"title={_escape_property(f'{f.code} {f.name}'.strip())}")
+        message = f.message + (f"\n{f.hint}" if f.hint else "")
+        lines.append(f"::{_GITHUB_LEVEL[f.severity.value]} {','.join(props)}::{_escape_data(message)}")
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,101 @@
+"""Dockerfile instructions with their line numbers (continuations joined, comments dropped)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", re.S)
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    keyword: str  # upper case: FROM, RUN, COPY, ...
+    arguments: str  # continuation lines joined with a space, comments inside removed
+    line: int  # 1-based first line
+    end_line: int
+    column: int  # 1-based column of the keyword
+
+
+@dataclass
+class DockerfileModel:
+    instructions: list[Instruction] = field(default_factory=list)
+
+    def of(self, *keywords: str) -> list[Instruction]:
+        return [i for i in self.instructions if i.keyword in keywords]
+
+    def arg_defaults(self) -> dict[str, str]:
+        """Defaults of ARGs declared before the first FROM (the ones FROM may use)."""
+        defaults: dict[str, str] = {}
+        for instruction in self.instructions:
+            if instruction.keyword == "FROM":
+                break
+            if instruction.keyword == "ARG" and "=" in instruction.arguments:
+                name, _, value = instruction.arguments.partition("=")
+                defaults[name.strip()] = value.strip().strip('"').strip("'")
+        return defaults
+
+    def env(self) -> dict[str, tuple[str, Instruction]]:
+        """ENV settings (last one wins), with the instruction that sets each."""
+        settings: dict[str, tuple[str, Instruction]] = {}
+        for instruction in self.of("ENV"):
+            for name, value in parse_env_arguments(instruction.arguments):
+                settings[name] = (value, instruction)
+        return settings
+
+
+def expand(text: str, variables: dict[str, str]) -> str:
+    return _VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), text)
+
+
+def parse_env_arguments(arguments: str) -> list[tuple[str, str]]:
+    """``ENV A=1 B="two"`` or the legacy ``ENV A 1``."""
+    import shlex
+
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+    if words and "=" not in words[0]:
+        return [(words[0], " ".join(words[1:]))]
+    return [tuple(w.split("=", 1)) for w in words if "=" in w]  # type: ignore[misc]
+
+
+def parse_dockerfile(text: str) -> DockerfileModel:
+    model = DockerfileModel()
+    lines = text.splitlines()
+    escape = "\\"
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            directive = re.match(r"^#\s*escape\s*=\s*(\S)", stripped)
+            if directive and not model.instructions:
+                escape = directive.group(1)
+            i += 1
+            continue
+        start = i
+        parts = []
+        while True:
+            current = lines[i]
+            if current.strip().startswith("#") and i != start:
+                i += 1  # comment lines inside a continuation are dropped
+                if i >= len(lines):
+                    break
+                continue
+            if current.rstrip().endswith(escape) and i + 1 < len(lines):
+                parts.append(current.rstrip()[:-1])
+                i += 1
+                continue
+            parts.append(current)
+            break
+        joined = " ".join(p.strip() for p in parts)
+        match = _INSTRUCTION.match(joined)
+        if match:
+            column = len(line) - len(line.lstrip()) + 1
+            model.instructions.append(Instruction(match.group(1).upper(), (match.group(2) or "").strip(),
+                                                  start + 1, i + 1, column))
+        i += 1
+    return model
