@@ -56,7 +56,7 @@ def _unified(path: str, old: str | None, new: str | None) -> str:
 
 def expected_files(build: Build) -> dict[str, str]:
     files = {a.path: a.content for a in build.artifacts}
-    files[MANIFEST_NAME] = manifest_text(build.artifacts, build.spec.file, f"hpcconf {__version__}")
+    files[MANIFEST_NAME] = manifest_text(build.artifacts, build.cluster.spec_file, f"hpcconf {__version__}")
     return files
 
 
@@ -140,7 +140,7 @@ def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
             typer.echo(f"{out_dir.as_posix()}/{name}: edited by hand (lines {shown}); refusing to overwrite.", err=True)
         typer.echo("Move the change into the spec (or an override such as nccl_env), or pass --force to discard it.", err=True)
         return EXIT_STALE
-    manifest = manifest_text(build.artifacts, build.spec.file, f"hpcconf {__version__}")
+    manifest = manifest_text(build.artifacts, build.cluster.spec_file, f"hpcconf {__version__}")
     report = write_artifacts(out_dir, build.artifacts, manifest)
     if not quiet:
         for name in report.written:

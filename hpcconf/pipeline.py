@@ -65,5 +65,6 @@ def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = ()) -> Build:
     problems = check_spec(loaded, catalog)
     if problems:
         raise HpcconfError(problems)
-    cluster = resolve(loaded.cluster, catalog, spec_file=loaded.file)
+    # Headers name the spec by file name only, so output bytes do not depend on the working directory.
+    cluster = resolve(loaded.cluster, catalog, spec_file=path.name)
     return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster))

@@ -120,10 +120,8 @@ def _syntax_error(file: str, exc: YAMLError, code: str) -> HpcconfError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if isinstance(exc, DuplicateKeyError):
-        context_mark = getattr(exc, "context_mark", None)
-        first = f" (first defined on line {context_mark.line + 1})" if context_mark else ""
         diag = Diagnostic(code="HPC002", name="duplicate-key",
-                          message=f"{problem.strip()}{first}",
+                          message=problem.strip(),
                           hint="YAML keeps only one value per key: delete one of the two, or merge them.")
     else:
         diag = Diagnostic(code="HPC001", name="yaml-syntax", message=f"YAML syntax error: {problem}",

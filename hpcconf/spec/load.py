@@ -65,6 +65,8 @@ def _diagnostics(exc: ValidationError, document: YamlDocument) -> list[Diagnosti
     diags = []
     for error in exc.errors(include_url=False):
         loc = _data_path(error["loc"], document.data)
+        if error["loc"] and error["loc"][-1] == "[key]":  # a bad mapping key: point at the key itself
+            error = {**error, "type": error["type"], "_key_error": True}
         diags.append(_diagnostic(error, loc, document))
     return _dedupe(diags)
 
@@ -114,12 +116,13 @@ def _diagnostic(error: dict, path: tuple, document: YamlDocument) -> Diagnostic:
             code="HPC007", name="unsupported-api-version",
             message=f"apiVersion '{error.get('input')}' is not supported; this hpcconf reads {API_VERSION}",
             hint=f"set 'apiVersion: {API_VERSION}' (a future `hpcconf migrate` will convert older specs)"), path, True)
-    message, hint = _value_message(error)
+    message, hint = _value_message(error, _field_description(path))
     return document.diagnostic(Diagnostic(
-        code="HPC005", name="invalid-value", message=f"{where}: {message}", hint=hint), path, prefer_value=True)
+        code="HPC005", name="invalid-value", message=f"{where}: {message}", hint=hint), path,
+        prefer_value=not error.get("_key_error"))
 
 
-def _value_message(error: dict) -> tuple[str, str]:
+def _value_message(error: dict, description: str) -> tuple[str, str]:
     kind = error["type"]
     msg = error["msg"]
     given = error.get("input")
@@ -130,9 +133,12 @@ def _value_message(error: dict) -> tuple[str, str]:
         hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(expected)}"
         return f"'{given}' is not allowed", hint
     if kind == "string_pattern_mismatch":
-        return f"'{given}' has the wrong format", f"it must match {ctx.get('pattern')}"
+        return f"'{given}' has the wrong format", description or f"it must match {ctx.get('pattern')}"
     if kind == "value_error":
-        return msg.removeprefix("Value error, "), "fix the value as described"
+        # Validators write "what is wrong; how to fix it".
+        text = msg.removeprefix("Value error, ")
+        problem, _, fix = text.rpartition("; ")
+        return (problem, fix) if problem else (text, description or "see `hpcconf schema` for what this field accepts")
     if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"}:
         return f"{given!r}: {msg.lower()}", "use a value in the allowed range"
     if kind.endswith("_type") or kind.endswith("_parsing"):
@@ -161,6 +167,22 @@ def _allowed_keys(path: tuple) -> list[str]:
         if model is None:
             return []
     return list(model.model_fields) if _is_model(model) else []
+
+
+def _field_description(path: tuple) -> str:
+    """The description of the field at ``path`` (our schema's words, a better hint than a regex)."""
+    model: Any = Cluster
+    for step in path[:-1]:
+        model = _step_into(model, step)
+        if model is None:
+            return ""
+    last = path[-1] if path else None
+    if isinstance(last, int):  # an item of a list field: describe the list's field
+        return ""
+    for tp in _unwrap(model):
+        if _is_model(tp) and last in tp.model_fields:
+            return tp.model_fields[last].description or ""
+    return ""
 
 
 def _is_model(tp: Any) -> bool:

@@ -10,9 +10,9 @@ so a minimal spec stays short.
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
 from .aks import AksSettings
 from .azhop import AzhopSettings
@@ -100,7 +100,7 @@ class TestImage(StrictModel):
     def _pinned(cls, value: str) -> str:
         last = value.rsplit("/", 1)[-1]
         if "@sha256:" not in value and (":" not in last or last.endswith(":latest")):
-            raise ValueError(f"base image '{value}' is not pinned; add a tag such as ':24.05-py3' or a digest")
+            raise ValueError(f"base image '{value}' is not pinned ('latest' or no tag changes under you); add a tag such as ':24.05-py3' or a @sha256 digest")
         return value
 
 
@@ -113,6 +113,22 @@ class NcclTest(StrictModel):
     iterations: int = Field(default=20, ge=1, description="-n: timed iterations per size.")
     warmup_iterations: int = Field(default=5, ge=0, description="-w: warm-up iterations per size.")
     check: bool = Field(default=True, description="-c 1: check results.")
+
+
+def _nccl_key(key: str) -> str:
+    if not key.startswith("NCCL_") or not re.match(ENV_NAME_PATTERN, key):
+        raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only, put other variables in mpi_env")
+    return key
+
+
+def _env_key(key: str) -> str:
+    if not re.match(ENV_NAME_PATTERN, key):
+        raise ValueError(f"'{key}' is not a valid environment variable name; use letters, digits and '_'")
+    return key
+
+
+NcclKey = Annotated[str, AfterValidator(_nccl_key)]
+EnvKey = Annotated[str, AfterValidator(_env_key)]
 
 
 class Cluster(StrictModel):
@@ -129,8 +145,8 @@ class Cluster(StrictModel):
     versions: Versions = Field(default_factory=Versions)
     test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
     nccl_test: NcclTest = Field(default_factory=NcclTest)
-    nccl_env: dict[str, str] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
-    mpi_env: dict[str, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
+    nccl_env: dict[NcclKey, str] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
+    mpi_env: dict[EnvKey, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
     sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")
     aks: Optional[AksSettings] = None
     azhop: Optional[AzhopSettings] = None
@@ -140,21 +156,6 @@ class Cluster(StrictModel):
     @classmethod
     def _unique_platforms(cls, value: list[str]) -> list[str]:
         if len(set(value)) != len(value):
-            raise ValueError("a platform is listed twice; list each once")
+            raise ValueError("a platform is listed twice; list each platform once")
         return value
 
-    @field_validator("nccl_env")
-    @classmethod
-    def _nccl_keys(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
-            if not key.startswith("NCCL_") or not re.match(ENV_NAME_PATTERN, key):
-                raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only (put other variables in mpi_env)")
-        return value
-
-    @field_validator("mpi_env")
-    @classmethod
-    def _env_keys(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
-            if not re.match(ENV_NAME_PATTERN, key):
-                raise ValueError(f"'{key}' is not a valid environment variable name")
-        return value
