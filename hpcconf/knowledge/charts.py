@@ -1,0 +1,215 @@
+"""Helm chart facts: which values keys each chart version has, and version thresholds.
+
+Helm ignores values for keys a chart does not have, without a word (none of these charts
+ships a values schema with ``additionalProperties: false``). So the only way to know that
+``deployCR: true`` does nothing on network-operator 26.4.1 is a table of keys per version:
+``hpcconf/data/chart_keys.yaml``, adapted from the research table chart-key-matrix.yaml.
+
+A key exists in version V when ``since <= V < removed_in``. Children of a ``free_form`` key
+(nfd-worker.conf) always exist when it does. A key the table does not list is ``unknown``:
+rules stay silent about it rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from ruamel.yaml import YAML
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "chart_keys.yaml"
+CHART_ALIASES = {"nfd": "node-feature-discovery"}
+
+KeyStatus = Literal["present", "absent", "unknown"]
+
+# network-operator: first chart version that no longer renders the NicClusterPolicy from values
+# (commit 8fc96f20, "Remove Helm deployment of NICClusterPolicy").
+NCP_FROM_VALUES_UNTIL = "24.10.0"
+# NicClusterPolicy CRD: `secondaryNetwork.ipamPlugin` (whereabouts) removed in v25.10.0 (commit 63c7ea65);
+# nv-ipam (`spec.nvIpam`) exists since v23.7.0.
+NCP_WHEREABOUTS_UNTIL = "25.10.0"
+NCP_NV_IPAM_SINCE = "23.7.0"
+# az CLI: `az aks nodepool add --gpu-driver none` exists from 2.72.2; before it, the node pool tag
+# SkipGPUDriverInstall=true (NVIDIA gpu-operator AKS docs; retired 2025-07-14, Azure/AKS#4925).
+AZ_GPU_DRIVER_FLAG_SINCE = "2.72.2"
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """'v24.10.0' / '23.10.0-rc.5' / '525.60.13' -> (24, 10, 0) / (23, 10, 0) / (525, 60, 13)."""
+    match = re.match(r"^v?(\d+(?:\.\d+)*)", str(text).strip())
+    if not match:
+        raise ValueError(f"not a version number: {text!r}")
+    parts = tuple(int(p) for p in match.group(1).split("."))
+    return parts + (0,) * (3 - len(parts)) if len(parts) < 3 else parts
+
+
+def version_at_least(version: str, threshold: str) -> bool:
+    return parse_version(version) >= parse_version(threshold)
+
+
+@dataclass(frozen=True)
+class ChartKey:
+    name: str
+    since: str
+    removed_in: Optional[str]
+    default: Any
+    defaults: dict[str, Any]
+    note: str
+
+    def present_in(self, version: str) -> bool:
+        v = parse_version(version)
+        if v < parse_version(self.since):
+            return False
+        return self.removed_in is None or v < parse_version(self.removed_in)
+
+    def default_in(self, version: str) -> Any:
+        """The chart's default at ``version`` (nearest listed version at or below it)."""
+        if not self.defaults:
+            return self.default
+        v = parse_version(version)
+        best = None
+        for listed, value in sorted(self.defaults.items(), key=lambda kv: parse_version(kv[0])):
+            if parse_version(listed) <= v:
+                best = value
+        return best
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    repo: str
+    versions: tuple[str, ...]
+    free_form: tuple[str, ...]
+    keys: dict[str, ChartKey]
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Chart]:
+    raw = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    charts = {}
+    for name, body in raw.items():
+        keys = {
+            key: ChartKey(name=key, since=str(info["since"]), removed_in=info.get("removed_in"),
+                          default=info.get("default"), defaults={str(k): v for k, v in (info.get("defaults") or {}).items()},
+                          note=info.get("note", ""))
+            for key, info in (body.get("keys") or {}).items()
+        }
+        versions = tuple(sorted((str(v) for v in body["versions"]), key=parse_version))
+        charts[name] = Chart(name=name, repo=body["repo"], versions=versions,
+                             free_form=tuple(body.get("free_form") or ()), keys=keys)
+    return charts
+
+
+def chart(name: str) -> Chart:
+    name = CHART_ALIASES.get(name, name)
+    table = _table()
+    if name not in table:
+        raise KeyError(f"unknown chart {name!r}; known: {', '.join(sorted(table))}")
+    return table[name]
+
+
+def known_charts() -> list[str]:
+    return sorted(_table())
+
+
+def known_versions(chart_name: str) -> list[str]:
+    """The chart versions the key table was read at, oldest first."""
+    return list(chart(chart_name).versions)
+
+
+def newest_version(chart_name: str) -> Optional[str]:
+    """The newest version hpcconf knows; None for a chart it does not know."""
+    try:
+        versions = chart(chart_name).versions
+    except KeyError:
+        return None
+    newest = [v for v in versions if "-rc" not in v] or list(versions)
+    return newest[-1] if newest else None
+
+
+def key_info(chart_name: str, dotted_key: str) -> Optional[ChartKey]:
+    return chart(chart_name).keys.get(dotted_key)
+
+
+def key_status(chart_name: str, version: str, dotted_key: str) -> KeyStatus:
+    """Whether ``dotted_key`` exists in ``chart_name`` at ``version``, as far as the table knows."""
+    c = chart(chart_name)
+    if c.versions and parse_version(version) < parse_version(c.versions[0]):
+        return "unknown"  # older than anything the table was read at
+    parts = dotted_key.split(".")
+    # The key itself or its nearest listed ancestor (a list/scalar key, or a free-form section).
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        known = c.keys.get(prefix)
+        if known is not None and (end == len(parts) or prefix in c.free_form or _is_leaf(c, prefix)):
+            return "present" if known.present_in(version) else "absent"
+        if prefix in c.free_form and end < len(parts):
+            return _section_status(c, prefix, version) if prefix not in c.keys else \
+                ("present" if c.keys[prefix].present_in(version) else "absent")
+    # A section (e.g. `secondaryNetwork`): present if any listed key under it is; absent if every
+    # listed key under it is absent; the same for the nearest ancestor section that has listed keys.
+    for end in range(len(parts), 0, -1):
+        status = _section_status(c, ".".join(parts[:end]), version)
+        if status == "present":
+            return "present" if end == len(parts) else "unknown"
+        if status == "absent":
+            return "absent"
+    return "unknown"
+
+
+def _is_leaf(c: Chart, key: str) -> bool:
+    return not any(other.startswith(key + ".") for other in c.keys)
+
+
+def _section_status(c: Chart, section: str, version: str) -> KeyStatus:
+    children = [k for name, k in c.keys.items() if name.startswith(section + ".")]
+    if not children:
+        return "unknown"
+    return "present" if any(k.present_in(version) for k in children) else "absent"
+
+
+def chart_has_key(chart_name: str, version: str, dotted_key: str) -> bool:
+    """True when the table says ``dotted_key`` exists at ``version`` (False for absent and unknown)."""
+    return key_status(chart_name, version, dotted_key) == "present"
+
+
+def chart_default(chart_name: str, version: str, dotted_key: str) -> Any:
+    key = key_info(chart_name, dotted_key)
+    return key.default_in(version) if key is not None and key.present_in(version) else None
+
+
+def network_operator_renders_ncp(version: str) -> bool:
+    """Up to 24.7.x the chart renders the NicClusterPolicy from values (deployCR, ofedDriver, ...)."""
+    return not version_at_least(version, NCP_FROM_VALUES_UNTIL)
+
+
+def network_operator_has_whereabouts(version: str) -> bool:
+    """Whether the network-operator can deploy whereabouts (values ≤ 24.7, NCP ipamPlugin < 25.10)."""
+    return not version_at_least(version, NCP_WHEREABOUTS_UNTIL)
+
+
+def network_operator_operand_tag(version: str) -> str:
+    """Image tag of the operands NVIDIA publishes with a network-operator release (≥ 24.10 style)."""
+    return f"network-operator-v{version.lstrip('v')}"
+
+
+def az_cli_has_gpu_driver_flag(version: str) -> bool:
+    return version_at_least(version, AZ_GPU_DRIVER_FLAG_SINCE)
+
+
+def flatten_values(values: Any, prefix: str = "") -> list[tuple[str, tuple]]:
+    """Leaf keys of a values mapping as ('a.b.c', ('a', 'b', 'c')) pairs; lists are leaves."""
+    found: list[tuple[str, tuple]] = []
+    if not isinstance(values, dict):
+        return found
+    for key, value in values.items():
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            for child, path in flatten_values(value, dotted):
+                found.append((child, (key, *path)))
+        else:
+            found.append((dotted, (key,)))
+    return found
