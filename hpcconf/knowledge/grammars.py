@@ -115,8 +115,8 @@ def _parse_list_224(value: str, table, valid: list[str]) -> list[ValueProblem]:
         parts = strtok(entry, ":", entry_at)
         if len(parts) == 1:
             if entry_at != 0:  # NCCL: fullToken != fullStr
-                return problems + [_err(entry_at, len(entry), f"All entries except the first must have a prefix: "
-                                        f"{entry!r} has no 'function:'",
+                return problems + [_err(entry_at, len(entry), f'All entries except the first must have a prefix: "{value}" '
+                                        f"({entry!r} has no 'function:')",
                                         "write e.g. allreduce:tree,ring; only the first entry may omit it", True)]
             prefix, (elems, elems_at) = None, parts[0]
         else:
@@ -127,13 +127,13 @@ def _parse_list_224(value: str, table, valid: list[str]) -> list[ValueProblem]:
                                       "NCCL ignores everything after the second ':' of an entry",
                                       "separate entries with ';'"))
         if prefix is not None and prefix[0].lower() not in {f.lower() for f in NCCL_FUNCTIONS}:
-            return problems + [_err(prefix[1], len(prefix[0]), f"Unrecognized prefix token {prefix[0]!r}",
+            return problems + [_err(prefix[1], len(prefix[0]), f'Unrecognized prefix token "{prefix[0]}" when parsing "{value}"',
                                     "functions: " + ", ".join(NCCL_FUNCTIONS), True)]
         if elems.startswith("^"):
             elems, elems_at = elems[1:], elems_at + 1
         for token, at in strtok(elems, ",", elems_at):
             if token.lower() not in lowered:
-                return problems + [_err(at, len(token), f"Unrecognized element token {token!r}",
+                return problems + [_err(at, len(token), f'Unrecognized element token "{token}" when parsing "{value}"',
                                         _token_hint(token, table, valid), True)]
     return problems
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator, Literal
 
 from ..diagnostics import Diagnostic, Severity
@@ -488,6 +489,23 @@ def parse_nccl_xml(text: str, kind: XmlKind = "topo", nccl_version: VersionLike 
     parser = _Parser(text, kind, version)
     parser.run()
     return XmlDocument(kind, parser.roots, parser.problems, version)
+
+
+def read_nccl_xml_file(path: "str | Path", kind: XmlKind = "topo",
+                       nccl_version: VersionLike | None = None) -> XmlDocument:
+    """Read a file as NCCL does: a missing topology file is only logged (NCCL detects the topology
+    itself), a missing graph file fails initialisation."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        version = newest_version() if nccl_version is None else NcclVersion.parse(nccl_version)
+        what = "topology" if kind == "topo" else "graph"
+        fatal = kind == "graph"
+        consequence = "NCCL fails to initialise" if fatal else "NCCL logs it at INFO and detects the topology itself"
+        problem = XmlProblem("missing-file", f"Could not open XML {what} file {path} : {error.strerror}; {consequence}",
+                             f"install the file at {path} on every node or unset the variable", 1, 1, fatal)
+        return XmlDocument(kind, [], [problem], version)
+    return parse_nccl_xml(text, kind, nccl_version)
 
 
 def parse_topology(text: str, nccl_version: VersionLike | None = None) -> XmlDocument:
