@@ -66,47 +66,17 @@ def parse_chart_option(text: str) -> tuple[str, str]:
     return name, version.lstrip("v")
 
 
-def normalise_sku_name(text: str) -> str:
-    """'nc48ads_a100_v4' -> 'Standard_NC48ads_A100_v4'-style lookup key (case-insensitive)."""
-    name = text.strip()
-    if not name.lower().startswith("standard_") and "_" in name and not name.lower().startswith(("h100", "h200", "a100")):
-        name = "Standard_" + name
-    return name
-
-
 def lookup_sku(text: str) -> Any:
     """The catalog's Sku for ``--sku`` (any case, ``Standard_`` optional); UsageError if unknown."""
-    try:
-        from ..catalog import Catalog
-    except ImportError as exc:  # the catalog module is being written by another helper
-        raise UsageError("--sku needs hpcconf.catalog, which is not installed in this build") from exc
-    catalog = Catalog.load(())
-    wanted = {text.strip().lower(), normalise_sku_name(text).lower()}
-    names = list(_catalog_names(catalog))
-    for name in names:
-        if name.lower() in wanted or name.lower().removeprefix("standard_") in wanted:
-            return catalog.get(name)
-    try:
-        return catalog.get(text)
-    except Exception:  # noqa: BLE001 - the catalog raises its own error type for unknown names
-        pass
-    close = [n for n in names if text.strip().lower().removeprefix("standard_")[:4] in n.lower()]
-    suggestion = f"; did you mean {', '.join(close[:3])}?" if close else ""
-    raise UsageError(f"unknown SKU {text!r}{suggestion} (`hpcconf skus` lists the known ones)")
+    from ..catalog import Catalog, UnknownSku
+    from ..diagnostics import HpcconfError
 
-
-def _catalog_names(catalog: Any):
-    for attr in ("names", "skus", "all"):
-        value = getattr(catalog, attr, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, dict):
-            yield from value.keys()
-            return
-        if value:
-            for item in value:
-                yield getattr(item, "name", item)
-            return
+    try:
+        return Catalog.load(()).get(text)
+    except UnknownSku as exc:
+        raise UsageError(f"--sku: {exc} (`hpcconf skus` lists the known sizes)") from None
+    except HpcconfError as exc:
+        raise UsageError(f"the SKU catalog does not load: {exc}") from None
 
 
 @dataclass

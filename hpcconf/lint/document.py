@@ -27,7 +27,7 @@ from ..yamlpos import YamlDocument
 if TYPE_CHECKING:
     from .parse.conf import ConfFile
     from .parse.dockerfile import DockerfileModel
-    from .parse.xml import XmlElement, XmlParse
+    from ..parsers.nccl_xml import XmlElement, XmlDocument
     from .registry import Rule
 
 # The rule whose check function is running; set by the engine so helpers can label findings.
@@ -55,15 +55,16 @@ class Document:
 
         return parse_conf(self.text, self.kind)
 
-    def nccl_xml(self, single_quotes: bool = False) -> "XmlParse":
-        """The file as NCCL's strict XML reader sees it; ``.root`` is None when NCCL rejects it.
-        ``single_quotes``: NCCL >= 2.27 also accepts '...' values (see ``LintContext.nccl_at_least``)."""
+    def nccl_xml(self, nccl_version: str | None = None) -> "XmlDocument":
+        """The file as NCCL ``nccl_version`` reads it (``hpcconf.parsers.nccl_xml``): ``.root`` is
+        None and ``.fatal`` lists why when NCCL would reject it."""
         cache = self.__dict__.setdefault("_xml_cache", {})
-        if single_quotes not in cache:
-            from .parse.xml import parse_nccl_xml
+        if nccl_version not in cache:
+            from ..parsers.nccl_xml import parse_nccl_xml
 
-            cache[single_quotes] = parse_nccl_xml(self.text, self.path, single_quotes=single_quotes)
-        return cache[single_quotes]
+            kind = "graph" if self.kind == "nccl-graph" else "topo"
+            cache[nccl_version] = parse_nccl_xml(self.text, kind, nccl_version)
+        return cache[nccl_version]
 
     @cached_property
     def dockerfile(self) -> "DockerfileModel":
@@ -97,8 +98,12 @@ class Document:
     def at_element(self, element: "XmlElement", message: str, *, hint: str = "",
                    attribute: str | None = None, severity: Severity | None = None) -> Diagnostic:
         """A finding at an XML element's start tag, or at one of its attributes."""
-        span = element.attribute_spans.get(attribute) if attribute else None
-        line, col, end_col = span if span else (element.line, element.column, element.column + len(element.tag) + 1)
+        attr = element.attr(attribute) if attribute else None
+        if attr is not None:
+            line, col = attr.line, attr.column
+            end_col = attr.value_column + len(attr.value) + 1 if attr.value_line == attr.line else None
+        else:
+            line, col, end_col = element.line, element.column, element.column + len(element.name) + 1
         return self._diagnostic(message, hint, severity, line, col, line, end_col)
 
     def _diagnostic(self, message: str, hint: str, severity: Severity | None, line: int | None,

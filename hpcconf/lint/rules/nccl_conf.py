@@ -18,6 +18,22 @@ from ..document import Document
 from ..registry import rule
 
 
+def _problems(doc: Document, *kinds: str):
+    """The traps ``hpcconf.parsers.nccl_conf`` finds in this file (parsed once per document)."""
+    parsed = doc.__dict__.get("_nccl_conf")
+    if parsed is None:
+        from ...parsers.nccl_conf import parse_nccl_conf
+
+        parsed = doc.__dict__["_nccl_conf"] = parse_nccl_conf(doc.text)
+    return [p for p in parsed.problems if p.kind in kinds]
+
+
+def _yield(doc: Document, problems) -> Iterator[Diagnostic]:
+    for problem in problems:
+        yield doc.at_line(problem.line, problem.message, hint=problem.hint, column=problem.column,
+                          end_column=problem.end_column)
+
+
 @rule(code="NCCL001", name="nccl-conf-space-around-equals", severity=Severity.ERROR, kinds=(Kind.NCCL_CONF,))
 def space_around_equals(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An nccl.conf line has spaces around ``=`` or around its value, which NCCL keeps.
@@ -46,17 +62,7 @@ def space_around_equals(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     NCCL_DEBUG=WARN
     ```
     """
-    for entry in doc.conf.entries:
-        key_padded = entry.key != entry.key.strip()
-        value_padded = entry.value != entry.value.strip()
-        if not (key_padded or value_padded):
-            continue
-        shown = f"{entry.name}={entry.value.strip()}"
-        where = "around the key" if key_padded else "around the value"
-        effect = (f"NCCL sets a variable named {entry.key!r}, not {entry.name!r}, so this line has no effect"
-                  if key_padded else f"NCCL uses the value {entry.value!r} with the blanks")
-        yield doc.at_line(entry.line, f"blank {where} in {entry.raw.strip()!r}: {effect}",
-                          hint=f"write `{shown}`")
+    yield from _yield(doc, _problems(doc, "spaces-around-eq", "leading-space", "trailing-space"))
 
 
 @rule(code="NCCL002", name="nccl-conf-inline-comment", severity=Severity.ERROR, kinds=(Kind.NCCL_CONF,))
@@ -85,16 +91,7 @@ def inline_comment(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL_ALGO=Ring
     ```
     """
-    for entry in doc.conf.entries:
-        position = entry.value.find("#")
-        if position < 0:
-            continue
-        column = entry.value_column + position
-        value = entry.value[:position].strip()
-        yield doc.at_line(entry.line, f"'#' inside the value of {entry.name}: NCCL reads the value as "
-                                      f"{entry.value!r}, comment included",
-                          hint=f"move the comment to its own line and write `{entry.name}={value}`",
-                          column=column)
+    yield from _yield(doc, _problems(doc, "inline-comment"))
 
 
 @rule(code="NCCL003", name="nccl-conf-shell-syntax", severity=Severity.ERROR, kinds=(Kind.NCCL_CONF,))
@@ -123,19 +120,12 @@ def shell_syntax(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL_SOCKET_IFNAME=eth0
     ```
     """
+    yield from _yield(doc, _problems(doc, "export", "quoted"))
     for entry in doc.conf.entries:
-        key = entry.key.strip()
-        value = entry.value.strip()
-        if key.startswith("export ") or key.startswith("export\t"):
-            name = key.split(None, 1)[1] if len(key.split(None, 1)) > 1 else key
-            yield doc.at_line(entry.line, f"'export' in nccl.conf: NCCL sets a variable named {entry.key!r}, "
-                                          f"not {name}", hint=f"remove `export `: `{name}={value}`")
-        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            yield doc.at_line(entry.line, f"quotes around the value of {key}: NCCL keeps them as part of the value",
-                              hint=f"write `{key}={value[1:-1]}`", column=entry.value_column)
-        elif re.search(r"\$\{?[A-Za-z_]", value):
-            yield doc.at_line(entry.line, f"{key} uses a shell variable: NCCL does not expand '$' in nccl.conf",
-                              hint="write the literal path or value", column=entry.value_column)
+        if re.search(r"\$\{?[A-Za-z_]", entry.value):
+            yield doc.at_line(entry.line, f"{entry.name} uses a shell variable: NCCL does not expand '$' in "
+                                          f"nccl.conf", hint="write the literal path or value",
+                              column=entry.value_column)
 
 
 @rule(code="NCCL004", name="nccl-conf-non-nccl-key", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,))
@@ -162,14 +152,7 @@ def non_nccl_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Set non-NCCL variables in the job environment (``export`` in the batch script, ``-x`` for
     mpirun, ``env:`` in a Kubernetes container) and keep only ``NCCL_*`` in nccl.conf.
     """
-    for entry in doc.conf.entries:
-        name = entry.name
-        if name.startswith("NCCL_") or name.startswith("export ") or " " in name:
-            continue
-        yield doc.at_line(entry.line, f"{name} in nccl.conf is applied when NCCL initialises, after CUDA/MPI/UCX "
-                                      f"have read their environment: it has no effect",
-                          hint=f"set {name} in the job environment instead (export, mpirun -x, container env)",
-                          column=entry.key_column, end_column=entry.key_column + len(entry.key))
+    yield from _yield(doc, _problems(doc, "not-nccl-key"))
 
 
 @rule(code="NCCL005", name="nccl-conf-line-ignored", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,))
@@ -193,18 +176,7 @@ def line_ignored(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Write ``NCCL_DEBUG=WARN``; start comments in the first column.
     """
-    for number, line in enumerate(doc.text.split("\n"), start=1):
-        stripped = line.rstrip("\r")
-        if not stripped.strip() or stripped.startswith("#") or "=" in stripped:
-            continue
-        if stripped.lstrip().startswith("#"):
-            message = "indented comment: NCCL treats only lines starting with '#' as comments"
-            hint = "start the comment in the first column"
-        else:
-            message = f"line without '=' is ignored by NCCL: {stripped.strip()!r}"
-            words = stripped.split()
-            hint = f"write `{words[0]}={' '.join(words[1:])}`" if len(words) > 1 else "write KEY=VALUE"
-        yield doc.at_line(number, message, hint=hint)
+    yield from _yield(doc, _problems(doc, "no-equals"))
 
 
 @rule(code="NCCL006", name="nccl-conf-duplicate-key", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,))
@@ -228,11 +200,30 @@ def duplicate_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Keep one line per variable.
     """
-    first: dict[str, int] = {}
-    for entry in doc.conf.entries:
-        if entry.key in first:
-            yield doc.at_line(entry.line, f"{entry.name} is already set on line {first[entry.key]}; NCCL keeps that "
-                                          f"first value and ignores this one",
-                              hint="delete one of the two lines")
-        else:
-            first[entry.key] = entry.line
+    yield from _yield(doc, _problems(doc, "duplicate"))
+
+
+@rule(code="NCCL007", name="nccl-conf-misread", severity=Severity.ERROR, kinds=(Kind.NCCL_CONF,))
+def misread(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An nccl.conf line that NCCL reads differently from how it looks (CRLF, bad name, over-long).
+
+    ## What it catches
+    Windows line endings (the ``\\r`` stays in the value), keys that are not valid variable
+    names or are empty (``=value``), keys or values longer than 1023 bytes (cut), and lines longer
+    than 4095 bytes (split by NCCL builds that read with a 4096-byte buffer).
+
+    ## Why is this bad?
+    ``param.cc`` strips only the ``\\n``: a file saved on Windows sets ``NCCL_SOCKET_IFNAME`` to
+    ``"eth0\\r"``, which matches no interface, and NCCL falls back to another one or fails to
+    bootstrap. Over-long fields are silently truncated into a different value.
+
+    ## Example
+    ```text
+    NCCL_SOCKET_IFNAME=eth0\r
+    NCCL-DEBUG=INFO
+    ```
+
+    ## Fix
+    Save the file with LF line endings, use ``[A-Za-z_][A-Za-z0-9_]*`` names, keep values short.
+    """
+    yield from _yield(doc, _problems(doc, "crlf", "invalid-key", "empty-key", "truncated", "long-line"))

@@ -1,0 +1,426 @@
+"""NCCL environment-variable rules: names and values NCCL ignores, rejects or misuses.
+
+They apply wherever an ``NCCL_*`` setting is written: nccl.conf, env files, ``export`` /
+``mpirun -x`` in scripts and container commands, container ``env:`` and Dockerfile ``ENV``
+(see :mod:`hpcconf.lint.settings`). Version-dependent facts come from
+``hpcconf.knowledge.nccl_env`` (the release table) and research/nccl.md §6.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ...diagnostics import Diagnostic, Severity
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+from ..settings import SETTING_KINDS, Setting, env_settings
+
+# Algorithms and the first/last release accepting each (tuning.cc); matched case-insensitively.
+ALGORITHMS = {"tree": ("2.5", None), "ring": ("2.5", None), "collnet": ("2.6", "2.13"),
+              "collnetdirect": ("2.14", None), "collnetchain": ("2.14", None), "nvls": ("2.17", None),
+              "nvlstree": ("2.18", None), "pat": ("2.23", None)}
+PROTOCOLS = {"ll": ("2.0", None), "ll128": ("2.0", None), "simple": ("2.0", None)}
+FUNCTIONS = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"}
+# NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL names (paths.cc) with their first release; legacy 0-5 always.
+PATH_LEVELS = {"LOC": "2.0", "NVL": "2.0", "NVB": "2.0", "C2C": "2.26", "PIX": "2.0", "PXB": "2.0",
+               "P2C": "2.27", "PXN": "2.0", "PHB": "2.0", "SYS": "2.0"}
+MAX_HCA_ENTRIES = 32
+
+
+def _setting_finding(doc: Document, setting: Setting, message: str, hint: str,
+                     severity: Severity | None = None, whole: bool = False) -> Diagnostic:
+    column = setting.column if whole else setting.value_column
+    return doc.at_line(setting.line, message, hint=hint, column=column, end_column=setting.end_column,
+                       severity=severity)
+
+
+def _nccl_settings(doc: Document) -> list[Setting]:
+    return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
+
+
+@rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS)
+def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An ``NCCL_*`` variable that the target NCCL version does not read (typo, removed or renamed).
+
+    ## What it catches
+    Any ``NCCL_*`` name set in nccl.conf, an env file, a script, a container or a Dockerfile that
+    the NCCL release given by ``--nccl-version`` (default: the newest known) never looks up, with
+    the replacement or the closest known name.
+
+    ## Why is this bad?
+    NCCL ignores unknown variables without a message. A typo (``NCCL_IB_HCAS``), a name removed
+    years ago (``NCCL_IB_CUDA_SUPPORT`` was last read by 2.3.7, ``NCCL_GRAPH`` by 2.5.7) or one
+    newer than the installed NCCL (``NCCL_CONF_FILE`` before 2.23) is a setting that does
+    nothing, and the job runs with defaults. The table behind this rule lists the 268 names
+    read across NCCL 2.3.5 to 2.30.7 (research/nccl.md §4).
+
+    ## Example
+    ```text
+    NCCL_IB_HCAS=mlx5_ib0
+    NCCL_GRAPH=/opt/microsoft/ncv4/graph.xml
+    ```
+
+    ## Fix
+    Use the suggested name (``NCCL_IB_HCA``, ``NCCL_GRAPH_FILE``), or delete the line when the
+    setting is obsolete for your NCCL version.
+    """
+    from ...knowledge import nccl_env
+
+    for setting in _nccl_settings(doc):
+        if nccl_env.is_read_by(setting.name, ctx.nccl_version):
+            continue
+        suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
+        hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
+            "delete it, or check the name against the NCCL documentation for your version"
+        yield doc.at_line(setting.line, f"{nccl_env.explain(setting.name, ctx.nccl_version)}: the setting "
+                                        f"does nothing", hint=hint, column=setting.column,
+                          end_column=setting.column + len(setting.name))
+
+
+def algo_problems(value: str, ctx: LintContext, table: dict[str, tuple[str, str | None]],
+                  what: str) -> list[str]:
+    """Problems NCCL ``version`` has with an NCCL_ALGO / NCCL_PROTO value (tuning.cc parseList)."""
+    problems: list[str] = []
+    per_function = ctx.nccl_at_least("2.24")
+    entries = value.split(";") if per_function else [value]
+    for index, entry in enumerate(entries):
+        body = entry
+        if per_function and ":" in entry:
+            function, _, body = entry.partition(":")
+            if function.strip().lower() not in FUNCTIONS:
+                problems.append(f"unknown collective {function!r} (one of Broadcast, Reduce, AllGather, "
+                                f"ReduceScatter, AllReduce)")
+        elif per_function and index > 0:
+            problems.append(f"entry {entry!r} after ';' needs a collective prefix, e.g. 'allreduce:{entry}'")
+        tokens = body.strip()
+        if tokens.startswith("^"):
+            tokens = tokens[1:]
+        for token in (t.strip() for t in tokens.split(",")):
+            if not token:
+                problems.append(f"empty {what} name in {value!r}")
+                continue
+            known = table.get(token.lower())
+            if known is None:
+                problems.append(f"unknown {what} {token!r}")
+            elif not ctx.nccl_at_least(known[0]):
+                problems.append(f"{what} {token!r} needs NCCL {known[0]} or newer")
+            elif known[1] and ctx.nccl_at_least(_next_minor(known[1])):
+                problems.append(f"{what} {token!r} was last accepted by NCCL {known[1]}"
+                                + (" (use CollNetDirect or CollNetChain)" if token.lower() == "collnet" else ""))
+    return problems
+
+
+def _next_minor(version: str) -> str:
+    major, minor = version.split(".")[:2]
+    return f"{major}.{int(minor) + 1}"
+
+
+@rule(code="NCCL011", name="nccl-algo-proto-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
+def algo_proto_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_ALGO`` or ``NCCL_PROTO`` names an algorithm/protocol the NCCL version does not know.
+
+    ## What it catches
+    Unknown tokens (``Rings``, ``CollNet`` on 2.14+), tokens newer than the target NCCL
+    (``PAT`` before 2.23), and on 2.24+ the per-collective syntax errors: an unknown collective
+    before ``:``, or an entry after ``;`` without a ``collective:`` prefix.
+
+    ## Why is this bad?
+    Since NCCL 2.24 ``tuning.cc`` rejects such values with ``ncclInvalidUsage``: every
+    communicator init fails. The probe (research/nccl.md §9, NCCL 2.28.9) failed with
+    ``NCCL_ALGO=CollNet`` and ``NCCL_ALGO=allreduce:ring;tree``. Before 2.24 the bad token was
+    silently ignored, so the setting did nothing (reported as a warning for those versions).
+
+    ## Example
+    ```text
+    NCCL_ALGO=CollNet
+    NCCL_PROTO=LL,Simple;LL128
+    ```
+
+    ## Fix
+    Use names from Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT (algorithms) and
+    LL, LL128, Simple (protocols); prefix later entries with a collective:
+    ``NCCL_ALGO=ring;allreduce:tree,ring``.
+    """
+    for setting in _nccl_settings(doc):
+        if setting.name not in ("NCCL_ALGO", "NCCL_PROTO") or setting.dynamic:
+            continue
+        table, what = (ALGORITHMS, "algorithm") if setting.name == "NCCL_ALGO" else (PROTOCOLS, "protocol")
+        problems = algo_problems(setting.value, ctx, table, what)
+        if not problems:
+            continue
+        fatal = ctx.nccl_at_least("2.24")
+        effect = "NCCL fails to initialise (ncclInvalidUsage)" if fatal else \
+            f"NCCL {ctx.nccl_version} ignores it silently"
+        yield _setting_finding(doc, setting, f"{setting.name}={setting.value!r}: {'; '.join(problems)}: {effect}",
+                               hint=f"valid {what}s: {', '.join(_display(table, ctx))}",
+                               severity=None if fatal else Severity.WARNING)
+
+
+def _display(table: dict[str, tuple[str, str | None]], ctx: LintContext) -> list[str]:
+    names = {"tree": "Tree", "ring": "Ring", "collnet": "CollNet", "collnetdirect": "CollNetDirect",
+             "collnetchain": "CollNetChain", "nvls": "NVLS", "nvlstree": "NVLSTree", "pat": "PAT",
+             "ll": "LL", "ll128": "LL128", "simple": "Simple"}
+    return [names[k] for k, (first, last) in table.items()
+            if ctx.nccl_at_least(first) and not (last and ctx.nccl_at_least(_next_minor(last)))]
+
+
+_HCA_ENTRY = re.compile(r"^(?P<name>[^:\s]+)(?::(?P<port>\d*)(?::(?P<rail>\d*)(?::(?P<plane>\d*))?)?)?$")
+
+
+@rule(code="NCCL012", name="nccl-ib-hca-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
+def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_IB_HCA`` does not parse, or (with ``--sku``) selects no InfiniBand HCA of the VM.
+
+    ## What it catches
+    ``=^`` in the wrong order (``^`` must come first), malformed ``name:port`` entries, more than
+    32 entries, ``:rail:plane`` before NCCL 2.29.7; with ``--sku``: names matching none of the
+    SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA.
+
+    ## Why is this bad?
+    NCCL matches these names as prefixes and silently drops what matches nothing; when no HCA is
+    left it falls back to TCP sockets over Ethernet (tens of GB/s lost per node), or fails with
+    "no IB device found". Azure's H200 NHC config excludes ``mlx5_an0`` (the accelerated-networking
+    VF) because NCCL would otherwise try it as an IB rail (research/nccl.md §6).
+
+    ## Example
+    ```text
+    NCCL_IB_HCA==^mlx5_an0
+    NCCL_IB_HCA=mlx5_0:1:2
+    ```
+
+    ## Fix
+    ``^`` before ``=``: ``NCCL_IB_HCA=^=mlx5_an0``; or list the fabric HCAs exactly:
+    ``NCCL_IB_HCA==mlx5_ib0:1,mlx5_ib1:1``.
+    """
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:
+            continue
+        problems, names, exclude = _hca_problems(setting.value, ctx)
+        for problem in problems:
+            yield _setting_finding(doc, setting, f"NCCL_IB_HCA={setting.value!r}: {problem}",
+                                   hint="grammar: [^][=]name[:port][,...], e.g. ^=mlx5_an0 or =mlx5_ib0:1")
+        ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
+        if ctx.sku is None or problems or not names:
+            continue
+        devices = list(getattr(ib, "devices", []) or []) if ib is not None else []
+        non_fabric = list(getattr(ib, "exclude_hcas", []) or []) if ib is not None else []
+        exact = setting.value.lstrip("^").startswith("=")
+        matched = lambda n: [d for d in devices if (d == n if exact else d.startswith(n))]  # noqa: E731
+        if ib is None and not exclude:
+            yield _setting_finding(doc, setting, f"{ctx.sku_name} has no InfiniBand, but NCCL_IB_HCA selects "
+                                                 f"{', '.join(names)}", hint="remove NCCL_IB_HCA (and set "
+                                                 "NCCL_IB_DISABLE=1 if you want to be explicit)",
+                                   severity=Severity.WARNING)
+        elif not exclude and devices:
+            unknown = [n for n in names if not matched(n) and not any(x.startswith(n) for x in non_fabric)]
+            fake = [n for n in names if any(x == n or (not exact and x.startswith(n)) for x in non_fabric)]
+            if fake:
+                yield _setting_finding(doc, setting, f"NCCL_IB_HCA selects {', '.join(fake)}, the Ethernet VF of "
+                                                     f"{ctx.sku_name}, as an InfiniBand rail",
+                                       hint=f"use the fabric HCAs: ={','.join(d + ':1' for d in devices)}")
+            if unknown:
+                yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no "
+                                                     f"IB device of {ctx.sku_name} ({', '.join(devices)})",
+                                       hint=f"use ={','.join(d + ':1' for d in devices)}")
+
+
+def _hca_problems(value: str, ctx: LintContext) -> tuple[list[str], list[str], bool]:
+    problems = []
+    text = value
+    if text.startswith("=^"):
+        problems.append("'=^' is read as exact match of a device named '^...': write '^=' instead")
+        return problems, [], False
+    exclude = text.startswith("^")
+    text = text[1:] if exclude else text
+    text = text[1:] if text.startswith("=") else text
+    entries = text.split(",")
+    if len(entries) > MAX_HCA_ENTRIES:
+        problems.append(f"{len(entries)} entries; NCCL reads at most {MAX_HCA_ENTRIES}")
+    names = []
+    for entry in entries:
+        match = _HCA_ENTRY.match(entry.strip())
+        if not match:
+            problems.append(f"entry {entry!r} is not name[:port]")
+            continue
+        if (match.group("rail") is not None or match.group("plane") is not None) and not ctx.nccl_at_least("2.29.7"):
+            problems.append(f"entry {entry!r} has rail/plane fields, which NCCL before 2.29.7 does not accept")
+        names.append(match.group("name"))
+    return problems, names, exclude
+
+
+@rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
+def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_P2P_LEVEL`` or ``NCCL_NET_GDR_LEVEL`` is not a path type the NCCL version knows.
+
+    ## What it catches
+    Values other than LOC, NVL, NVB, PIX, PXB, PXN, PHB, SYS, C2C (2.26+), P2C (2.27+) or the
+    legacy numbers 0-5; lower-case names; names newer than ``--nccl-version``.
+
+    ## Why is this bad?
+    ``paths.cc`` compares the string with the known names; anything else ends up as an unknown
+    level and the setting that was meant to enable (or forbid) P2P or GPUDirect RDMA does not
+    take effect, e.g. the ``NCCL_P2P_LEVEL=SYS`` workaround that brought an NVLink pair from
+    24.3 to 105.5 GB/s in the probe (research/nccl.md §9).
+
+    ## Example
+    ```text
+    NCCL_P2P_LEVEL=NVLINK
+    ```
+
+    ## Fix
+    Use one of the path names (``NCCL_P2P_LEVEL=NVL``).
+    """
+    for setting in _nccl_settings(doc):
+        if setting.name not in ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL") or setting.dynamic:
+            continue
+        value = setting.value.strip()
+        valid = [n for n, first in PATH_LEVELS.items() if ctx.nccl_at_least(first)]
+        if value in valid or value in {"0", "1", "2", "3", "4", "5"}:
+            continue
+        if value in PATH_LEVELS:
+            message = f"{setting.name}={value} needs NCCL {PATH_LEVELS[value]} or newer (target {ctx.nccl_version})"
+        elif value.upper() in valid:
+            message = f"{setting.name}={value!r}: path names are upper case ({value.upper()})"
+        else:
+            message = f"{setting.name}={value!r} is not a path type NCCL knows"
+        yield _setting_finding(doc, setting, message, hint=f"one of {', '.join(valid)} (or 0-5)")
+
+
+@rule(code="NCCL014", name="nccl-algo-nvls-unsupported", severity=Severity.WARNING, kinds=SETTING_KINDS)
+def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_ALGO`` pins NVLS/NVLSTree on a SKU without NVLink SHARP (needs ``--sku``).
+
+    ## What it catches
+    ``NCCL_ALGO`` listing only NVLS or NVLSTree for a collective on a VM size whose NVLink has no
+    NVSwitch with SHARP (A100 and V100 sizes, the NC PCIe sizes).
+
+    ## Why is this bad?
+    NVLS needs third-generation NVSwitch (H100/H200 HGX, ``search.cc``). Where it is missing, NCCL
+    has no algorithm left for that collective and fails, or (older releases) ignores the choice.
+    Crusoe's 8xH100 ``NCCL_ALGO=NVLSTree`` (seed 002) is right there and wrong on ND A100 v4.
+
+    ## Example
+    ```text
+    # with --sku ND96asr_v4
+    NCCL_ALGO=NVLSTree
+    ```
+
+    ## Fix
+    Remove ``NCCL_ALGO`` (the tuner picks per message size), or allow Ring/Tree as well.
+    """
+    nvlink = getattr(ctx.sku, "nvlink", None)
+    if ctx.sku is None or nvlink is None or getattr(nvlink, "nvls", False):
+        return
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_ALGO" or setting.dynamic or setting.value.startswith("^"):
+            continue
+        for entry in setting.value.split(";"):
+            tokens = {t.strip().lower() for t in entry.split(":")[-1].split(",") if t.strip()}
+            if tokens and tokens <= {"nvls", "nvlstree"}:
+                yield _setting_finding(doc, setting, f"NCCL_ALGO={setting.value} allows only NVLS algorithms, "
+                                                     f"but {ctx.sku_name} has no NVLink SHARP (NVSwitch gen 3)",
+                                       hint="remove NCCL_ALGO or add Ring/Tree")
+                break
+
+
+_FAMILY_IN_PATH = re.compile(r"(?<![a-z0-9])(n[cd]v\d)(?![0-9])", re.I)
+
+
+@rule(code="NCCL015", name="nccl-graph-file-on-sku", severity=Severity.ERROR, kinds=SETTING_KINDS)
+def graph_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_GRAPH_FILE`` is set for a VM size that must not use a graph file (needs ``--sku``).
+
+    ## What it catches
+    A non-empty ``NCCL_GRAPH_FILE`` on any SKU other than the one the catalog ships a graph
+    for (only NC96ads_A100_v4, from Azure's ``ncv4`` family), e.g. the ``/etc/nccl.conf`` that
+    Azure's image wrote on NC48ads_A100_v4 before 2024-05.
+
+    ## Why is this bad?
+    A graph file replaces NCCL's search (``search.cc`` returns early when the graph has
+    channels), fixing channel counts and speeds written for another machine. Seed 000 measured
+    all_reduce at 57.5 GB/s on NC48ads_A100_v4 with ``NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml``
+    and 225 GB/s without it (4x); the probe reproduced 82.6 vs 326 GB/s on an NVLink pair. The
+    ncv4 graph names 4 GPUs, so on 2-GPU sizes NCCL may also fail ("dev 2 not found"). Azure
+    removed it from the smaller sizes in e899015a (2024-05-22).
+
+    ## Example
+    ```text
+    # hpcconf lint --sku NC48ads_A100_v4 /etc/nccl.conf
+    NCCL_TOPO_FILE=/opt/microsoft/ncv4/topo.xml
+    NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml
+    ```
+
+    ## Fix
+    Delete the ``NCCL_GRAPH_FILE`` line (and, on NC24/NC48ads, ``NCCL_TOPO_FILE`` too).
+    """
+    if ctx.sku is None:
+        return
+    nccl = getattr(ctx.sku, "nccl", None)
+    if getattr(nccl, "graph", False):
+        return
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_GRAPH_FILE" or not setting.value.strip():
+            continue
+        measured = _busbw_note(ctx)
+        yield _setting_finding(doc, setting, f"{ctx.sku_name} must not use a graph file: it replaces NCCL's "
+                                             f"search with channels written for another machine{measured}",
+                               hint="delete this NCCL_GRAPH_FILE setting", whole=True)
+
+
+def _busbw_note(ctx: LintContext) -> str:
+    for entry in getattr(ctx.sku, "busbw", []) or []:
+        if entry.kind == "measured" and entry.note and "graph" in entry.note:
+            return f" ({ctx.sku_name}: {entry.gbps:g} GB/s all_reduce without it; {entry.note})"
+    return ""
+
+
+@rule(code="NCCL016", name="nccl-topo-file-on-sku", severity=Severity.WARNING, kinds=SETTING_KINDS)
+def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_TOPO_FILE`` points at a file for another VM family, or is set where none is wanted (needs ``--sku``).
+
+    ## What it catches
+    With ``--sku``: a topology path naming an Azure family directory or file (``ndv4``, ``ncv4``...)
+    other than the SKU's, any topology file on sizes that should run without one (NC24/NC48ads,
+    NC H100 v5, GB200), and Azure paths on non-Azure VMs (Crusoe ships its own file).
+
+    ## Why is this bad?
+    NCCL trusts the file over its own detection. Azure's ncv4 file hides the NVLink bridge of
+    NC48ads (24.3 vs 326 GB/s in the probe), an ndv4 file on an ND H100 v5 describes other bus
+    ids and NUMA nodes, and Crusoe's hypervisor remaps PCI addresses so only Crusoe's file fits
+    (research/nccl.md §1, §8).
+
+    ## Example
+    ```text
+    # hpcconf lint --sku ND96isr_H100_v5 nccl.conf
+    NCCL_TOPO_FILE=/opt/microsoft/ndv4/topo.xml
+    ```
+
+    ## Fix
+    Point at the SKU's own file (``/opt/microsoft/ndv5/topo.xml`` for ND H100/H200 v5), or delete
+    the line on sizes that need none.
+    """
+    if ctx.sku is None:
+        return
+    nccl = getattr(ctx.sku, "nccl", None)
+    family = getattr(nccl, "topo_family", None)
+    vendor_file = getattr(nccl, "vendor_topo_file", None)
+    for setting in _nccl_settings(doc):
+        path = setting.value.strip()
+        if setting.name != "NCCL_TOPO_FILE" or not path or setting.dynamic:
+            continue
+        named = _FAMILY_IN_PATH.search(path)
+        if vendor_file and path != vendor_file:
+            message = f"{ctx.sku_name} needs its provider's topology file {vendor_file}, not {path}"
+            hint = f"set NCCL_TOPO_FILE={vendor_file}"
+        elif family is None and not vendor_file:
+            message = f"{ctx.sku_name} needs no topology file; {path} can only hide links NCCL detects itself"
+            hint = "delete this NCCL_TOPO_FILE setting"
+        elif named and family and named.group(1).lower() != family.lower():
+            message = f"{path} is a {named.group(1).lower()} topology file; {ctx.sku_name} is {family}"
+            image_dir = getattr(nccl, "image_dir", None)
+            hint = f"use {image_dir}/topo.xml" if image_dir else f"use the {family} topology file"
+        else:
+            continue
+        yield _setting_finding(doc, setting, message, hint=hint, whole=True)

@@ -1,0 +1,132 @@
+"""Environment settings (``NAME=VALUE``) found in any document kind, with positions.
+
+NCCL/UCX/MPI variables reach a job through many files: nccl.conf, env files, ``export``
+lines in batch scripts, ``env:`` lists and ``mpirun -x NAME=VALUE`` in Kubernetes
+containers, ``ENV`` in Dockerfiles. :func:`env_settings` collects them uniformly so one rule
+checks ``NCCL_ALGO`` wherever it is set. Families other than NCCL (MPI/UCX rules) use it too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..artifacts import Kind
+from .document import Document
+
+SETTING_KINDS = (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT, Kind.VOLCANO_JOB,
+                 Kind.K8S_MANIFEST, Kind.DOCKERFILE)
+_VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\]*)"
+# In scripts and commands only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x NAME=VALUE`
+# (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
+_INLINE = re.compile(r"(?:(?<=\s)-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
+# Env files: every KEY=VALUE line is a setting.
+_ENV_FILE = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    value: str
+    line: int
+    column: int  # of the name
+    value_column: int
+    end_column: int
+    source: str  # "nccl.conf", "env-file", "script", "container env", "command", "Dockerfile ENV"
+
+    @property
+    def dynamic(self) -> bool:
+        """The value comes from a shell/Kubernetes expansion: its literal text says nothing."""
+        return "$" in self.value or "{{" in self.value
+
+
+def env_settings(doc: Document, prefix: str = "") -> list[Setting]:
+    """Every setting in ``doc`` whose name starts with ``prefix`` (cached per document)."""
+    cache = doc.__dict__.setdefault("_settings", None)
+    if cache is None:
+        cache = doc.__dict__["_settings"] = list(_collect(doc))
+    return [s for s in cache if s.name.startswith(prefix)]
+
+
+def _collect(doc: Document) -> Iterator[Setting]:
+    if doc.kind == Kind.NCCL_CONF:
+        from ..parsers.nccl_conf import parse_nccl_conf
+
+        for entry in parse_nccl_conf(doc.text).entries:
+            # NCCL sees the raw key; a padded key is another name, reported by NCCL001.
+            yield Setting(entry.key, entry.value, entry.line, entry.key_column, entry.value_column,
+                          entry.value_end_column, "nccl.conf")
+    elif doc.kind in (Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
+        yield from _text_settings(doc, 1, len(doc.lines), "script" if doc.kind != Kind.ENV_FILE else "env-file")
+    elif doc.kind == Kind.DOCKERFILE:
+        for instruction in doc.dockerfile.of("ENV"):
+            yield from _text_settings(doc, instruction.line, instruction.end_line, "Dockerfile ENV",
+                                      dockerfile_env=True)
+    elif doc.yaml is not None:
+        yield from _yaml_settings(doc)
+
+
+def _text_settings(doc: Document, first: int, last: int, source: str,
+                   dockerfile_env: bool = False) -> Iterator[Setting]:
+    for number in range(first, last + 1):
+        line = doc.lines[number - 1]
+        if line.lstrip().startswith("#"):
+            continue
+        pattern = _DOCKER_ENV if dockerfile_env else _ENV_FILE if source == "env-file" else _INLINE
+        for match in pattern.finditer(line):
+            value = match.group("value")
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            yield Setting(match.group("name"), value, number, match.start("name") + 1, match.start("value") + 1,
+                          match.end("value") + 1, source)
+
+
+_DOCKER_ENV = re.compile(r"(?:^\s*ENV\s+|(?<=\s))(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+
+
+def _yaml_settings(doc: Document) -> Iterator[Setting]:
+    """``env: [{name, value}]`` entries anywhere in the document, and NAME=VALUE inside command strings."""
+    assert doc.yaml is not None
+    seen_lines: set[int] = set()
+    for path, node in _walk(doc.data, ()):
+        if isinstance(node, list) and path and path[-1] == "env":
+            for index, item in enumerate(node):
+                if isinstance(item, dict) and "name" in item and "value" in item:
+                    span = doc.yaml.position(path + (index, "value"), prefer_value=True)
+                    name_span = doc.yaml.position(path + (index, "name"), prefer_value=True)
+                    value = str(item["value"])
+                    yield Setting(str(item["name"]), value, name_span.line, name_span.column, span.column,
+                                  span.column + len(value), "container env")
+        elif isinstance(node, str) and "=" in node and path and path[-1] != "value":
+            start = doc.yaml.position(path).line
+            for text_line in node.splitlines():
+                for match in _INLINE.finditer(text_line):
+                    line_number, column = _locate(doc, start, match.group(0), seen_lines)
+                    if line_number is None:
+                        continue
+                    value = match.group("value").strip("\"'")
+                    name_col = column + match.start("name") - match.start(0)
+                    yield Setting(match.group("name"), value, line_number, name_col,
+                                  name_col + len(match.group("name")) + 1,
+                                  name_col + len(match.group("name")) + 1 + len(match.group("value")), "command")
+
+
+def _locate(doc: Document, start: int, snippet: str, seen: set[int]) -> tuple[int | None, int]:
+    """The source line (at or after ``start``) holding ``snippet``; each line is used once per snippet."""
+    for number in range(max(start, 1), len(doc.lines) + 1):
+        column = doc.lines[number - 1].find(snippet)
+        if column >= 0 and (number, snippet) not in seen:
+            seen.add((number, snippet))  # type: ignore[arg-type]
+            return number, column + 1
+    return None, 0
+
+
+def _walk(node: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
+    yield path, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, path + (index,))
