@@ -88,6 +88,10 @@ class NumaNode(_Strict):
     def cpu_set(self) -> list[int]:
         return parse_cpulist(self.cpus)
 
+    def cpu_mask(self) -> int:
+        """The node's CPUs as a bit mask (bit n = CPU n), e.g. for Slurm --cpu-bind=mask_cpu."""
+        return sum(1 << cpu for cpu in self.cpu_set())
+
 
 # --------------------------------------------------------------------------- NCCL facts
 
@@ -409,8 +413,19 @@ def _validation_diagnostics(doc: YamlDocument, exc: ValidationError) -> list[Dia
     return diags
 
 
+_PARSED: dict[tuple[str, int, int], Sku] = {}  # (path, mtime_ns, size) -> Sku; SKUs are frozen
+
+
 def load_sku_file(path: Path) -> Sku:
     """Parse and validate one SKU file; HpcconfError (with file:line:col) when it is wrong."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        _PARSED[key] = _parse_sku_file(path)
+    return _PARSED[key]
+
+
+def _parse_sku_file(path: Path) -> Sku:
     doc = load_document(path.read_text(encoding="utf-8"), str(path))
     if not isinstance(doc.data, dict):
         raise HpcconfError([Diagnostic(code="HPC100", name="sku-invalid",

@@ -212,7 +212,7 @@ def test_numa_layout_reproduces_seed_slurm_pin_masks(catalog, name, gpus):
     text = shared_path("seeds", "000_7e98fd9eb232997b.txt").read_text()
     masks = {len(m.split(",")): m.split(",") for m in re.findall(r"PIN_MASK='([^']+)'", text)}
     sku = catalog.get(name)
-    ours = [hex(sum(1 << cpu for cpu in node.cpu_set())) for node in sku.numa]
+    ours = [hex(node.cpu_mask()) for node in sku.numa]
     assert ours == masks[gpus]
 
 
