@@ -33,6 +33,9 @@ class Comparison:
     edited: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     diffs: dict[str, str] = field(default_factory=dict)
+    # Files on disk that no hpcconf build wrote (not in the manifest): a build never deletes
+    # them, and an edited generated file that is not in the manifest is protected the same way.
+    unowned: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -69,32 +72,60 @@ def compare(build: Build, out_dir: Path) -> Comparison:
         if current is None:
             result.new.append(rel)
         elif current != content:
-            hand_edited = rel in recorded and sha256(current) != recorded[rel]["sha256"]
-            (result.edited if hand_edited else result.stale).append(rel)
+            if rel == MANIFEST_NAME or (rel in recorded and sha256(current) == recorded[rel]["sha256"]):
+                result.stale.append(rel)
+            else:  # changed since hpcconf wrote it, or never written by hpcconf
+                result.edited.append(rel)
+                if rel not in recorded:
+                    result.unowned.append(rel)
         else:
             continue
         result.diffs[rel] = _unified(rel, current, content)
     if out_dir.is_dir():
         for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
             rel = path.relative_to(out_dir).as_posix()
-            if rel not in expected:
+            if rel in expected:
+                continue
+            current = _read(path)
+            if rel not in recorded:
                 result.extra.append(rel)
-                result.diffs[rel] = _unified(rel, _read(path), None)
+                result.unowned.append(rel)
+            elif current is None or sha256(current) != recorded[rel]["sha256"]:
+                result.edited.append(rel)  # generated once, edited since, and a build would delete it
+            else:
+                result.extra.append(rel)
+            result.diffs[rel] = _unified(rel, current, None)
+    result.edited.sort()
     return result
 
 
 def edited_lines(diff_text: str) -> list[int]:
-    """Line numbers (in the file on disk) that differ from what hpcconf generates."""
-    lines, old_line = [], 0
+    """Line numbers (in the file on disk) that differ from what hpcconf generates.
+
+    A changed or added line is named by its own number; a deleted generated line by the
+    number of the line now in its place.
+    """
+    lines: list[int] = []
+    old_line = 0
+    removed_in_block = False
     for line in diff_text.splitlines():
         if line.startswith("@@"):
             old_line = int(line.split()[1].split(",")[0].lstrip("-")) - 1
-        elif line.startswith("-") and not line.startswith("---"):
+            removed_in_block = False
+        elif line.startswith("---") or line.startswith("+++"):
+            continue
+        elif line.startswith("-"):
             old_line += 1
             lines.append(old_line)
-        elif line.startswith(" "):
+            removed_in_block = True
+        elif line.startswith("+"):
+            if not removed_in_block and (not lines or lines[-1] != old_line + 1):
+                lines.append(old_line + 1)
+            removed_in_block = True
+        else:
             old_line += 1
-    return lines
+            removed_in_block = False
+    return sorted(set(lines))
 
 
 def _compile_all(specs: Sequence[Path], sku_dirs: Sequence[Path]) -> list[Build] | None:
@@ -111,34 +142,58 @@ def _compile_all(specs: Sequence[Path], sku_dirs: Sequence[Path]) -> list[Build]
     return builds
 
 
+def _lines_text(lines: list[int]) -> str:
+    """'at line 7' / 'at lines 3, 5' for messages about a file that differs from the generated one."""
+    if not lines:
+        return "the whole file differs"
+    shown = ", ".join(map(str, lines[:10])) + (" ..." if len(lines) > 10 else "")
+    return f"differs at line{'s' if len(lines) > 1 else ''} {shown}"
+
+
 def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain: bool) -> None:
     spec = build.spec.file
+    out = comparison.out_dir.as_posix()
     if comparison.clean:
-        typer.echo(f"{spec}: {comparison.out_dir.as_posix()}/ is up to date ({len(build.artifacts)} files)")
+        typer.echo(f"{spec}: {out}/ is up to date ({len(build.artifacts)} files)")
         return
-    for label, names in (("missing", comparison.new), ("stale", comparison.stale),
-                         ("edited by hand", comparison.edited), ("not generated (extra)", comparison.extra)):
+    for label, names in (("missing", comparison.new), ("stale", comparison.stale)):
         for name in names:
-            typer.echo(f"{spec}: {label}: {comparison.out_dir.as_posix()}/{name}")
+            typer.echo(f"{spec}: {label}: {out}/{name}")
+    for name in comparison.edited:
+        origin = "not written by hpcconf" if name in comparison.unowned else "edited by hand"
+        typer.echo(f"{spec}: {origin}: {out}/{name} ({_lines_text(edited_lines(comparison.diffs[name]))})")
+    for name in comparison.extra:
+        why = "not generated by this spec" if name in comparison.unowned else "no longer generated"
+        typer.echo(f"{spec}: extra ({why}): {out}/{name}")
     if show_diff:
         for name in sorted(comparison.diffs):
             typer.echo(comparison.diffs[name], nl=False)
     if explain:
         from .explain_diff import explain_changes
 
-        typer.echo(explain_changes(build, comparison))
-    typer.echo(f"fix: hpcconf build {spec} --out {comparison.out_dir.parent.as_posix()}"
-               + (" --force  (after moving the hand edits into the spec)" if comparison.edited else ""))
+        typer.echo(explain_changes(build, comparison), nl=False)
+    fixable = comparison.new or comparison.stale or comparison.edited or set(comparison.extra) - set(comparison.unowned)
+    if fixable:
+        force = ""
+        if comparison.edited:
+            force = " --force   # first move the hand edits into the spec: --force discards them"
+        typer.echo(f"fix: hpcconf build {spec} --out {comparison.out_dir.parent.as_posix()}{force}")
+    foreign = [n for n in comparison.extra if n in comparison.unowned]
+    if foreign:
+        typer.echo(f"fix: delete {', '.join(f'{out}/{n}' for n in foreign)} "
+                   f"(hpcconf owns {out}/; keep hand-written files outside it)")
 
 
 def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
     comparison = compare(build, out_dir)
     if comparison.edited and not force:
         for name in comparison.edited:
-            lines = edited_lines(comparison.diffs[name])
-            shown = ", ".join(map(str, lines[:10])) + (" ..." if len(lines) > 10 else "")
-            typer.echo(f"{out_dir.as_posix()}/{name}: edited by hand (lines {shown}); refusing to overwrite.", err=True)
-        typer.echo("Move the change into the spec (or an override such as nccl_env), or pass --force to discard it.", err=True)
+            lines = _lines_text(edited_lines(comparison.diffs[name]))
+            action = "delete" if name not in {a.path for a in build.artifacts} else "overwrite"
+            origin = "not written by hpcconf" if name in comparison.unowned else "edited by hand"
+            typer.echo(f"{out_dir.as_posix()}/{name}: {origin} ({lines}); refusing to {action} it.", err=True)
+        typer.echo(f"Move the change into the spec ({build.spec.file}; overrides such as nccl_env or mpi_env), "
+                   "or pass --force to discard it. Nothing was written.", err=True)
         return EXIT_STALE
     manifest = manifest_text(build.artifacts, build.cluster.spec_file, f"hpcconf {__version__}")
     report = write_artifacts(out_dir, build.artifacts, manifest)
@@ -152,19 +207,46 @@ def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
     return EXIT_OK
 
 
-def run_build(specs: Sequence[Path], out: Path, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
+def _same_output_dirs(builds: list[Build]) -> bool:
+    """Two specs with one metadata.name would overwrite each other's OUT/<name>/."""
+    first: dict[str, Build] = {}
+    clash = False
+    for b in builds:
+        if b.name in first:
+            typer.echo(f"hpcconf: error: {b.spec.file} and {first[b.name].spec.file} both have metadata.name "
+                       f"'{b.name}' and would write the same directory; give each cluster its own name.", err=True)
+            clash = True
+        first.setdefault(b.name, b)
+    return clash
+
+
+def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
               explain: bool, force: bool, quiet: bool) -> int:
-    builds = _compile_all(specs, sku_dirs)
+    from .spec_discovery import DEFAULT_OUT, expand_spec_args, load_workflow_config, output_root
+
+    config = load_workflow_config()
+    # cli.py passes the option's default ("out") when --out is not given: the config's `out` wins over that.
+    out_root = output_root(None if out in (None, DEFAULT_OUT) else out, config)
+    spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
+    for problem in problems:
+        typer.echo(f"hpcconf: error: {problem}", err=True)
+    if problems:
+        return EXIT_INVALID
+    builds = _compile_all(spec_paths, sku_dirs)
     if builds is None:
+        return EXIT_INVALID
+    if _same_output_dirs(builds):
         return EXIT_INVALID
     if check or diff:
         dirty = False
         for b in builds:
-            comparison = compare(b, out / b.name)
+            comparison = compare(b, out_root / b.name)
             dirty |= not comparison.clean
             _report_check(b, comparison, show_diff=True, explain=explain)
+        if check and dirty:
+            typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
         return EXIT_STALE if (dirty and check) else EXIT_OK
     status = EXIT_OK
     for b in builds:
-        status = max(status, _write(b, out / b.name, force, quiet))
+        status = max(status, _write(b, out_root / b.name, force, quiet))
     return status

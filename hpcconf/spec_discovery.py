@@ -1,0 +1,154 @@
+"""Which spec files a `build` acts on, and where their output goes.
+
+Command-line SPEC arguments may be files, quoted globs (``'specs/*.yaml'``, expanded here
+because pre-commit entries and CI steps pass them unexpanded) or directories. A directory
+means every hpcconf spec below it: the ``*.yaml``/``*.yml`` files git tracks (or would
+track: untracked but not ignored) whose ``apiVersion`` starts with ``hpcconf/``, minus the
+config's ``exclude`` globs and the output root. Outside a git work tree the directory is
+walked instead (hidden directories skipped).
+
+The output root comes from ``--out``, else the ``out`` key of ``[tool.hpcconf]`` /
+``.hpcconf.toml`` (relative to that file), else ``out``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from .lint.config import LintConfig, config_from_mapping, find_config
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_OUT = Path("out")
+SPEC_SUFFIXES = (".yaml", ".yml")
+# A spec names its format on a top-level line; any hpcconf/* version counts so that an
+# unsupported one is reported (HPC007) rather than silently skipped.
+_API_VERSION_LINE = re.compile(r"^apiVersion:\s*['\"]?hpcconf/", re.M)
+_GLOB_MAGIC = re.compile(r"[*?[]")
+
+
+@dataclass
+class WorkflowConfig:
+    out: Path | None = None      # resolved against the config file's directory
+    lint: LintConfig | None = None
+    source: str = ""
+
+
+def load_workflow_config(start: Path | None = None) -> WorkflowConfig:
+    """The build settings of the nearest hpcconf config; empty when there is none or it is unreadable."""
+    path = find_config((start or Path.cwd()).resolve())
+    if path is None:
+        return WorkflowConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return WorkflowConfig()  # `hpcconf lint` reports a broken config; build does not need it
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("hpcconf", {})
+    out = data.get("out")
+    try:
+        lint = config_from_mapping(data, str(path))
+    except ValueError:
+        lint = None
+    return WorkflowConfig(out=(path.parent / out) if isinstance(out, str) and out else None, lint=lint,
+                          source=str(path))
+
+
+def output_root(cli_out: Path | None, config: WorkflowConfig) -> Path:
+    if cli_out is not None:
+        return cli_out
+    if config.out is not None:
+        return Path(os.path.relpath(config.out, Path.cwd()))
+    return DEFAULT_OUT
+
+
+def is_spec_file(path: Path) -> bool:
+    if path.suffix.lower() not in SPEC_SUFFIXES:
+        return False
+    try:
+        with path.open(encoding="utf-8") as handle:
+            head = handle.read(65536)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(_API_VERSION_LINE.search(head))
+
+
+def _git_files(directory: Path) -> list[Path] | None:
+    """Tracked and untracked-but-not-ignored files below ``directory``; None outside a git work tree."""
+    try:
+        done = subprocess.run(["git", "-C", str(directory), "ls-files", "-z", "--cached", "--others",
+                               "--exclude-standard", "--", "."], capture_output=True, check=False)
+    except OSError:
+        return None
+    if done.returncode != 0:
+        return None
+    names = sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
+    return [directory / n for n in names]
+
+
+def _walked_files(directory: Path) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / f for f in sorted(files))
+    return found
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def discover_specs(directory: Path, out_root: Path, lint: LintConfig | None = None) -> list[Path]:
+    """Every hpcconf spec below ``directory`` (see the module docstring)."""
+    files = _git_files(directory)
+    if files is None:
+        files = _walked_files(directory)
+    specs = []
+    for path in files:
+        shown = Path(os.path.normpath(path))
+        if not path.is_file() or _inside(path, out_root):
+            continue
+        if lint is not None and lint.excluded(shown.as_posix()):
+            continue
+        if is_spec_file(path):
+            specs.append(shown)
+    return specs
+
+
+def expand_spec_args(args: Sequence[Path | str], out_root: Path, config: WorkflowConfig) -> tuple[list[Path], list[str]]:
+    """Files, globs and directories -> spec paths (deduplicated, in order); plus one message per argument that matched nothing."""
+    specs: list[Path] = []
+    problems: list[str] = []
+    for arg in args:
+        text = str(arg)
+        path = Path(text)
+        if path.is_dir():
+            found = discover_specs(path, out_root, config.lint)
+            if not found:
+                problems.append(f"{text}: no hpcconf spec found (files with 'apiVersion: hpcconf/v1')")
+            specs.extend(found)
+        elif not path.exists() and _GLOB_MAGIC.search(text):
+            found = [Path(p) for p in sorted(glob.glob(text, recursive=True)) if Path(p).is_file()]
+            if not found:
+                problems.append(f"{text}: no file matches this pattern")
+            specs.extend(found)
+        else:
+            specs.append(path)  # a missing file is reported by the loader, with its own message
+    unique: dict[Path, Path] = {}
+    for spec in specs:
+        unique.setdefault(spec.resolve(), spec)
+    return list(unique.values()), problems
