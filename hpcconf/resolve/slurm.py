@@ -1,18 +1,226 @@
-"""Derived values only the slurm artifacts need (filled in by the slurm targets' work)."""
+"""Slurm values derived once for every Slurm-side artifact (sbatch scripts, env file, tfvars).
+
+Per GPU pool: the partition, how many nodes the test uses, the task geometry (one task per GPU,
+``--cpus-per-task`` = vCPUs / GPUs) and the CPU mask of each local task, taken from the SKU's
+guest NUMA layout so that a task runs on the cores next to its GPU (seed 000's ``PIN_MASK``).
+Also the MPI/UCX/UCC environment the ``collectives`` choice asks for, and the Crusoe Terraform
+variables.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
+
+from ..catalog import Sku
+from ..spec.slurm import CrusoeSlurm, SlurmSettings
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster
+    from . import ResolvedCluster, ResolvedPool
+
+CRUSOE_PARTITION = "batch"  # crusoecloud/slurm's slurm.conf: PartitionName=batch Nodes=ALL Default=YES
+AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (seed 000)
+UCC_MIN_OPENMPI = (4, 1, 4)  # coll/ucc: Open MPI 5.0 (PR #8969) and v4.1.x from 4.1.4 (PR #10171)
+HCOLL_REMOVED_OPENMPI = (6, 0)  # coll/hcoll removed in v6.0.x (PR #13480)
+UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); seed 001, open-mpi/ompi#9885
+
+
+@dataclass(frozen=True)
+class SlurmPartition:
+    """One GPU pool as a Slurm partition, and the NCCL test job for it."""
+
+    pool: str
+    partition: str
+    sku: str
+    nodes: int  # nodes the test job uses
+    ntasks_per_node: int  # one task per GPU
+    gpus_per_node: int
+    cpus_per_task: Optional[int]  # None when the SKU's vCPU count is unknown
+    pin_masks: tuple[str, ...]  # hex CPU mask per local task (srun --cpu-bind=mask_cpu); () if NUMA unknown
+    pin_numa: tuple[int, ...]  # NUMA node of each local task, for the comment next to the masks
+    nccl_env: tuple[tuple[str, str], ...]  # exported in the job: the pool's nccl.conf + NCCL_DEBUG
+    required_files: tuple[str, ...]  # files the NCCL settings name (topology/graph); the job checks them
+    mpi_env: tuple[tuple[str, str], ...]  # MPI/UCX/UCC settings (empty for plain NCCL without mpi_env)
+
+    @property
+    def ranks(self) -> int:
+        return self.nodes * self.ntasks_per_node
+
+    @property
+    def directory(self) -> str:
+        return f"slurm/{self.pool}"
 
 
 @dataclass(frozen=True)
 class ResolvedSlurm:
-    pass
+    partitions: tuple[SlurmPartition, ...]
+    modules: tuple[str, ...]
+    time_limit: str
+    nccl_tests_dir: str
+    collectives: str
+    crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
+    crusoe_pool: Optional[str]
+
+    def partition(self, pool: str) -> SlurmPartition:
+        return next(p for p in self.partitions if p.pool == pool)
+
+
+# --------------------------------------------------------------------------- CPU binding
+
+def gpu_numa_nodes(sku: Sku) -> Optional[list[int]]:
+    """The NUMA node of each GPU in device-index order, or None when it cannot be known.
+
+    With a topology (the one NCCL is given) each GPU's bus id names its NUMA node; GPUs are
+    numbered by bus id, as NVML and Slurm's gres do. Without one, GPUs are spread evenly over
+    the NUMA nodes in order, which is how the NC A100 v4 sizes are built (one or two GPUs per
+    node, seed 000's nvidia-smi topo -m).
+    """
+    gpus = sku.gpu.count
+    if sku.topology is not None:
+        numa_of = {busid: node.numaid for node in sku.topology.numa for busid in node.gpus}
+        return [numa_of[busid] for busid in sku.topology.cuda_order()]
+    ids = sorted(node.id for node in sku.numa)
+    if not ids:
+        return None
+    if gpus >= len(ids):
+        if gpus % len(ids):
+            return None  # an uneven split would be a guess
+        per_node = gpus // len(ids)
+        return [ids[i // per_node] for i in range(gpus)]
+    if len(ids) % gpus:
+        return None
+    group = len(ids) // gpus
+    return [ids[i * group] for i in range(gpus)]
+
+
+def cpu_mask(cpus: list[int]) -> str:
+    """Slurm's mask_cpu form: hex, bit N = CPU N (0xffffff for CPUs 0-23)."""
+    return hex(sum(1 << cpu for cpu in cpus))
+
+
+def pin_masks(sku: Sku) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """One CPU mask per local task: the task's share of its GPU's NUMA node, contiguous cores.
+
+    Several GPUs on one NUMA node split its CPUs in order (ND A100 v4: two per node). Fewer GPUs
+    than NUMA nodes (one GPU, two nodes) give each task all the CPUs of its nodes.
+    """
+    numa_per_gpu = gpu_numa_nodes(sku)
+    if numa_per_gpu is None or not sku.numa:
+        return (), ()
+    cpus_of = {node.id: sorted(node.cpu_set()) for node in sku.numa}
+    if len(sku.numa) > sku.gpu.count:  # each GPU owns a group of NUMA nodes
+        group = len(sku.numa) // sku.gpu.count
+        ordered = [node.id for node in sorted(sku.numa, key=lambda n: n.id)]
+        masks = [cpu_mask([c for nid in ordered[i * group:(i + 1) * group] for c in cpus_of[nid]])
+                 for i in range(sku.gpu.count)]
+        return tuple(masks), tuple(numa_per_gpu)
+    masks = []
+    for rank, numa_id in enumerate(numa_per_gpu):
+        sharing = [r for r, n in enumerate(numa_per_gpu) if n == numa_id]
+        cpus = cpus_of[numa_id]
+        share = len(cpus) // len(sharing)
+        index = sharing.index(rank)
+        masks.append(cpu_mask(cpus[index * share:(index + 1) * share]))
+    return tuple(masks), tuple(numa_per_gpu)
+
+
+def cpus_per_task(sku: Sku) -> Optional[int]:
+    return sku.vcpus // sku.gpu.count if sku.vcpus else None
+
+
+# --------------------------------------------------------------------------- environment
+
+def _version(text: Optional[str]) -> Optional[tuple[int, ...]]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3]) if text else None
+
+
+def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
+    """UCX transports and devices the SKU can use: rc on InfiniBand, tcp otherwise (never sockcm,
+    removed in UCX 1.11); CUDA copy and IPC so GPU buffers move over NVLink/PCIe P2P (seed 004:
+    2.1 GB/s between two GPUs without cuda_ipc, 17-26 GB/s with it)."""
+    network = "rc" if pool.infiniband else "tcp"
+    env = [("UCX_TLS", f"{network},sm,self,cuda_copy,cuda_ipc")]
+    sku = pool.sku
+    if pool.infiniband and sku.infiniband and sku.infiniband.devices:
+        env.append(("UCX_NET_DEVICES", ",".join(f"{dev}:1" for dev in sku.infiniband.devices)))
+    elif not pool.infiniband:
+        env.append(("UCX_NET_DEVICES", sku.ethernet_interface))
+    return env
+
+
+def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
+    """The collectives path as environment variables, then the spec's mpi_env (last word)."""
+    env: list[tuple[str, str]] = []
+    openmpi = _version(cluster.versions.openmpi)
+    if settings.collectives in ("ucx", "ucc-nccl"):
+        env += ucx_env(pool)
+    if settings.collectives == "ucc-nccl":
+        env += [("OMPI_MCA_coll_ucc_enable", "1"), ("OMPI_MCA_coll_ucc_priority", UCC_PRIORITY),
+                ("UCC_TL_NCCL_TUNE", f"{','.join(settings.ucc_nccl_collectives)}:cuda:inf")]
+    if settings.collectives != "nccl" and (openmpi is None or openmpi < HCOLL_REMOVED_OPENMPI):
+        # Azure's NCCL/MPI tests always turn hcoll off; from Open MPI 6 the variable does not exist.
+        env.append(("OMPI_MCA_coll_hcoll_enable", "0"))
+    merged = dict(env)
+    merged.update(cluster.mpi_env)
+    return tuple(merged.items())
+
+
+def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
+    """What the job exports: NCCL_DEBUG=INFO (seed 000) unless set, then the pool's nccl.conf
+    settings, so the job does not depend on what /etc/nccl.conf the image ships."""
+    conf = dict(pool.nccl.node_conf)
+    env = {"NCCL_DEBUG": conf.pop("NCCL_DEBUG", "INFO")}
+    env.update(conf)
+    return tuple(env.items())
+
+
+def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
+    conf = dict(pool.nccl.node_conf)
+    return tuple(conf[key] for key in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") if conf.get(key))
+
+
+# --------------------------------------------------------------------------- partitions
+
+def is_crusoe_cluster(cluster: "ResolvedCluster") -> bool:
+    return "slurm" in cluster.platforms and any(p.sku.provider == "crusoe" for p in cluster.gpu_pools)
+
+
+def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> str:
+    if pool.name in settings.partitions:
+        return settings.partitions[pool.name]
+    if pool.sku.provider == "crusoe" and "slurm" in cluster.platforms:
+        return CRUSOE_PARTITION
+    return pool.name  # AzHOP: the queue name is the partition name
+
+
+def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
+    if pool.name in settings.test_nodes:
+        return settings.test_nodes[pool.name]
+    # Without InfiniBand a multi-node NCCL test only measures the Ethernet; seed 000 ran one node.
+    return pool.count if pool.infiniband else 1
+
+
+def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
+    masks, numa = pin_masks(pool.sku)
+    return SlurmPartition(
+        pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
+        nodes=test_nodes(settings, pool), ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
+        cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
+        nccl_env=nccl_job_env(pool), required_files=required_files(pool),
+        mpi_env=mpi_env(cluster, settings, pool),
+    )
 
 
 def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
-    return ResolvedSlurm()
+    settings = cluster.spec.slurm or SlurmSettings()
+    partitions = tuple(resolve_partition(cluster, settings, pool) for pool in cluster.gpu_pools)
+    if settings.modules is not None:
+        modules = tuple(settings.modules)
+    else:
+        modules = AZHOP_MODULES if "azhop" in cluster.platforms else ()
+    crusoe = is_crusoe_cluster(cluster)
+    crusoe_pool = next((p.name for p in cluster.gpu_pools if p.sku.provider == "crusoe"), None) if crusoe else None
+    return ResolvedSlurm(partitions=partitions, modules=modules, time_limit=settings.time_limit,
+                         nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
+                         crusoe=settings.crusoe if crusoe else None, crusoe_pool=crusoe_pool)

@@ -1,0 +1,110 @@
+"""Slurm artifacts: an sbatch NCCL test per GPU pool (AzHOP queues and plain Slurm), the MPI/UCX/UCC
+environment file, and Crusoe's ``terraform.tfvars``.
+
+Paths: ``slurm/<pool>/<collective>_perf.sbatch``, ``slurm/<pool>/mpi.env`` (only when the spec asks
+for an MPI path other than plain NCCL, or sets ``mpi_env``) and ``slurm/terraform.tfvars`` (only
+for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from ..artifacts import Artifact, Kind
+from ..resolve import ResolvedCluster
+from ..resolve.slurm import ResolvedSlurm, SlurmPartition
+from ..templating import generated_by, render_template
+from . import Target
+
+TARGET = "slurm"
+
+# Why each generated MPI setting is there; a line of comment above it in the env file.
+ENV_REASONS = {
+    "UCX_TLS": "UCX transports for this SKU: rc on InfiniBand (tcp without), shared memory, CUDA copy/IPC (no sockcm: removed in UCX 1.11)",
+    "UCX_NET_DEVICES": "The NICs UCX may use (RDMA devices are named device:port)",
+    "OMPI_MCA_coll_ucc_enable": "Open MPI's coll/ucc is off by default (open-mpi/ompi#9009)",
+    "OMPI_MCA_coll_ucc_priority": "Above coll/hcoll (90) and coll/tuned (30), so UCC is picked (open-mpi/ompi#9885)",
+    "UCC_TL_NCCL_TUNE": "UCC sends these collectives on CUDA buffers to NCCL (token: collectives:memory type:score)",
+    "OMPI_MCA_coll_hcoll_enable": "hcoll off, as in Azure's MPI/NCCL tests (coll/hcoll no longer exists in Open MPI 6)",
+}
+
+
+def hcl_string(value: object) -> str:
+    """An HCL quoted string: JSON escapes, plus ``$${``/``%%{`` so Terraform does not template it."""
+    return json.dumps(str(value)).replace("${", "$${").replace("%{", "%%{")
+
+
+def nccl_tests_args(cluster: ResolvedCluster) -> str:
+    test = cluster.nccl_test
+    return (f"-b {test.min_bytes} -e {test.max_bytes} -f {test.step_factor} -g 1 "
+            f"-n {test.iterations} -w {test.warmup_iterations} -c {1 if test.check else 0}")
+
+
+def expected_busbw(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[str]:
+    """The measured bus bandwidth for this SKU and node count, when the catalog has one."""
+    pool = cluster.pool(job.pool)
+    for bw in pool.sku.busbw:
+        if bw.kind == "measured" and bw.nodes == job.nodes:
+            algo = f", {bw.algo}" if bw.algo else ""
+            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({bw.source}{algo})"
+    return None
+
+
+def env_file_path(job: SlurmPartition) -> str:
+    return f"{job.directory}/mpi.env"
+
+
+def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition) -> Artifact:
+    binary = f"{cluster.nccl_test.collective}_perf"
+    script_name = f"{binary}.sbatch"
+    text = render_template(
+        "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
+        binary_path=f"{slurm.nccl_tests_dir}/{binary}", test_args=nccl_tests_args(cluster),
+        job_name=f"nccl-{cluster.nccl_test.collective}-{job.pool}", script_name=script_name,
+        time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
+        expected=expected_busbw(cluster, job))
+    return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
+
+
+def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition) -> Artifact:
+    user_keys = {key for key, _ in cluster.mpi_env}
+    entries = [(key, value, "" if key in user_keys else ENV_REASONS.get(key, "")) for key, value in job.mpi_env]
+    text = render_template("slurm/mpi.env.j2", header=generated_by(cluster.spec_file), pool=job.pool,
+                           sku=job.sku, collectives=slurm.collectives, name="mpi.env", entries=entries)
+    return Artifact(env_file_path(job), text, Kind.ENV_FILE, TARGET)
+
+
+def render_jobs(cluster: ResolvedCluster) -> list[Artifact]:
+    slurm = cluster.slurm
+    if slurm is None:
+        return []
+    artifacts = []
+    for job in slurm.partitions:
+        artifacts.append(sbatch_script(cluster, slurm, job))
+        if job.mpi_env:
+            artifacts.append(env_file(cluster, slurm, job))
+    return artifacts
+
+
+def render_tfvars(cluster: ResolvedCluster) -> list[Artifact]:
+    slurm = cluster.slurm
+    if slurm is None or slurm.crusoe is None or slurm.crusoe_pool is None:
+        return []
+    crusoe = slurm.crusoe
+    pool = cluster.pool(slurm.crusoe_pool)
+    users = [{"name": hcl_string(u.name), "uid": u.uid, "ssh_pubkey": hcl_string(u.ssh_public_key)}
+             for u in crusoe.users]
+    text = render_template(
+        "slurm/terraform.tfvars.j2", header=generated_by(cluster.spec_file),
+        location=hcl_string(crusoe.location), project_id=hcl_string(crusoe.project_id),
+        ssh_public_key_path=hcl_string(crusoe.ssh_public_key_path), vpc_subnet_id=hcl_string(crusoe.vpc_subnet_id),
+        node_type=hcl_string(pool.sku.name), node_count=pool.count,
+        ib_network_id=hcl_string(crusoe.ib_network_id) if crusoe.ib_network_id else None, users=users)
+    return [Artifact("slurm/terraform.tfvars", text, Kind.TFVARS, TARGET)]
+
+
+TARGETS = [
+    Target("slurm-jobs", frozenset({"azhop", "slurm"}), render_jobs),
+    Target("slurm-tfvars", frozenset({"slurm"}), render_tfvars),
+]
