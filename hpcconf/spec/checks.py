@@ -10,11 +10,13 @@ from typing import Iterator
 
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic
+from .checks_slurm import check_slurm
 from .load import LoadedSpec
 
 
 def check_spec(loaded: LoadedSpec, catalog: Catalog) -> list[Diagnostic]:
-    return [*_pool_names(loaded), *_skus(loaded, catalog), *_test_references(loaded, catalog)]
+    return [*_pool_names(loaded), *_skus(loaded, catalog), *_test_references(loaded, catalog),
+            *check_slurm(loaded, catalog)]
 
 
 def _pool_names(loaded: LoadedSpec) -> Iterator[Diagnostic]:

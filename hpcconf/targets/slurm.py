@@ -71,7 +71,7 @@ def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition
     user_keys = {key for key, _ in cluster.mpi_env}
     entries = [(key, value, "" if key in user_keys else ENV_REASONS.get(key, "")) for key, value in job.mpi_env]
     text = render_template("slurm/mpi.env.j2", header=generated_by(cluster.spec_file), pool=job.pool,
-                           sku=job.sku, collectives=slurm.collectives, name="mpi.env", entries=entries)
+                           sku=job.sku, collectives=slurm.collectives, file_name="mpi.env", entries=entries)
     return Artifact(env_file_path(job), text, Kind.ENV_FILE, TARGET)
 
 
