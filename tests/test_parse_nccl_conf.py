@@ -11,7 +11,7 @@ import pytest
 
 from hpcconf.knowledge.grammars import check_env_value
 from hpcconf.knowledge.nccl_env import is_read_by
-from hpcconf.parsers.nccl_conf import parse_nccl_conf, render_nccl_conf
+from hpcconf.parsers.nccl_conf import effective_nccl_settings, parse_nccl_conf, render_nccl_conf
 
 
 def _conf_files(shared: Path) -> list[Path]:
@@ -154,3 +154,12 @@ def test_positions_point_into_the_line():
     line = text.splitlines()[entry.line - 1]
     assert entry.line == 2 and line[entry.value_column - 1:] == "Ring # note"
     assert re.match(r"NCCL_ALGO$", line[:entry.key_end_column - 1])
+
+
+def test_precedence_env_then_user_file_then_etc(shared_dir):
+    system = parse_nccl_conf((shared_dir / "upstream/nccl/azhpc-images/nccl-conf/ndv5.nccl.conf").read_text())
+    user = parse_nccl_conf("NCCL_TOPO_FILE=/home/me/topo.xml\nNCCL_ALGO=Ring\n")
+    merged = effective_nccl_settings({"NCCL_ALGO": "Tree"}, user, system)
+    assert merged["NCCL_ALGO"] == ("Tree", "environment")  # probe: env beats the conf file
+    assert merged["NCCL_TOPO_FILE"] == ("/home/me/topo.xml", "user")
+    assert merged["NCCL_IB_PCI_RELAXED_ORDERING"] == ("1", "system")

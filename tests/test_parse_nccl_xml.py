@@ -212,7 +212,7 @@ def test_single_quotes_depend_on_version():
 ])
 def test_fatal_problems_with_position(text, kind, line, column):
     doc = parse_topology(text)
-    assert not doc.ok
+    assert not doc.ok and doc.root is None
     fatal = doc.fatal[0]
     assert (fatal.kind, fatal.line, fatal.column) == (kind, line, column), fatal
 

@@ -215,3 +215,23 @@ def _check_renderable(key: str, value: str, allow_non_nccl: bool) -> None:
         raise ValueError(f"{key}: value {value!r} has leading or trailing whitespace, which NCCL keeps")
     if _utf8_len(key) > MAX_FIELD_BYTES or _utf8_len(value) > MAX_FIELD_BYTES:
         raise ValueError(f"{key}: key or value longer than {MAX_FIELD_BYTES} bytes would be truncated by NCCL")
+
+
+CONF_FILE_SINCE = "2.23"  # NCCL_CONF_FILE is read from 2.23.4; older releases read only ~/.nccl.conf
+
+
+def effective_nccl_settings(environment: Mapping[str, str], user_conf: ConfFile | None = None,
+                            system_conf: ConfFile | None = None) -> dict[str, tuple[str, str]]:
+    """What NCCL ends up with: ``{name: (value, source)}``; source is "environment", "user" (the
+    ``NCCL_CONF_FILE`` or ``~/.nccl.conf`` file) or "system" (``/etc/nccl.conf``).
+
+    NCCL applies the user file, then /etc/nccl.conf, each line with ``setenv(key, value, 0)``: a
+    variable already set (by the job, or by the earlier file) keeps its value.
+    """
+    result = {name: (value, "environment") for name, value in environment.items()}
+    for source, conf in (("user", user_conf), ("system", system_conf)):
+        if conf is None:
+            continue
+        for name, value in conf.effective().items():
+            result.setdefault(name, (value, source))
+    return result

@@ -155,7 +155,10 @@ class XmlDocument:
 
     @property
     def root(self) -> XmlElement | None:
-        """The first ``<system>`` (topology) or ``<graphs>`` (graph) element."""
+        """The first ``<system>`` (topology) or ``<graphs>`` (graph) element NCCL loads; None when
+        the file has none or NCCL rejects it (``fatal``). ``roots`` keeps what was read anyway."""
+        if self.fatal:
+            return None
         want = "system" if self.kind == "topo" else "graphs"
         return next((r for r in self.roots if r.name == want and not r.ignored), None)
 
