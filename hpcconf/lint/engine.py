@@ -77,7 +77,7 @@ def _walk(directory: Path) -> list[Path]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not a UTF-8 text file") from None
     except OSError as exc:

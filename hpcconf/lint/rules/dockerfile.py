@@ -1,0 +1,303 @@
+"""Dockerfile rules for NCCL test / training images (hadolint-style, NCCL-aware)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from typing import Iterator
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ..context import LintContext
+from ..document import Document
+from ..parse.dockerfile import Instruction, expand
+from ..registry import rule
+
+_APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:[^&|;]*\s)?install\b")
+_APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
+_APT_CLEAN = re.compile(r"rm\s+-(?:rf|fr|r)\s+[^&|;]*?/var/lib/apt/lists")
+_BARE_APT = re.compile(r"(?:^|[;&|]\s*|\s)apt\s+(?:-\S+\s+)*(?:update|install|upgrade|dist-upgrade|remove)\b")
+
+
+def _line_of(doc: Document, instruction: Instruction, needle: str) -> tuple[int, int]:
+    """Line and column of ``needle`` inside a (possibly continued) instruction."""
+    for number in range(instruction.line, instruction.end_line + 1):
+        column = doc.lines[number - 1].find(needle)
+        if column >= 0:
+            return number, column + 1
+    return instruction.line, instruction.column
+
+
+def _at(doc: Document, instruction: Instruction, message: str, hint: str, needle: str | None = None) -> Diagnostic:
+    line, column = _line_of(doc, instruction, needle) if needle else (instruction.line, instruction.column)
+    end = column + len(needle) if needle else None
+    return doc.at_line(line, message, hint=hint, column=column, end_column=end)
+
+
+@rule(code="DKR001", name="dockerfile-base-image-unpinned", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``FROM`` uses an image without a tag, or ``:latest`` (after expanding ``ARG`` defaults).
+
+    ## What it catches
+    ``FROM image`` and ``FROM image:latest``, also through ``ARG FROM_IMAGE_NAME=...`` defaults;
+    a digest (``@sha256:...``) or a versioned tag passes. Stage names (``FROM build``) are skipped.
+
+    ## Why is this bad?
+    The NCCL version, CUDA and MPI inside the image come from the base image. With ``latest``
+    every rebuild can bring another NCCL, so busbw numbers (e.g. the ~186-189 GB/s expected on two
+    NDm A100 v4 nodes in seeds 000 and 003) stop being comparable, and version-specific settings
+    (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Seeds 000 and
+    003 pin ``nvcr.io/nvidia/pytorch:23.03-py3`` for this reason (hadolint DL3006/DL3007).
+
+    ## Example
+    ```dockerfile
+    FROM nvcr.io/nvidia/pytorch:latest
+    ```
+
+    ## Fix
+    Pin a release tag or digest: ``FROM nvcr.io/nvidia/pytorch:23.03-py3``.
+    """
+    model = doc.dockerfile
+    defaults = model.arg_defaults()
+    stages: set[str] = set()
+    for instruction in model.of("FROM"):
+        words = [w for w in instruction.arguments.split() if not w.startswith("--")]
+        if not words:
+            continue
+        image = expand(words[0], defaults)
+        if len(words) >= 3 and words[1].lower() == "as":
+            stages.add(words[2].lower())
+        if image.lower() in stages or image == "scratch" or "$" in image:
+            continue
+        name, _, digest = image.partition("@")
+        tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else ""
+        if digest:
+            continue
+        if not tag or tag == "latest":
+            shown = f"{image} (from ARG default {words[0]})" if image != words[0] else image
+            yield _at(doc, instruction, f"base image {shown} is not pinned: "
+                                        f"{'no tag means latest' if not tag else 'latest'} changes under you",
+                      hint="pin a release tag or a digest, e.g. nvcr.io/nvidia/pytorch:23.03-py3")
+
+
+@rule(code="DKR002", name="dockerfile-apt-lists-not-cleaned", severity=Severity.INFO, kinds=(Kind.DOCKERFILE,))
+def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A ``RUN`` that installs apt packages leaves ``/var/lib/apt/lists`` in the layer.
+
+    ## What it catches
+    ``RUN apt-get install ...`` (or ``apt install``) whose command does not also remove
+    ``/var/lib/apt/lists/*``.
+
+    ## Why is this bad?
+    The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node,
+    and a later ``RUN apt-get install`` in a rebuild may use stale lists from the cache
+    (hadolint DL3009). Seeds 000 and 003 install four packages in four layers this way.
+
+    ## Example
+    ```dockerfile
+    RUN apt-get -y install infiniband-diags
+    ```
+
+    ## Fix
+    Update, install and clean in one ``RUN``:
+    ```dockerfile
+    RUN apt-get update && apt-get install -y --no-install-recommends infiniband-diags \\
+        && rm -rf /var/lib/apt/lists/*
+    ```
+    """
+    for instruction in doc.dockerfile.of("RUN"):
+        if _APT_INSTALL.search(instruction.arguments) and not _APT_CLEAN.search(instruction.arguments):
+            yield _at(doc, instruction, "apt package lists are left in this layer",
+                      hint="end the same RUN with `&& rm -rf /var/lib/apt/lists/*`")
+
+
+@rule(code="DKR003", name="dockerfile-apt-update-alone", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``apt-get update`` runs in its own ``RUN``, apart from the ``install`` that needs it.
+
+    ## What it catches
+    A ``RUN`` that updates the package lists without installing anything in the same command.
+
+    ## Why is this bad?
+    Docker caches the update layer: after the first build, a changed ``install`` line reuses
+    package lists from whenever that layer was built, and fails with 404s or installs outdated
+    packages. Docker's best-practice guide names this the "cache busting" problem; seeds 000 and
+    003 start with ``RUN apt update`` on its own.
+
+    ## Example
+    ```dockerfile
+    RUN apt update
+    RUN apt-get -y install build-essential
+    ```
+
+    ## Fix
+    ``RUN apt-get update && apt-get install -y build-essential && rm -rf /var/lib/apt/lists/*``.
+    """
+    for instruction in doc.dockerfile.of("RUN"):
+        if _APT_UPDATE.search(instruction.arguments) and not _APT_INSTALL.search(instruction.arguments):
+            yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
+                                        "reuse the cached, ageing lists",
+                      hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
+
+
+@rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``RUN apt ...`` uses the interactive ``apt`` front end instead of ``apt-get``.
+
+    ## What it catches
+    ``apt update`` / ``apt install`` / ``apt upgrade`` in ``RUN`` instructions.
+
+    ## Why is this bad?
+    ``apt`` warns "does not have a stable CLI interface. Use with caution in scripts" and may
+    change behaviour between releases (hadolint DL3027). Seeds 000 and 003 run ``RUN apt update``.
+
+    ## Example
+    ```dockerfile
+    RUN apt update
+    ```
+
+    ## Fix
+    Use ``apt-get`` (``apt-get update``, ``apt-get install -y``).
+    """
+    for instruction in doc.dockerfile.of("RUN"):
+        match = _BARE_APT.search(instruction.arguments)
+        if match:
+            yield _at(doc, instruction, "`apt` is meant for interactive use; its CLI is not stable in scripts",
+                      hint="use apt-get", needle="apt ")
+
+
+def _workdirs(doc: Document) -> list[tuple[Instruction, str]]:
+    """Each COPY/ADD with the WORKDIR in effect ("" when the base image decides)."""
+    current = ""
+    out = []
+    for instruction in doc.dockerfile.instructions:
+        if instruction.keyword == "FROM":
+            current = ""
+        elif instruction.keyword == "WORKDIR":
+            target = instruction.arguments.strip().strip('"')
+            current = target if target.startswith("/") else posixpath.join(current or "/", target)
+        elif instruction.keyword in ("COPY", "ADD"):
+            out.append((instruction, current))
+    return out
+
+
+def _copied_files(instruction: Instruction, workdir: str) -> list[tuple[str, str | None]]:
+    """(source, absolute destination or None when it depends on the base image's WORKDIR)."""
+    try:
+        words = [w for w in shlex.split(instruction.arguments) if not w.startswith("--")]
+    except ValueError:
+        return []
+    if len(words) < 2:
+        return []
+    *sources, dest = words
+    out = []
+    for source in sources:
+        base = posixpath.basename(source.rstrip("/"))
+        if dest.startswith("/"):
+            target = posixpath.join(dest, base) if dest.endswith("/") or len(sources) > 1 else dest
+        elif workdir:
+            target = posixpath.normpath(posixpath.join(workdir, dest, base) if dest.endswith(("/", ".")) or
+                                        len(sources) > 1 else posixpath.join(workdir, dest))
+        else:
+            target = None
+        out.append((source, target))
+    return out
+
+
+def _looks_like_topology(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    return name.endswith(".xml") and ("topo" in name or "graph" in name)
+
+
+@rule(code="DKR005", name="dockerfile-topo-file-path", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def topo_file_path(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The topology file the image ships and ``NCCL_TOPO_FILE`` in ``ENV`` do not meet.
+
+    ## What it catches
+    ``ENV NCCL_TOPO_FILE=/path`` with no ``COPY``/``ADD`` putting a file at that path (a missing
+    topology file is silently ignored), and a copied ``*topo*.xml`` that no ``ENV`` points at,
+    especially to a relative destination whose directory only the base image's ``WORKDIR`` decides.
+
+    ## Why is this bad?
+    NCCL treats a missing ``NCCL_TOPO_FILE`` as "detect it yourself" with an INFO line only
+    (research/nccl.md §5, probe: 326 GB/s, no error), so a path typo costs the tuning the file
+    was meant to give. Seeds 000 and 003 ``COPY ndv4-topo.xml .`` without ``WORKDIR`` and rely on
+    every job passing ``-x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml``, which holds only while the
+    NGC base image keeps ``WORKDIR /workspace``.
+
+    ## Example
+    ```dockerfile
+    FROM nvcr.io/nvidia/pytorch:23.03-py3
+    COPY ndv4-topo.xml .
+    ```
+
+    ## Fix
+    Copy to an absolute path and point NCCL at it in the image:
+    ```dockerfile
+    COPY ndv4-topo.xml /opt/nccl/topo.xml
+    ENV NCCL_TOPO_FILE=/opt/nccl/topo.xml
+    ```
+    """
+    env = doc.dockerfile.env()
+    copies = [(instruction, source, target) for instruction, workdir in _workdirs(doc)
+              for source, target in _copied_files(instruction, workdir)]
+    wanted = env.get("NCCL_TOPO_FILE")
+    wanted_path = wanted[0].strip() if wanted else ""
+    if wanted is not None and wanted_path and "$" not in wanted_path:
+        if not any(target == wanted_path for _, _, target in copies):
+            candidates = [t or s for _, s, t in copies if _looks_like_topology(s)]
+            hint = f"copy the file there, or set NCCL_TOPO_FILE to {candidates[0]}" if candidates else \
+                f"COPY the topology file to {wanted_path}"
+            yield _at(doc, wanted[1], f"NCCL_TOPO_FILE={wanted_path} but no COPY/ADD puts a file there; NCCL "
+                                      f"silently ignores a missing topology file", hint=hint, needle="NCCL_TOPO_FILE")
+    for instruction, source, target in copies:
+        if not _looks_like_topology(source) or (target is not None and target == wanted_path):
+            continue
+        where = target or "the base image's WORKDIR (unknown here)"
+        pointed = f"ENV NCCL_TOPO_FILE points at {wanted_path} instead" if wanted_path else \
+            "no ENV NCCL_TOPO_FILE points at it: every job must pass the exact path"
+        yield _at(doc, instruction, f"{posixpath.basename(source)} is copied to {where}, but {pointed}",
+                  needle=source, hint="COPY it to an absolute path and add ENV NCCL_TOPO_FILE=<that path>")
+
+
+@rule(code="DKR006", name="dockerfile-no-nccl-tests", severity=Severity.INFO, kinds=(Kind.DOCKERFILE,))
+def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An image set up for NCCL (topology file or ``NCCL_*`` ENV) that builds no nccl-tests.
+
+    ## What it catches
+    Dockerfiles that copy an NCCL topology file or set ``NCCL_*`` variables but never build or
+    copy NVIDIA's nccl-tests (no ``nccl-tests`` in any ``RUN``/``COPY``/``ADD``).
+
+    ## Why is this bad?
+    Acceptance of a GPU cluster is an ``all_reduce_perf`` run compared with the expected busbw
+    (e.g. ~189 GB/s on two NDm A100 v4 nodes, seed 000; ~460 GB/s on 2x8 H100, seed 002). Without
+    the binaries in the image the check is skipped or done with another image than the workload's.
+
+    ## Example
+    ```dockerfile
+    FROM nvcr.io/nvidia/pytorch:23.03-py3
+    COPY ndv4-topo.xml /opt/nccl/topo.xml
+    ENV NCCL_TOPO_FILE=/opt/nccl/topo.xml
+    ```
+
+    ## Fix
+    Build them in the image (seeds 000/003):
+    ```dockerfile
+    RUN git clone https://github.com/NVIDIA/nccl-tests.git /opt/nccl-tests \\
+        && make -C /opt/nccl-tests MPI=1 MPI_HOME=/usr/local/mpi
+    ```
+    """
+    model = doc.dockerfile
+    mentions_tests = any("nccl-tests" in i.arguments or "nccl_tests" in i.arguments
+                         for i in model.of("RUN", "COPY", "ADD"))
+    if mentions_tests:
+        return
+    nccl_env = [(name, i) for name, (_, i) in model.env().items() if name.startswith("NCCL_")]
+    topo = [i for i, _ in _workdirs(doc) if any(_looks_like_topology(s) for s, _ in _copied_files(i, ""))]
+    anchor = nccl_env[0][1] if nccl_env else (topo[0] if topo else None)
+    if anchor is not None:
+        yield _at(doc, anchor, "this image is configured for NCCL but does not build nccl-tests, so the "
+                               "cluster's busbw cannot be checked with it",
+                  hint="RUN git clone https://github.com/NVIDIA/nccl-tests.git && make -C nccl-tests MPI=1 "
+                       "MPI_HOME=/usr/local/mpi")

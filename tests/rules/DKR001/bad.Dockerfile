@@ -1,0 +1,3 @@
+ARG BASE=nvcr.io/nvidia/pytorch:latest
+FROM ubuntu
+FROM ${BASE}

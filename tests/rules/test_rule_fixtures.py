@@ -1,0 +1,70 @@
+"""Every rule's fixtures: ``tests/rules/<CODE>/bad.*`` yields exactly the expected findings of
+CODE, ``good.*`` yields none of CODE. See tests/rules/README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
+from hpcconf.lint.engine import lint_paths
+from hpcconf.lint.registry import load_rules
+
+HERE = Path(__file__).resolve().parent
+# Findings no input file can provoke on purpose (a rule crashing is a bug, tested in tests/lint).
+NO_FIXTURE = {"HPC000"}
+CODES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and (p / "expect.yaml").exists())
+
+
+def _expect(code: str) -> dict:
+    return YAML(typ="safe").load((HERE / code / "expect.yaml").read_text(encoding="utf-8")) or {}
+
+
+def _fixture(code: str, stem: str) -> Path:
+    found = sorted(p for p in (HERE / code).iterdir() if p.name.split(".")[0] == stem)
+    assert len(found) == 1, f"tests/rules/{code} needs exactly one {stem}.* file, found {[p.name for p in found]}"
+    return found[0]
+
+
+def _lint(code: str, stem: str) -> list:
+    expect = _expect(code)
+    ctx = LintContext()
+    if expect.get("nccl_version"):
+        ctx.nccl_version = str(expect["nccl_version"])
+    if expect.get("sku"):
+        ctx.sku = lookup_sku(str(expect["sku"]))
+    ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
+    result = lint_paths([str(_fixture(code, stem))], ctx, forced_kind=expect.get("kind"))
+    return [f for f in result.findings if f.code == code]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_bad_fixture_yields_expected_findings(code):
+    expected = _expect(code)["findings"]
+    assert expected, f"tests/rules/{code}/expect.yaml lists no findings"
+    found = _lint(code, "bad")
+    got = sorted((f.line, f.column) for f in found)
+    want = sorted((e["line"], e.get("column")) for e in expected)
+    assert len(got) == len(want), f"{code}: expected {want}, got {got}: {[f.message for f in found]}"
+    for (line, column), (want_line, want_column) in zip(got, want):
+        assert line == want_line and (want_column is None or column == want_column), (code, got, want)
+    for finding in found:
+        assert finding.line and finding.line >= 1 and finding.message and finding.name
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_good_fixture_yields_none(code):
+    found = _lint(code, "good")
+    assert not found, f"{code}: good fixture yields {[(f.line, f.message) for f in found]}"
+
+
+def test_every_rule_has_fixtures():
+    missing = [code for code in load_rules() if code not in CODES and code not in NO_FIXTURE]
+    assert not missing, f"rules without tests/rules/<CODE>/ fixtures: {missing}"
+
+
+def test_every_fixture_dir_is_a_rule():
+    unknown = [code for code in CODES if code not in load_rules()]
+    assert not unknown, f"fixture dirs for unknown rules: {unknown}"
