@@ -1,18 +1,178 @@
-"""Derived values only the aks artifacts need (filled in by the aks targets' work)."""
+"""Derived values only the AKS artifacts need, computed once so the artifacts cannot disagree.
+
+The device-plugin resource name, the HostDeviceNetwork name and namespace, the task names
+the hostfile path is made from, -np / -npernode, the IPAM flavour the network-operator
+version supports and the az CLI's GPU-driver opt-out all come from here.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, Optional
+
+from ..knowledge import charts
+from ..spec.aks import AksSettings
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster
+    from . import ResolvedCluster, ResolvedPool
+
+# Seed 000/003 names; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
+LAUNCHER_TASK = "mpimaster"
+WORKER_TASK = "mpiworker"
+SERVICE_ACCOUNT = "mpi-worker-view"  # lets the launcher's init container watch the worker pods
+ROLE_BINDING = "default-view"
+KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # seed 000's wait-for-workers image
+NCP_NAME = "nic-cluster-policy"  # the name the chart used and the operator expects
+MELLANOX_VENDOR = "15b3"
+NVIDIA_VENDOR = "10de"
+NETWORK_OPERATOR_REPO = "nvcr.io/nvidia/mellanox"
+NFD_LABEL_MELLANOX = f"feature.node.kubernetes.io/pci-{MELLANOX_VENDOR}.present"
+WHEREABOUTS_KUBECONFIG = "/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig"
+
+Ipam = Literal["whereabouts", "nv-ipam"]
+GpuDriverOptOut = Literal["flag", "tag"]
 
 
 @dataclass(frozen=True)
 class ResolvedAks:
-    pass
+    settings: AksSettings
+    namespace: str
+    operators_namespace: str
+    job_name: str
+    launcher_task: str
+    worker_task: str
+    service_account: str
+    role_binding: str
+    kubectl_image: str
+    pool_name: str
+    sku: str
+    worker_replicas: int
+    gpus_per_worker: int
+    ib_nics_per_worker: int  # 0 without InfiniBand
+    resource_name: str  # the bare device-plugin resource name ("mlnxnics")
+    ib_resource: str  # "nvidia.com/<resource_name>"
+    network_name: str  # HostDeviceNetwork (and NetworkAttachmentDefinition) name
+    ipam: Ipam
+    ipam_range: str
+    ipam_pool_name: str  # nv-ipam IPPool name
+    ipam_block_size: int  # nv-ipam perNodeBlockSize
+    ipoib: bool
+    ncp_from_values: bool  # network-operator <= 24.7: the chart renders the NicClusterPolicy
+    ofed_version: Optional[str]  # OFED/DOCA driver version (chart values) or doca-driver tag (NCP)
+    gpudirect_rdma: bool  # gpu-operator driver.rdma.enabled: MOFED comes from the network-operator
+    gpu_driver_opt_out: GpuDriverOptOut
+    acr_name: Optional[str]
+    hostfile: str
+    mpirun_env: tuple[tuple[str, str], ...]
+    mpirun_mca: tuple[tuple[str, str], ...]
+
+    @property
+    def infiniband(self) -> bool:
+        return self.ib_nics_per_worker > 0
+
+    @property
+    def np(self) -> int:
+        return self.worker_replicas * self.gpus_per_worker
+
+    @property
+    def min_available(self) -> int:
+        return 1 + self.worker_replicas  # gang: launcher + every worker, or mpirun waits forever
+
+    @property
+    def uses_host_device_network(self) -> bool:
+        return self.infiniband
+
+
+def hostfile_path(task: str) -> str:
+    """The file Volcano's svc plugin writes for ``task`` (research k8s.md §3)."""
+    return f"/etc/volcano/{task.replace('-', '_')}.host"
+
+
+def default_job_name(collective: str) -> str:
+    return f"nccl-{collective.replace('_', '')}-job1"
+
+
+def ipam_block_size(ipam_range: str, nodes: int, nics: int) -> int:
+    """IPs per node for nv-ipam: room for four pods' worth of NICs, within the range."""
+    size = ipaddress.ip_network(ipam_range).num_addresses
+    wanted = 1
+    while wanted < max(16, 4 * nics):
+        wanted *= 2
+    while wanted > 2 and wanted * nodes > size:
+        wanted //= 2
+    return wanted
+
+
+def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str]:
+    if settings.acr_name:
+        return settings.acr_name
+    if registry and registry.endswith(".azurecr.io"):
+        return registry.split(".", 1)[0]
+    return None
+
+
+def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """NCCL settings of the pool (topology path inside the image), then UCX/CUDA for mpirun."""
+    env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # seed 000/003 log NCCL init; keeps the busbw log readable
+    env.update(pool.nccl.image_env)
+    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
+    # mpirun's own traffic goes over the Ethernet interface (seed 000/003: UCX_TLS=tcp, eth0).
+    env.setdefault("UCX_TLS", "tcp")
+    env.setdefault("UCX_NET_DEVICES", pool.sku.ethernet_interface)
+    for key, value in mpi_env:
+        if not key.startswith("OMPI_MCA_"):
+            env[key] = value
+    return tuple(env.items())
+
+
+def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    mca = {"coll_hcoll_enable": "0"}  # hcoll is not in the image; seed 000/003 turn it off
+    for key, value in mpi_env:
+        if key.startswith("OMPI_MCA_"):
+            mca[key.removeprefix("OMPI_MCA_")] = value
+    return tuple(mca.items())
 
 
 def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
-    return ResolvedAks()
+    settings = cluster.spec.aks or AksSettings()
+    pool = cluster.test_pool
+    assert pool is not None, "check_spec guarantees a GPU pool for aks"
+    versions = cluster.versions
+    ib = cluster.ib_network
+    nics = pool.ib_nics_per_node
+    ncp_from_values = charts.network_operator_renders_ncp(versions.network_operator)
+    ipam: Ipam = "whereabouts" if charts.network_operator_has_whereabouts(versions.network_operator) else "nv-ipam"
+    ofed = versions.doca_ofed if ncp_from_values else (settings.doca_driver_tag or versions.doca_ofed)
+    return ResolvedAks(
+        settings=settings,
+        namespace=settings.namespace,
+        operators_namespace=settings.operators_namespace,
+        job_name=settings.job_name or default_job_name(cluster.nccl_test.collective),
+        launcher_task=LAUNCHER_TASK,
+        worker_task=WORKER_TASK,
+        service_account=SERVICE_ACCOUNT,
+        role_binding=ROLE_BINDING,
+        kubectl_image=f"{KUBECTL_IMAGE}:v{versions.kubectl.lstrip('v')}",
+        pool_name=pool.name,
+        sku=pool.sku.name,
+        worker_replicas=pool.count,
+        gpus_per_worker=pool.gpus_per_node,
+        ib_nics_per_worker=nics,
+        resource_name=ib.resource_name,
+        ib_resource=cluster.ib_resource,
+        network_name=ib.network_name,
+        ipam=ipam,
+        ipam_range=ib.ipam_range,
+        ipam_pool_name=f"{ib.network_name}-pool",
+        ipam_block_size=ipam_block_size(ib.ipam_range, pool.count, nics),
+        ipoib=ib.ipoib,
+        ncp_from_values=ncp_from_values,
+        ofed_version=ofed,
+        gpudirect_rdma=nics > 0,  # the network-operator deploys MOFED whenever IB is used
+        gpu_driver_opt_out="flag" if charts.az_cli_has_gpu_driver_flag(versions.az_cli) else "tag",
+        acr_name=acr_name_for(settings, cluster.test_image.registry if cluster.test_image else None),
+        hostfile=hostfile_path(WORKER_TASK),
+        mpirun_env=_mpirun_env(pool, cluster.mpi_env),
+        mpirun_mca=_mpirun_mca(cluster.mpi_env),
+    )

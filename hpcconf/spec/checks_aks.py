@@ -1,0 +1,80 @@
+"""AKS cross-field checks: what the AKS artifacts need beyond each field's own validation."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Iterable, Iterator
+
+from ..catalog import Catalog, UnknownSku
+from ..diagnostics import Diagnostic, Severity
+from ..knowledge import charts
+from .load import LoadedSpec
+
+MAX_POD_NAME = 63  # pod names are DNS labels; Volcano names pods <job>-<task>-<index>
+WORKER_TASK = "mpiworker"  # hpcconf.resolve.aks.WORKER_TASK (not imported: resolve imports spec)
+
+
+def check_aks(loaded: LoadedSpec, catalog: Catalog) -> Iterable[Diagnostic]:
+    cluster = loaded.cluster
+    if "aks" not in cluster.platforms:
+        return []
+    return [*_ofed_tag(loaded, catalog), *_pod_names(loaded), *_ipam_range(loaded, catalog)]
+
+
+def _test_pool(loaded: LoadedSpec, catalog: Catalog):
+    cluster = loaded.cluster
+    for pool in cluster.pools:
+        if cluster.nccl_test.pool in (None, pool.name):
+            try:
+                sku = catalog.get(pool.sku)
+            except UnknownSku:
+                return None, None
+            if cluster.nccl_test.pool or sku.gpu.count > 0:
+                return pool, sku
+    return None, None
+
+
+def _uses_ib(loaded: LoadedSpec, catalog: Catalog) -> bool:
+    pool, sku = _test_pool(loaded, catalog)
+    return bool(sku and sku.infiniband and loaded.cluster.network.infiniband.enabled)
+
+
+def _ofed_tag(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    cluster = loaded.cluster
+    version = cluster.versions.network_operator
+    if charts.network_operator_renders_ncp(version) or not _uses_ib(loaded, catalog):
+        return
+    if cluster.aks is not None and cluster.aks.doca_driver_tag or cluster.versions.doca_ofed:
+        return
+    yield loaded.document.diagnostic(Diagnostic(
+        code="HPC004", name="missing-field", severity=Severity.ERROR,
+        message=f"network-operator {version} needs the doca-driver version in the NicClusterPolicy; the spec sets none",
+        hint="set aks.doca_driver_tag (e.g. doca3.2.0-25.10-1.2.8.0-2, Azure/aks-rdma-infiniband) or versions.doca_ofed; "
+             "from 24.10 on the chart has no default for it"), ("versions", "network_operator"), prefer_value=True)
+
+
+def _pod_names(loaded: LoadedSpec) -> Iterator[Diagnostic]:
+    cluster = loaded.cluster
+    job = (cluster.aks.job_name if cluster.aks else None) or f"nccl-{cluster.nccl_test.collective.replace('_', '')}-job1"
+    count = max((p.count for p in cluster.pools), default=1)
+    pod = f"{job}-{WORKER_TASK}-{count - 1}"
+    if len(pod) > MAX_POD_NAME:
+        path = ("aks", "job_name") if cluster.aks and cluster.aks.job_name else ("nccl_test", "collective")
+        yield loaded.document.diagnostic(Diagnostic(
+            code="HPC005", name="invalid-value",
+            message=f"worker pod name '{pod}' is {len(pod)} characters; Volcano rejects pod names over {MAX_POD_NAME}",
+            hint=f"shorten aks.job_name to at most {MAX_POD_NAME - len(pod) + len(job)} characters"), path, prefer_value=True)
+
+
+def _ipam_range(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    pool, sku = _test_pool(loaded, catalog)
+    if not _uses_ib(loaded, catalog):
+        return
+    ib = loaded.cluster.network.infiniband
+    size = ipaddress.ip_network(ib.ipam_range).num_addresses
+    needed = pool.count * sku.infiniband.count
+    if size < needed:
+        yield loaded.document.diagnostic(Diagnostic(
+            code="HPC005", name="invalid-value",
+            message=f"ipam_range {ib.ipam_range} has {size} addresses; {pool.count} nodes x {sku.infiniband.count} IB NICs need {needed}",
+            hint="use a larger range, e.g. 192.168.0.0/16"), ("network", "infiniband", "ipam_range"), prefer_value=True)

@@ -1,0 +1,45 @@
+"""node-feature-discovery values (seed 000/003's ``--set-json`` flags as a values file).
+
+The operators select nodes by NFD labels: network-operator operands by
+``feature.node.kubernetes.io/pci-15b3.present``, gpu-operator by ``pci-10de.present`` (or the
+class-qualified forms). nfd-worker's built-in PCI defaults (classes 03/0b40/12, label fields
+class+vendor) would produce ``pci-0207_15b3.present`` instead, which nothing selects, so the
+whitelist and ``deviceLabelFields: [vendor]`` are set here (research k8s.md R4).
+"""
+
+from __future__ import annotations
+
+from ...artifacts import Artifact, Kind
+from ...resolve import ResolvedCluster
+from ._yaml import path, yaml_file
+
+# AKS node labels: system pool mode, and the label AKS puts on GPU (N-series) nodes.
+SYSTEM_POOL_SELECTOR = {"kubernetes.azure.com/mode": "system"}
+GPU_POOL_SELECTOR = {"kubernetes.azure.com/accelerator": "nvidia"}
+# PCI classes: 02 network (0200 Ethernet, 0207 InfiniBand), 03 display (0302 3D controller = A100/H100).
+PCI_CLASS_WHITELIST = ["02", "03", "0200", "0207"]
+PCI_LABEL_FIELDS = ["vendor"]  # labels pci-<vendor>.present, what both operators select on
+
+FILE = "nfd-values.yaml"
+
+
+def values(cluster: ResolvedCluster) -> dict:
+    return {
+        "master": {"nodeSelector": dict(SYSTEM_POOL_SELECTOR)},
+        "worker": {
+            "nodeSelector": dict(GPU_POOL_SELECTOR),
+            "config": {"sources": {"pci": {
+                "deviceClassWhitelist": list(PCI_CLASS_WHITELIST),
+                "deviceLabelFields": list(PCI_LABEL_FIELDS),
+            }}},
+        },
+    }
+
+
+def render(cluster: ResolvedCluster) -> list[Artifact]:
+    version = cluster.versions.node_feature_discovery
+    text = yaml_file(cluster, [values(cluster)],
+                     f"node-feature-discovery chart {version} values for {cluster.name}.",
+                     "Workers run on GPU nodes only and label them pci-15b3.present / pci-10de.present,",
+                     "the labels network-operator and gpu-operator select on.")
+    return [Artifact(path(FILE), text, Kind.HELM_NFD, "aks")]

@@ -1,0 +1,110 @@
+"""The AKS provisioning script: az commands, helm installs, manifests, Volcano, the job.
+
+Every value comes from the spec through shell variables set once at the top (quoted); the
+GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver none`` from
+2.72.2, the ``SkipGPUDriverInstall=true`` tag before; never seed 000's
+``SkipGPUDriverInstallation``); every ``helm upgrade -i`` pins ``--version``.
+"""
+
+from __future__ import annotations
+
+from ...artifacts import Artifact, Kind
+from ...resolve import ResolvedCluster
+from ...templating import generated_by, render_template
+from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
+from ._yaml import path
+
+FILE = "provision.sh"
+NFD_REPO = "https://kubernetes-sigs.github.io/node-feature-discovery/charts"
+NVIDIA_REPO = "https://helm.ngc.nvidia.com/nvidia"
+NCP_CRD = "nicclusterpolicies.mellanox.com"
+IPPOOL_CRD = "ippools.nv-ipam.nvidia.com"  # installed once the NicClusterPolicy deploys nv-ipam
+
+
+def sh_quote(value: object) -> str:
+    """Always single-quoted (not only when needed), so a reviewer sees every spec value is literal."""
+    return "'" + str(value).replace("'", "'\"'\"'") + "'"
+
+
+def volcano_manifest_url(version: str) -> str:
+    return f"https://raw.githubusercontent.com/volcano-sh/volcano/v{version.lstrip('v')}/installer/volcano-development.yaml"
+
+
+def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
+    aks = cluster.aks
+    pool = cluster.test_pool
+    out = [
+        ("RESOURCE_GROUP", cluster.resource_group),
+        ("LOCATION", cluster.location),
+        ("CLUSTER_NAME", cluster.name),
+    ]
+    if aks.settings.kubernetes_version:
+        out.append(("KUBERNETES_VERSION", aks.settings.kubernetes_version))
+    if aks.acr_name:
+        out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{cluster.test_image.name}:{cluster.test_image.tag}")]
+    out += [
+        ("SYSTEM_POOL", aks.settings.system_pool_name),
+        ("SYSTEM_POOL_COUNT", str(aks.settings.system_pool_count)),
+        ("SYSTEM_POOL_SKU", aks.settings.system_pool_sku),
+        ("GPU_POOL", pool.name),
+        ("GPU_POOL_COUNT", str(pool.count)),
+        ("GPU_POOL_SKU", pool.sku.name),
+        ("GPU_POOL_OS_DISK_GB", str(pool.os_disk_gb)),
+        ("GPUS_PER_NODE", str(aks.gpus_per_worker)),
+    ]
+    if aks.infiniband:
+        out.append(("IB_NICS_PER_NODE", str(aks.ib_nics_per_worker)))
+    out += [
+        ("OPERATORS_NAMESPACE", aks.operators_namespace),
+        ("JOB_NAMESPACE", aks.namespace),
+        ("JOB_NAME", aks.job_name),
+    ]
+    return out
+
+
+def helm_releases(cluster: ResolvedCluster) -> list[dict]:
+    aks = cluster.aks
+    v = cluster.versions
+    network_steps: list[dict] = []  # after the chart: apply manifests once their CRDs exist
+    if not aks.ncp_from_values:
+        network_steps += [{"wait_crd": NCP_CRD}, {"apply": network_operator.NCP_FILE}]
+        if aks.uses_host_device_network and aks.ipam == "nv-ipam":
+            network_steps += [{"wait_crd": IPPOOL_CRD}, {"apply": network_operator.IPPOOL_FILE}]
+    no_comment = (f"network-operator {v.network_operator}: NicClusterPolicy rendered by the chart from values"
+                  if aks.ncp_from_values else
+                  f"network-operator {v.network_operator}: the chart no longer renders the NicClusterPolicy; apply it")
+    return [
+        {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
+         "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE, "then": [],
+         "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
+        {"name": "network-operator", "chart": "network-operator", "repo": NVIDIA_REPO,
+         "version": sh_quote("v" + v.network_operator.lstrip("v")), "values_file": network_operator.VALUES_FILE,
+         "then": network_steps, "comment": no_comment},
+        {"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
+         "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
+         "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"},
+    ]
+
+
+def render(cluster: ResolvedCluster) -> list[Artifact]:
+    aks = cluster.aks
+    v = cluster.versions
+    driver_note = v.gpu_driver or "(the chart's default)"
+    installs = f"node-feature-discovery {v.node_feature_discovery}, network-operator {v.network_operator}, " \
+               f"gpu-operator {v.gpu_operator} and Volcano {v.volcano}"
+    text = render_template(
+        "aks/provision.sh.j2",
+        header=generated_by(cluster.spec_file),
+        cluster_name=cluster.name, pool_name=aks.pool_name, pool_count=aks.worker_replicas, pool_sku=aks.sku,
+        installs=installs, az_cli=v.az_cli,
+        variables=[(name, sh_quote(value)) for name, value in variables(cluster)], acr=bool(aks.acr_name),
+        kubernetes_version=aks.settings.kubernetes_version,
+        opt_out=aks.gpu_driver_opt_out, driver_note=driver_note,
+        helm_releases=helm_releases(cluster),
+        host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
+        volcano_version=v.volcano, volcano_url=volcano_manifest_url(v.volcano),
+        ib_resource=aks.ib_resource if aks.infiniband else None,
+        ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
+        rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
+    )
+    return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

@@ -1,0 +1,151 @@
+"""The Volcano job that runs nccl-tests through mpirun, plus the ServiceAccount/RoleBinding it uses.
+
+Seed 000's job with its mistakes fixed: one worker task (seed 000 repeated ``mpiworker``, which
+Volcano's admission rejects as "duplicated task name"), and every number derived instead of
+typed: ``minAvailable`` = launcher + workers (gang), ``-np`` = workers × GPUs per node,
+``-npernode`` / ``ppr:N:node`` = GPUs per node, ``-hostfile`` = the file the svc plugin writes
+for the worker task, one ``k8s.v1.cni.cncf.io/networks`` entry per IB NIC.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ...artifacts import Artifact, Kind
+from ...resolve import ResolvedCluster
+from ..test_image import nccl_tests_binary
+from ...resolve.nccl import IMAGE_WORKDIR
+from ._yaml import block, path, yaml_file
+
+JOB_FILE = "volcano-job.yaml"
+RBAC_FILE = "job-rbac.yaml"
+SSH_PORT = 22
+SHM_SIZE = "8Gi"  # seed 000/003; NCCL's shared-memory transport needs more than the 64 MiB default
+
+
+def wait_for_workers_script(cluster: ResolvedCluster) -> str:
+    aks = cluster.aks
+    selector = f"volcano.sh/job-name={aks.job_name},volcano.sh/task-spec={aks.worker_task}"
+    return (
+        f"until [[ \"$(kubectl get pod -l {selector} -o json | jq '.items | length')\" != 0 ]]; do\n"
+        "  echo \"Waiting for MPI worker pods...\"\n"
+        "  sleep 3\n"
+        "done\n"
+        "echo \"Waiting for MPI worker pods to be ready...\"\n"
+        f"kubectl wait pod -l {selector} --for=condition=Ready --timeout=600s\n"
+    )
+
+
+def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
+    t = cluster.nccl_test
+    return ["-b", t.min_bytes, "-f", str(t.step_factor), "-g", "1", "-e", t.max_bytes,
+            "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
+
+
+def mpirun_script(cluster: ResolvedCluster) -> str:
+    aks = cluster.aks
+    lines = [
+        "mpirun --allow-run-as-root",
+        f"-np {aks.np} -npernode {aks.gpus_per_worker}",
+        f"--bind-to numa --map-by ppr:{aks.gpus_per_worker}:node",
+        f"-hostfile {aks.hostfile}",
+    ]
+    lines += [f"-x {key}={shlex.quote(value)}" for key, value in aks.mpirun_env]
+    lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
+    lines.append(" ".join([nccl_tests_binary(cluster.nccl_test.collective), *nccl_tests_args(cluster)]))
+    return (
+        f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
+        "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
+        "echo \"HOSTS: $MPI_HOST\"\n"
+        + " \\\n  ".join(lines) + "\n"
+    )
+
+
+def _container(name: str, image: str, script: str, resources: dict, **extra) -> dict:
+    container = {
+        "name": name,
+        "image": image,
+        "command": ["/bin/bash", "-c", block(script)],
+        "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},  # RDMA pins memory (memlock)
+        "ports": [{"containerPort": SSH_PORT, "name": "mpijob-port"}],
+        "workingDir": IMAGE_WORKDIR,
+        "resources": resources,
+    }
+    container.update(extra)
+    return container
+
+
+def launcher_task(cluster: ResolvedCluster) -> dict:
+    aks = cluster.aks
+    return {
+        "replicas": 1,
+        "name": aks.launcher_task,
+        # Workers run sshd forever; the job is done when mpirun (the launcher) is.
+        "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
+        "template": {"spec": {
+            "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
+                                "command": ["/bin/bash", "-c", block(wait_for_workers_script(cluster))]}],
+            "serviceAccountName": aks.service_account,
+            "containers": [_container(aks.launcher_task, cluster.test_image_ref, mpirun_script(cluster),
+                                      {"requests": {"cpu": 1}})],
+            "restartPolicy": "OnFailure",
+        }},
+    }
+
+
+def worker_task(cluster: ResolvedCluster) -> dict:
+    aks = cluster.aks
+    units = {"nvidia.com/gpu": aks.gpus_per_worker}
+    if aks.infiniband:
+        units[aks.ib_resource] = aks.ib_nics_per_worker
+    template: dict = {}
+    if aks.uses_host_device_network:
+        template["metadata"] = {"annotations": {
+            "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * aks.ib_nics_per_worker)}}
+    container = _container(aks.worker_task, cluster.test_image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
+                           {"requests": dict(units), "limits": dict(units)},
+                           volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
+    template["spec"] = {
+        "containers": [container],
+        "restartPolicy": "OnFailure",
+        "terminationGracePeriodSeconds": 0,
+        "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
+    }
+    return {"replicas": aks.worker_replicas, "name": aks.worker_task, "template": template}
+
+
+def volcano_job(cluster: ResolvedCluster) -> dict:
+    aks = cluster.aks
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "metadata": {"name": aks.job_name, "namespace": aks.namespace},
+        "spec": {
+            "minAvailable": aks.min_available,
+            "schedulerName": "volcano",
+            "plugins": {"ssh": [], "svc": []},  # ssh: keys for mpirun; svc: hostfile + DNS names
+            "tasks": [launcher_task(cluster), worker_task(cluster)],
+        },
+    }
+
+
+def rbac(cluster: ResolvedCluster) -> list[dict]:
+    aks = cluster.aks
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount",
+         "metadata": {"name": aks.service_account, "namespace": aks.namespace}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+         "metadata": {"name": aks.role_binding, "namespace": aks.namespace},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+         "subjects": [{"kind": "ServiceAccount", "name": aks.service_account, "namespace": aks.namespace}]},
+    ]
+
+
+def render(cluster: ResolvedCluster) -> list[Artifact]:
+    aks = cluster.aks
+    job = yaml_file(cluster, [volcano_job(cluster)],
+                    f"NCCL {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
+                    f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {aks.job_name}-{aks.launcher_task}-0")
+    roles = yaml_file(cluster, rbac(cluster),
+                      f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
+    return [Artifact(path(JOB_FILE), job, Kind.VOLCANO_JOB, "aks"),
+            Artifact(path(RBAC_FILE), roles, Kind.K8S_MANIFEST, "aks")]
