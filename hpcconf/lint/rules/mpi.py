@@ -1,0 +1,386 @@
+"""MPI / UCX / UCC rules: the environment that decides how Open MPI moves GPU data.
+
+They read ``UCX_*``, ``UCC_*`` and ``OMPI_MCA_*`` settings wherever they are set (env files,
+``export`` lines in sbatch and shell scripts, container env, Dockerfile ``ENV``; see
+:mod:`hpcconf.lint.settings`). The value grammars are :mod:`hpcconf.knowledge.grammars`
+(research/nccl.md §7). SKU facts come from ``--sku`` or, for a compiled spec, from the pool the
+artifact belongs to; UCX and Open MPI versions from the spec's ``versions`` (newest when unknown).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge import grammars
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+from ..settings import SETTING_KINDS, Setting, env_settings
+
+MPI_KINDS = tuple(k for k in SETTING_KINDS if k != Kind.NCCL_CONF)  # nccl.conf: NCCL reads only NCCL_*
+IB_TRANSPORTS = {"ib", "rc", "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "ud", "ud_v", "ud_x", "ud_verbs", "ud_mlx5",
+                 "dc", "dc_x", "dc_mlx5", "rc_gda"}
+NETWORK_TRANSPORTS = IB_TRANSPORTS | {"tcp", "srd"}
+UCC_MIN_OPENMPI = (4, 1, 4)  # coll/ucc: v5.0 (open-mpi/ompi#8969); v4.1.x from 4.1.4 (#10171)
+SOCKCM_REMOVED = (1, 11)
+
+
+# --------------------------------------------------------------------------- context helpers
+
+def _version(text: Optional[str]) -> Optional[tuple[int, ...]]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3]) if text else None
+
+
+def _versions(ctx: LintContext) -> Any:
+    cluster = getattr(ctx, "cluster", None)
+    return getattr(cluster, "versions", None)
+
+
+def ucx_version(ctx: LintContext) -> Optional[str]:
+    return getattr(_versions(ctx), "ucx", None) or getattr(ctx, "ucx_version", None)
+
+
+def openmpi_version(ctx: LintContext) -> Optional[str]:
+    return getattr(_versions(ctx), "openmpi", None) or getattr(ctx, "openmpi_version", None)
+
+
+def sku_for(doc: Document, ctx: LintContext) -> Any:
+    """The SKU the document's settings run on: its pool's, for a compiled spec; else ``--sku``."""
+    cluster = getattr(ctx, "cluster", None)
+    artifact = doc.meta.get("artifact")
+    if cluster is not None and artifact is not None:
+        parts = artifact.path.split("/")
+        pools = {p.name: p for p in getattr(cluster, "pools", ())}
+        for part in parts[:-1]:
+            if part in pools:
+                return pools[part].sku
+        gpu_pools = [p for p in pools.values() if p.sku.gpu.count]
+        if len(gpu_pools) == 1:
+            return gpu_pools[0].sku
+    return ctx.sku
+
+
+def _has_ib(sku: Any, ctx: LintContext) -> bool:
+    if getattr(sku, "infiniband", None) is None:
+        return False
+    cluster = getattr(ctx, "cluster", None)
+    network = getattr(cluster, "ib_network", None)
+    return getattr(network, "enabled", True)
+
+
+def _mpi_settings(doc: Document, prefixes: tuple[str, ...]) -> list[Setting]:
+    return [s for s in env_settings(doc) if s.name.startswith(prefixes) and not s.dynamic]
+
+
+def _at(doc: Document, setting: Setting, problem: grammars.ValueProblem, message: str = "",
+        severity: Optional[Severity] = None) -> Diagnostic:
+    start = setting.value_column + problem.offset
+    return doc.at_line(setting.line, message or problem.message, hint=problem.hint, column=start,
+                       end_column=start + problem.length, severity=severity or problem.severity)
+
+
+def _tokens(value: str) -> list[str]:
+    body = value[1:] if value.startswith("^") else value
+    return [t.strip().lstrip("\\") for t in body.split(",") if t.strip()]
+
+
+# --------------------------------------------------------------------------- UCX
+
+@rule(code="MPI001", name="ucx-tls-invalid", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``UCX_TLS`` names a transport UCX does not have (``sockcm``, a typo), or leaves none.
+
+    ## What it catches
+    Every entry of ``UCX_TLS`` that is neither a UCX transport (``rc_mlx5``, ``tcp``,
+    ``cuda_ipc``, ...) nor an alias (``rc``, ``sm``, ``cuda``, ...): misspellings, connection
+    managers listed as transports (``rdmacm``) and ``sockcm``, removed in UCX 1.11. Also ``all``
+    combined with other entries, and a list with no usable entry at all (an error).
+
+    ## Why is this bad?
+    UCX skips unknown entries and warns only under ``UCX_WARN_INVALID_CONFIG=y``, so the job
+    runs without the transport its author asked for. ``sockcm`` was deleted in UCX 1.11
+    (openucx/ucx bfdd70e8, research/nccl.md §7) yet still appears in copied recipes: seed 004
+    sets ``UCX_TLS=tcp,cuda_copy,sockcm,rc`` for ND40rs_v2. A list where nothing is usable makes
+    UCX fail to initialise.
+
+    ## Example
+    ```text
+    export UCX_TLS=tcp,cuda_copy,sockcm,rc
+    ```
+
+    ## Fix
+    Drop ``sockcm`` and fix typos: ``export UCX_TLS=rc,sm,self,cuda_copy,cuda_ipc`` on an
+    InfiniBand SKU, ``tcp,sm,self,cuda_copy,cuda_ipc`` without InfiniBand.
+    """
+    version = ucx_version(ctx)
+    for setting in _mpi_settings(doc, ("UCX_TLS",)):
+        if setting.name != "UCX_TLS":
+            continue
+        for problem in grammars.check_ucx_tls(setting.value, version):
+            yield _at(doc, setting, problem)
+
+
+@rule(code="MPI002", name="ucx-tls-sku-mismatch", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``UCX_TLS`` does not fit the SKU: no InfiniBand transport on an IB SKU, IB transports
+    without IB, or CUDA copies without ``cuda_ipc`` on a multi-GPU node.
+
+    ## What it catches
+    An allow-list ``UCX_TLS`` (not ``^...``, not ``all``) that on an InfiniBand SKU has no
+    ``rc``/``ud``/``dc`` transport; that on a SKU without InfiniBand lists only IB transports
+    (no ``tcp``); or that lists ``cuda_copy`` but neither ``cuda_ipc`` nor ``cuda`` on a node
+    with more than one GPU (or an unknown SKU).
+
+    ## Why is this bad?
+    Seed 004 measured UCX-Py on ND40rs_v2 (one EDR HCA, NVLink V100s): ``tcp,cuda_copy`` moved
+    0.4 GB/s, adding ``rc`` 2.1 GB/s (2.7 GB/s between nodes), adding ``cuda_ipc`` 17 GB/s over
+    one NVLink and 26 GB/s over two. Without an IB transport MPI traffic crosses the Ethernet;
+    without ``cuda_ipc`` GPU-to-GPU messages inside a node are staged through host memory.
+    On a SKU without InfiniBand, ``rc`` finds no device and leaves nodes with no way to talk.
+
+    ## Example
+    ```text
+    # --sku ND40rs_v2
+    export UCX_TLS=tcp,cuda_copy
+    ```
+
+    ## Fix
+    ``export UCX_TLS=rc,sm,self,cuda_copy,cuda_ipc`` on InfiniBand SKUs;
+    ``export UCX_TLS=tcp,sm,self,cuda_copy,cuda_ipc`` on the others (e.g. NC A100 v4).
+    """
+    sku = sku_for(doc, ctx)
+    for setting in _mpi_settings(doc, ("UCX_TLS",)):
+        if setting.name != "UCX_TLS" or setting.value.startswith("^") or not setting.value.strip():
+            continue
+        names = set(_tokens(setting.value))
+        if "all" in names:
+            continue
+        if sku is not None and _has_ib(sku, ctx) and not names & IB_TRANSPORTS:
+            yield doc.at_line(setting.line, f"UCX_TLS={setting.value} has no InfiniBand transport although "
+                              f"{sku.name} has {sku.infiniband.count} {sku.infiniband.rate} HCA(s): MPI traffic "
+                              "between nodes goes over TCP", hint="add rc (e.g. rc,sm,self,cuda_copy,cuda_ipc)",
+                              column=setting.value_column, end_column=setting.end_column)
+        if sku is not None and not _has_ib(sku, ctx) and names & IB_TRANSPORTS:
+            no_network = not names & (NETWORK_TRANSPORTS - IB_TRANSPORTS)
+            yield doc.at_line(setting.line, f"UCX_TLS lists InfiniBand transports ({', '.join(sorted(names & IB_TRANSPORTS))}) "
+                              f"but {sku.name} has no InfiniBand" + ("; no transport is left between nodes"
+                                                                      if no_network else "; they find no device"),
+                              hint="use tcp instead (tcp,sm,self,cuda_copy,cuda_ipc)",
+                              column=setting.value_column, end_column=setting.end_column)
+        multi_gpu = sku is None or getattr(getattr(sku, "gpu", None), "count", 0) > 1
+        if multi_gpu and "cuda_copy" in names and not names & {"cuda_ipc", "cuda"}:
+            where = f"{sku.name}'s {sku.gpu.count} GPUs" if sku is not None else "GPUs of one node"
+            yield doc.at_line(setting.line, f"UCX_TLS has cuda_copy but not cuda_ipc: messages between {where} "
+                              "are staged through host memory instead of NVLink/PCIe peer copies",
+                              hint="add cuda_ipc", column=setting.value_column, end_column=setting.end_column)
+
+
+@rule(code="MPI003", name="ucx-net-devices-invalid", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``UCX_NET_DEVICES`` names a device UCX cannot match, or the wrong NIC for the SKU.
+
+    ## What it catches
+    RDMA devices without their port (``mlx5_0`` instead of ``mlx5_0:1``), non-numeric ports,
+    whitespace, ``all`` mixed with names; with a SKU, RDMA devices on a SKU without InfiniBand
+    and HCAs the SKU reserves for Ethernet (Crusoe's ``mlx5_0``, excluded from NCCL with
+    ``NCCL_IB_HCA=^mlx5_0:1`` in seed 002).
+
+    ## Why is this bad?
+    UCX names RDMA resources ``device:port``; an entry that matches nothing is dropped with at
+    most a warning, and if nothing is left UCX has no network device (jobs across nodes fail or
+    fall back to what remains). Pinning UCX to an Ethernet HCA sends MPI traffic over the
+    front-end network instead of InfiniBand.
+
+    ## Example
+    ```text
+    export UCX_NET_DEVICES=mlx5_0
+    ```
+
+    ## Fix
+    Write ``device:port`` (``mlx5_ib0:1`` on Azure HPC images, ``mlx5_0:1`` on a stock image), or
+    ``eth0`` with ``UCX_TLS=tcp`` on SKUs without InfiniBand.
+    """
+    sku = sku_for(doc, ctx)
+    for setting in _mpi_settings(doc, ("UCX_NET_DEVICES",)):
+        if setting.name != "UCX_NET_DEVICES":
+            continue
+        for problem in grammars.check_ucx_net_devices(setting.value):
+            yield _at(doc, setting, problem)
+        if sku is None or setting.value.startswith("^"):
+            continue
+        excluded = set(getattr(getattr(sku, "infiniband", None), "exclude_hcas", []) or [])
+        offset = 0
+        for token in setting.value.split(","):
+            name = token.strip().partition(":")[0]
+            column = setting.value_column + offset
+            offset += len(token) + 1
+            if not name or name == "all":
+                continue
+            rdma = grammars._IB_DEVICE_RE.match(name) is not None
+            if rdma and not _has_ib(sku, ctx):
+                yield doc.at_line(setting.line, f"{name} is an RDMA device but {sku.name} has no InfiniBand",
+                                  hint=f"use {sku.ethernet_interface} (with UCX_TLS=tcp,...)", column=column,
+                                  end_column=column + len(token))
+            elif name in excluded:
+                yield doc.at_line(setting.line, f"{name} is {sku.name}'s Ethernet HCA, not an InfiniBand port",
+                                  hint="list the InfiniBand HCAs instead, or leave UCX_NET_DEVICES unset",
+                                  column=column, end_column=column + len(token))
+
+
+@rule(code="MPI007", name="ucx-sockaddr-sockcm", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ucx_sockaddr_sockcm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``UCX_SOCKADDR_TLS_PRIORITY`` asks for ``sockcm``, which UCX 1.11 removed.
+
+    ## What it catches
+    A ``UCX_SOCKADDR_TLS_PRIORITY`` list containing ``sockcm`` when the UCX version is 1.11 or
+    newer (or unknown, which means the newest).
+
+    ## Why is this bad?
+    ``sockcm`` was removed in UCX 1.11 (openucx/ucx bfdd70e8; it lingers only in this
+    variable's old default ``rdmacm,tcp,sockcm``, research/nccl.md §7). Seed 004 sets
+    ``UCX_SOCKADDR_TLS_PRIORITY=sockcm``: on a current UCX that names no connection manager, so
+    client/server (listener) connections such as UCX-Py's find none to use.
+
+    ## Example
+    ```text
+    export UCX_SOCKADDR_TLS_PRIORITY=sockcm
+    ```
+
+    ## Fix
+    Leave the variable unset (the default tries ``rdmacm`` then ``tcp``), or list those.
+    """
+    version = _version(ucx_version(ctx))
+    if version is not None and version < SOCKCM_REMOVED:
+        return
+    for setting in _mpi_settings(doc, ("UCX_SOCKADDR_TLS_PRIORITY",)):
+        if setting.name != "UCX_SOCKADDR_TLS_PRIORITY":
+            continue
+        names = [t.strip() for t in setting.value.split(",")]
+        if "sockcm" not in names:
+            continue
+        offset = setting.value.find("sockcm")
+        left = [n for n in names if n and n != "sockcm"]
+        column = setting.value_column + offset
+        yield doc.at_line(setting.line, "sockcm was removed in UCX 1.11" + (
+            f"; only {','.join(left)} remain" if left else "; no connection manager is left for listener connections"),
+            hint="remove sockcm (leave the variable unset for the default rdmacm,tcp)",
+            column=column, end_column=column + len("sockcm"))
+
+
+# --------------------------------------------------------------------------- UCC
+
+@rule(code="MPI004", name="ucc-tune-invalid", severity=Severity.ERROR, kinds=MPI_KINDS)
+def ucc_tune_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A ``UCC_<CL|TL>_<NAME>_TUNE`` string that UCC cannot parse, or a token that does nothing.
+
+    ## What it catches
+    Tokens of ``UCC_TL_NCCL_TUNE`` and the other ``*_TUNE`` variables that break the grammar of
+    ``ucc_coll_score.c``: ``#``-separated tokens of ``:``-separated qualifiers (collective list,
+    memory types, message ranges ``0-4k``, team sizes ``[2-8]``, score or ``inf``,
+    ``@algorithm``), each kind at most once. Also tokens with neither a score nor an algorithm
+    (warning) and empty message ranges.
+
+    ## Why is this bad?
+    UCC logs ``failed to parse token`` and returns ``UCC_ERR_INVALID_PARAM``: the team layer
+    fails to initialise, and MPI falls back to its own collectives or aborts (research/nccl.md
+    §7). Seed 001 routes MPI allreduce to NCCL with ``UCC_TL_NCCL_TUNE=allreduce:cuda:inf``;
+    a slip such as ``allreduce:cuda:inf:inf`` or ``all_reduce:cuda:inf`` breaks it.
+
+    ## Example
+    ```text
+    export UCC_TL_NCCL_TUNE=all_reduce:cuda:inf
+    ```
+
+    ## Fix
+    Use UCC's names and one qualifier of each kind per token:
+    ``export UCC_TL_NCCL_TUNE=allreduce:cuda:inf``.
+    """
+    for setting in _mpi_settings(doc, ("UCC_",)):
+        if re.fullmatch(r"UCC_(CL|TL)_[A-Z0-9]+_TUNE", setting.name):
+            for problem in grammars.check_ucc_tune(setting.value):
+                yield _at(doc, setting, problem)
+
+
+# --------------------------------------------------------------------------- Open MPI
+
+@rule(code="MPI005", name="ompi-coll-mca-invalid", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ompi_coll_mca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An ``OMPI_MCA_coll_*`` value Open MPI cannot read, or a ``coll_hcoll`` setting on Open MPI 6.
+
+    ## What it catches
+    ``*_enable`` values that are not MCA booleans, ``*_priority`` values that are not integers,
+    and any ``OMPI_MCA_coll_hcoll_*`` when the Open MPI version is 6.0 or newer.
+
+    ## Why is this bad?
+    Open MPI rejects a malformed MCA value at startup. ``coll/hcoll`` was removed in Open MPI
+    6.0 (open-mpi/ompi PR #13480): its variables are then unknown and only produce a warning,
+    so a recipe that relies on ``coll_hcoll_enable=0`` to steer collectives does nothing.
+    Azure's NCCL tests pass ``coll_hcoll_enable 0`` for the Open MPI 4.x/5.x of their images
+    (research/nccl.md §7).
+
+    ## Example
+    ```text
+    export OMPI_MCA_coll_ucc_enable=on
+    export OMPI_MCA_coll_ucc_priority=high
+    ```
+
+    ## Fix
+    Use ``1``/``0`` and integers; drop ``coll_hcoll`` settings for Open MPI 6 and later.
+    """
+    version = openmpi_version(ctx)
+    for setting in _mpi_settings(doc, ("OMPI_MCA_coll_",)):
+        for problem in grammars.check_ompi_mca(setting.name, setting.value, version):
+            yield _at(doc, setting, problem)
+
+
+@rule(code="MPI006", name="ompi-ucc-not-selected", severity=Severity.WARNING, kinds=MPI_KINDS)
+def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """UCC settings are present but Open MPI will not use coll/ucc.
+
+    ## What it catches
+    ``UCC_*`` or ``OMPI_MCA_coll_ucc_*`` settings where ``OMPI_MCA_coll_ucc_enable`` is unset,
+    where ``coll_ucc_priority`` is unset or not above the competing component (``coll/hcoll``
+    at 90 while it exists and is enabled, else ``coll/tuned`` at 30), or where the Open MPI
+    version predates coll/ucc (before 4.1.4).
+
+    ## Why is this bad?
+    Open MPI ships coll/ucc disabled with priority 10 (open-mpi/ompi PR #9009). A job that sets
+    ``UCC_TL_NCCL_TUNE`` alone therefore never reaches UCC; with the default priority, basic and
+    libnbc win and initialisation can fail (open-mpi/ompi#9885). Seed 001 sets both
+    ``OMPI_MCA_coll_ucc_enable=1`` and ``OMPI_MCA_coll_ucc_priority=100``, and measured UCC+NCCL
+    allreduce 65x faster than plain Open MPI. coll/ucc exists in Open MPI 5.0 and, on the 4.1
+    series, from 4.1.4 (PR #10171; seed 001 used 4.1.4).
+
+    ## Example
+    ```text
+    export UCC_TL_NCCL_TUNE=allreduce:cuda:inf
+    export OMPI_MCA_coll_ucc_priority=50
+    ```
+
+    ## Fix
+    ``export OMPI_MCA_coll_ucc_enable=1`` and ``export OMPI_MCA_coll_ucc_priority=100``, on
+    Open MPI 4.1.4 or newer.
+    """
+    settings = _mpi_settings(doc, ("UCC_", "OMPI_MCA_"))
+    if not any(s.name.startswith(("UCC_", "OMPI_MCA_coll_ucc_")) for s in settings):
+        return
+    env = {s.name: s.value for s in settings}
+    where = {s.name: s for s in settings}
+    first_ucc = next(s for s in settings if s.name.startswith(("UCC_", "OMPI_MCA_coll_ucc_")))
+    version = openmpi_version(ctx)
+    parsed = _version(version)
+    if parsed is not None and parsed < UCC_MIN_OPENMPI and parsed[0] < 5:
+        yield doc.at_line(first_ucc.line, f"Open MPI {version} has no coll/ucc (added in 4.1.4 and 5.0): "
+                          "the UCC settings are ignored", hint="use Open MPI 4.1.4 or newer",
+                          column=first_ucc.column, end_column=first_ucc.end_column)
+        return
+    for name, problem in grammars.check_ompi_coll_ucc(env, version):
+        setting = where.get(name)
+        if setting is not None:
+            yield _at(doc, setting, problem)
+        else:
+            yield doc.at_line(first_ucc.line, problem.message, hint=problem.hint, column=first_ucc.column,
+                              end_column=first_ucc.end_column, severity=problem.severity)
