@@ -75,14 +75,19 @@ def _text_settings(doc: Document, first: int, last: int, source: str,
             continue
         pattern = _DOCKER_ENV if dockerfile_env else _ENV_FILE if source == "env-file" else _INLINE
         for match in pattern.finditer(line):
-            value = match.group("value")
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            yield Setting(match.group("name"), value, number, match.start("name") + 1, match.start("value") + 1,
+            value, value_column = _unquote(match.group("value"), match.start("value") + 1)
+            yield Setting(match.group("name"), value, number, match.start("name") + 1, value_column,
                           match.end("value") + 1, source)
 
 
 _DOCKER_ENV = re.compile(r"(?:^\s*ENV\s+|(?<=\s))(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+
+
+def _unquote(raw: str, column: int) -> tuple[str, int]:
+    """The value without surrounding quotes, and the column of its first character."""
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1], column + 1
+    return raw, column
 
 
 def _yaml_settings(doc: Document) -> Iterator[Setting]:
@@ -105,11 +110,11 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
                     line_number, column = _locate(doc, start, match.group(0), seen_lines)
                     if line_number is None:
                         continue
-                    value = match.group("value").strip("\"'")
                     name_col = column + match.start("name") - match.start(0)
-                    yield Setting(match.group("name"), value, line_number, name_col,
-                                  name_col + len(match.group("name")) + 1,
-                                  name_col + len(match.group("name")) + 1 + len(match.group("value")), "command")
+                    raw_start = name_col + len(match.group("name")) + 1
+                    value, value_column = _unquote(match.group("value"), raw_start)
+                    yield Setting(match.group("name"), value, line_number, name_col, value_column,
+                                  raw_start + len(match.group("value")), "command")
 
 
 def _locate(doc: Document, start: int, snippet: str, seen: set[int]) -> tuple[int | None, int]:

@@ -17,16 +17,8 @@ from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
-# Algorithms and the first/last release accepting each (tuning.cc); matched case-insensitively.
-ALGORITHMS = {"tree": ("2.5", None), "ring": ("2.5", None), "collnet": ("2.6", "2.13"),
-              "collnetdirect": ("2.14", None), "collnetchain": ("2.14", None), "nvls": ("2.17", None),
-              "nvlstree": ("2.18", None), "pat": ("2.23", None)}
-PROTOCOLS = {"ll": ("2.0", None), "ll128": ("2.0", None), "simple": ("2.0", None)}
-FUNCTIONS = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"}
-# NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL names (paths.cc) with their first release; legacy 0-5 always.
-PATH_LEVELS = {"LOC": "2.0", "NVL": "2.0", "NVB": "2.0", "C2C": "2.26", "PIX": "2.0", "PXB": "2.0",
-               "P2C": "2.27", "PXN": "2.0", "PHB": "2.0", "SYS": "2.0"}
-MAX_HCA_ENTRIES = 32
+GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
+                 "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
 
 
 def _setting_finding(doc: Document, setting: Setting, message: str, hint: str,
@@ -79,42 +71,23 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                           end_column=setting.column + len(setting.name))
 
 
-def algo_problems(value: str, ctx: LintContext, table: dict[str, tuple[str, str | None]],
-                  what: str) -> list[str]:
-    """Problems NCCL ``version`` has with an NCCL_ALGO / NCCL_PROTO value (tuning.cc parseList)."""
-    problems: list[str] = []
-    per_function = ctx.nccl_at_least("2.24")
-    entries = value.split(";") if per_function else [value]
-    for index, entry in enumerate(entries):
-        body = entry
-        if per_function and ":" in entry:
-            function, _, body = entry.partition(":")
-            if function.strip().lower() not in FUNCTIONS:
-                problems.append(f"unknown collective {function!r} (one of Broadcast, Reduce, AllGather, "
-                                f"ReduceScatter, AllReduce)")
-        elif per_function and index > 0:
-            problems.append(f"entry {entry!r} after ';' needs a collective prefix, e.g. 'allreduce:{entry}'")
-        tokens = body.strip()
-        if tokens.startswith("^"):
-            tokens = tokens[1:]
-        for token in (t.strip() for t in tokens.split(",")):
-            if not token:
-                problems.append(f"empty {what} name in {value!r}")
-                continue
-            known = table.get(token.lower())
-            if known is None:
-                problems.append(f"unknown {what} {token!r}")
-            elif not ctx.nccl_at_least(known[0]):
-                problems.append(f"{what} {token!r} needs NCCL {known[0]} or newer")
-            elif known[1] and ctx.nccl_at_least(_next_minor(known[1])):
-                problems.append(f"{what} {token!r} was last accepted by NCCL {known[1]}"
-                                + (" (use CollNetDirect or CollNetChain)" if token.lower() == "collnet" else ""))
-    return problems
+def _value_findings(doc: Document, ctx: LintContext, names: tuple[str, ...] | None) -> Iterator[Diagnostic]:
+    """Findings from ``hpcconf.knowledge.grammars`` (a port of each consumer's own value parser) for
+    the settings named ``names`` (None: every NCCL name without a rule of its own)."""
+    from ...knowledge.grammars import check_env_value
 
-
-def _next_minor(version: str) -> str:
-    major, minor = version.split(".")[:2]
-    return f"{major}.{int(minor) + 1}"
+    for setting in _nccl_settings(doc):
+        wanted = setting.name in names if names is not None else setting.name not in GRAMMAR_RULES
+        if not wanted or setting.dynamic:
+            continue
+        for problem in check_env_value(setting.name, setting.value, nccl_version=ctx.nccl_version):
+            column = setting.value_column + problem.offset
+            severity = Severity.ERROR if problem.fatal else problem.severity
+            message = problem.message
+            if problem.fatal:
+                message += ": NCCL fails to initialise"
+            yield doc.at_line(setting.line, f"{setting.name}: {message}", hint=problem.hint, column=column,
+                              end_column=column + problem.length, severity=severity)
 
 
 @rule(code="NCCL011", name="nccl-algo-proto-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
@@ -143,30 +116,7 @@ def algo_proto_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     LL, LL128, Simple (protocols); prefix later entries with a collective:
     ``NCCL_ALGO=ring;allreduce:tree,ring``.
     """
-    for setting in _nccl_settings(doc):
-        if setting.name not in ("NCCL_ALGO", "NCCL_PROTO") or setting.dynamic:
-            continue
-        table, what = (ALGORITHMS, "algorithm") if setting.name == "NCCL_ALGO" else (PROTOCOLS, "protocol")
-        problems = algo_problems(setting.value, ctx, table, what)
-        if not problems:
-            continue
-        fatal = ctx.nccl_at_least("2.24")
-        effect = "NCCL fails to initialise (ncclInvalidUsage)" if fatal else \
-            f"NCCL {ctx.nccl_version} ignores it silently"
-        yield _setting_finding(doc, setting, f"{setting.name}={setting.value!r}: {'; '.join(problems)}: {effect}",
-                               hint=f"valid {what}s: {', '.join(_display(table, ctx))}",
-                               severity=None if fatal else Severity.WARNING)
-
-
-def _display(table: dict[str, tuple[str, str | None]], ctx: LintContext) -> list[str]:
-    names = {"tree": "Tree", "ring": "Ring", "collnet": "CollNet", "collnetdirect": "CollNetDirect",
-             "collnetchain": "CollNetChain", "nvls": "NVLS", "nvlstree": "NVLSTree", "pat": "PAT",
-             "ll": "LL", "ll128": "LL128", "simple": "Simple"}
-    return [names[k] for k, (first, last) in table.items()
-            if ctx.nccl_at_least(first) and not (last and ctx.nccl_at_least(_next_minor(last)))]
-
-
-_HCA_ENTRY = re.compile(r"^(?P<name>[^:\s]+)(?::(?P<port>\d*)(?::(?P<rail>\d*)(?::(?P<plane>\d*))?)?)?$")
+    yield from _value_findings(doc, ctx, ("NCCL_ALGO", "NCCL_PROTO"))
 
 
 @rule(code="NCCL012", name="nccl-ib-hca-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
@@ -194,60 +144,37 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``^`` before ``=``: ``NCCL_IB_HCA=^=mlx5_an0``; or list the fabric HCAs exactly:
     ``NCCL_IB_HCA==mlx5_ib0:1,mlx5_ib1:1``.
     """
+    yield from _value_findings(doc, ctx, ("NCCL_IB_HCA",))
+    ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
+    if ctx.sku is None:
+        return
+    from ...knowledge.grammars import parse_if_list
+
+    from ...knowledge.grammars import check_ib_hca
+
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:
             continue
-        problems, names, exclude = _hca_problems(setting.value, ctx)
-        for problem in problems:
-            yield _setting_finding(doc, setting, f"NCCL_IB_HCA={setting.value!r}: {problem}",
-                                   hint="grammar: [^][=]name[:port][,...], e.g. ^=mlx5_an0 or =mlx5_ib0:1")
-        ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
-        if ctx.sku is None or problems or not names:
+        if any(p.severity == Severity.ERROR for p in check_ib_hca(setting.value, ctx.nccl_version)):
+            continue  # the value does not parse: the grammar finding above says why
+        parsed = parse_if_list(setting.value)
+        if parsed.exclude or not parsed.entries:
             continue
         devices = list(getattr(ib, "devices", []) or []) if ib is not None else []
-        non_fabric = list(getattr(ib, "exclude_hcas", []) or []) if ib is not None else []
-        exact = setting.value.lstrip("^").startswith("=")
-        matched = lambda n: [d for d in devices if (d == n if exact else d.startswith(n))]  # noqa: E731
-        if ib is None and not exclude:
+        if ib is None:
             yield _setting_finding(doc, setting, f"{ctx.sku_name} has no InfiniBand, but NCCL_IB_HCA selects "
-                                                 f"{', '.join(names)}", hint="remove NCCL_IB_HCA (and set "
-                                                 "NCCL_IB_DISABLE=1 if you want to be explicit)",
+                                                 f"{', '.join(e.name for e in parsed.entries)}",
+                                   hint="remove NCCL_IB_HCA (NCCL_IB_DISABLE=1 makes the choice explicit)",
                                    severity=Severity.WARNING)
-        elif not exclude and devices:
-            unknown = [n for n in names if not matched(n) and not any(x.startswith(n) for x in non_fabric)]
-            fake = [n for n in names if any(x == n or (not exact and x.startswith(n)) for x in non_fabric)]
-            if fake:
-                yield _setting_finding(doc, setting, f"NCCL_IB_HCA selects {', '.join(fake)}, the Ethernet VF of "
-                                                     f"{ctx.sku_name}, as an InfiniBand rail",
-                                       hint=f"use the fabric HCAs: ={','.join(d + ':1' for d in devices)}")
-            if unknown:
-                yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no "
-                                                     f"IB device of {ctx.sku_name} ({', '.join(devices)})",
-                                       hint=f"use ={','.join(d + ':1' for d in devices)}")
-
-
-def _hca_problems(value: str, ctx: LintContext) -> tuple[list[str], list[str], bool]:
-    problems = []
-    text = value
-    if text.startswith("=^"):
-        problems.append("'=^' is read as exact match of a device named '^...': write '^=' instead")
-        return problems, [], False
-    exclude = text.startswith("^")
-    text = text[1:] if exclude else text
-    text = text[1:] if text.startswith("=") else text
-    entries = text.split(",")
-    if len(entries) > MAX_HCA_ENTRIES:
-        problems.append(f"{len(entries)} entries; NCCL reads at most {MAX_HCA_ENTRIES}")
-    names = []
-    for entry in entries:
-        match = _HCA_ENTRY.match(entry.strip())
-        if not match:
-            problems.append(f"entry {entry!r} is not name[:port]")
             continue
-        if (match.group("rail") is not None or match.group("plane") is not None) and not ctx.nccl_at_least("2.29.7"):
-            problems.append(f"entry {entry!r} has rail/plane fields, which NCCL before 2.29.7 does not accept")
-        names.append(match.group("name"))
-    return problems, names, exclude
+        if not devices:
+            continue
+        unknown = [e.name for e in parsed.entries if not e.name.startswith("mlx5_an")
+                   and not any((d == e.name) if parsed.exact else d.startswith(e.name) for d in devices)]
+        if unknown:
+            yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no IB "
+                                                 f"device of {ctx.sku_name} ({', '.join(devices)})",
+                                   hint=f"use ={','.join(d + ':1' for d in devices)}")
 
 
 @rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
@@ -272,20 +199,7 @@ def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Use one of the path names (``NCCL_P2P_LEVEL=NVL``).
     """
-    for setting in _nccl_settings(doc):
-        if setting.name not in ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL") or setting.dynamic:
-            continue
-        value = setting.value.strip()
-        valid = [n for n, first in PATH_LEVELS.items() if ctx.nccl_at_least(first)]
-        if value in valid or value in {"0", "1", "2", "3", "4", "5"}:
-            continue
-        if value in PATH_LEVELS:
-            message = f"{setting.name}={value} needs NCCL {PATH_LEVELS[value]} or newer (target {ctx.nccl_version})"
-        elif value.upper() in valid:
-            message = f"{setting.name}={value!r}: path names are upper case ({value.upper()})"
-        else:
-            message = f"{setting.name}={value!r} is not a path type NCCL knows"
-        yield _setting_finding(doc, setting, message, hint=f"one of {', '.join(valid)} (or 0-5)")
+    yield from _value_findings(doc, ctx, ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"))
 
 
 @rule(code="NCCL014", name="nccl-algo-nvls-unsupported", severity=Severity.WARNING, kinds=SETTING_KINDS)
