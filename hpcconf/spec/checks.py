@@ -11,13 +11,14 @@ from typing import Iterator
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic
 from .checks_aks import check_aks
+from .checks_azhop import check_azhop
 from .checks_slurm import check_slurm
 from .load import LoadedSpec
 
 
 def check_spec(loaded: LoadedSpec, catalog: Catalog) -> list[Diagnostic]:
     return [*_pool_names(loaded), *_skus(loaded, catalog), *_test_references(loaded, catalog),
-            *check_slurm(loaded, catalog), *check_aks(loaded, catalog)]
+            *check_slurm(loaded, catalog), *check_aks(loaded, catalog), *check_azhop(loaded, catalog)]
 
 
 def _pool_names(loaded: LoadedSpec) -> Iterator[Diagnostic]:

@@ -1,0 +1,155 @@
+"""AzHOP artifacts: ``azhop/config.yml`` and the cluster-init scripts that put NCCL files on GPU nodes.
+
+The cluster-init files mirror az-hop's ``common`` CycleCloud project
+(``playbooks/roles/cyclecloud_cluster/projects/common/cluster-init/``), which runs on every node:
+copy ``azhop/cluster-init/`` over it before ``install.sh``. ``scripts/zz-hpcconf-nccl.sh`` runs last
+(after az-hop's ``zz-custom.sh``), asks jetpack which nodearray (queue) the node belongs to and runs
+``files/hpcconf/<queue>/install-nccl-files.sh``, which writes the nccl target's files to the paths
+its ``nccl.conf`` names (``/opt/hpcconf/nccl/...``) and that ``nccl.conf`` to ``/etc/nccl.conf``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..artifacts import Artifact, Kind
+from ..knowledge import azhop as kb
+from ..resolve import ResolvedCluster
+from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
+from ..templating import generated_by, render_template
+from . import Target
+from .nccl_files import nccl_conf, topology_artifacts
+
+CLUSTER_INIT = "azhop/cluster-init"
+DISPATCHER = f"{CLUSTER_INIT}/scripts/zz-hpcconf-nccl.sh"
+HEREDOC_END = "HPCCONF_EOF"
+# OnDemand apps in az-hop's template; enabled as the template enables them.
+APPLICATIONS = (("bc_codeserver", True), ("bc_jupyter", True), ("bc_amlsdk", False), ("bc_rstudio", False),
+                ("bc_ansys_workbench", False), ("bc_vmd", False), ("bc_paraview", False), ("bc_vizer", False))
+
+
+def installer_path(queue: str) -> str:
+    return f"{CLUSTER_INIT}/files/hpcconf/{queue}/install-nccl-files.sh"
+
+
+# -- config.yml ------------------------------------------------------------------------------------
+
+def _home(az: ResolvedAzhop) -> dict[str, Any]:
+    home = az.settings.storage.home
+    if home.type == "existing":
+        options = home.options or "rw,hard,rsize=262144,wsize=262144,vers=3,tcp,_netdev"
+        return {"type": "existing", "mountpoint": home.mountpoint, "server": home.server, "export": home.export,
+                "options": options, "note": "an NFS export that already exists (azhop.storage.home)"}
+    return {"type": home.type, "mountpoint": home.mountpoint, "server": kb.HOME_PLACEHOLDERS["server"],
+            "export": kb.HOME_PLACEHOLDERS["export"], "options": home.options or kb.HOME_PLACEHOLDERS["options"],
+            "note": f"az-hop fills the {{{{anf_home_*}}}} values from the {home.type} share it creates"}
+
+
+def _queue(q: AzhopQueue, queue_manager: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": q.name}
+    if q.type:
+        entry["type"] = q.type
+    entry["vm_size"] = q.vm_size
+    if q.initial_count is not None:
+        entry["initial_count"] = q.initial_count
+    if q.max_count is not None:
+        entry["max_count"] = q.max_count
+    if q.max_core_count is not None:
+        entry["max_core_count"] = q.max_core_count
+    entry["image"] = q.image
+    entry["EnableAcceleratedNetworking"] = q.accelerated_networking
+    entry["spot"] = q.spot
+    if q.colocate is not None and queue_manager == "slurm":
+        entry["ColocateNodes"] = q.colocate
+    if q.idle_timeout is not None:
+        entry["idle_timeout"] = q.idle_timeout
+    return entry
+
+
+def _queue_comment(q: AzhopQueue, first: bool, cluster: ResolvedCluster) -> str:
+    parts = [q.note]
+    if first and cluster.azhop and cluster.azhop.queue_manager == "slurm":
+        parts.append("first queue = Slurm default partition")
+    if q.pool and q.colocate and cluster.pool(q.pool).infiniband:
+        parts.append("ColocateNodes: one placement group / scale set, so InfiniBand connects the nodes")
+    return "; ".join(p for p in parts if p)
+
+
+def config_context(cluster: ResolvedCluster) -> dict[str, Any]:
+    az = cluster.azhop
+    assert az is not None
+    s = az.settings
+    users = [{"name": u.name, "uid": u.uid, "groups": [az.gids[g] for g in u.groups], "shell": u.shell} for u in s.users]
+    return {
+        "header": [generated_by(cluster.spec_file), f"az-hop config.yml for cluster '{cluster.name}'; validate with "
+                   "az-hop's ./validate_config.sh (config.schema.json, draft-06) or `hpcconf lint`."],
+        "cluster": cluster, "az": az, "s": s,
+        "home": _home(az),
+        "subnets": az.subnets,
+        "users": users,
+        "queues": [(_queue(q, s.queue_manager), _queue_comment(q, i == 0, cluster)) for i, q in enumerate(az.queues)],
+        "applications": APPLICATIONS,
+        "access_key": s.access,
+        "lustre": s.storage.lustre,
+        "amlfs_note": _amlfs_note(az),
+    }
+
+
+def _amlfs_note(az: ResolvedAzhop) -> Optional[str]:
+    lustre = az.settings.storage.lustre
+    if lustre is None:
+        return None
+    step = kb.AMLFS_STEP_TIB[lustre.sku]
+    return f"{lustre.capacity_tib} TiB = {lustre.capacity_tib // step} x {step} TiB steps of {lustre.sku}"
+
+
+def config_yml(cluster: ResolvedCluster) -> Artifact:
+    return Artifact("azhop/config.yml", render_template("azhop/config.yml.j2", **config_context(cluster)),
+                    Kind.AZHOP_CONFIG, "azhop")
+
+
+# -- cluster-init: NCCL files on the nodes ---------------------------------------------------------------
+
+def _heredoc_body(path: str, content: str) -> str:
+    if HEREDOC_END in content.splitlines():
+        raise RuntimeError(f"{path} contains the heredoc delimiter {HEREDOC_END}")
+    return content if content.endswith("\n") else content + "\n"
+
+
+def installer(cluster: ResolvedCluster, install: NcclInstall, produced: dict[str, Artifact]) -> Artifact:
+    pool = cluster.pool(install.queue)
+    files = [{"source": src, "target": dst, "content": _heredoc_body(src, produced[src].content)} for src, dst in install.files]
+    conf = produced[install.conf_artifact]
+    text = render_template(
+        "azhop/install-nccl-files.sh.j2", header=generated_by(cluster.spec_file), queue=install.queue,
+        sku=pool.sku.name, files=files, conf={"source": install.conf_artifact, "target": install.conf_node_path,
+                                               "content": _heredoc_body(install.conf_artifact, conf.content)},
+        directories=sorted({dst.rsplit("/", 1)[0] for _, dst in install.files}), end=HEREDOC_END,
+        image_conf=pool.sku.nccl.image_conf())
+    return Artifact(installer_path(install.queue), text, Kind.SHELL_SCRIPT, "azhop")
+
+
+def dispatcher(cluster: ResolvedCluster, installs: tuple[NcclInstall, ...]) -> Artifact:
+    text = render_template("azhop/zz-hpcconf-nccl.sh.j2", header=generated_by(cluster.spec_file),
+                           queues=[i.queue for i in installs])
+    return Artifact(DISPATCHER, text, Kind.SHELL_SCRIPT, "azhop")
+
+
+def node_setup(cluster: ResolvedCluster) -> list[Artifact]:
+    az = cluster.azhop
+    assert az is not None
+    if not az.nccl_installs:
+        return []
+    # The same files the nccl target writes (rendered by its functions), so the two cannot drift.
+    produced: dict[str, Artifact] = {}
+    for pool in cluster.gpu_pools:
+        for artifact in topology_artifacts(pool, "nccl", "nccl") + [nccl_conf(pool, cluster)]:
+            produced[artifact.path] = artifact
+    return [installer(cluster, i, produced) for i in az.nccl_installs] + [dispatcher(cluster, az.nccl_installs)]
+
+
+def render(cluster: ResolvedCluster) -> list[Artifact]:
+    return [config_yml(cluster), *node_setup(cluster)]
+
+
+TARGETS = [Target("azhop", frozenset({"azhop"}), render)]
