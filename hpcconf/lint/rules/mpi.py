@@ -72,7 +72,26 @@ def _has_ib(sku: Any, ctx: LintContext) -> bool:
 
 
 def _mpi_settings(doc: Document, prefixes: tuple[str, ...]) -> list[Setting]:
-    return [s for s in env_settings(doc) if s.name.startswith(prefixes) and not s.dynamic]
+    found = [s for s in env_settings(doc) if s.name.startswith(prefixes) and not s.dynamic]
+    if doc.kind in (Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
+        found = _with_mixed_case_exports(doc, found, prefixes)
+    return found
+
+
+def _with_mixed_case_exports(doc: Document, found: list[Setting], prefixes: tuple[str, ...]) -> list[Setting]:
+    """``export OMPI_MCA_coll_ucc_enable=1``: MCA names are mixed case, which the shared script
+    scanner (upper-case names only) skips; take such exports from the document's shell parse."""
+    seen = {(s.line, s.name) for s in found}
+    extra = []
+    for entry in doc.conf.entries:
+        if not entry.exported or not entry.key.startswith(prefixes) or (entry.line, entry.key) in seen:
+            continue
+        if "$" in entry.value:
+            continue
+        raw_value = entry.raw[entry.value_column - 1:].rstrip()
+        extra.append(Setting(entry.key, entry.value, entry.line, entry.key_column, entry.value_column,
+                             entry.value_column + len(raw_value), "script"))
+    return sorted(found + extra, key=lambda s: (s.line, s.column))
 
 
 def _at(doc: Document, setting: Setting, problem: grammars.ValueProblem, message: str = "",
