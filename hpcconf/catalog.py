@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .diagnostics import Diagnostic, HpcconfError
 from .resources import resource_dir
-from .yamlpos import YamlDocument, load_document
+from .yamlpos import YamlDocument, fast_load, load_document
 
 # NCCL maps <pci link_speed> to a per-lane rate by prefix match (src/graph/xml.h kvDictPciGen,
 # research nccl.md §5); any other value, "" included, silently falls back to 6 Gb/s per lane.
@@ -426,7 +426,11 @@ def load_sku_file(path: Path) -> Sku:
 
 
 def _parse_sku_file(path: Path) -> Sku:
-    doc = load_document(path.read_text(encoding="utf-8"), str(path))
+    text = path.read_text(encoding="utf-8")
+    fast = _fast_parse(text, path)
+    if fast is not None:
+        return fast
+    doc = load_document(text, str(path))
     if not isinstance(doc.data, dict):
         raise HpcconfError([Diagnostic(code="HPC100", name="sku-invalid",
                                        message="a SKU file must be a YAML mapping",
@@ -444,6 +448,20 @@ def _parse_sku_file(path: Path) -> Sku:
             hint=f"Rename the file to {sku.name}.yaml (or {sku.provider}-{sku.name}.yaml)."),
             ("name",), prefer_value=True)])
     return sku
+
+
+def _fast_parse(text: str, path: Path) -> Sku | None:
+    """The common case, a valid file, without the (slow, pure-Python) position-tracking loader.
+
+    Every build loads the whole catalog, so this keeps pre-commit fast; any problem falls back
+    to the positional path, which reports it at file:line:col.
+    """
+    try:
+        data = fast_load(text)
+        sku = Sku.model_validate(data)
+    except Exception:  # noqa: BLE001 - any problem is reported precisely by the slow path
+        return None
+    return sku if path.stem in (sku.name, f"{sku.provider}-{sku.name}") else None
 
 
 class Catalog:

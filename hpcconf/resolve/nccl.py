@@ -70,8 +70,9 @@ def _settings(sku: Sku, infiniband: bool, topo: Optional[str], graph: Optional[s
 
 def resolve_pool_nccl(sku: Sku, infiniband: bool, overrides: Mapping[str, str]) -> PoolNccl:
     topo, graph = topology_file_names(sku)
-    node_conf = _settings(sku, infiniband, topo and f"{NODE_NCCL_DIR}/{topo}",
-                          graph and f"{NODE_NCCL_DIR}/{graph}", overrides)
+    # A provider's own topology file (Crusoe remaps PCI addresses per hypervisor) exists only on its nodes.
+    node_topo = f"{NODE_NCCL_DIR}/{topo}" if topo else sku.nccl.vendor_topo_file
+    node_conf = _settings(sku, infiniband, node_topo, graph and f"{NODE_NCCL_DIR}/{graph}", overrides)
     image_env = _settings(sku, infiniband, topo and f"{IMAGE_WORKDIR}/{topo}",
                           graph and f"{IMAGE_WORKDIR}/{graph}", overrides)
     return PoolNccl(topo_file=topo, graph_file=graph, node_conf=node_conf, image_env=image_env)

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Write every NCCL file hpcconf generates (one per SKU) into a folder for the real-NCCL acceptance run.
+
+Usage: python tools/nccl_acceptance/prepare.py DIR
+Then, on a machine with >= 2 NVIDIA GPUs: python3 tools/nccl_acceptance/run.py DIR RESULTS.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from hpcconf.catalog import Catalog
+from hpcconf.parsers.nccl_conf import render_nccl_conf
+from hpcconf.resolve.nccl import NODE_NCCL_DIR, resolve_pool_nccl
+from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
+
+
+def main(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    catalog = Catalog.load()
+    cases = []
+    for name in catalog.names():
+        sku = catalog.get(name)
+        nccl = resolve_pool_nccl(sku, infiniband=sku.infiniband is not None, overrides={})
+        files = {}
+        if nccl.topo_file:
+            files["topo"] = (nccl.topo_file, render_topology_xml(sku))
+        if nccl.graph_file:
+            files["graph"] = (nccl.graph_file, render_graph_xml(sku))
+        files["conf"] = (f"{name}.nccl.conf", render_nccl_conf(dict(nccl.node_conf)))
+        entry = {"sku": name, "gpus": sku.gpu.count, "node_dir": NODE_NCCL_DIR}
+        for role, (file_name, text) in files.items():
+            (directory / file_name).write_text(text)
+            entry[role] = {"file": file_name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+        cases.append(entry)
+    (directory / "cases.json").write_text(json.dumps(cases, indent=2, sort_keys=True) + "\n")
+    print(f"{len(cases)} SKUs written to {directory}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
