@@ -1,0 +1,321 @@
+"""`hpcconf init` (scaffold a commented spec), `hpcconf migrate` (spec format versions) and
+`hpcconf explain-diff` (which spec field changed which artifact). ``register(app)`` adds them.
+
+Spec format versions: a spec says ``apiVersion: hpcconf/v1``; the loader refuses any other
+value (HPC007). When a v2 exists, ``hpcconf migrate`` will convert a spec step by step
+(``MIGRATIONS``: from-version -> (to-version, step)), editing the ruamel round-trip tree in
+place so that the user's comments, key order and quoting survive. Today v1 is the only
+version, so ``migrate`` says there is nothing to do (or refuses a version it does not know).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, List, Optional
+
+import typer
+
+from .diagnostics import HpcconfError, render_all
+from .spec.model import API_VERSION, NAME_PATTERN, TestImage, Versions
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+PLATFORMS = ("aks", "azhop", "slurm")
+
+# Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
+_VERSION_USERS = {
+    "network_operator": {"aks"}, "gpu_operator": {"aks"}, "node_feature_discovery": {"aks"}, "volcano": {"aks"},
+    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"},
+}
+_PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
+# network-operator >= 24.10 renders no doca-driver version of its own; Azure/aks-rdma-infiniband pins this one
+# (the same tag examples/ndmv4-aks-current.yaml and the AKS check's hint use).
+DOCA_DRIVER_TAG = "doca3.2.0-25.10-1.2.8.0-2"
+
+
+# -- init ---------------------------------------------------------------------------------------
+
+def _usage(message: str) -> "typer.Exit":
+    typer.echo(f"hpcconf: error: {message}", err=True)
+    return typer.Exit(EXIT_INVALID)
+
+
+def _platforms(values: list[str]) -> list[str]:
+    chosen: list[str] = []
+    for value in values or ["aks"]:
+        for item in (v.strip().lower() for v in value.split(",")):
+            if item and item not in PLATFORMS:
+                raise _usage(f"--platform {item!r} is not one of {', '.join(PLATFORMS)}")
+            if item and item not in chosen:
+                chosen.append(item)
+    return chosen
+
+
+def _slug(sku_name: str) -> str:
+    """Standard_ND96isr_H100_v5 -> nd96isr-h100-v5 (a valid cluster-name stem)."""
+    stem = re.sub(r"^standard_", "", sku_name.lower())
+    stem = re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
+    if not stem or not stem[0].isalpha():
+        stem = "gpu-" + stem
+    return stem[:30].rstrip("-")
+
+
+def _scalar(value: object) -> str:
+    """A YAML scalar that reads back as the same string (quote '23.03', 'yes', '8' ...)."""
+    from ruamel.yaml import YAML
+
+    text = str(value)
+    loaded = YAML(typ="safe").load(text) if text else None
+    if isinstance(loaded, str) and loaded == text and not text.startswith(("*", "&", "!", "{", "[")):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _versions(platforms: list[str]) -> list[dict[str, str]]:
+    defaults = Versions()
+    items = []
+    for key, info in Versions.model_fields.items():
+        users = _VERSION_USERS.get(key)
+        value = getattr(defaults, key)
+        if value is None or users is None or not ("*" in users or users & set(platforms)):
+            continue
+        comment = (info.description or "").split(". ")[0].rstrip(".")
+        items.append({"key": key, "value": _scalar(value), "comment": comment})
+    return items
+
+
+def _doca_driver_tag(sku: Any) -> str | None:
+    """The doca-driver tag the NicClusterPolicy needs, when the pinned network-operator has no default."""
+    try:
+        from .knowledge.charts import network_operator_renders_ncp
+    except ImportError:  # pragma: no cover - the AKS knowledge is part of the package
+        return None
+    if sku.infiniband is None or network_operator_renders_ncp(Versions().network_operator):
+        return None
+    return DOCA_DRIVER_TAG
+
+
+def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
+                 registry: str | None, file: str, command: str) -> dict[str, Any]:
+    """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
+    crusoe = sku.provider == "crusoe"
+    ib = sku.infiniband
+    base = TestImage.model_fields["base"].default
+    tag = base.rsplit(":", 1)[-1].split("-", 1)[0]
+    gpus = f"{sku.gpu.count} x {sku.gpu.model}"
+    context: dict[str, Any] = {
+        "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
+        "command": command, "file": file, "out": "out", "cluster_name": name,
+        "location": location or ("useast1" if crusoe else "southcentralus"),
+        "location_comment": "informational for Crusoe (the Terraform location is slurm.crusoe.location)" if crusoe
+        else "Azure region; check the VM size is offered there (az vm list-skus -l <region>)",
+        "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
+        "sku_comment": f"{sku.family}: {gpus}" + (f", {ib.count} x {ib.rate} InfiniBand" if ib else ", no InfiniBand"),
+        "infiniband": f"{ib.count} x {ib.rate} InfiniBand per node" if ib else "",
+        "versions": _versions(platforms),
+        "aks": "aks" in platforms,
+        "doca_driver_tag": None,
+        "test_image": None,
+        "crusoe": None,
+    }
+    if "aks" in platforms:
+        context["doca_driver_tag"] = _doca_driver_tag(sku)
+        registry = registry or f"{re.sub(r'[^a-z0-9]', '', name)[:40]}acr.azurecr.io"
+        context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
+    if crusoe and "slurm" in platforms:
+        context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
+                             "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_network_id": _PLACEHOLDER_UUID if ib else None}
+    return context
+
+
+def render_init_spec(context: dict[str, Any]) -> str:
+    from .templating import render_template
+
+    return render_template("init/spec.yaml.j2", **context)
+
+
+def _validate(text: str, file_name: str) -> None:
+    """Compile the scaffold before writing it: init never leaves a spec that does not build."""
+    from .pipeline import compile_spec
+
+    with tempfile.TemporaryDirectory(prefix="hpcconf-init-") as tmp:
+        path = Path(tmp) / file_name
+        path.write_text(text, encoding="utf-8")
+        compile_spec(path)
+
+
+def init_command(
+    sku: str = typer.Option(..., "--sku", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`)."),
+    nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, help="Number of GPU nodes."),
+    platform: List[str] = typer.Option([], "--platform", "-p", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Cluster name (default: from the SKU and platform)."),
+    location: Optional[str] = typer.Option(None, "--location", help="Azure region (default southcentralus)."),
+    registry: Optional[str] = typer.Option(None, "--registry", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Spec file to write (default <name>.yaml; '-' prints it)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+) -> None:
+    """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
+    from .catalog import Catalog, UnknownSku
+
+    platforms = _platforms(platform)
+    catalog = Catalog.load()
+    try:
+        found = catalog.get(sku)
+    except UnknownSku as exc:
+        close = ", ".join(getattr(exc, "suggestions", []) or [])
+        raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them"))
+    cluster_name = name or f"{_slug(found.name)}-{platforms[0]}"
+    if not re.match(NAME_PATTERN, cluster_name):
+        raise _usage(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")
+    target = output or Path(f"{cluster_name}.yaml")
+    to_stdout = str(target) == "-"
+    if not to_stdout and target.exists() and not force:
+        raise _usage(f"{target} exists; pass --force to overwrite it or -o to write elsewhere")
+    shown_platforms = " ".join(f"--platform {p}" for p in platforms)
+    command = f"hpcconf init --sku {found.name} --nodes {nodes} {shown_platforms}"
+    file_name = "spec.yaml" if to_stdout else target.name
+    text = render_init_spec(init_context(found, nodes, platforms, cluster_name, location, registry,
+                                         "spec.yaml" if to_stdout else target.as_posix(), command))
+    try:
+        _validate(text, file_name)
+    except HpcconfError as error:  # a bad --location/--registry value, or a bug: never write a broken spec
+        typer.echo(render_all(error.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID)
+    if to_stdout:
+        typer.echo(text, nl=False)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {target}: {nodes} x {found.name} on {', '.join(platforms)}")
+    typer.echo(f"next: hpcconf build {target} && hpcconf lint {target}")
+
+
+# -- migrate ------------------------------------------------------------------------------------
+
+# from apiVersion -> (to apiVersion, step that edits the round-trip tree in place). Empty: v1 is the first.
+MIGRATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {}
+
+
+class MigrationError(ValueError):
+    pass
+
+
+def _round_trip_yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.indent(mapping=2, sequence=4, offset=2)  # the layout `hpcconf init` and the examples use
+    yaml.width = 4096  # never re-wrap long lines
+    return yaml
+
+
+def migrate_text(text: str) -> tuple[str, list[str]]:
+    """Convert a spec to the current apiVersion; returns (new text, steps applied). Comments survive."""
+    yaml = _round_trip_yaml()
+    data = yaml.load(text)
+    if not hasattr(data, "get"):
+        raise MigrationError("not a spec: the file is not a YAML mapping")
+    version = data.get("apiVersion")
+    if version is None:
+        raise MigrationError(f"no apiVersion; add 'apiVersion: {API_VERSION}' at the top")
+    steps: list[str] = []
+    while version != API_VERSION:
+        if version not in MIGRATIONS:
+            known = ", ".join([API_VERSION, *MIGRATIONS])
+            raise MigrationError(f"apiVersion {version!r} is not one this hpcconf knows ({known})")
+        to_version, step = MIGRATIONS[version]
+        step(data)
+        data["apiVersion"] = to_version
+        steps.append(f"{version} -> {to_version}")
+        version = to_version
+    if not steps:
+        return text, steps
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue(), steps
+
+
+def migrate_command(
+    specs: List[Path] = typer.Argument(..., help="Spec files to convert to the current apiVersion."),
+    write: bool = typer.Option(False, "--write", "-w", help="Rewrite the files in place (comments are kept)."),
+) -> None:
+    """Convert specs to the current spec format version (hpcconf/v1 is the only one so far)."""
+    status = EXIT_OK
+    for spec in specs:
+        try:
+            text = spec.read_text(encoding="utf-8")
+            new_text, steps = migrate_text(text)
+        except OSError as exc:
+            typer.echo(f"hpcconf: error: cannot read {spec}: {exc.strerror or exc}", err=True)
+            status = EXIT_INVALID
+            continue
+        except MigrationError as exc:
+            typer.echo(f"{spec}: error: {exc}", err=True)
+            status = EXIT_INVALID
+            continue
+        except Exception as exc:  # ruamel parse errors: keep it to one line, no traceback
+            typer.echo(f"{spec}: error: not valid YAML ({type(exc).__name__}: {str(exc).splitlines()[0]})", err=True)
+            status = EXIT_INVALID
+            continue
+        if not steps:
+            typer.echo(f"{spec}: no migration needed: {API_VERSION} is the only version")
+        elif write:
+            spec.write_text(new_text, encoding="utf-8")
+            typer.echo(f"{spec}: migrated ({', '.join(steps)})")
+        else:
+            typer.echo(new_text, nl=False)
+    raise typer.Exit(status)
+
+
+# -- explain-diff -------------------------------------------------------------------------------
+
+def explain_diff_command(
+    spec: Path = typer.Argument(..., help="The spec as it is now."),
+    against: Optional[Path] = typer.Option(None, "--against", help="The earlier spec file (default: the spec at --rev)."),
+    rev: str = typer.Option("HEAD", "--rev", help="Git revision of the earlier spec (when --against is not given)."),
+    show_diff: bool = typer.Option(False, "--diff", help="Also print the unified diff of each changed artifact."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+) -> None:
+    """Say which spec field caused each artifact change between an earlier spec and this one."""
+    from .build_command import _unified
+    from .explain_diff import explain_specs, load_old_spec, spec_at_revision
+    from .pipeline import compile_spec
+
+    try:
+        build = compile_spec(spec, sku_dir)
+        if against is not None:
+            from .spec.load import read_spec_text
+
+            old_text, old_label = read_spec_text(against), against.as_posix()
+        else:
+            earlier = spec_at_revision(spec, rev)
+            if earlier is None:
+                raise _usage(f"{spec} has no version at git revision {rev!r}; pass --against OLD_SPEC")
+            old_text, old_label = earlier
+        old_data = load_old_spec(old_text, old_label)
+    except HpcconfError as error:
+        typer.echo(render_all(error.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID)
+    explanation = explain_specs(build, old_data, old_label, sku_dir)
+    typer.echo(explanation.render(), nl=False)
+    if show_diff and explanation.artifacts:
+        from .explain_diff import compile_data
+
+        try:
+            old_files = compile_data(old_data, build, sku_dir, old_label)
+        except HpcconfError as error:
+            typer.echo(f"(no diff: the earlier spec does not build: {error.diagnostics[0].message})", err=True)
+            return
+        new_files = {a.path: a.content for a in build.artifacts}
+        for artifact in explanation.artifacts:
+            typer.echo(_unified(artifact.path, old_files.get(artifact.path), new_files.get(artifact.path)), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``init``, ``migrate`` and ``explain-diff`` to ``app`` (called by hpcconf.cli)."""
+    app.command("init")(init_command)
+    app.command("migrate")(migrate_command)
+    app.command("explain-diff")(explain_diff_command)
