@@ -1,0 +1,199 @@
+"""The Slurm artifacts of the two examples against seeds 002 (Crusoe) and 001/004 (UCX/UCC).
+
+Oracles: seed 002's terraform.tfvars, /etc/nccl.conf and srun line; the UCX_TLS and UCC tune
+grammars (hpcconf.knowledge.grammars, research nccl.md §7); and the linter, which must find
+nothing above info in anything the examples generate.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from hpcconf.catalog import Catalog
+from hpcconf.diagnostics import Severity
+from hpcconf.knowledge.grammars import check_ucc_tune, check_ucx_net_devices, check_ucx_tls
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths
+from hpcconf.pipeline import compile_spec
+from hpcconf.targets.slurm import hcl_string
+from hpcconf.yamlio import dump_yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CRUSOE = REPO / "examples" / "crusoe-h100-slurm.yaml"
+NDV2 = REPO / "examples" / "nd40rs-v2-ucx.yaml"
+
+
+def _artifacts(spec: Path, *extra) -> dict[str, str]:
+    return {a.path: a.content for a in compile_spec(spec, *extra).artifacts}
+
+
+def _seed002(shared: Path) -> str:
+    return next((shared / "seeds").glob("002_*.txt")).read_text(encoding="utf-8")
+
+
+def _hcl_assignments(text: str) -> dict[str, str]:
+    """Top-level ``name = value`` of a tfvars file, comments dropped (seed 002 has trailing ones)."""
+    out = {}
+    for line in text.splitlines():
+        match = re.match(r"^([a-z_]+) = (.*?)\s*(#.*)?$", line)
+        if match:
+            out[match.group(1)] = match.group(2)
+            if match.group(1) == "slurm_users":
+                break  # the user objects' fields follow, unindented in the seed
+    return out
+
+
+def _users(text: str) -> list[dict[str, str]]:
+    return [dict(re.findall(r"(name|uid|ssh_pubkey)\s*=\s*(\"[^\"]*\"|\d+)", block))
+            for block in re.findall(r"\{(.*?)\}", text[text.index("slurm_users"):], re.S)]
+
+
+# --------------------------------------------------------------------------- Crusoe (seed 002)
+
+def test_tfvars_has_seed_002_variables_with_values(shared_dir):
+    seed = _seed002(shared_dir)
+    seed_vars = _hcl_assignments(seed[seed.index("# common configuration"):seed.index("2. After")])
+    ours_text = _artifacts(CRUSOE)["slurm/terraform.tfvars"]
+    ours = _hcl_assignments(ours_text)
+    assert set(ours) == set(seed_vars)
+    for name in ("location", "ssh_public_key_path", "vpc_subnet_id", "slurm_compute_node_type", "slurm_compute_node_count"):
+        assert ours[name] == seed_vars[name], name
+    for name in ("project_id", "slurm_compute_node_ib_network_id"):  # blank placeholders in the seed
+        assert re.fullmatch(r'"[0-9a-f-]{36}"', ours[name]), name
+    assert _users(ours_text) == _users(seed[seed.index("slurm_users"):seed.index("2. After")])
+
+
+def test_tfvars_strings_are_quoted_for_hcl():
+    assert hcl_string("a\"b") == '"a\\"b"'
+    assert hcl_string("${var.x} %{ if }") == '"$${var.x} %%{ if }"'
+    ours = _hcl_assignments(_artifacts(CRUSOE)["slurm/terraform.tfvars"])
+    for name, value in ours.items():
+        if name != "slurm_compute_node_count" and name != "slurm_users":
+            assert json.loads(value), name  # a JSON string is an HCL string once ${ is escaped
+    assert ours["slurm_compute_node_count"] == "2"
+
+
+def test_crusoe_nccl_conf_reproduces_seed_002(shared_dir):
+    seed = _seed002(shared_dir)
+    block = seed[seed.index("/etc/nccl.conf file"):seed.index("5. Then")]
+    seed_conf = dict(line.split("=", 1) for line in block.splitlines()[1:] if "=" in line and not line.startswith("#"))
+    ours = dict(line.split("=", 1) for line in _artifacts(CRUSOE)["nccl/h100/nccl.conf"].splitlines()
+                if "=" in line and not line.startswith("#"))
+    assert seed_conf["NCCL_IB_HCA"] == "^mlx5_0:1" and seed_conf["NCCL_ALGO"] == "NVLSTree"
+    for key, value in seed_conf.items():
+        assert ours.get(key) == value, key
+
+
+def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
+    seed = _seed002(shared_dir)
+    seed_srun = shlex.split(re.search(r"^srun .*$", seed, re.M).group(0))
+    script = _artifacts(CRUSOE)["slurm/h100/all_reduce_perf.sbatch"]
+    assert "#SBATCH --nodes=2" in script and "#SBATCH -p batch" in script
+    assert "--mpi=pmix" in seed_srun and "--mpi=pmix" in script
+    assert "--ntasks-per-node=8" in seed_srun and "#SBATCH --ntasks-per-node=8" in script
+    assert "--gres=gpu:8" in seed_srun and "#SBATCH --gpus-per-node=8" in script
+    binary_at = next(i for i, w in enumerate(seed_srun) if w.endswith("all_reduce_perf"))
+    seed_args = seed_srun[binary_at:]
+    our_call = re.search(r"^\s*(/\S+all_reduce_perf .*)$", script, re.M).group(1).split()
+    assert our_call[0] == seed_args[0]
+    seed_flags = dict(zip(seed_args[1::2], seed_args[2::2]))
+    our_flags = dict(zip(our_call[1::2], our_call[2::2]))
+    assert {k: our_flags[k] for k in seed_flags} == seed_flags
+    for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "NVLSTree")):
+        assert f"export {key}={value}" in script
+
+
+def test_crusoe_cpus_per_task_follows_vcpus(tmp_path, shared_dir):
+    """Seed 002 ran --cpus-per-task=22: 176 vCPUs / 8 GPUs, once the SKU's vCPU count is known."""
+    sku = Catalog.load(()).get("h100-80gb-sxm-ib.8x")
+    skus = tmp_path / "skus"
+    skus.mkdir()
+    (skus / "h100-80gb-sxm-ib.8x.yaml").write_text(dump_yaml(sku.model_copy(update={"vcpus": 176}).model_dump(mode="json")))
+    script = _artifacts(CRUSOE, [skus])["slurm/h100/all_reduce_perf.sbatch"]
+    seed_srun = re.search(r"^srun .*$", _seed002(shared_dir), re.M).group(0)
+    assert "--cpus-per-task=22" in seed_srun
+    assert "#SBATCH --cpus-per-task=22" in script and "--cpus-per-task=22" in script.split("srun", 1)[1]
+
+
+def test_no_mpi_env_file_for_plain_nccl():
+    assert not [p for p in _artifacts(CRUSOE) if p.endswith("mpi.env")]
+
+
+# --------------------------------------------------------------------------- UCX / UCC (seeds 001, 004)
+
+def _env(text: str) -> dict[str, str]:
+    return {k: shlex.split(v)[0] for k, v in re.findall(r"^export (\w+)=(.*)$", text, re.M)}
+
+
+def test_env_file_values_parse_by_the_grammars():
+    env = _env(_artifacts(NDV2)["slurm/ndv2/mpi.env"])
+    assert check_ucx_tls(env["UCX_TLS"], "1.13.1") == []
+    assert check_ucx_net_devices(env["UCX_NET_DEVICES"]) == []
+    assert check_ucc_tune(env["UCC_TL_NCCL_TUNE"]) == []
+    assert "rc" in env["UCX_TLS"].split(",") and "sockcm" not in env["UCX_TLS"]
+    assert "cuda_ipc" in env["UCX_TLS"].split(",")  # seed 004: 17-26 GB/s over NVLink with it, 2.1 without
+
+
+def test_env_file_is_seed_001_ucc_path():
+    env = _env(_artifacts(NDV2)["slurm/ndv2/mpi.env"])
+    assert env["OMPI_MCA_coll_ucc_enable"] == "1"
+    assert env["OMPI_MCA_coll_ucc_priority"] == "100"
+    assert env["UCC_TL_NCCL_TUNE"] == "allreduce:cuda:inf"
+    assert env["OMPI_MCA_coll_hcoll_enable"] == "0"  # Open MPI 4.1.4 still has coll/hcoll
+
+
+def test_sbatch_exports_the_env_file_settings():
+    artifacts = _artifacts(NDV2)
+    assert _env(artifacts["slurm/ndv2/mpi.env"]).items() <= _env(artifacts["slurm/ndv2/all_reduce_perf.sbatch"]).items()
+
+
+def _spec(tmp_path: Path, body: str) -> Path:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\n"
+                    "platforms: [slurm]\n" + body, encoding="utf-8")
+    return spec
+
+
+def test_no_hcoll_setting_on_open_mpi_6(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n"
+                           "versions: {openmpi: 6.0.0}\nslurm: {collectives: ucc-nccl}\n")
+    env = _env(_artifacts(spec)["slurm/ndv2/mpi.env"])
+    assert "OMPI_MCA_coll_hcoll_enable" not in env and env["OMPI_MCA_coll_ucc_enable"] == "1"
+
+
+def test_ucx_without_infiniband_uses_tcp_on_eth0(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: nc48, sku: Standard_NC48ads_A100_v4, count: 2}]\nslurm: {collectives: ucx}\n")
+    env = _env(_artifacts(spec)["slurm/nc48/mpi.env"])
+    assert env["UCX_TLS"].split(",")[0] == "tcp" and env["UCX_NET_DEVICES"] == "eth0"
+    assert not {"rc", "ud", "dc"} & set(env["UCX_TLS"].split(","))
+    assert "OMPI_MCA_coll_ucc_enable" not in env
+
+
+def test_spec_mpi_env_has_the_last_word(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n"
+                           "slurm: {collectives: ucx}\nmpi_env: {UCX_NET_DEVICES: 'mlx5_0:1', UCX_IB_PCI_RELAXED_ORDERING: 'on'}\n")
+    env = _env(_artifacts(spec)["slurm/ndv2/mpi.env"])
+    assert env["UCX_NET_DEVICES"] == "mlx5_0:1" and env["UCX_IB_PCI_RELAXED_ORDERING"] == "on"
+
+
+def test_multiple_ucc_collectives_make_one_token(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 1}]\n"
+                           "slurm: {collectives: ucc-nccl, ucc_nccl_collectives: [allreduce, bcast, allgather]}\n")
+    tune = _env(_artifacts(spec)["slurm/ndv2/mpi.env"])["UCC_TL_NCCL_TUNE"]
+    assert tune == "allreduce,bcast,allgather:cuda:inf" and check_ucc_tune(tune) == []
+
+
+# --------------------------------------------------------------------------- lint of everything generated
+
+@pytest.mark.parametrize("spec", [CRUSOE, NDV2], ids=lambda p: p.stem)
+def test_generated_artifacts_lint_clean(spec):
+    result = lint_paths([str(spec)], LintContext())
+    serious = [f for f in result.findings if f.severity.rank > Severity.INFO.rank]
+    assert not serious, [(f.file, f.line, f.code, f.message) for f in serious]
+    linted = {d.path.split(" -> ")[-1] for d in result.documents}
+    assert any(p.endswith(".sbatch") for p in linted)
