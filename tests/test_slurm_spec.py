@@ -1,0 +1,116 @@
+"""The `slurm:` spec section refuses what would break or be silently ignored, at the right line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpcconf.diagnostics import HpcconfError
+from hpcconf.pipeline import compile_spec
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIjPRr0iVR4mgzJy0ehnM5hWX4O86hM1bVTgdi5g3nkZ user1@crusoe.ai"
+CRUSOE_POOL = "pools: [{name: h100, sku: h100-80gb-sxm-ib.8x, count: 2}]\n"
+CRUSOE_BLOCK = """slurm:
+  crusoe:
+    project_id: 5f0e8a52-3c1d-4b7e-9a26-8d4c2e1f7b90
+    location: us-east1-a
+    vpc_subnet_id: 80cf6356-da22-42c8-8925-d5fb1e3e55ad
+    ib_network_id: 2c6b9e41-7d3a-4f58-b1e0-9a7c5d3e2f16
+"""
+
+
+def _spec(tmp_path: Path, body: str) -> Path:
+    spec = tmp_path / "s.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\n"
+                    "platforms: [slurm]\n" + body, encoding="utf-8")
+    return spec
+
+
+def _errors(spec: Path) -> list:
+    with pytest.raises(HpcconfError) as info:
+        compile_spec(spec)
+    return info.value.diagnostics
+
+
+def _line_of(spec: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(spec.read_text().splitlines(), 1) if needle in line)
+
+
+def test_private_key_is_refused(tmp_path):
+    spec = _spec(tmp_path, CRUSOE_POOL + CRUSOE_BLOCK + "    users:\n      - name: user1\n        uid: 1001\n"
+                 "        ssh_public_key: '-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA'\n")
+    [error] = _errors(spec)
+    assert "private key" in error.message and error.line == _line_of(spec, "ssh_public_key:")
+
+
+def test_private_key_path_is_refused(tmp_path):
+    spec = _spec(tmp_path, CRUSOE_POOL + CRUSOE_BLOCK + "    ssh_public_key_path: ~/.ssh/id_ed25519\n")
+    [error] = _errors(spec)
+    assert ".pub" in error.message and error.line == _line_of(spec, "ssh_public_key_path")
+
+
+def test_crusoe_pool_needs_crusoe_block(tmp_path):
+    spec = _spec(tmp_path, CRUSOE_POOL)
+    [error] = _errors(spec)
+    assert error.code == "HPC004" and "slurm.crusoe" in error.message and error.line == _line_of(spec, "pools:")
+
+
+def test_crusoe_block_without_crusoe_pool(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n" + CRUSOE_BLOCK)
+    [error] = _errors(spec)
+    assert error.code == "HPC005" and error.line == _line_of(spec, "crusoe:")
+
+
+def test_ib_instance_needs_ib_network(tmp_path):
+    block = "\n".join(line for line in CRUSOE_BLOCK.splitlines() if "ib_network_id" not in line) + "\n"
+    [error] = _errors(_spec(tmp_path, CRUSOE_POOL + block))
+    assert "ib_network_id" in error.message and "TCP" in error.message
+
+
+def test_duplicate_uid(tmp_path):
+    users = "".join(f"      - {{name: {n}, uid: 1001, ssh_public_key: '{KEY}'}}\n" for n in ("a1", "b2"))
+    spec = _spec(tmp_path, CRUSOE_POOL + CRUSOE_BLOCK + "    users:\n" + users)
+    [error] = _errors(spec)
+    assert "uid 1001" in error.message and error.line == _line_of(spec, "b2")
+
+
+def test_test_nodes_beyond_pool(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\nslurm:\n  test_nodes: {ndv2: 3}\n")
+    [error] = _errors(spec)
+    assert "2 node(s)" in error.message and error.line == _line_of(spec, "test_nodes")
+
+
+def test_partition_for_unknown_pool(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\nslurm:\n  partitions: {gpu: ndv2}\n")
+    [error] = _errors(spec)
+    assert error.code == "HPC008" and "ndv2" in error.hint
+
+
+def test_ucc_path_needs_open_mpi_with_coll_ucc(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n"
+                           "versions: {openmpi: 4.1.2}\nslurm: {collectives: ucc-nccl}\n")
+    [error] = _errors(spec)
+    assert "coll/ucc" in error.message and error.line == _line_of(spec, "openmpi")
+
+
+def test_unparsable_ucc_tune_in_mpi_env(tmp_path):
+    spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n"
+                           "mpi_env: {UCC_TL_NCCL_TUNE: 'all_reduce:cuda:inf'}\n")
+    [error] = _errors(spec)
+    assert "failed to parse" in error.message and error.line == _line_of(spec, "UCC_TL_NCCL_TUNE")
+
+
+def test_valid_crusoe_spec_compiles(tmp_path):
+    build = compile_spec(_spec(tmp_path, CRUSOE_POOL + CRUSOE_BLOCK + "  partitions: {h100: gpu}\n"))
+    paths = {a.path for a in build.artifacts}
+    assert {"slurm/terraform.tfvars", "slurm/h100/all_reduce_perf.sbatch"} <= paths
+    assert build.cluster.slurm.partition("h100").partition == "gpu"
+
+
+def test_azure_slurm_spec_gets_sbatch_but_no_tfvars(tmp_path):
+    spec = tmp_path / "a.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\n"
+                    "platforms: [slurm]\npools: [{name: nc96v4, sku: Standard_NC96ads_A100_v4, count: 1}]\n")
+    paths = {a.path for a in compile_spec(spec).artifacts}
+    assert "slurm/nc96v4/all_reduce_perf.sbatch" in paths and "slurm/terraform.tfvars" not in paths
