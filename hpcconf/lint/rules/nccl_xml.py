@@ -22,6 +22,12 @@ def _tree(doc: Document, ctx: LintContext):
     return doc.nccl_xml(ctx.nccl_version)
 
 
+def _accepted(doc: Document, ctx: LintContext):
+    """The parsed tree when NCCL accepts the file; None when it rejects it (NCCL020 says why)."""
+    tree = _tree(doc, ctx)
+    return None if tree.fatal else tree
+
+
 def _problem_findings(doc: Document, ctx: LintContext, kinds: set[str], fatal: bool | None = None,
                       severity: Severity | None = None) -> Iterator[Diagnostic]:
     for problem in _tree(doc, ctx).problems:
@@ -202,7 +208,9 @@ def self_nvlink(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     from ...parsers.nccl_xml import self_nvlink_targets
 
-    tree = _tree(doc, ctx)
+    tree = _accepted(doc, ctx)
+    if tree is None:
+        return
     for link in self_nvlink_targets(tree):
         yield doc.at_element(link, f"<nvlink> of GPU {link.get('target')} targets the GPU itself: NCCL stops "
                                    f"asking NVML and sees no NVLink to any other GPU",
@@ -216,9 +224,9 @@ def _cpu_set(affinity: str) -> set[int]:
     return {i for i in range(bits.bit_length()) if bits >> i & 1}
 
 
-@rule(code="NCCL026", name="nccl-topo-cpu-affinity-overlap", severity=Severity.WARNING, kinds=(Kind.NCCL_TOPOLOGY,))
-def cpu_affinity_overlap(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """Two ``<cpu>`` NUMA nodes in a topology file claim the same CPU cores.
+@rule(code="NCCL026", name="nccl-topo-cpu-affinity-wrong", severity=Severity.WARNING, kinds=(Kind.NCCL_TOPOLOGY,))
+def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``<cpu>`` affinity masks that overlap, or (with ``--sku``) differ from the SKU's NUMA cores.
 
     ## What it catches
     ``affinity`` masks of different ``<cpu numaid>`` elements that share cores, or (with
@@ -241,7 +249,9 @@ def cpu_affinity_overlap(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     Give each NUMA node its own cores (ND96asr_v4: 0-23, 24-47, 48-71, 72-95), or regenerate the
     file with ``hpcconf build`` for the SKU.
     """
-    tree = _tree(doc, ctx)
+    tree = _accepted(doc, ctx)
+    if tree is None:
+        return
     seen: list[tuple[object, set[int]]] = []
     sku_numa = {n.id: set(n.cpu_set()) for n in getattr(ctx.sku, "numa", []) or []} if ctx.sku is not None else {}
     for cpu in tree.iter("cpu"):
@@ -277,13 +287,16 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A topology file for a SKU that should run without one (NC24/NC48ads_A100_v4, NC H100 v5,
-    GB200), GPU bus ids the SKU does not have, and SKU GPUs missing from the file.
+    GB200), GPU bus ids the SKU does not have, SKU GPUs missing from the file, and GPUs placed
+    under another NUMA node than the SKU attaches them to.
 
     ## Why is this bad?
     NCCL trusts the file: GPUs are matched by bus id, and unmatched entries are dropped while the
     real GPUs fall back to detection, so NUMA placement, NVLink and NIC pairing come from two
     sources at once. Azure's ncv4 file on NC48ads (2 GPUs, one NVLink bridge) hides the bridge
     (see NCCL025); Crusoe's hypervisor remaps PCI addresses, so Azure files never fit there.
+    Azure's own ndv4 file had GPUs 0001/0002 under the wrong NUMA node until commit c3e42913
+    (2023-09, "numa domains swapped"); seed 000 ships that version in its NCCL test image.
 
     ## Example
     ```text
@@ -296,8 +309,8 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     if ctx.sku is None:
         return
-    tree = _tree(doc, ctx)
-    root = tree.root
+    tree = _accepted(doc, ctx)
+    root = tree.root if tree is not None else None
     if root is None:
         return
     topology = getattr(ctx.sku, "topology", None)
@@ -325,6 +338,21 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     if missing and found:
         yield doc.at_element(root, f"{ctx.sku_name} GPUs {', '.join(missing)} are not in this file",
                              hint="use the topology file made for this SKU")
+    numa_of = {busid.lower(): node.numaid for node in topology.numa for busid in node.gpus}
+    for busid, element in found.items():
+        cpu = _enclosing(element, "cpu")
+        written = cpu.get("numaid") if cpu is not None else None
+        if busid in numa_of and written is not None and written.isdigit() and int(written) != numa_of[busid]:
+            yield doc.at_element(element, f"GPU {busid} is under NUMA node {written}, but on {ctx.sku_name} it "
+                                          f"is attached to NUMA node {numa_of[busid]}", attribute="busid",
+                                 hint="move it under the right <cpu numaid>, or regenerate the file for this SKU")
+
+
+def _enclosing(element, name: str):
+    node = element.parent
+    while node is not None and node.name != name:
+        node = node.parent
+    return node
 
 
 @rule(code="NCCL028", name="nccl-graph-gpu-missing", severity=Severity.ERROR, kinds=(Kind.NCCL_GRAPH,))
@@ -357,7 +385,9 @@ def graph_gpu_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         return
     from ...parsers.nccl_xml import graph_gpu_devs
 
-    tree = _tree(doc, ctx)
+    tree = _accepted(doc, ctx)
+    if tree is None:
+        return
     uses: dict[int, list] = {}
     for gpu, dev in graph_gpu_devs(tree):
         if gpu.get("rank") is None and dev >= ctx.gpu_count:

@@ -1,0 +1,458 @@
+"""Volcano Job rules (VOL): what Volcano's admission webhook rejects and what makes MPI jobs hang.
+
+Since v1.14 part of Volcano's validation moved to an optional CEL ValidatingAdmissionPolicy that
+is off by default, so hpcconf checks these itself (research k8s.md §3, R8–R11).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge.charts import newest_version, parse_version
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+from .k8s import _dict, at_text, command_text, find_mpirun, gpu_count, mpirun_calls, pods, quantity
+
+JOB = (Kind.VOLCANO_JOB,)
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+MAX_NAME = 63
+HOSTFILE = re.compile(r"/etc/volcano/([A-Za-z0-9_.-]+)\.host\b")
+EVENTS_17 = {"*", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "JobUpdated", "TaskFailed"}
+ACTIONS_17 = {"AbortJob", "RestartJob", "RestartTask", "TerminateJob", "CompleteJob", "ResumeJob"}
+EVENTS_115 = EVENTS_17 | {"PodPending"}
+ACTIONS_115 = ACTIONS_17 | {"RestartPod", "RestartPartition"}
+
+
+def _spec(doc: Document) -> dict:
+    return _dict(_dict(doc.data).get("spec"))
+
+
+def _tasks(doc: Document) -> list[tuple[int, dict]]:
+    return [(i, t) for i, t in enumerate(_spec(doc).get("tasks") or []) if isinstance(t, dict)]
+
+
+def _replicas(task: dict) -> int:
+    value = quantity(task.get("replicas", 1))
+    return value if value is not None else 1
+
+
+def volcano_version(ctx: LintContext) -> Optional[str]:
+    cluster = ctx.cluster
+    versions = getattr(cluster, "versions", None)
+    if versions is not None and getattr(versions, "volcano", None):
+        return str(versions.volcano)
+    return ctx.charts.get("volcano") or newest_version("volcano")
+
+
+def _runs_mpirun(doc: Document) -> bool:
+    return any(True for _ in mpirun_calls(doc))
+
+
+@rule(code="VOL001", name="duplicate-task-name", severity=Severity.ERROR, kinds=JOB)
+def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Two tasks of one Volcano job have the same name.
+
+    ## What it catches
+    A ``spec.tasks[].name`` that an earlier task already uses.
+
+    ## Why is this bad?
+    Volcano's admission webhook rejects the job with "duplicated task name"
+    (``pkg/webhooks/admission/jobs/validate``, research k8s.md §3), and even without the webhook
+    the pods ``<job>-<task>-<i>`` of both tasks would collide. Seed 000's job repeats its
+    ``mpiworker`` task (a copy-paste: the first copy has no GPUs), so ``kubectl apply`` fails.
+
+    ## Example
+    ```yaml
+    tasks:
+      - {name: mpiworker, replicas: 2, template: ...}
+      - {name: mpiworker, replicas: 2, template: ...}
+    ```
+
+    ## Fix
+    Keep one task per role (delete the copy), or give each task its own name.
+    """
+    seen: dict[str, int] = {}
+    for index, task in _tasks(doc):
+        name = str(task.get("name", ""))
+        if not name:
+            continue
+        if name in seen:
+            yield doc.at_path(("spec", "tasks", index, "name"),
+                              f"task name '{name}' is already used by tasks[{seen[name]}]; Volcano rejects the job "
+                              "(duplicated task name)", hint="delete the duplicate task or rename it")
+        else:
+            seen[name] = index
+
+
+@rule(code="VOL002", name="min-available-exceeds-replicas", severity=Severity.ERROR, kinds=JOB)
+def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``minAvailable`` asks for more pods than the job (or task) has.
+
+    ## What it catches
+    ``spec.minAvailable`` greater than the sum of the tasks' ``replicas``, or a task's
+    ``minAvailable`` greater than its ``replicas``.
+
+    ## Why is this bad?
+    Volcano's webhook rejects it ("job 'minAvailable' should not be greater than total replicas in
+    tasks", research k8s.md §3). Without the webhook the PodGroup's ``minMember`` can never be met
+    and the gang never starts.
+
+    ## Example
+    ```yaml
+    spec:
+      minAvailable: 9
+      tasks: [{name: launcher, replicas: 1}, {name: worker, replicas: 2}]
+    ```
+
+    ## Fix
+    Set ``minAvailable`` to the number of pods that must run together: for mpirun jobs, all of them
+    (1 + 2 = 3 here).
+    """
+    spec = _spec(doc)
+    total = sum(_replicas(t) for _, t in _tasks(doc))
+    job_min = quantity(spec.get("minAvailable"))
+    if job_min is not None and _tasks(doc) and job_min > total:
+        yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} is more than the {total} pods the tasks "
+                                                    "create; Volcano rejects the job",
+                          hint=f"set minAvailable: {total}")
+    for index, task in _tasks(doc):
+        task_min = quantity(task.get("minAvailable"))
+        if task_min is not None and task_min > _replicas(task):
+            yield doc.at_path(("spec", "tasks", index, "minAvailable"),
+                              f"task '{task.get('name', index)}' minAvailable {task_min} > replicas {_replicas(task)}",
+                              hint=f"set it to at most {_replicas(task)}")
+
+
+@rule(code="VOL003", name="mpi-job-partial-gang", severity=Severity.WARNING, kinds=JOB)
+def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An mpirun job may start before all its pods can run.
+
+    ## What it catches
+    A job whose containers run ``mpirun`` with ``spec.minAvailable`` below the total number of replicas.
+
+    ## Why is this bad?
+    ``minAvailable`` becomes the PodGroup's ``minMember``: Volcano starts the job as soon as that many
+    pods fit. mpirun needs every worker from its hostfile; with fewer, the launcher waits (or ssh
+    fails) while the started pods hold GPUs that another job could use (research k8s.md §3,
+    "gang scheduling": use ``minAvailable == Σ replicas``; seeds: 1 + 2 = 3).
+
+    ## Example
+    ```yaml
+    spec:
+      minAvailable: 1
+      tasks: [{name: mpimaster, replicas: 1}, {name: mpiworker, replicas: 2}]
+    ```
+
+    ## Fix
+    ``minAvailable: 3`` (launcher + all workers).
+    """
+    spec = _spec(doc)
+    job_min = quantity(spec.get("minAvailable"))
+    total = sum(_replicas(t) for _, t in _tasks(doc))
+    if job_min is None or job_min >= total or not _runs_mpirun(doc):
+        return
+    yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} < {total} replicas: mpirun can start before "
+                                                "all its workers are scheduled", hint=f"set minAvailable: {total}")
+
+
+def _hostfile_task_names(doc: Document) -> dict[str, str]:
+    """file stem the svc plugin writes -> task name."""
+    return {str(t.get("name", "")).replace("-", "_"): str(t.get("name", "")) for _, t in _tasks(doc) if t.get("name")}
+
+
+@rule(code="VOL004", name="hostfile-not-written-by-svc", severity=Severity.ERROR, kinds=JOB)
+def hostfile_not_written_by_svc(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A command reads ``/etc/volcano/<name>.host`` that the svc plugin never writes.
+
+    ## What it catches
+    Any ``/etc/volcano/X.host`` in a container command where X is not a task name with ``-``
+    replaced by ``_``.
+
+    ## Why is this bad?
+    The svc plugin writes one file per task, ``/etc/volcano/<task>.host``, turning ``-`` into ``_``
+    (task ``mpi-worker`` → ``mpi_worker.host``; research k8s.md §3). A wrong name makes mpirun fail
+    with "hostfile not found", or, with ``cat``, run on zero hosts.
+
+    ## Example
+    ```yaml
+    tasks:
+      - name: mpi-worker
+    # launcher: mpirun -hostfile /etc/volcano/mpi-worker.host ...
+    ```
+
+    ## Fix
+    ``-hostfile /etc/volcano/mpi_worker.host``.
+    """
+    stems = _hostfile_task_names(doc)
+    if not stems:
+        return
+    for pod in pods(doc):
+        for path, container in pod.containers(init=True):
+            for match in HOSTFILE.finditer(command_text(container)):
+                stem = match.group(1)
+                if stem in stems:
+                    continue
+                wanted = stem.replace("-", "_")
+                hint = f"use /etc/volcano/{wanted}.host" if wanted in stems else \
+                    f"the svc plugin writes: {', '.join(f'/etc/volcano/{s}.host' for s in sorted(stems))}"
+                yield at_text(doc, path + ("command",), match.group(0),
+                              f"{match.group(0)} is not written by Volcano's svc plugin (no task writes it)", hint=hint)
+
+
+def _worker_for(doc: Document, hostfile: Optional[str]) -> Optional[tuple[int, dict]]:
+    if not hostfile:
+        return None
+    match = HOSTFILE.search(hostfile)
+    if not match:
+        return None
+    stems = _hostfile_task_names(doc)
+    name = stems.get(match.group(1))
+    return next(((i, t) for i, t in _tasks(doc) if t.get("name") == name), None)
+
+
+def _task_gpus(task: dict) -> Optional[int]:
+    template = _dict(task.get("template"))
+    counts = [gpu_count(c) for c in _dict(template.get("spec")).get("containers") or [] if isinstance(c, dict)]
+    counts = [c for c in counts if c is not None]
+    return sum(counts) if counts else None
+
+
+@rule(code="VOL005", name="mpirun-rank-count", severity=Severity.ERROR, kinds=JOB)
+def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """mpirun's ``-np`` / ``-npernode`` do not match the workers' replicas × GPUs.
+
+    ## What it catches
+    With ``-hostfile /etc/volcano/<worker>.host``: ``-np`` different from the worker task's
+    ``replicas`` × its ``nvidia.com/gpu`` per pod, and ``-npernode`` / ``--map-by ppr:N:node``
+    different from the GPUs per pod.
+
+    ## Why is this bad?
+    One NCCL rank per GPU is the layout nccl-tests' ``-g 1`` expects. Too many ranks oversubscribe
+    GPUs (several ranks per GPU: NCCL init fails with "Duplicate GPU detected"), too few leave GPUs
+    and their IB NICs idle, so busbw drops below the SKU's reference (seeds: 16 = 2 × 8, ``ppr:8:node``;
+    research k8s.md R9).
+
+    ## Example
+    ```text
+    mpirun -np 8 -npernode 8 -hostfile /etc/volcano/mpiworker.host ...   # 2 workers x 8 GPUs
+    ```
+
+    ## Fix
+    ``-np 16 -npernode 8 --map-by ppr:8:node``.
+    """
+    for pod, path, container, call in mpirun_calls(doc):
+        worker = _worker_for(doc, call.hostfile)
+        if worker is None:
+            continue
+        _, task = worker
+        gpus = _task_gpus(task)
+        if not gpus:
+            continue
+        replicas = _replicas(task)
+        expected = replicas * gpus
+        np = quantity(call.np)
+        if np is not None and np != expected:
+            yield at_text(doc, path + ("command",), call.tokens["np"],
+                          f"mpirun -np {np}, but task '{task.get('name')}' has {replicas} pods x {gpus} GPUs = {expected}",
+                          hint=f"use -np {expected}")
+        for key, label in (("npernode", "-npernode"), ("ppr", "--map-by ppr:N:node")):
+            per_node = quantity(getattr(call, key))
+            if per_node is not None and per_node != gpus:
+                yield at_text(doc, path + ("command",), call.tokens[key],
+                              f"{label} gives {per_node} ranks per pod, but each '{task.get('name')}' pod has {gpus} GPUs",
+                              hint=f"use {gpus}")
+
+
+def _completes(policies: object) -> bool:
+    return any(isinstance(p, dict) and p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
+               for p in policies or [])
+
+
+@rule(code="VOL006", name="launcher-never-completes-job", severity=Severity.WARNING, kinds=JOB)
+def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The mpirun launcher finishing does not finish the job.
+
+    ## What it catches
+    A task that runs ``mpirun`` without the policy ``{event: TaskCompleted, action: CompleteJob}``
+    (on the task or the job).
+
+    ## Why is this bad?
+    The workers run ``sshd -D`` and never exit, so the job stays Running forever after the
+    benchmark ends, holding every GPU and IB VF of the worker nodes (research k8s.md R10).
+    Seeds 000 and 003 set the policy on the launcher task.
+
+    ## Example
+    ```yaml
+    - name: mpimaster
+      replicas: 1
+      template: ...   # no policies
+    ```
+
+    ## Fix
+    ```yaml
+      policies:
+        - event: TaskCompleted
+          action: CompleteJob
+    ```
+    """
+    if _completes(_spec(doc).get("policies")):
+        return
+    for pod, path, container, call in mpirun_calls(doc):
+        if pod.task is None or _completes(pod.task.get("policies")):
+            continue
+        yield doc.at_path(("spec", "tasks", pod.task_index, "name"),
+                          f"task '{pod.task.get('name')}' runs mpirun but its completion does not complete the job; "
+                          "the sshd workers keep it running forever",
+                          hint="add policies: [{event: TaskCompleted, action: CompleteJob}] to this task")
+
+
+@rule(code="VOL007", name="mpi-plugins-missing", severity=Severity.ERROR, kinds=JOB)
+def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An mpirun job lacks the ``ssh`` / ``svc`` plugins it relies on.
+
+    ## What it catches
+    A job that runs ``mpirun`` (or reads ``/etc/volcano/*.host``) whose ``spec.plugins`` has no
+    ``ssh`` or no ``svc`` entry (the ``mpi`` plugin adds both), or lists one with a null value.
+
+    ## Why is this bad?
+    ``svc`` writes the hostfiles and gives pods stable DNS names; ``ssh`` installs the shared key that
+    lets mpirun start ranks on the workers (research k8s.md §3, R11). Without them mpirun cannot
+    read its hostfile or log in. ``plugins`` is ``map[string][]string``: a null value is pruned,
+    which drops the plugin, so write ``ssh: []``.
+
+    ## Example
+    ```yaml
+    plugins:
+      svc: []
+    ```
+
+    ## Fix
+    ```yaml
+    plugins:
+      ssh: []
+      svc: []
+    ```
+    """
+    uses_hostfile = any(HOSTFILE.search(command_text(c)) for pod in pods(doc) for _, c in pod.containers(init=True))
+    if not _runs_mpirun(doc) and not uses_hostfile:
+        return
+    plugins = _spec(doc).get("plugins")
+    plugins = plugins if isinstance(plugins, dict) else {}
+    if "mpi" in plugins and plugins.get("mpi") is not None:
+        return
+    for name in ("ssh", "svc"):
+        path = ("spec", "plugins", name) if name in plugins else ("spec", "plugins") if "plugins" in _spec(doc) else ("spec",)
+        if name not in plugins:
+            yield doc.at_path(path, f"plugin '{name}' is missing; mpirun needs it ({'hostfiles and DNS names' if name == 'svc' else 'passwordless ssh to the workers'})",
+                              hint=f"add `{name}: []` under spec.plugins")
+        elif plugins[name] is None:
+            yield doc.at_path(path, f"plugin '{name}' has a null value, which the API server prunes (the plugin is dropped)",
+                              hint=f"write `{name}: []`")
+
+
+@rule(code="VOL008", name="job-or-task-name-invalid", severity=Severity.ERROR, kinds=JOB)
+def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Job, task or pod names that Volcano or Kubernetes cannot use.
+
+    ## What it catches
+    A job name that is not a DNS-1035 label (lower case, starts with a letter: the svc plugin makes
+    it a Service name), task names that are not DNS-1123 labels, and pod names
+    ``<job>-<task>-<index>`` longer than 63 characters.
+
+    ## Why is this bad?
+    Volcano's webhook (and from v1.14 the CRD's ``tasks[].name`` pattern) rejects them; the svc
+    plugin's Service ``<job>`` and the pods' hostnames fail otherwise (research k8s.md §3, R8).
+
+    ## Example
+    ```yaml
+    metadata:
+      name: NCCL_allreduce
+    ```
+
+    ## Fix
+    Use lower-case letters, digits and ``-``: ``nccl-allreduce``, and keep ``<job>-<task>-<n>`` within 63 characters.
+    """
+    data = _dict(doc.data)
+    job = str(_dict(data.get("metadata")).get("name", "") or "")
+    if job and (not DNS_1035_LABEL.match(job) or len(job) > MAX_NAME):
+        yield doc.at_path(("metadata", "name"), f"job name '{job}' is not a DNS-1035 label; the svc plugin's Service "
+                                                "and the pod names need one", hint="lower-case letters, digits and '-', starting with a letter")
+    for index, task in _tasks(doc):
+        name = str(task.get("name", "") or "")
+        if not name:
+            continue
+        if not DNS_1123_LABEL.match(name) or len(name) > MAX_NAME:
+            yield doc.at_path(("spec", "tasks", index, "name"), f"task name '{name}' is not a DNS-1123 label",
+                              hint="lower-case letters, digits and '-' (no '_')")
+            continue
+        pod = f"{job}-{name}-{max(_replicas(task) - 1, 0)}"
+        if job and len(pod) > MAX_NAME:
+            yield doc.at_path(("spec", "tasks", index, "name"),
+                              f"pod name '{pod}' is {len(pod)} characters; pod names are limited to {MAX_NAME}",
+                              hint="shorten the job or task name")
+
+
+@rule(code="VOL009", name="invalid-lifecycle-policy", severity=Severity.ERROR, kinds=JOB)
+def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job or task policy that Volcano's admission rejects.
+
+    ## What it catches
+    ``policies[]`` with an event or action unknown to the Volcano version, both ``event(s)`` and
+    ``exitCode``, neither, an event repeated across policies, or ``*`` combined with other events.
+
+    ## Why is this bad?
+    The webhook rejects the job (``validatePolicies``, research k8s.md §3). A typo such as
+    ``action: Complete`` therefore makes the whole job fail to submit. Valid in 1.7: events
+    ``* PodFailed PodEvicted Unknown TaskCompleted JobUpdated TaskFailed``, actions ``AbortJob
+    RestartJob RestartTask TerminateJob CompleteJob ResumeJob`` (v1.15 adds ``PodPending``,
+    ``RestartPod``, ``RestartPartition``).
+
+    ## Example
+    ```yaml
+    policies:
+      - event: TaskCompleted
+        action: Complete
+    ```
+
+    ## Fix
+    ``action: CompleteJob``.
+    """
+    version = volcano_version(ctx)
+    newer = version is not None and parse_version(version) >= (1, 15, 0)
+    events, actions = (EVENTS_115, ACTIONS_115) if newer else (EVENTS_17, ACTIONS_17)
+    places = [(("spec", "policies"), _spec(doc).get("policies"))]
+    places += [(("spec", "tasks", i, "policies"), t.get("policies")) for i, t in _tasks(doc)]
+    for base, policies in places:
+        seen: set[str] = set()
+        for index, policy in enumerate(policies or []):
+            if not isinstance(policy, dict):
+                continue
+            path = base + (index,)
+            named = [policy["event"]] if policy.get("event") else []
+            named += list(policy.get("events") or [])
+            exit_code = policy.get("exitCode")
+            if named and exit_code not in (None, 0):
+                yield doc.at_path(path, "a policy sets both event(s) and exitCode; Volcano rejects it",
+                                  hint="split it into two policies")
+            elif not named and exit_code in (None, 0):
+                yield doc.at_path(path, "a policy needs an event or a non-zero exitCode", hint="add event: <Event>")
+            for event in named:
+                if str(event) not in events:
+                    yield doc.at_path(path + ("event",) if policy.get("event") == event else path + ("events",),
+                                      f"unknown event '{event}' for Volcano {version}",
+                                      hint=f"one of: {', '.join(sorted(events))}")
+                elif str(event) in seen:
+                    yield doc.at_path(path, f"event '{event}' is already handled by an earlier policy",
+                                      hint="merge the policies")
+                seen.add(str(event))
+            if "*" in named and len(named) > 1:
+                yield doc.at_path(path, "'*' must be the only event of a policy", hint="drop the other events")
+            action = policy.get("action")
+            if action is not None and str(action) not in actions:
+                yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
+                                  hint=f"one of: {', '.join(sorted(actions))}")
