@@ -190,10 +190,30 @@ def test_multiple_ucc_collectives_make_one_token(tmp_path):
 
 # --------------------------------------------------------------------------- lint of everything generated
 
-@pytest.mark.parametrize("spec", [CRUSOE, NDV2], ids=lambda p: p.stem)
+@pytest.mark.parametrize("spec", [CRUSOE, NDV2, REPO / "examples" / "azhop-ncv4.yaml"], ids=lambda p: p.stem)
 def test_generated_artifacts_lint_clean(spec):
     result = lint_paths([str(spec)], LintContext())
     serious = [f for f in result.findings if f.severity.rank > Severity.INFO.rank]
     assert not serious, [(f.file, f.line, f.code, f.message) for f in serious]
     linted = {d.path.split(" -> ")[-1] for d in result.documents}
     assert any(p.endswith(".sbatch") for p in linted)
+
+
+# --------------------------------------------------------------------------- AzHOP queues (seed 000)
+
+def test_azhop_gpu_queues_each_get_an_sbatch_on_their_partition():
+    from ruamel.yaml import YAML
+
+    artifacts = _artifacts(REPO / "examples" / "azhop-ncv4.yaml")
+    config = YAML(typ="safe").load(artifacts["azhop/config.yml"])
+    queues = {q["name"]: q for q in config["queues"]}
+    scripts = {p: t for p, t in artifacts.items() if p.endswith(".sbatch")}
+    assert {p.split("/")[1] for p in scripts} == {"ndv4", "nc48v4", "nc96v4"}
+    catalog = Catalog.load(())
+    for path, text in scripts.items():
+        partition = re.search(r"^#SBATCH -p (\S+)$", text, re.M).group(1)
+        assert partition in queues, partition  # an AzHOP queue is a Slurm partition of the same name
+        sku = catalog.get(queues[partition]["vm_size"])
+        assert f"#SBATCH --gpus-per-node={sku.gpu.count}" in text
+        assert f"#SBATCH --ntasks-per-node={sku.gpu.count}" in text
+        assert "module load mpi/openmpi" in text
