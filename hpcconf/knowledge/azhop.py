@@ -546,6 +546,15 @@ def parse_vm_size(name: str) -> Optional[VmSize]:
     return VmSize(family=family, vcpus=int(constrained) if constrained else cpus, features=features)
 
 
+# Sizes with A100 / H100 / H200 GPUs whose names do not say so.
+_AMPERE_OR_NEWER_UNNAMED = frozenset({"Standard_ND96asr_v4"})
+
+
+def ampere_or_newer(vm_size: str) -> bool:
+    """A100, H100 or H200 GPUs (cyclecloud-slurm 2.7.x trouble, az-hop #1919)."""
+    return any(g in vm_size for g in ("A100", "H100", "H200")) or vm_size in _AMPERE_OR_NEWER_UNNAMED
+
+
 def queue_max_nodes(queue: Mapping[str, Any]) -> Optional[int]:
     """Nodes a queue can grow to: max_count, or max_core_count / vCPUs, the lower of the two."""
     limits = []
