@@ -34,6 +34,12 @@ class Setting:
     value_column: int
     end_column: int
     source: str  # "nccl.conf", "env-file", "script", "container env", "command", "Dockerfile ENV"
+    value_line: int = 0  # where the value is, when not on the name's line (YAML `env:` entries)
+
+    @property
+    def value_at(self) -> int:
+        """The line of the value (findings about the value point here)."""
+        return self.value_line or self.line
 
     @property
     def dynamic(self) -> bool:
@@ -102,7 +108,7 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
                     name_span = doc.yaml.position(path + (index, "name"), prefer_value=True)
                     value = str(item["value"])
                     yield Setting(str(item["name"]), value, name_span.line, name_span.column, span.column,
-                                  span.column + len(value), "container env")
+                                  span.column + len(value), "container env", value_line=span.line)
         elif isinstance(node, str) and "=" in node and path and path[-1] != "value":
             start = doc.yaml.position(path).line
             for text_line in node.splitlines():

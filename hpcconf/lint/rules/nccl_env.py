@@ -23,9 +23,12 @@ GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA":
 
 def _setting_finding(doc: Document, setting: Setting, message: str, hint: str,
                      severity: Severity | None = None, whole: bool = False) -> Diagnostic:
-    column = setting.column if whole else setting.value_column
-    return doc.at_line(setting.line, message, hint=hint, column=column, end_column=setting.end_column,
-                       severity=severity)
+    """A finding at the setting's value, or (``whole``) from its name to the end of its value."""
+    if whole:
+        return doc.at_line(setting.line, message, hint=hint, column=setting.column, end_line=setting.value_at,
+                           end_column=setting.end_column, severity=severity)
+    return doc.at_line(setting.value_at, message, hint=hint, column=setting.value_column,
+                       end_column=setting.end_column, severity=severity)
 
 
 def _nccl_settings(doc: Document) -> list[Setting]:
@@ -86,7 +89,7 @@ def _value_findings(doc: Document, ctx: LintContext, names: tuple[str, ...] | No
             message = problem.message
             if problem.fatal:
                 message += ": NCCL fails to initialise"
-            yield doc.at_line(setting.line, f"{setting.name}: {message}", hint=problem.hint, column=column,
+            yield doc.at_line(setting.value_at, f"{setting.name}: {message}", hint=problem.hint, column=column,
                               end_column=column + problem.length, severity=severity)
 
 

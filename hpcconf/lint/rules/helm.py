@@ -1,0 +1,347 @@
+"""Helm values rules (HELM): values the chart version ignores, and operators that do not fit together.
+
+Chart versions come from the spec (compiled artifacts), ``--chart NAME=VERSION``, or else the
+newest version hpcconf knows, which is what an unpinned ``helm upgrade -i`` installs today.
+Key existence per version: :mod:`hpcconf.knowledge.charts`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge import charts
+from ..context import LintContext
+from ..document import Document, DocumentSet
+from ..registry import rule
+from .k8s import _dict
+
+HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
+              Kind.HELM_NFD: "node-feature-discovery"}
+_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
+                   "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
+MELLANOX, NVIDIA = "15b3", "10de"
+
+
+def chart_version(ctx: LintContext, chart: str) -> tuple[Optional[str], bool]:
+    """(version, assumed): the spec's pin, the user's --chart, or the newest known (assumed=True)."""
+    versions = getattr(ctx.cluster, "versions", None)
+    field = _VERSION_FIELDS.get(chart)
+    if versions is not None and field and getattr(versions, field, None):
+        return str(getattr(versions, field)).lstrip("v"), False
+    if chart in ctx.charts:
+        return ctx.charts[chart].lstrip("v"), False
+    return charts.newest_version(chart), True
+
+
+def get(data: Any, dotted: str, default: Any = None) -> Any:
+    node = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def _path(dotted: str) -> tuple:
+    return tuple(dotted.split("."))
+
+
+# --------------------------------------------------------------------------- HELM001
+
+@rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.ERROR,
+      kinds=tuple(HELM_KINDS))
+def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A values key the chosen chart version does not have; helm ignores it without a word.
+
+    ## What it catches
+    Keys of a network-operator, gpu-operator or node-feature-discovery values file that
+    hpcconf's key table (``hpcconf/data/chart_keys.yaml``, from each chart's ``values.yaml`` at its
+    git tag) marks absent in the chart version: the spec's pin, ``--chart``, or else the newest
+    known version (what an unpinned install gets today).
+
+    ## Why is this bad?
+    None of these charts ships a values schema that rejects unknown keys, so ``helm upgrade -i``
+    succeeds and the setting does nothing. network-operator 24.10 removed the NicClusterPolicy keys
+    (``deployCR``, ``ofedDriver.*``, ``rdmaSharedDevicePlugin.*``, ``sriovDevicePlugin.*``,
+    ``secondaryNetwork.*``; commit 8fc96f20): seeds 000/003's flags on a current chart deploy no
+    OFED driver, no device plugin and no secondary network, and the job's IB resource never
+    appears (research k8s.md §1, §5).
+
+    ## Example
+    ```yaml
+    # network-operator 26.4.1
+    deployCR: true
+    ofedDriver:
+      deploy: true
+    ```
+
+    ## Fix
+    Pin the chart version the values were written for (``--version``), or move the settings where
+    the chart version expects them: for network-operator ≥ 24.10, a ``NicClusterPolicy`` manifest
+    (``hpcconf build`` emits one).
+    """
+    chart = HELM_KINDS[doc.kind]
+    version, assumed = chart_version(ctx, chart)
+    if not version:
+        return
+    which = f"{chart} {version}" + (" (newest known; pin it with --chart or the spec)" if assumed else "")
+    reported: set[str] = set()
+    for dotted, path in charts.flatten_values(doc.data):
+        if charts.key_status(chart, version, dotted) != "absent":
+            continue
+        # Report the outermost absent section once (`secondaryNetwork`, not each of its keys).
+        top = _outermost_absent(chart, version, dotted)
+        if top in reported:
+            continue
+        reported.add(top)
+        info = charts.key_info(chart, top)
+        hint = "pin the chart version these values were written for, or drop the key"
+        if chart == "network-operator" and not charts.network_operator_renders_ncp(version) and \
+                top.split(".")[0] in ("deployCR", "ofedDriver", "rdmaSharedDevicePlugin", "sriovDevicePlugin",
+                                      "secondaryNetwork", "nvIpam", "ibKubernetes"):
+            hint = "from 24.10 the chart no longer renders the NicClusterPolicy: apply a NicClusterPolicy manifest instead"
+        note = f" ({info.note})" if info is not None and info.note else ""
+        yield doc.at_path(tuple(top.split(".")), f"'{top}' does not exist in {which}; helm ignores it silently{note}",
+                          hint=hint)
+
+
+def _outermost_absent(chart: str, version: str, dotted: str) -> str:
+    parts = dotted.split(".")
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        if charts.key_status(chart, version, prefix) == "absent":
+            return prefix
+    return dotted
+
+
+# --------------------------------------------------------------------------- HELM002
+
+def _mofed_sources(docs: DocumentSet, ctx: LintContext) -> Optional[bool]:
+    """True/False when the set shows whether the network-operator deploys MOFED; None when it cannot tell."""
+    answer: Optional[bool] = None
+    for doc in docs.of_kind(Kind.NIC_CLUSTER_POLICY):
+        if _dict(_dict(doc.data).get("spec")).get("ofedDriver"):
+            return True
+        answer = False
+    for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR):
+        version, _ = chart_version(doc.meta.get("ctx", ctx), "network-operator")
+        if version and charts.network_operator_renders_ncp(version):
+            if get(doc.data, "ofedDriver.deploy") is True and get(doc.data, "deployCR") is True:
+                return True
+            answer = False if answer is None else answer
+    return answer
+
+
+@rule(code="HELM002", name="gpudirect-rdma-without-mofed", severity=Severity.ERROR,
+      kinds=(Kind.HELM_GPU_OPERATOR,), scope="set")
+def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """gpu-operator loads nvidia-peermem (``driver.rdma.enabled``) but nothing provides MOFED.
+
+    ## What it catches
+    gpu-operator values with ``driver.rdma.enabled: true`` and no ``driver.rdma.useHostMofed: true``,
+    linted together with network-operator values / a NicClusterPolicy that deploy no OFED/DOCA
+    driver (``ofedDriver.deploy`` with ``deployCR`` up to 24.7, ``spec.ofedDriver`` from 24.10).
+
+    ## Why is this bad?
+    nvidia-peermem links against the MOFED kernel modules; the driver pod waits for the
+    network-operator's OFED driver and never becomes ready without it (gpu-operator values note;
+    research k8s.md R7). Seeds 000/003 pair ``driver.rdma.enabled=true`` with ``ofedDriver.deploy=true``.
+
+    ## Example
+    ```yaml
+    # gpu-operator values          # network-operator 23.4.0 values
+    driver:                         deployCR: true
+      rdma:                         ofedDriver:
+        enabled: true                 deploy: false
+    ```
+
+    ## Fix
+    Deploy the OFED/DOCA driver with the network-operator, set ``driver.rdma.useHostMofed: true``
+    when MOFED is installed on the host, or turn ``driver.rdma.enabled`` off.
+    """
+    mofed = _mofed_sources(docs, ctx)
+    if mofed is not False:
+        return
+    for doc in docs.of_kind(Kind.HELM_GPU_OPERATOR):
+        if get(doc.data, "driver.rdma.enabled") is True and get(doc.data, "driver.rdma.useHostMofed") is not True:
+            yield doc.at_path(("driver", "rdma", "enabled"),
+                              "driver.rdma.enabled needs MOFED, but the network-operator files deploy no OFED driver "
+                              "and driver.rdma.useHostMofed is not set",
+                              hint="deploy ofedDriver with the network-operator, or set driver.rdma.useHostMofed: true")
+
+
+# --------------------------------------------------------------------------- HELM003
+
+@rule(code="HELM003", name="nfd-labels-not-selected", severity=Severity.WARNING, kinds=(Kind.HELM_NFD,))
+def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Standalone NFD does not produce the PCI labels the operators select nodes by.
+
+    ## What it catches
+    node-feature-discovery values whose ``worker.config.sources.pci`` would not label GPU nodes
+    ``feature.node.kubernetes.io/pci-15b3.present`` (network-operator) and ``pci-10de.present``:
+    ``deviceLabelFields`` other than ``[vendor]``, or a ``deviceClassWhitelist`` without a network
+    class (``02``/``0207``) or a display class (``03``/``0302``). No config at all means nfd-worker's
+    defaults (classes ``03 0b40 12``, fields ``class vendor``).
+
+    ## Why is this bad?
+    The network-operator's operands (OFED driver, device plugin) select
+    ``pci-15b3.present=true``; with NFD's defaults the IB HCA (class 0207) is not labelled at all,
+    and with ``[class, vendor]`` the label is ``pci-0207_15b3.present``. The operator then deploys
+    nothing and reports no error (research k8s.md §1 NFD, R4). Seeds 000/003 set
+    ``deviceClassWhitelist [02,03,0200,0207]`` and ``deviceLabelFields [vendor]`` for this reason.
+    (The network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the
+    label instead; then this warning can be ignored.)
+
+    ## Example
+    ```yaml
+    worker:
+      config:
+        sources:
+          pci:
+            deviceLabelFields: [class, vendor]
+    ```
+
+    ## Fix
+    ```yaml
+    worker:
+      config:
+        sources:
+          pci:
+            deviceClassWhitelist: ["02", "03", "0200", "0207"]
+            deviceLabelFields: [vendor]
+    ```
+    """
+    pci = get(doc.data, "worker.config.sources.pci")
+    if pci is None:
+        anchor = ("worker", "config") if get(doc.data, "worker.config") is not None else ("worker",) \
+            if get(doc.data, "worker") is not None else ()
+        yield doc.at_path(anchor, "no worker.config.sources.pci: nfd-worker's defaults (classes 03/0b40/12, fields "
+                                  "class+vendor) never produce pci-15b3.present, so network-operator operands select no node",
+                          hint="set deviceClassWhitelist [\"02\",\"03\",\"0200\",\"0207\"] and deviceLabelFields [vendor]")
+        return
+    pci = _dict(pci)
+    fields = pci.get("deviceLabelFields", ["class", "vendor"])
+    if list(fields or []) != ["vendor"]:
+        yield doc.at_path(("worker", "config", "sources", "pci", "deviceLabelFields") if "deviceLabelFields" in pci
+                          else ("worker", "config", "sources", "pci"),
+                          f"deviceLabelFields {list(fields or [])} labels pci-<...>_<vendor>.present, not "
+                          f"pci-{MELLANOX}.present / pci-{NVIDIA}.present that the operators select",
+                          hint="deviceLabelFields: [vendor]")
+    classes = [str(c) for c in pci.get("deviceClassWhitelist", ["03", "0b40", "12"]) or []]
+    missing = []
+    if not any(c in ("02", "0207", "0200") for c in classes):
+        missing.append("a network class (02 or 0207) for the Mellanox HCAs")
+    if not any(c in ("03", "0302", "0300") for c in classes):
+        missing.append("a display class (03 or 0302) for the GPUs")
+    if missing:
+        yield doc.at_path(("worker", "config", "sources", "pci", "deviceClassWhitelist") if "deviceClassWhitelist" in pci
+                          else ("worker", "config", "sources", "pci"),
+                          f"deviceClassWhitelist {classes} lacks {' and '.join(missing)}",
+                          hint="deviceClassWhitelist: [\"02\", \"03\", \"0200\", \"0207\"]")
+
+
+# --------------------------------------------------------------------------- HELM004
+
+@rule(code="HELM004", name="duplicate-nfd", severity=Severity.ERROR,
+      kinds=(Kind.HELM_NFD, Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR), scope="set")
+def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Node-feature-discovery is deployed twice (standalone and by an operator, or by both operators).
+
+    ## What it catches
+    With standalone node-feature-discovery values in the set: gpu-operator or network-operator
+    values that leave ``nfd.enabled`` at its default ``true``. Without standalone NFD: both
+    operators deploying their own.
+
+    ## Why is this bad?
+    Two nfd-masters and two worker DaemonSets label the same nodes with different configurations;
+    the PCI labels flap and whichever config wins decides whether the operators' node selectors
+    match. Both operators default ``nfd.enabled: true``; seeds 000/003 and Azure's AKS guide set it
+    ``false`` when NFD is installed separately ("Network Operator already deploys NFD"; research k8s.md R5).
+
+    ## Example
+    ```yaml
+    # gpu-operator values, next to nfd-values.yaml
+    driver:
+      enabled: true
+    ```
+
+    ## Fix
+    ``nfd: {enabled: false}`` in every operator's values when NFD has its own release.
+    """
+    standalone = docs.of_kind(Kind.HELM_NFD)
+    operators = docs.of_kind(Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR)
+    enabled = [d for d in operators if get(d.data, "nfd.enabled", True) is not False]
+    if standalone:
+        for doc in enabled:
+            chart = HELM_KINDS[doc.kind]
+            yield doc.at_path(("nfd", "enabled") if get(doc.data, "nfd.enabled") is not None else
+                              ("nfd",) if get(doc.data, "nfd") is not None else (),
+                              f"{chart} deploys its own node-feature-discovery (nfd.enabled defaults to true) while "
+                              "NFD is installed on its own", hint="set nfd.enabled: false")
+    elif len({d.kind for d in enabled}) == 2:
+        for doc in enabled:
+            if doc.kind == Kind.HELM_GPU_OPERATOR:
+                yield doc.at_path(("nfd", "enabled") if get(doc.data, "nfd.enabled") is not None else (),
+                                  "gpu-operator and network-operator both deploy node-feature-discovery",
+                                  hint="keep one: set nfd.enabled: false in the gpu-operator values")
+
+
+# --------------------------------------------------------------------------- HELM005
+
+def sriov_resources(doc: Document, ctx: LintContext) -> list[tuple[tuple, str, str, dict]]:
+    """(path, prefix, name, selectors) of sriov device-plugin resources in values or a NicClusterPolicy."""
+    found = []
+    if doc.kind == Kind.HELM_NETWORK_OPERATOR:
+        for index, item in enumerate(get(doc.data, "sriovDevicePlugin.resources") or []):
+            if isinstance(item, dict) and item.get("name"):
+                found.append((("sriovDevicePlugin", "resources", index), "nvidia.com", str(item["name"]), item))
+    elif doc.kind == Kind.NIC_CLUSTER_POLICY:
+        config = get(doc.data, "spec.sriovDevicePlugin.config")
+        try:
+            parsed = json.loads(config) if isinstance(config, str) else {}
+        except ValueError:
+            parsed = {}
+        for item in _dict(parsed).get("resourceList") or []:
+            if isinstance(item, dict) and item.get("resourceName"):
+                found.append((("spec", "sriovDevicePlugin", "config"), str(item.get("resourcePrefix", "nvidia.com")),
+                              str(item["resourceName"]), _dict(item.get("selectors"))))
+    return found
+
+
+@rule(code="HELM005", name="sriov-selector-too-broad", severity=Severity.WARNING,
+      kinds=(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY))
+def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The SR-IOV device plugin selects every Mellanox function, Ethernet VF included.
+
+    ## What it catches
+    An sriov device-plugin resource (``sriovDevicePlugin.resources[]`` or the NicClusterPolicy's
+    ``resourceList[]``) whose selectors name only ``vendors``, with no ``linkTypes``, ``devices``,
+    ``pfNames``, ``pciAddresses`` or ``rootDevices``.
+
+    ## Why is this bad?
+    On Azure the accelerated-networking Ethernet VF is a Mellanox (15b3) device too. A vendor-only
+    selector puts it into the IB resource, so a pod can be handed the Ethernet VF instead of an IB
+    VF (and the node loses its primary network). Seed 000 selects ``linkTypes: [infiniband]``,
+    seed 003 ``devices: [101c]``, Azure's reference ``vendors + linkTypes`` (research k8s.md §5).
+
+    ## Example
+    ```yaml
+    sriovDevicePlugin:
+      resources:
+        - name: infiniband
+          vendors: ["15b3"]
+    ```
+
+    ## Fix
+    Add ``linkTypes: ["infiniband"]`` (or the IB VF device id, e.g. ``devices: ["101c"]``).
+    """
+    narrowing = ("linkTypes", "devices", "pfNames", "pciAddresses", "rootDevices", "deviceIDs", "ifNames")
+    for path, prefix, name, selectors in sriov_resources(doc, ctx):
+        if any(selectors.get(k) for k in narrowing):
+            continue
+        yield doc.at_path(path, f"resource '{name}' selects every {','.join(map(str, selectors.get('vendors') or ['']))} "
+                                "function, including the accelerated-networking Ethernet VF",
+                          hint="add linkTypes: [\"infiniband\"]")
