@@ -217,3 +217,35 @@ def test_azhop_gpu_queues_each_get_an_sbatch_on_their_partition():
         assert f"#SBATCH --gpus-per-node={sku.gpu.count}" in text
         assert f"#SBATCH --ntasks-per-node={sku.gpu.count}" in text
         assert "module load mpi/openmpi" in text
+
+
+def _required_files(script: str) -> list[str]:
+    match = re.search(r"^for file in (.*); do$", script, re.M)
+    return shlex.split(match.group(1)) if match else []
+
+
+@pytest.mark.parametrize("spec,installer", [
+    (NDV2, "slurm/{pool}/install-nccl-files.sh"),
+    (REPO / "examples" / "azhop-ncv4.yaml", "azhop/cluster-init/files/hpcconf/{pool}/install-nccl-files.sh"),
+], ids=["slurm", "azhop"])
+def test_files_the_job_checks_are_installed_on_the_nodes(spec, installer):
+    """The job stops when a file its NCCL settings name is missing; the node setup must write each one."""
+    artifacts = _artifacts(spec)
+    checked = 0
+    for path, text in artifacts.items():
+        if not path.endswith(".sbatch"):
+            continue
+        pool = path.split("/")[1]
+        setup = artifacts[installer.format(pool=pool)]
+        for required in _required_files(text):
+            assert required in setup, (pool, required)
+            checked += 1
+    assert checked
+
+
+def test_slurm_installer_copies_existing_artifacts():
+    artifacts = _artifacts(NDV2)
+    setup = artifacts["slurm/ndv2/install-nccl-files.sh"]
+    sources = re.findall(r'"\$out"/(\S+) ', setup)
+    assert sources and all(source in artifacts for source in sources)
+    assert "nccl/ndv2/nccl.conf" in sources

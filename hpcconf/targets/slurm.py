@@ -2,8 +2,9 @@
 environment file, and Crusoe's ``terraform.tfvars``.
 
 Paths: ``slurm/<pool>/<collective>_perf.sbatch``, ``slurm/<pool>/mpi.env`` (only when the spec asks
-for an MPI path other than plain NCCL, or sets ``mpi_env``) and ``slurm/terraform.tfvars`` (only
-for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
+for an MPI path other than plain NCCL, or sets ``mpi_env``), ``slurm/<pool>/install-nccl-files.sh``
+(``platform: slurm`` pools whose nccl.conf names hpcconf's topology files; AzHOP installs them with
+its cluster-init) and ``slurm/terraform.tfvars`` (only for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Optional
 
 from ..artifacts import Artifact, Kind
 from ..resolve import ResolvedCluster
+from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
 from . import Target
@@ -75,6 +77,21 @@ def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition
     return Artifact(env_file_path(job), text, Kind.ENV_FILE, TARGET)
 
 
+def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """A node-setup script for plain Slurm: copies the nccl target's files to where nccl.conf points."""
+    ours = [path for path in job.required_files if path.startswith(f"{NODE_NCCL_DIR}/")]
+    if "slurm" not in cluster.platforms or not ours:
+        return None  # vendor files (Crusoe) come with the image
+    script = f"{job.directory}/install-nccl-files.sh"
+    files = [(f"nccl/{path.rsplit('/', 1)[1]}", path) for path in ours]
+    text = render_template(
+        "slurm/install-nccl-files.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
+        partition=job.partition, nodes=cluster.pool(job.pool).count, script=script,
+        directories=sorted({target.rsplit("/", 1)[0] for _, target in files}), files=files,
+        conf=f"nccl/{job.pool}/nccl.conf")
+    return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
+
+
 def render_jobs(cluster: ResolvedCluster) -> list[Artifact]:
     slurm = cluster.slurm
     if slurm is None:
@@ -84,6 +101,9 @@ def render_jobs(cluster: ResolvedCluster) -> list[Artifact]:
         artifacts.append(sbatch_script(cluster, slurm, job))
         if job.mpi_env:
             artifacts.append(env_file(cluster, slurm, job))
+        installer = nccl_installer(cluster, job)
+        if installer is not None:
+            artifacts.append(installer)
     return artifacts
 
 
