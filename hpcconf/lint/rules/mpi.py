@@ -144,8 +144,7 @@ def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule(code="MPI002", name="ucx-tls-sku-mismatch", severity=Severity.WARNING, kinds=MPI_KINDS)
 def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """``UCX_TLS`` does not fit the SKU: no InfiniBand transport on an IB SKU, IB transports
-    without IB, or CUDA copies without ``cuda_ipc`` on a multi-GPU node.
+    """``UCX_TLS`` does not fit the SKU's network or GPUs (no rc on InfiniBand, rc without it, no cuda_ipc).
 
     ## What it catches
     An allow-list ``UCX_TLS`` (not ``^...``, not ``all``) that on an InfiniBand SKU has no
@@ -327,7 +326,7 @@ def ucc_tune_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule(code="MPI005", name="ompi-coll-mca-invalid", severity=Severity.WARNING, kinds=MPI_KINDS)
 def ompi_coll_mca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """An ``OMPI_MCA_coll_*`` value Open MPI cannot read, or a ``coll_hcoll`` setting on Open MPI 6.
+    """An ``OMPI_MCA_coll_*`` value Open MPI cannot read, or ``coll_hcoll`` on Open MPI 6.
 
     ## What it catches
     ``*_enable`` values that are not MCA booleans, ``*_priority`` values that are not integers,
