@@ -114,3 +114,13 @@ def test_azure_slurm_spec_gets_sbatch_but_no_tfvars(tmp_path):
                     "platforms: [slurm]\npools: [{name: nc96v4, sku: Standard_NC96ads_A100_v4, count: 1}]\n")
     paths = {a.path for a in compile_spec(spec).artifacts}
     assert "slurm/nc96v4/all_reduce_perf.sbatch" in paths and "slurm/terraform.tfvars" not in paths
+
+
+def test_sku_algo_must_exist_in_the_spec_nccl(tmp_path):
+    """Crusoe's NVLSTree (seed 002) came with NCCL 2.18; an older NCCL would ignore or reject it."""
+    spec = _spec(tmp_path, CRUSOE_POOL + "versions: {nccl: 2.17.1}\n" + CRUSOE_BLOCK)
+    [error] = _errors(spec)
+    assert "NVLSTree" in error.message and error.line == _line_of(spec, "versions:")
+    fixed = _spec(tmp_path, CRUSOE_POOL + "versions: {nccl: 2.17.1}\nnccl_env: {NCCL_ALGO: Ring}\n" + CRUSOE_BLOCK)
+    script = {a.path: a.content for a in compile_spec(fixed).artifacts}["slurm/h100/all_reduce_perf.sbatch"]
+    assert "export NCCL_ALGO=Ring" in script

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic, Severity
-from ..knowledge.grammars import check_ucc_tune, check_ucx_tls
+from ..knowledge.grammars import check_nccl_algo, check_ucc_tune, check_ucx_tls
 from .load import LoadedSpec
 
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -42,6 +42,7 @@ def check_slurm(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
                          "add slurm to platforms, or remove slurm.crusoe", prefer_value=False)
         return
     yield from _crusoe(loaded, catalog)
+    yield from _nccl_algo(loaded, catalog)
     yield from _pool_maps(loaded)
     yield from _users(loaded)
     yield from _mpi(loaded)
@@ -75,6 +76,25 @@ def _crusoe(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
                          "partition and NCCL falls back to TCP sockets",
                          "set ib_network_id (`crusoe networking ib-networks list`), or network.infiniband.enabled: false",
                          prefer_value=False)
+
+
+def _nccl_algo(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """The SKU's recommended NCCL_ALGO (Crusoe: NVLSTree, seed 002) must exist in the spec's NCCL:
+    the job exports it, and NCCL ignores (before 2.24) or rejects (2.24+) an unknown algorithm."""
+    cluster = loaded.cluster
+    if "NCCL_ALGO" in cluster.nccl_env:
+        return  # the user's own value; the NCCL lint rules check it
+    for i, pool in enumerate(cluster.pools):
+        try:
+            algo = catalog.get(pool.sku).nccl.algo
+        except UnknownSku:
+            continue
+        problems = [p for p in check_nccl_algo(algo, cluster.versions.nccl) if p.severity is Severity.ERROR] if algo else []
+        if problems:
+            yield _error(loaded, ("versions", "nccl"), "HPC005", "invalid-value",
+                         f"pool '{pool.name}' ({pool.sku}) runs NCCL_ALGO={algo}, which NCCL {cluster.versions.nccl} "
+                         f"does not have: {problems[0].message}",
+                         f"{problems[0].hint}; or set nccl_env: {{NCCL_ALGO: Ring}}")
 
 
 def _pool_maps(loaded: LoadedSpec) -> Iterator[Diagnostic]:
