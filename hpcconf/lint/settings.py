@@ -20,7 +20,7 @@ SETTING_KINDS = (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_S
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\]*)"
 # In scripts and commands only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x NAME=VALUE`
 # (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
-_INLINE = re.compile(r"(?:(?<=\s)-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
+_INLINE = re.compile(r"(?:(?:^|(?<=\s))-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
 # Env files: every KEY=VALUE line is a setting.
 _ENV_FILE = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
 

@@ -10,9 +10,10 @@ from typing import Iterator
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet
 from ..parse.dockerfile import Instruction, expand
 from ..registry import rule
+from ..settings import SETTING_KINDS, env_settings
 
 _APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:[^&|;]*\s)?install\b")
 _APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
@@ -210,14 +211,17 @@ def _looks_like_topology(path: str) -> bool:
     return name.endswith(".xml") and ("topo" in name or "graph" in name)
 
 
-@rule(code="DKR005", name="dockerfile-topo-file-path", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
-def topo_file_path(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """The topology file the image ships and ``NCCL_TOPO_FILE`` in ``ENV`` do not meet.
+@rule(code="DKR005", name="dockerfile-topo-file-path", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,),
+      scope="set")
+def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The topology file the image ships and the ``NCCL_TOPO_FILE`` that should point at it do not meet.
 
     ## What it catches
     ``ENV NCCL_TOPO_FILE=/path`` with no ``COPY``/``ADD`` putting a file at that path (a missing
-    topology file is silently ignored), and a copied ``*topo*.xml`` that no ``ENV`` points at,
-    especially to a relative destination whose directory only the base image's ``WORKDIR`` decides.
+    topology file is silently ignored), and a copied ``*topo*.xml`` that nothing points at: no
+    ``ENV`` in the image and no job, script or conf file linted with it (Volcano ``mpirun -x``,
+    container ``env:``, nccl.conf) sets ``NCCL_TOPO_FILE`` to where the file lands; worst when the
+    destination is relative and only the base image's ``WORKDIR`` decides where that is.
 
     ## Why is this bad?
     NCCL treats a missing ``NCCL_TOPO_FILE`` as "detect it yourself" with an INFO line only
@@ -239,6 +243,14 @@ def topo_file_path(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ENV NCCL_TOPO_FILE=/opt/nccl/topo.xml
     ```
     """
+    elsewhere = {setting.value.strip(): f"{doc.path}:{setting.line}" for doc in docs.of_kind(*SETTING_KINDS)
+                 if doc.kind != Kind.DOCKERFILE
+                 for setting in env_settings(doc, "NCCL_TOPO_FILE") if setting.name == "NCCL_TOPO_FILE"}
+    for doc in docs.of_kind(Kind.DOCKERFILE):
+        yield from _topo_file_path(doc, elsewhere)
+
+
+def _topo_file_path(doc: Document, elsewhere: dict[str, str]) -> Iterator[Diagnostic]:
     env = doc.dockerfile.env()
     copies = [(instruction, source, target) for instruction, workdir in _workdirs(doc)
               for source, target in _copied_files(instruction, workdir)]
@@ -252,12 +264,20 @@ def topo_file_path(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield _at(doc, wanted[1], f"NCCL_TOPO_FILE={wanted_path} but no COPY/ADD puts a file there; NCCL "
                                       f"silently ignores a missing topology file", hint=hint, needle="NCCL_TOPO_FILE")
     for instruction, source, target in copies:
-        if not _looks_like_topology(source) or (target is not None and target == wanted_path):
+        if not _looks_like_topology(source) or (target is not None and target in (wanted_path, *elsewhere)):
             continue
-        where = target or "the base image's WORKDIR (unknown here)"
-        pointed = f"ENV NCCL_TOPO_FILE points at {wanted_path} instead" if wanted_path else \
-            "no ENV NCCL_TOPO_FILE points at it: every job must pass the exact path"
-        yield _at(doc, instruction, f"{posixpath.basename(source)} is copied to {where}, but {pointed}",
+        name = posixpath.basename(source)
+        if target is None:
+            users = [p for p in elsewhere if posixpath.basename(p) == name]
+            pointed = (f"{elsewhere[users[0]]} sets NCCL_TOPO_FILE={users[0]}, which holds only while the "
+                       f"base image's WORKDIR is {posixpath.dirname(users[0])}") if users else \
+                "no ENV NCCL_TOPO_FILE points at it: every job must pass the exact path"
+            where = "the base image's WORKDIR (unknown here)"
+        else:
+            where = target
+            pointed = f"ENV NCCL_TOPO_FILE points at {wanted_path} instead" if wanted_path else \
+                "nothing sets NCCL_TOPO_FILE to that path (no ENV here, no job linted with it)"
+        yield _at(doc, instruction, f"{name} is copied to {where}, but {pointed}",
                   needle=source, hint="COPY it to an absolute path and add ENV NCCL_TOPO_FILE=<that path>")
 
 

@@ -190,6 +190,12 @@ MPIRUN = re.compile(r"(?:^|[\s;&|(`])(mpirun|mpiexec|orterun|prterun)(?=\s|$)")
 _NP = ("-np", "--np", "-n", "-c")
 _NPERNODE = ("-npernode", "--npernode", "-N", "--N")
 _HOSTFILE = ("-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile")
+# Open MPI options that take one / two values (others are flags); the first other word is the program.
+_ONE_VALUE = {"--bind-to", "-bind-to", "--rank-by", "-rank-by", "-H", "--host", "-host", "-wdir", "--wdir",
+              "-wd", "--prefix", "-output-filename", "--output-filename", "--display", "-tune", "--tune",
+              "-am", "--am", "-gmca-file", "--app", "-app", "--report-bindings-file", "--timeout", "-timeout",
+              "--personality", "--runtime-options", "--pmixmca", "--prtemca", "-s", "--preload-files"}
+_TWO_VALUES = {"-mca", "--mca", "-gmca", "--gmca", "--pmixmca", "--prtemca"}
 
 
 @dataclass
@@ -242,6 +248,12 @@ def _parse_mpirun(text: str) -> Mpirun:
         elif option == "-x" and value is not None:
             name, _, setting = value.partition("=")
             call.exports[name] = setting
+        elif option in _TWO_VALUES:
+            step = 3
+        elif option in _ONE_VALUE and not inline:
+            step = 2
+        elif not word.startswith("-"):
+            break  # the program: its own options (e.g. nccl-tests' -c) are not mpirun's
         else:
             step = 1
         i += step

@@ -1,0 +1,425 @@
+"""Cross-artifact rules (XA): names and paths that several files must agree on.
+
+The device-plugin resource name runs through the network-operator values or NicClusterPolicy,
+the HostDeviceNetwork and the job's requests; the HostDeviceNetwork's namespace must be the
+job's; the topology file the job names must be the one the image copies; the AKS node pool must
+opt out of the AKS GPU driver the way the az CLI version spells it. These rules compare the
+files of one lint run (a directory, several files, or a compiled spec) and stay silent when the
+other side is not among them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from typing import Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge import charts
+from ..context import LintContext
+from ..document import Document, DocumentSet
+from ..registry import rule
+from ..settings import env_settings
+from .helm import sriov_resources
+from .k8s import (NETWORKS_ANNOTATION, _dict, at_text, command_text, mpirun_calls, network_entries, pods,
+                  rdma_resources)
+
+HDN_PREFIX = "nvidia.com/"
+
+
+def _namespace(doc: Document) -> str:
+    return str(_dict(_dict(doc.data).get("metadata")).get("namespace") or "default")
+
+
+def _hdns(docs: DocumentSet) -> dict[str, Document]:
+    return {str(_dict(d.data.get("metadata")).get("name")): d for d in docs.of_kind(Kind.HOST_DEVICE_NETWORK)
+            if isinstance(d.data, dict)}
+
+
+def _hdn_resource(doc: Document) -> str:
+    name = str(_dict(doc.data.get("spec")).get("resourceName") or "")
+    return name if name.startswith(HDN_PREFIX) or not name else HDN_PREFIX + name  # the operator adds the prefix
+
+
+# --------------------------------------------------------------------------- XA001
+
+@rule(code="XA001", name="ib-resource-name-mismatch", severity=Severity.ERROR,
+      kinds=(Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY),
+      scope="set")
+def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The IB device-plugin resource is named differently in the operator, the network and the job.
+
+    ## What it catches
+    Among the files linted together: a HostDeviceNetwork ``resourceName`` or a pod's
+    ``nvidia.com/<name>`` / ``rdma/<name>`` request that no sriov device-plugin resource
+    (network-operator ``sriovDevicePlugin.resources[].name`` up to 24.7, NicClusterPolicy
+    ``resourceList[]`` from 24.10) provides; and a HostDeviceNetwork backed by a prefix other than
+    ``nvidia.com`` (which it always assumes).
+
+    ## Why is this bad?
+    Seeds 000 and 003 name the resource ``mlnxnics`` and ``infiniband``; mixing their files gives a
+    node that advertises ``nvidia.com/infiniband`` and a job that requests ``nvidia.com/mlnxnics``:
+    the pods stay Pending forever ("Insufficient nvidia.com/mlnxnics") and the HostDeviceNetwork's
+    NAD points at a resource nobody allocates (research k8s.md R1).
+
+    ## Example
+    ```yaml
+    # network-operator values            # job worker
+    sriovDevicePlugin:                    resources:
+      resources: [{name: infiniband}]       limits: {nvidia.com/mlnxnics: 8}
+    ```
+
+    ## Fix
+    Use one name everywhere (hpcconf takes it from ``network.infiniband.resource_name``).
+    """
+    provided: dict[str, Document] = {}
+    for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY):
+        for path, prefix, name, _ in sriov_resources(doc, ctx):
+            provided[f"{prefix}/{name}"] = doc
+    if not provided:
+        return
+    names = ", ".join(sorted(provided))
+    for doc in docs.of_kind(Kind.HOST_DEVICE_NETWORK):
+        wanted = _hdn_resource(doc)
+        if wanted and wanted not in provided:
+            other = [p for p in provided if p.split("/", 1)[1] == wanted.split("/", 1)[1]]
+            why = (f"the HostDeviceNetwork assumes the nvidia.com/ prefix, but the plugin registers {other[0]}"
+                   if other else f"the device plugin provides {names}")
+            yield doc.at_path(("spec", "resourceName"), f"resourceName {wanted.removeprefix(HDN_PREFIX)} "
+                                                        f"({wanted}) is not provided: {why}",
+                              hint="use the sriov device plugin's resource name (prefix nvidia.com)")
+    for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        for pod in pods(doc):
+            for path, container in pod.containers():
+                for name in rdma_resources(container):
+                    if name not in provided:
+                        which = "limits" if name in _dict(_dict(container.get("resources")).get("limits")) else "requests"
+                        yield doc.at_path(path + ("resources", which, name),
+                                          f"{name} is requested, but the device plugin provides {names}; the pod "
+                                          "stays Pending", hint="request the resource the network-operator defines")
+
+
+# --------------------------------------------------------------------------- XA002
+
+@rule(code="XA002", name="network-annotation-count", severity=Severity.WARNING,
+      kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST), scope="set")
+def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The pod's ``k8s.v1.cni.cncf.io/networks`` entries do not match its IB devices.
+
+    ## What it catches
+    A pod that lists N HostDeviceNetwork attachments in ``k8s.v1.cni.cncf.io/networks`` but requests a
+    different number of that network's device-plugin units; and, when HostDeviceNetworks are
+    linted too, entries naming a network that none of them defines.
+
+    ## Why is this bad?
+    Each attachment of a host-device network moves one allocated VF into the pod. Fewer entries than
+    requested units leave allocated IB VFs outside the pod (NCCL sees fewer HCAs and busbw drops);
+    more entries than units fail CNI ADD for lack of a device. Seed 000 attaches ``hostdev-net``
+    eight times for ``nvidia.com/mlnxnics: 8`` (research k8s.md R2).
+
+    ## Example
+    ```yaml
+    annotations:
+      k8s.v1.cni.cncf.io/networks: hostdev-net,hostdev-net
+    # limits: {nvidia.com/mlnxnics: 8}
+    ```
+
+    ## Fix
+    One entry per requested unit: eight ``hostdev-net`` entries for 8 units.
+    """
+    hdns = _hdns(docs)
+    for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        for pod in pods(doc):
+            entries = network_entries(pod.annotations.get(NETWORKS_ANNOTATION))
+            if not entries:
+                continue
+            where = pod.metadata_path + ("annotations", NETWORKS_ANNOTATION)
+            if hdns:
+                for missing in sorted({n for _, n in entries if n not in hdns}):
+                    yield doc.at_path(where, f"network '{missing}' is not a HostDeviceNetwork of this set "
+                                             f"(known: {', '.join(sorted(hdns))})", hint="use the HostDeviceNetwork's name")
+            units: dict[str, int] = {}
+            for _, container in pod.containers():
+                for name, count in rdma_resources(container).items():
+                    units[name] = units.get(name, 0) + count
+            if hdns:
+                by_resource: dict[str, int] = {}
+                for _, name in entries:
+                    if name in hdns:
+                        resource = _hdn_resource(hdns[name])
+                        by_resource[resource] = by_resource.get(resource, 0) + 1
+                for resource, count in sorted(by_resource.items()):
+                    if units.get(resource, 0) != count:
+                        yield doc.at_path(where, f"{count} attachment(s) of {resource} networks, but the pod requests "
+                                                 f"{units.get(resource, 0)} {resource}", hint="one entry per requested unit")
+            elif len(units) == 1:
+                (resource, count), = units.items()
+                if count != len(entries):
+                    yield doc.at_path(where, f"{len(entries)} network attachment(s), but the pod requests {count} "
+                                             f"{resource}", hint="one entry per requested unit")
+
+
+# --------------------------------------------------------------------------- XA003
+
+def _image_files(docs: DocumentSet) -> list[tuple[Document, set[str], set[str]]]:
+    """Per Dockerfile: absolute paths it copies to, and basenames copied to a WORKDIR it cannot know."""
+    from .dockerfile import _copied_files, _workdirs  # the Dockerfile family's COPY/WORKDIR reading
+
+    out = []
+    for doc in docs.of_kind(Kind.DOCKERFILE):
+        known, unknown = set(), set()
+        for instruction, workdir in _workdirs(doc):
+            for source, target in _copied_files(instruction, workdir):
+                if target:
+                    known.add(posixpath.normpath(target))
+                else:
+                    unknown.add(posixpath.basename(source.rstrip("/")))
+        out.append((doc, known, unknown))
+    return out
+
+
+@rule(code="XA003", name="topo-file-not-in-image", severity=Severity.ERROR,
+      kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.DOCKERFILE), scope="set")
+def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The job's ``NCCL_TOPO_FILE`` names a file the image does not contain.
+
+    ## What it catches
+    ``NCCL_TOPO_FILE`` (or ``NCCL_GRAPH_FILE``) set in a Kubernetes job (``mpirun -x`` or container
+    ``env``), linted with the image's Dockerfile, where no ``COPY``/``ADD`` puts a file at that path.
+
+    ## Why is this bad?
+    NCCL treats a missing topology file as "detect the topology yourself" and logs it at INFO only,
+    so the run works, slower (research nccl.md §5). On NDv4 the virtual topology is what the file
+    corrects: seed 000's NC-series measurements show the wrong topology costing up to 4× busbw.
+    Seeds 000/003 ``COPY ndv4-topo.xml .`` and point the job at ``/workspace/ndv4-topo.xml``, which
+    holds only while the base image's WORKDIR is ``/workspace``.
+
+    ## Example
+    ```text
+    Dockerfile:  COPY ndv4-topo.xml /opt/nccl/ndv4-topo.xml
+    job:         -x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml
+    ```
+
+    ## Fix
+    Point ``NCCL_TOPO_FILE`` at the path the Dockerfile copies to (or copy the file there).
+    """
+    images = _image_files(docs)
+    if not images:
+        return
+    for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        for setting in env_settings(doc, "NCCL_"):
+            if setting.name not in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") or setting.dynamic or not setting.value:
+                continue
+            path = posixpath.normpath(setting.value)
+            if any(path in known for _, known, _ in images):
+                continue
+            if any(posixpath.basename(path) in unknown for _, _, unknown in images):
+                continue  # copied to the base image's WORKDIR: cannot tell from here
+            copied = sorted(p for _, known, _ in images for p in known if p.endswith(".xml"))
+            hint = f"the image copies: {', '.join(copied)}" if copied else "COPY the file into the image"
+            yield doc.at_line(setting.line, f"{setting.name}={setting.value} is not a file the Dockerfile puts in the "
+                                            "image; NCCL silently falls back to its own topology detection",
+                              column=setting.column, end_column=setting.end_column, hint=hint)
+
+
+# --------------------------------------------------------------------------- XA004
+
+_NODEPOOL = re.compile(r"\baz\s+aks\s+(nodepool\s+add|create)\b")
+_GPU_SIZE = re.compile(r"(?i)^Standard_N[CDV]")
+
+
+def _az_commands(doc: Document) -> Iterator[tuple[int, str]]:
+    """(first line, joined command) of each az aks create / nodepool add."""
+    lines = doc.lines
+    i = 0
+    while i < len(lines):
+        if _NODEPOOL.search(lines[i]) and not lines[i].lstrip().startswith("#"):
+            start, parts = i, [lines[i].rstrip()]
+            while parts[-1].endswith("\\") and i + 1 < len(lines):
+                i += 1
+                parts[-1] = parts[-1][:-1]
+                parts.append(lines[i].rstrip())
+            yield start + 1, " ".join(parts)
+        i += 1
+
+
+def _shell_vars(doc: Document) -> dict[str, str]:
+    found = {}
+    for line in doc.lines:
+        match = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
+        if match:
+            try:
+                words = shlex.split(match.group(2), comments=True)
+            except ValueError:
+                words = [match.group(2)]
+            found[match.group(1)] = words[0] if words else ""
+    return found
+
+
+def _az_version(ctx: LintContext) -> Optional[str]:
+    versions = getattr(ctx.cluster, "versions", None)
+    return str(versions.az_cli) if versions is not None and getattr(versions, "az_cli", None) else None
+
+
+@rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.ERROR, kinds=(Kind.SHELL_SCRIPT,))
+def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The AKS GPU-driver opt-out is misspelt, or spelt for another az CLI version.
+
+    ## What it catches
+    In ``az aks nodepool add`` / ``az aks create`` of a GPU VM size: the tag
+    ``SkipGPUDriverInstallation`` (not a name AKS reads); ``--gpu-driver`` with an az CLI older
+    than 2.72.2 (when the spec pins one); and the retired ``SkipGPUDriverInstall=true`` tag when the
+    az CLI has ``--gpu-driver none``.
+
+    ## Why is this bad?
+    Without a working opt-out AKS installs its own NVIDIA driver on the GPU nodes, and the
+    gpu-operator "cannot override the driver installed on the host": ``driver.version`` is silently
+    ignored and ``driver.rdma`` never loads (NVIDIA/gpu-operator#525). Seed 000 uses the tag
+    ``SkipGPUDriverInstallation=true``, which its author marked "need to verify"; the documented tag
+    was ``SkipGPUDriverInstall=true`` (seed 003, gpu-operator AKS docs), retired on 2025-07-14 for
+    ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925; research k8s.md §5).
+
+    ## Example
+    ```bash
+    az aks nodepool add ... --node-vm-size Standard_ND96amsr_A100_v4 --tags SkipGPUDriverInstallation=true
+    ```
+
+    ## Fix
+    ``--gpu-driver none`` with az CLI ≥ 2.72.2; ``--tags SkipGPUDriverInstall=true`` before it.
+    """
+    variables = _shell_vars(doc)
+    az = _az_version(ctx)
+    for line, command in _az_commands(doc):
+        size = re.search(r"--node-vm-size[= ]+(\S+)", command)
+        value = size.group(1).strip("'\"") if size else ""
+        if value.startswith("$"):
+            value = variables.get(value.strip("${}").split(":", 1)[0], value)
+        gpu = bool(_GPU_SIZE.match(value))
+        text_line = lambda needle: next((n for n in range(line, len(doc.lines) + 1) if needle in doc.lines[n - 1]), line)
+        if "SkipGPUDriverInstallation" in command:
+            n = text_line("SkipGPUDriverInstallation")
+            col = doc.lines[n - 1].find("SkipGPUDriverInstallation") + 1
+            yield doc.at_line(n, "tag SkipGPUDriverInstallation is not read by AKS; the AKS GPU driver gets installed "
+                                 "and gpu-operator cannot replace it",
+                              column=col, end_column=col + len("SkipGPUDriverInstallation"),
+                              hint="use --gpu-driver none (az CLI >= 2.72.2) or --tags SkipGPUDriverInstall=true before it")
+            continue
+        if not gpu and value:
+            continue
+        if "--gpu-driver" in command and az and not charts.az_cli_has_gpu_driver_flag(az):
+            n = text_line("--gpu-driver")
+            yield doc.at_line(n, f"--gpu-driver needs az CLI >= {charts.AZ_GPU_DRIVER_FLAG_SINCE}; this spec pins {az}",
+                              hint="use --tags SkipGPUDriverInstall=true with this az CLI, or pin a newer az_cli")
+        elif "SkipGPUDriverInstall=true" in command and (az is None or charts.az_cli_has_gpu_driver_flag(az)):
+            n = text_line("SkipGPUDriverInstall")
+            yield doc.at_line(n, "the SkipGPUDriverInstall tag was retired on 2025-07-14; current AKS installs its driver "
+                                 "anyway", severity=Severity.WARNING,
+                              hint="use --gpu-driver none (az CLI >= 2.72.2)")
+
+
+# --------------------------------------------------------------------------- XA005
+
+@rule(code="XA005", name="hostdevicenetwork-namespace-mismatch", severity=Severity.ERROR,
+      kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.HOST_DEVICE_NETWORK), scope="set")
+def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pod attaches a HostDeviceNetwork whose NAD lives in another namespace.
+
+    ## What it catches
+    A ``k8s.v1.cni.cncf.io/networks`` entry written without a namespace, naming a HostDeviceNetwork
+    whose ``spec.networkNamespace`` differs from the pod's (job's) namespace.
+
+    ## Why is this bad?
+    The operator renders the NetworkAttachmentDefinition in ``spec.networkNamespace``; Multus
+    resolves bare names in the pod's own namespace, so the pod fails to start with "cannot find a
+    network-attachment-definition" (research k8s.md R2). Seed 000 uses ``default`` for both.
+
+    ## Example
+    ```yaml
+    # HostDeviceNetwork: spec.networkNamespace: default
+    # job: metadata.namespace: nccl-test, annotation hostdev-net,...
+    ```
+
+    ## Fix
+    Set ``spec.networkNamespace`` to the job's namespace (or write ``<namespace>/<name>`` in the annotation).
+    """
+    hdns = _hdns(docs)
+    if not hdns:
+        return
+    for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        namespace = _namespace(doc)
+        for pod in pods(doc):
+            for entry_ns, name in network_entries(pod.annotations.get(NETWORKS_ANNOTATION)):
+                hdn = hdns.get(name)
+                if hdn is None:
+                    continue
+                target = entry_ns or namespace
+                nad_ns = str(_dict(hdn.data.get("spec")).get("networkNamespace") or "default")
+                if target != nad_ns:
+                    yield doc.at_path(pod.metadata_path + ("annotations", NETWORKS_ANNOTATION),
+                                      f"network '{name}' is looked up in namespace '{target}', but HostDeviceNetwork "
+                                      f"'{name}' creates its NAD in '{nad_ns}'",
+                                      hint=f"set the HostDeviceNetwork's networkNamespace to {target}")
+                    break
+
+
+# --------------------------------------------------------------------------- XA006
+
+@rule(code="XA006", name="job-service-account-missing", severity=Severity.ERROR,
+      kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST), scope="set")
+def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job pod uses a ServiceAccount that the manifests beside it do not create or bind.
+
+    ## What it catches
+    A pod's ``serviceAccountName`` (or the deprecated ``serviceAccount``) when ServiceAccount objects
+    are linted too and none has that name in the job's namespace; and (warning) when RoleBindings are
+    linted too and none binds that account in that namespace.
+
+    ## Why is this bad?
+    Pods referencing a missing ServiceAccount are never created (the admission controller rejects
+    them), and without the binding the launcher's ``kubectl get/wait pod`` init container is
+    forbidden and waits forever. Seed 000 creates ``mpi-worker-view`` and binds it to ``view`` in
+    ``default`` for exactly this init container.
+
+    ## Example
+    ```yaml
+    # job in namespace nccl-test: serviceAccountName: mpi-worker-view
+    # ServiceAccount mpi-worker-view in namespace default
+    ```
+
+    ## Fix
+    Create (and bind) the account in the job's namespace.
+    """
+    manifests = [d for d in docs.of_kind(Kind.K8S_MANIFEST) if isinstance(d.data, dict)]
+    accounts = {(str(_dict(d.data.get("metadata")).get("name")), _namespace(d))
+                for d in manifests if d.data.get("kind") == "ServiceAccount"}
+    bindings = [d for d in manifests if d.data.get("kind") in ("RoleBinding", "ClusterRoleBinding")]
+    if not accounts and not bindings:
+        return
+    for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        namespace = _namespace(doc)
+        for pod in pods(doc):
+            key = "serviceAccountName" if "serviceAccountName" in pod.spec else "serviceAccount"
+            account = pod.spec.get(key)
+            if not account:
+                continue
+            path = pod.spec_path + (key,)
+            if accounts and (str(account), namespace) not in accounts:
+                yield doc.at_path(path, f"ServiceAccount '{account}' does not exist in namespace '{namespace}' among "
+                                        f"the linted manifests", hint=f"create it in {namespace}")
+            elif bindings and not any(_binds(b, str(account), namespace) for b in bindings):
+                yield doc.at_path(path, f"no RoleBinding gives ServiceAccount '{account}' ({namespace}) any role; the "
+                                        "launcher's kubectl calls are forbidden", severity=Severity.WARNING,
+                                  hint=f"bind it, e.g. to ClusterRole view, in namespace {namespace}")
+
+
+def _binds(binding: Document, account: str, namespace: str) -> bool:
+    data = binding.data
+    if data.get("kind") == "RoleBinding" and _namespace(binding) != namespace:
+        return False
+    for subject in data.get("subjects") or []:
+        if isinstance(subject, dict) and subject.get("kind") == "ServiceAccount" and \
+                str(subject.get("name")) == account and str(subject.get("namespace") or _namespace(binding)) == namespace:
+            return True
+    return False
