@@ -1,0 +1,162 @@
+"""The pre-commit hooks, run by the real `pre-commit` tool in a temporary git repository.
+
+The repository's `.pre-commit-hooks.yaml` declares `language: python` (pre-commit installs
+hpcconf from the hook repository). That install needs a package index, so the commit test
+uses the same hooks as `repo: local` / `language: system` entries that call the hpcconf
+already installed next to this Python: the ids, entries, file patterns and flags are read
+from `.pre-commit-hooks.yaml`, so the test runs exactly what users get.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+REPO = Path(__file__).resolve().parents[1]
+HOOKS_FILE = REPO / ".pre-commit-hooks.yaml"
+# A Slurm example: its artifacts lint clean (the hook fails on any lint error in them).
+EXAMPLE = REPO / "examples" / "crusoe-h100-slurm.yaml"
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str | None:
+    found = BIN / name
+    return str(found) if found.exists() else shutil.which(name)
+
+
+PRE_COMMIT, GIT, HPCCONF = _tool("pre-commit"), shutil.which("git"), _tool("hpcconf")
+pytestmark = [
+    pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is not installed (pip install hpcconf[test])"),
+    pytest.mark.skipif(GIT is None, reason="git is not on PATH"),
+    pytest.mark.skipif(HPCCONF is None, reason="the hpcconf command is not installed (pip install -e .)"),
+]
+# Keys of a hook definition that describe what runs and on which files; copied verbatim.
+COPIED_KEYS = ("id", "name", "entry", "files", "exclude", "types", "pass_filenames", "always_run", "require_serial", "args")
+
+
+def manifest_hooks() -> list[dict]:
+    return list(YAML(typ="safe").load(HOOKS_FILE.read_text()))
+
+
+def local_config() -> str:
+    hooks = []
+    for hook in manifest_hooks():
+        local = {k: hook[k] for k in COPIED_KEYS if k in hook}
+        local["language"] = "system"
+        hooks.append(local)
+    import io
+
+    out = io.StringIO()
+    YAML(typ="safe", pure=True).dump({"repos": [{"repo": "local", "hooks": hooks}]}, out)
+    return out.getvalue()
+
+
+def test_hooks_manifest_is_valid_for_pre_commit():
+    done = subprocess.run([PRE_COMMIT, "validate-manifest", str(HOOKS_FILE)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    hooks = {h["id"]: h for h in manifest_hooks()}
+    assert set(hooks) == {"hpcconf-lint", "hpcconf-check"}
+    assert hooks["hpcconf-lint"]["entry"] == "hpcconf lint"
+    assert hooks["hpcconf-check"]["entry"].startswith("hpcconf build --check")
+    assert hooks["hpcconf-check"]["pass_filenames"] is False
+    assert all(h["language"] == "python" for h in hooks.values())  # installable from the hook repo
+
+
+class GitRepo:
+    def __init__(self, root: Path):
+        self.root = root
+        self.env = {**os.environ,
+                    "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+                    "PRE_COMMIT_HOME": str(root.parent / "pre-commit-cache"),
+                    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+                    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), cwd=self.root, env=self.env, capture_output=True, text=True)
+
+    def commit(self, message: str) -> subprocess.CompletedProcess:
+        assert self.run(GIT, "add", "-A").returncode == 0
+        return self.run(GIT, "commit", "-m", message)
+
+    def commits(self) -> int:
+        done = self.run(GIT, "rev-list", "--count", "HEAD")
+        return int(done.stdout.strip()) if done.returncode == 0 else 0
+
+
+@pytest.fixture
+def infra_repo(tmp_path):
+    root = tmp_path / "infra"
+    (root / "specs").mkdir(parents=True)
+    repo = GitRepo(root)
+    assert repo.run(GIT, "init", "-q", ".").returncode == 0
+    shutil.copy(EXAMPLE, root / "specs" / "cluster.yaml")
+    (root / ".pre-commit-config.yaml").write_text(local_config())
+    validated = repo.run(PRE_COMMIT, "validate-config", ".pre-commit-config.yaml")
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    built = repo.run(HPCCONF, "build", "specs/cluster.yaml")
+    assert built.returncode == 0, built.stdout + built.stderr
+    installed = repo.run(PRE_COMMIT, "install")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return repo
+
+
+def test_a_clean_repo_commits(infra_repo):
+    done = infra_repo.commit("cluster spec and generated files")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "hpcconf lint" in output and "hpcconf build --check" in output  # both hooks ran ...
+    assert output.count("Passed") == 2 and infra_repo.commits() == 1      # ... and passed
+
+
+def test_a_stale_artifact_fails_the_commit_with_the_fix(infra_repo):
+    assert infra_repo.commit("initial").returncode == 0
+    spec = infra_repo.root / "specs" / "cluster.yaml"
+    spec.write_text(spec.read_text().replace("count: 2", "count: 3", 1))
+    done = infra_repo.commit("more nodes, forgot to rebuild")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "hpcconf build --check" in output and "Failed" in output
+    assert "specs/cluster.yaml: stale: out/" in output
+    assert "fix: hpcconf build specs/cluster.yaml --out out" in output
+    assert infra_repo.commits() == 1  # nothing was committed
+    # Following the printed fix makes the commit pass.
+    assert infra_repo.run(HPCCONF, "build", "specs/cluster.yaml").returncode == 0
+    again = infra_repo.commit("more nodes")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert infra_repo.commits() == 2
+
+
+def test_a_hand_edited_artifact_fails_the_commit(infra_repo):
+    assert infra_repo.commit("initial").returncode == 0
+    conf = sorted((infra_repo.root / "out").rglob("nccl.conf"))[0]
+    conf.write_text(conf.read_text() + "NCCL_DEBUG=INFO\n")
+    done = infra_repo.commit("tweak nccl.conf by hand")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "edited by hand:" in output and "nccl.conf" in output
+
+
+def test_a_lint_error_fails_the_commit_with_a_readable_message(infra_repo):
+    (infra_repo.root / "tuning").mkdir()
+    (infra_repo.root / "tuning" / "nccl.conf").write_text("NCCL_ALGO=Foo\n")
+    done = infra_repo.commit("hand-written tuning")
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "hpcconf lint" in output and "Failed" in output
+    assert "tuning/nccl.conf:1:11: error[NCCL011]" in output
+    assert infra_repo.commits() == 0
+
+
+def test_config_excludes_apply_to_files_pre_commit_passes(infra_repo):
+    (infra_repo.root / "tuning").mkdir()
+    (infra_repo.root / "tuning" / "nccl.conf").write_text("NCCL_ALGO=Foo\n")
+    (infra_repo.root / ".hpcconf.toml").write_text('exclude = ["tuning/**"]\n')
+    done = infra_repo.commit("vendored tuning file, excluded from lint")
+    assert done.returncode == 0, done.stdout + done.stderr
