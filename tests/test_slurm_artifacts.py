@@ -249,3 +249,19 @@ def test_slurm_installer_copies_existing_artifacts():
     sources = re.findall(r'"\$out"/(\S+) ', setup)
     assert sources and all(source in artifacts for source in sources)
     assert "nccl/ndv2/nccl.conf" in sources
+
+
+@pytest.mark.parametrize("spec", [CRUSOE, NDV2, REPO / "examples" / "azhop-ncv4.yaml"], ids=lambda p: p.stem)
+def test_generated_scripts_are_valid_bash(spec, tmp_path):
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    for path, text in _artifacts(spec).items():
+        if path.startswith("slurm/") and path.endswith((".sbatch", ".sh", ".env")):
+            file = tmp_path / path.replace("/", "_")
+            file.write_text(text, encoding="utf-8")
+            result = subprocess.run([bash, "-n", str(file)], capture_output=True, text=True)
+            assert result.returncode == 0, (path, result.stderr)
