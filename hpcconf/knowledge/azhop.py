@@ -421,8 +421,8 @@ def amlfs_capacity_problem(sku: str, capacity: int) -> Optional[str]:
         return None
     if capacity < step or capacity % step:
         low = max(step, capacity // step * step)
-        return (f"AMLFS {sku} grows in steps of {step} TiB; {capacity} TiB is not a multiple of {step} "
-                f"(use {low} or {low + step if low >= capacity else low})")
+        options = f"{low}" if low > capacity else f"{low} or {low + step}"
+        return f"AMLFS {sku} grows in steps of {step} TiB; {capacity} TiB is not a whole number of steps (use {options})"
     return None
 
 
