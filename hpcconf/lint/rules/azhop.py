@@ -352,9 +352,10 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     """The compute subnet has fewer addresses than the queues can start nodes.
 
     ## What it catches
-    A compute subnet whose usable addresses (size minus the 5 Azure keeps) are fewer than the sum of
-    the queues' largest node counts (``max_count``, or ``max_core_count`` / vCPUs of the size, the
-    lower of the two). Queues placed in another region's subnet (``subnet:``) are not counted.
+    A compute subnet whose usable addresses (size minus the 5 Azure keeps) are fewer than one queue's
+    largest node count (``max_count``, or ``max_core_count`` / vCPUs of the size, the lower of the
+    two), and (warning) fewer than all queues' together. Queues placed in another region's subnet
+    (``subnet:``) are not counted.
 
     ## Why is this bad?
     Every node of every queue takes an address in the compute subnet. When the subnet is full,
@@ -386,10 +387,18 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
             continue
         total += kb.queue_max_nodes(queue) or 0
     usable = kb.usable_ips(str(compute))
+    path = ("network", "vnet", "subnets", "compute", "address_prefixes")
+    for i, queue in _queues(data):
+        nodes = kb.queue_max_nodes(queue) or 0
+        if nodes > usable and not (queue.get("subnet") or queue.get("location")):
+            yield doc.at_path(path, f"compute subnet {compute} has {usable} usable addresses but queue '{queue.get('name')}' "
+                                    f"alone can start {nodes} nodes",
+                              hint="use a larger compute subnet (a /24 holds 251 nodes) or lower the queue's limits", prefer_value=True)
+            return
     if total > usable:
-        yield doc.at_path(("network", "vnet", "subnets", "compute", "address_prefixes"),
-                          f"compute subnet {compute} has {usable} usable addresses but the queues can start {total} nodes",
-                          hint="use a larger compute subnet (a /24 holds 251 nodes) or lower the queues' max_count", prefer_value=True)
+        yield doc.at_path(path, f"compute subnet {compute} has {usable} usable addresses but the queues together can start {total} nodes",
+                          hint="a larger compute subnet (a /24 holds 251 nodes) lets every queue reach its limit at once",
+                          prefer_value=True, severity=Severity.WARNING)
 
 
 # -- AZH007 --------------------------------------------------------------------------------------------
@@ -738,8 +747,8 @@ def queue_limits(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     Queues with neither ``max_count`` nor ``max_core_count``; negative limits (error); an
-    ``idle_timeout`` not below ``autoscale.idle_timeout``; ``type: login`` with OpenPBS or without
-    ``initial_count`` (error); ``ColocateNodes`` under OpenPBS; ``location`` without ``subnet`` or a
+    ``idle_timeout`` not below ``autoscale.idle_timeout``; ``type: login`` with OpenPBS, or without
+    ``initial_count`` (error); ``ColocateNodes: true`` under OpenPBS; ``location`` without ``subnet`` or a
     ``subnet`` not in the ``<resource_group>/<vnet>/<subnet>`` form (error); (info) a
     ``MaxScaleSetSize`` above 100.
 
@@ -781,13 +790,13 @@ def queue_limits(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                               hint="a queue's idle_timeout must be lower than the cluster-wide one", prefer_value=True)
         if queue.get("type") == "login":
             if manager != "slurm":
-                yield doc.at_path(path + ("type",), "login queues work only with Slurm; OpenPBS makes them execute nodes",
-                                  hint="remove the login queue or use queue_manager: slurm", prefer_value=True, severity=Severity.ERROR)
+                yield doc.at_path(path + ("type",), "login queues work only with Slurm; the OpenPBS template makes them execute nodes",
+                                  hint="remove the login queue or use queue_manager: slurm", prefer_value=True)
             if "initial_count" not in queue:
                 yield doc.at_path(path + ("type",), "a login queue needs initial_count (az-hop has no default)",
                                   hint="add initial_count: 1", prefer_value=True, severity=Severity.ERROR)
-        if manager == "openpbs" and "ColocateNodes" in queue:
-            yield doc.at_path(path + ("ColocateNodes",), "ColocateNodes has no effect with OpenPBS (Slurm only)",
+        if manager == "openpbs" and queue.get("ColocateNodes") is True:
+            yield doc.at_path(path + ("ColocateNodes",), "ColocateNodes: true has no effect with OpenPBS (Slurm only)",
                               hint="remove it, or use Slurm for InfiniBand placement", prefer_value=True)
         if queue.get("location") and not queue.get("subnet"):
             yield doc.at_path(path + ("location",), "a queue in another location needs subnet: <resource_group>/<vnet>/<subnet>",

@@ -83,13 +83,17 @@ def _value_findings(doc: Document, ctx: LintContext, names: tuple[str, ...] | No
         wanted = setting.name in names if names is not None else setting.name not in GRAMMAR_RULES
         if not wanted or setting.dynamic:
             continue
+        if setting.source == "nccl.conf" and re.search(r"\s#", setting.value):
+            continue  # NCCL002 reports the inline comment, the cause of this value's trouble
         for problem in check_env_value(setting.name, setting.value, nccl_version=ctx.nccl_version):
             column = setting.value_column + problem.offset
             severity = Severity.ERROR if problem.fatal else problem.severity
             message = problem.message
+            if not message.startswith(setting.name):
+                message = f"{setting.name}: {message}"
             if problem.fatal:
                 message += ": NCCL fails to initialise"
-            yield doc.at_line(setting.value_at, f"{setting.name}: {message}", hint=problem.hint, column=column,
+            yield doc.at_line(setting.value_at, message, hint=problem.hint, column=column,
                               end_column=column + problem.length, severity=severity)
 
 
