@@ -1,0 +1,186 @@
+"""`hpcconf init` scaffolds a commented spec that builds and lints clean as is; `hpcconf migrate`
+checks the spec format version and keeps comments when it converts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hpcconf import init_command
+from hpcconf.cli import app
+from hpcconf.spec.load import load_spec
+from hpcconf.spec.model import Versions
+
+REPO = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+def hpcconf(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def lint_findings(path: str) -> list[dict]:
+    result = hpcconf("lint", path, "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)["findings"]
+
+
+# -- init -------------------------------------------------------------------------------------
+
+def test_init_from_the_issue_builds_and_lints_clean(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "--nodes", "4", "--platform", "aks")
+    assert result.exit_code == 0, result.output
+    spec = tmp_path / "nd96isr-h100-v5-aks.yaml"
+    assert f"wrote {spec.name}" in result.output
+    cluster = load_spec(spec).cluster
+    assert cluster.platforms == ["aks"] and cluster.pools[0].sku == "Standard_ND96isr_H100_v5"
+    assert cluster.pools[0].count == 4 and cluster.apiVersion == "hpcconf/v1"
+
+    built = hpcconf("build", spec.name, "-q")
+    assert built.exit_code == 0, built.output
+    assert hpcconf("build", spec.name, "--check").exit_code == 0
+    errors = [f for f in lint_findings(spec.name) if f["severity"] == "error"]
+    assert errors == [], errors
+    lint = hpcconf("lint", spec.name)
+    assert lint.exit_code == 0, lint.output
+
+
+def test_init_spec_is_commented(tmp_path):
+    spec = tmp_path / "c.yaml"
+    assert hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "-n", "4", "-p", "aks", "-o", str(spec)).exit_code == 0
+    lines = spec.read_text().splitlines()
+    assert lines[0].startswith("# hpcconf cluster spec: 4 x Standard_ND96isr_H100_v5")
+    commented = {line.split(":")[0].strip(" -") for line in lines if ":" in line and " # " in line}
+    for key in ("apiVersion", "name", "location", "platforms", "sku", "count", "network_operator", "nccl",
+                "resource_name", "registry", "namespace"):
+        assert key in commented, f"{key} has no comment"
+    assert "8 x NDR InfiniBand" in spec.read_text()  # facts from the SKU catalog, not a generic text
+
+
+def test_init_pins_the_current_default_versions(tmp_path):
+    """A scaffolded spec pins what hpcconf defaults to today, so upgrading hpcconf changes nothing silently."""
+    spec = tmp_path / "c.yaml"
+    assert hpcconf("init", "--sku", "Standard_ND96amsr_A100_v4", "-p", "aks", "-o", str(spec)).exit_code == 0
+    pinned = load_spec(spec).document.data["versions"]
+    defaults = Versions()
+    assert pinned and all(getattr(defaults, key) == value for key, value in pinned.items())
+    assert {"network_operator", "gpu_operator", "volcano", "nccl"} <= set(pinned)
+
+
+@pytest.mark.parametrize("sku,platforms", [
+    ("Standard_ND96amsr_A100_v4", ["slurm"]),
+    ("Standard_ND96amsr_A100_v4", ["azhop"]),
+    ("h100-80gb-sxm-ib.8x", ["slurm"]),
+    ("Standard_NC24ads_A100_v4", ["aks,slurm,azhop"]),
+    ("Standard_ND40rs_v2", ["azhop", "aks"]),
+    ("Standard_ND96isr_H200_v5", ["aks"]),
+])
+def test_init_for_other_skus_and_platforms_builds_and_has_no_lint_errors(tmp_path, monkeypatch, sku, platforms):
+    monkeypatch.chdir(tmp_path)
+    args = ["init", "--sku", sku, "-n", "3", "-o", "spec.yaml"]
+    for platform in platforms:
+        args += ["--platform", platform]
+    result = hpcconf(*args)
+    assert result.exit_code == 0, result.output
+    cluster = load_spec(tmp_path / "spec.yaml").cluster
+    assert sorted(cluster.platforms) == sorted(",".join(platforms).split(","))
+    assert hpcconf("build", "spec.yaml", "-q").exit_code == 0
+    errors = [f for f in lint_findings("spec.yaml") if f["severity"] == "error"]
+    assert errors == [], errors
+
+
+def test_init_without_infiniband_leaves_the_network_out(tmp_path):
+    spec = tmp_path / "c.yaml"
+    assert hpcconf("init", "--sku", "Standard_NC24ads_A100_v4", "-p", "slurm", "-o", str(spec)).exit_code == 0
+    assert "infiniband:" not in spec.read_text() and "no InfiniBand" in spec.read_text()
+
+
+def test_init_prints_to_stdout_with_dash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "-p", "slurm", "-o", "-")
+    assert result.exit_code == 0 and result.stdout.startswith("# hpcconf cluster spec")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_does_not_overwrite_without_force(tmp_path):
+    spec = tmp_path / "c.yaml"
+    spec.write_text("mine\n")
+    result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "-o", str(spec))
+    assert result.exit_code == 2 and "exists; pass --force" in result.output
+    assert spec.read_text() == "mine\n"
+    assert hpcconf("init", "--sku", "Standard_ND96asr_v4", "-o", str(spec), "--force").exit_code == 0
+    assert spec.read_text().startswith("# hpcconf cluster spec")
+
+
+def test_init_unknown_sku_suggests(tmp_path):
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v6", "-o", str(tmp_path / "c.yaml"))
+    assert result.exit_code == 2 and "unknown SKU 'Standard_ND96isr_H100_v6'" in result.output
+    assert "Standard_ND96isr_H100_v5" in result.output
+    assert not (tmp_path / "c.yaml").exists()
+
+
+def test_init_rejects_an_unknown_platform_and_a_bad_name(tmp_path):
+    result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "-p", "k8s", "-o", str(tmp_path / "c.yaml"))
+    assert result.exit_code == 2 and "--platform 'k8s'" in result.output
+    result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "--name", "My_Cluster", "-o", str(tmp_path / "c.yaml"))
+    assert result.exit_code == 2 and "--name 'My_Cluster'" in result.output
+    assert not (tmp_path / "c.yaml").exists()
+
+
+def test_init_refuses_values_the_spec_rejects(tmp_path):
+    result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "--registry", "Not A Registry", "-o", str(tmp_path / "c.yaml"))
+    assert result.exit_code == 2 and "test_image.registry" in result.output
+    assert not (tmp_path / "c.yaml").exists()
+
+
+# -- migrate ----------------------------------------------------------------------------------
+
+def test_migrate_a_v1_spec_needs_nothing(tmp_path):
+    spec = tmp_path / "s.yaml"
+    original = (REPO / "examples" / "ndmv4-aks.yaml").read_text()
+    spec.write_text(original)
+    result = hpcconf("migrate", str(spec), "--write")
+    assert result.exit_code == 0
+    assert "no migration needed: hpcconf/v1 is the only version" in result.output
+    assert spec.read_text() == original
+
+
+@pytest.mark.parametrize("text,message", [
+    ("apiVersion: hpcconf/v9\nkind: Cluster\n", "apiVersion 'hpcconf/v9' is not one this hpcconf knows"),
+    ("kind: Cluster\n", "no apiVersion"),
+    ("- a\n- b\n", "not a YAML mapping"),
+])
+def test_migrate_refuses_unknown_versions(tmp_path, text, message):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(text)
+    result = hpcconf("migrate", str(spec))
+    assert result.exit_code == 2 and message in result.output
+    assert spec.read_text() == text
+
+
+def test_migration_steps_keep_the_users_comments(tmp_path, monkeypatch):
+    """The migrate path for a future format: a step edits the round-trip tree; comments, order and quotes stay."""
+    def rename_nodes(data):
+        for pool in data["pools"]:
+            pool.insert(list(pool).index("nodes"), "count", pool.pop("nodes"))
+
+    monkeypatch.setitem(init_command.MIGRATIONS, "hpcconf/v0", ("hpcconf/v1", rename_nodes))
+    old = (REPO / "examples" / "ndmv4-aks.yaml").read_text()
+    assert "count: 2" in old
+    spec = tmp_path / "s.yaml"
+    spec.write_text(old.replace("apiVersion: hpcconf/v1", "apiVersion: hpcconf/v0").replace("count: 2", "nodes: 2"))
+    result = hpcconf("migrate", str(spec), "--write")
+    assert result.exit_code == 0 and "migrated (hpcconf/v0 -> hpcconf/v1)" in result.output
+    assert spec.read_text() == old  # byte for byte: every comment kept
+    assert load_spec(spec).cluster.pools[0].count == 2
+
+
+def test_a_future_api_version_is_refused_at_build_with_a_pointer(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text((REPO / "examples" / "ndmv4-aks.yaml").read_text().replace("hpcconf/v1", "hpcconf/v2"))
+    result = hpcconf("build", str(spec), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2 and "HPC007" in result.output and "hpcconf/v1" in result.output
