@@ -277,6 +277,8 @@ def _walk_object(value: Any, node: Obj, path: tuple) -> Iterator[SchemaProblem]:
 def _walk_string(value: Any, node: Str, path: tuple) -> Iterator[SchemaProblem]:
     if not isinstance(value, str):
         yield SchemaProblem(path, f"expected a string, got {_type_name(value)} {value!r}", "type")
+        if node.enum:  # JSON Schema's enum applies to every type, so a non-string also misses the list
+            yield SchemaProblem(path, f"{value!r} is not one of: {', '.join(node.enum)}", "enum")
         return
     if node.enum and value not in node.enum:
         yield SchemaProblem(path, f"'{value}' is not one of: {', '.join(node.enum)}", "enum")
