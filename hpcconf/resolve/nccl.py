@@ -51,7 +51,7 @@ def topology_file_names(sku: Sku) -> tuple[Optional[str], Optional[str]]:
 
 
 def _settings(sku: Sku, infiniband: bool, topo: Optional[str], graph: Optional[str],
-              overrides: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+              overrides: Mapping[str, str], socket_ifname: Optional[str] = None) -> tuple[tuple[str, str], ...]:
     entries: dict[str, str] = {}
     entries.update(sku.nccl.conf)
     if topo:
@@ -63,7 +63,8 @@ def _settings(sku: Sku, infiniband: bool, topo: Optional[str], graph: Optional[s
         entries["NCCL_IB_DISABLE"] = "1"
     if sku.nccl.algo:
         entries["NCCL_ALGO"] = sku.nccl.algo
-    entries.setdefault("NCCL_SOCKET_IFNAME", sku.ethernet_interface)
+    if socket_ifname:
+        entries.setdefault("NCCL_SOCKET_IFNAME", socket_ifname)
     entries.update(overrides)  # the spec has the last word
     return tuple(entries.items())
 
@@ -73,6 +74,8 @@ def resolve_pool_nccl(sku: Sku, infiniband: bool, overrides: Mapping[str, str]) 
     # A provider's own topology file (Crusoe remaps PCI addresses per hypervisor) exists only on its nodes.
     node_topo = f"{NODE_NCCL_DIR}/{topo}" if topo else sku.nccl.vendor_topo_file
     node_conf = _settings(sku, infiniband, node_topo, graph and f"{NODE_NCCL_DIR}/{graph}", overrides)
+    # A pod has eth0 plus one net<N> per IB NIC: pin NCCL's bootstrap to eth0 as seeds 000/003 do.
+    # Nodes keep the image's choice (Azure's and Crusoe's /etc/nccl.conf set no interface).
     image_env = _settings(sku, infiniband, topo and f"{IMAGE_WORKDIR}/{topo}",
-                          graph and f"{IMAGE_WORKDIR}/{graph}", overrides)
+                          graph and f"{IMAGE_WORKDIR}/{graph}", overrides, socket_ifname=sku.ethernet_interface)
     return PoolNccl(topo_file=topo, graph_file=graph, node_conf=node_conf, image_env=image_env)

@@ -29,7 +29,7 @@ ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 class Metadata(StrictModel):
     name: str = Field(pattern=NAME_PATTERN, description="Cluster name: lower case letters, digits and '-', 2-40 characters. Names the output directory and Azure resources.")
-    location: str = Field(pattern=r"^[a-z][a-z0-9]+$", description="Azure region, e.g. southcentralus.")
+    location: str = Field(pattern=r"^[a-z][a-z0-9-]*[a-z0-9]$", description="Region: an Azure region such as southcentralus, or a provider's location such as us-east1-a.")
     resource_group: Optional[str] = Field(default=None, pattern=r"^[-\w._()]{1,90}$", description="Azure resource group (default: <name>-rg).")
     description: str = Field(default="", description="Free text, copied into generated headers.")
 
