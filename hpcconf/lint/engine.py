@@ -2,7 +2,11 @@
 
 1. Load: each path (directories are walked, hidden dirs skipped) becomes Documents of a
    recognised kind; YAML that does not parse becomes an HPC001/HPC002 finding. An hpcconf
-   spec is compiled and its artifacts are linted as documents named ``SPEC -> ARTIFACT``.
+   spec is compiled (``hpcconf.pipeline.compile_spec``) and its artifacts are linted as
+   documents named ``SPEC -> ARTIFACT`` (e.g. ``cluster.yaml -> aks/volcano-job.yaml``), with
+   the spec's own SKU, NCCL and chart versions as context. A spec that fails validation
+   yields the loader's diagnostics as error findings (exit 1), and its rules are skipped;
+   a spec file that cannot be read is a usage error (exit 2).
 2. Check: per-document rules run on documents of their kinds; set rules run once on all.
 3. Filter: config severity overrides, ``select``/``ignore``, ``per-file-ignores`` and
    inline suppressions are applied; suppression problems are reported (HPC010-012).
@@ -141,7 +145,9 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
     try:
         build = compile_spec(spec_doc.source_path or spec_doc.path)
     except HpcconfError as error:
-        findings.extend(dataclasses.replace(d, severity=Severity.ERROR) for d in error.diagnostics)
+        spec_doc.meta["compile_failed"] = True  # spec rules need the compiled cluster: skip them
+        findings.extend(dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
+                        for d in error.diagnostics)
         return []
     spec_ctx = context_for_build(ctx, build)
     spec_doc.meta["ctx"] = spec_ctx
@@ -159,6 +165,16 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
             doc.meta["artifact"] = artifact
         documents.extend(docs)
     return documents
+
+
+def _same_file(file: str, doc: Document) -> str:
+    """The spec's own name for diagnostics the pipeline reports against it (it may print it relative)."""
+    try:
+        if file and doc.source_path and Path(file).resolve() == Path(doc.source_path).resolve():
+            return doc.path
+    except OSError:
+        pass
+    return file
 
 
 def context_for_build(ctx: LintContext, build: object) -> LintContext:
@@ -210,6 +226,8 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
     active = [r for r in rules.values() if r.check is not None and is_enabled(r, ctx.config)]
     for doc in documents:
         doc_ctx = doc.meta.get("ctx", ctx)
+        if doc.meta.get("compile_failed"):
+            continue  # its validation errors are the findings; rules would see no cluster
         for rule in active:
             if rule.scope == "document" and doc.kind in rule.kinds:
                 findings.extend(_run(rule, (doc, doc_ctx), doc))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..diagnostics import Severity
 from .registry import engine_rule
 
-RULE_CRASHED = engine_rule(code="HPC000", name="rule-crashed", severity=Severity.ERROR, doc="""
+RULE_CRASHED = engine_rule(code="HPC090", name="rule-crashed", severity=Severity.ERROR, doc="""
     A lint rule raised an exception instead of finishing.
 
     ## What it catches
@@ -21,7 +21,7 @@ RULE_CRASHED = engine_rule(code="HPC000", name="rule-crashed", severity=Severity
 
     ## Example
     ```text
-    job.yaml:1:1: error[HPC000] rule-crashed: rule VOL001 failed: KeyError: 'tasks'
+    job.yaml:1:1: error[HPC090] rule-crashed: rule VOL001 failed: KeyError: 'tasks'
     ```
 
     ## Fix
@@ -73,7 +73,7 @@ DUPLICATE_KEY = engine_rule(code="HPC002", name="duplicate-key", severity=Severi
     Merge the two entries into one, or delete the one you do not mean.
     """)
 
-UNRECOGNISED_FILE = engine_rule(code="HPC003", name="unrecognised-file", severity=Severity.WARNING, doc="""
+UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severity=Severity.WARNING, doc="""
     A file named on the command line is not a kind hpcconf lints.
 
     ## What it catches
@@ -87,7 +87,7 @@ UNRECOGNISED_FILE = engine_rule(code="HPC003", name="unrecognised-file", severit
     ## Example
     ```console
     $ hpcconf lint values.yaml     # no chart name in the file name, no --chart
-    values.yaml:1:1: warning[HPC003] unrecognised-file: cannot tell what kind of file this is
+    values.yaml:1:1: warning[HPC091] unrecognised-file: cannot tell what kind of file this is
     ```
 
     ## Fix

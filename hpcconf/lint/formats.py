@@ -55,6 +55,14 @@ def _sarif_rule(rule: Rule) -> dict:
     }
 
 
+def _sarif_unregistered(code: str, result: LintResult) -> dict:
+    """Spec-loader codes (HPC004 missing-field, ...) are findings without a rule page of their own."""
+    name = next((f.name for f in result.findings if f.code == code and f.name), code.lower())
+    return {"id": code, "name": name, "shortDescription": {"text": name},
+            "fullDescription": {"text": f"{code} {name}: reported while loading the input (see the message)."},
+            "helpUri": "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"}
+
+
 def _sarif_location(finding: Diagnostic) -> dict:
     file = finding.file or "<input>"
     if SPEC_ARTIFACT_SEPARATOR in file:
@@ -91,7 +99,7 @@ def render_sarif(result: LintResult) -> str:
         "name": "hpcconf",
         "version": __version__,
         "informationUri": "https://github.com/hpcconf/hpcconf",
-        "rules": [_sarif_rule(rules[c]) if c in rules else {"id": c} for c in used],
+        "rules": [_sarif_rule(rules[c]) if c in rules else _sarif_unregistered(c, result) for c in used],
     }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}]}

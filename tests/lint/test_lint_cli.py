@@ -117,7 +117,7 @@ def test_explicit_unrecognised_file_is_reported(app, tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("hello\n")
     data = json.loads(run(app, "lint", str(path), "--format", "json").stdout)
-    assert [f["code"] for f in data["findings"]] == ["HPC003"]
+    assert [f["code"] for f in data["findings"]] == ["HPC091"]
 
 
 def test_kind_forces_the_reader(app, tmp_path):
