@@ -256,3 +256,29 @@ def test_dispatch_and_int_params():
     assert check_env_value("NCCL_TOPO_FILE", "/x y") == []  # no grammar
     assert check_nccl_debug_subsys("^INIT,FOO")[0].offset == 6
     assert check_env_value("UCC_CL_BASIC_TUNE", "allreduce:cuda:bogus:inf")
+
+
+# Observed 2026-11-30 with torch 2.11.0+cu130 (NCCL 2.28.9), 2 ranks on 2 H200s (hpcconf parser
+# probe). None: init and all_reduce succeeded; otherwise NCCL's "Last error" text.
+REAL_NCCL_2_28_9_ENV = {
+    ("NCCL_ALGO", "Bogus"): 'Unrecognized element token "Bogus" when parsing "Bogus"',
+    ("NCCL_ALGO", "ring;"): None,
+    ("NCCL_ALGO", ";ring"): 'All entries except the first must have a prefix: ";ring"',
+    ("NCCL_ALGO", "Tree, Ring"): 'Unrecognized element token " Ring" when parsing "Tree, Ring"',
+    ("NCCL_ALGO", "allreduce:tree:ring"): None,
+    ("NCCL_ALGO", "sendrecv:ring"): 'Unrecognized prefix token "sendrecv" when parsing "sendrecv:ring"',
+    ("NCCL_ALGO", "^"): None,
+    ("NCCL_ALGO", "RING,TREE"): None,
+    ("NCCL_PROTO", "LL128,Simple"): None,
+    ("NCCL_PROTO", "allreduce:LL128;LL,Simple"):
+        'All entries except the first must have a prefix: "allreduce:LL128;LL,Simple"',
+}
+
+
+@pytest.mark.parametrize("name, value", list(REAL_NCCL_2_28_9_ENV))
+def test_real_nccl_2_28_9_env_verdicts(name, value):
+    expected = REAL_NCCL_2_28_9_ENV[(name, value)]
+    fatal = [p for p in check_env_value(name, value, nccl_version="2.28.9") if p.fatal]
+    assert (not fatal) == (expected is None)
+    if expected is not None:
+        assert fatal[0].message.startswith(expected)

@@ -163,3 +163,34 @@ def test_precedence_env_then_user_file_then_etc(shared_dir):
     assert merged["NCCL_ALGO"] == ("Tree", "environment")  # probe: env beats the conf file
     assert merged["NCCL_TOPO_FILE"] == ("/home/me/topo.xml", "user")
     assert merged["NCCL_IB_PCI_RELAXED_ORDERING"] == ("1", "system")
+
+
+# Observed 2026-11-30 with torch 2.11.0+cu130 (NCCL 2.28.9), 2 ranks on 2 H200s, NCCL_CONF_FILE set to
+# each text below (hpcconf parser probe). None: init and all_reduce succeeded; otherwise NCCL's
+# "Last error". Settles two points: a CRLF line keeps its '\r' (getline strips only '\n'), and a
+# 4100-byte comment line is not split at 4095 bytes.
+REAL_NCCL_2_28_9_CONF = {
+    "NCCL_ALGO=Ring\r\n": 'Unrecognized element token "Ring\r" when parsing "Ring\r"',
+    "#" + "x" * 4094 + "NCCL_ALGO=Bogus\n": None,
+    " NCCL_ALGO=Bogus\n": None,
+    "export NCCL_ALGO=Bogus\n": None,
+    'NCCL_ALGO="Ring"\n': 'Unrecognized element token ""Ring"" when parsing ""Ring""',
+    "NCCL_ALGO=Ring \n": 'Unrecognized element token "Ring " when parsing "Ring "',
+    " # NCCL_ALGO=Bogus\n": None,
+    "\ufeffNCCL_ALGO=Bogus\n": None,
+}
+
+
+@pytest.mark.parametrize("text", list(REAL_NCCL_2_28_9_CONF), ids=range(len(REAL_NCCL_2_28_9_CONF)))
+def test_real_nccl_2_28_9_conf_verdicts(text):
+    expected = REAL_NCCL_2_28_9_CONF[text]
+    conf = parse_nccl_conf(text)
+    problems = [p for name, value in conf.effective().items()
+                for p in check_env_value(name, value, nccl_version="2.28.9")]
+    fatal = [p for p in problems if p.fatal]
+    assert (not fatal) == (expected is None)
+    if expected is not None:
+        assert fatal[0].message.startswith(expected)
+    else:
+        # what NCCL ignored, we still report: the line does not do what it says
+        assert conf.problems or conf.comment_lines

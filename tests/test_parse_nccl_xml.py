@@ -307,3 +307,50 @@ def test_diagnostics_carry_positions():
     assert (diag.file, diag.line, diag.column, diag.severity.value, diag.name) == ("topo.xml", 2, 1, "error", "tab")
     assert diag.hint
 
+
+
+# -- real NCCL: edge cases run through NCCL 2.28.9 itself -----------------------------------------
+# Observed 2026-11-30 with torch 2.11.0+cu130 (NCCL 2.28.9) on an H200, one rank, NCCL_TOPO_FILE set
+# to each text below (hpcconf parser probe). None: NCCL loaded the file and ran an all_reduce;
+# otherwise NCCL's "Last error" text (it prints characters raw; we compare with them escaped).
+_ATTRS16 = " ".join(f'a{i}="{i}"' for i in range(16))
+REAL_NCCL_2_28_9_TOPO = {
+    '<system version="1">\n</system>\n': None,
+    '<system version="2">\n</system>\n': "XML Topology has wrong version 2, 1 needed",
+    "<system version='1'>\n</system>\n": None,
+    '<system  version="1">\n</system>\n': None,
+    '<system version="1" >\n</system>\n': None,
+    '<system\n version="1">\n</system>\n': "XML Parse : expected >, got '\n'",
+    '<system version="1">\n<!--a=b -->\n</system>\n': "XML Parse : Unexpected value with name !--a",
+    '<system version="1">\n<!-- a=b -->\n</system>\n': None,
+    '<system version="1">\n</system >\n': "XML Parse error : unexpected trailing   in closing tag system",
+    '<system version="1">text</system>\n': "XML Parse error : expecting '<', got 't'",
+    '<system version="1">\n<foo><bar></baz></qux>\n</system>\n': None,
+    '<system version="01">\n</system>\n': None,
+    '<system version="0x1">\n</system>\n': None,
+    '<system version="1abc">\n</system>\n': None,
+    '<!DOCTYPE system>\n<system version="1">\n</system>\n': "XML Parse : unterminated ",
+    '<?xml?>\n<system version="1">\n</system>\n': "XML Parse : unterminated ",
+    '<system version=1>\n</system>\n': "XML Parse : Expected (double) quote.",
+    f'<system version="1" {_ATTRS16} a16="16">\n</system>\n': None,
+    f'<system {_ATTRS16} version="1">\n</system>\n': "Attribute version of node system not found",
+    '<system version="1">\r\n</system>\r\n': None,
+    '<system\tversion="1">\n</system>\n': "XML Parse : Unexpected value with name system\tversion",
+    f'<system version="1" name="{"x" * 253}">\n</system>\n': None,
+    f'<system version="1" name="{"x" * 254}">\n</system>\n': f"Error : value {'x' * 254} too long (max 255)",
+    '<system version="1" name="a&amp;b">\n</system>\n': None,
+    '</foo>\n<system version="1">\n</system>\n': "XML Parse : unterminated ",
+}
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+@pytest.mark.parametrize("text", list(REAL_NCCL_2_28_9_TOPO), ids=range(len(REAL_NCCL_2_28_9_TOPO)))
+def test_real_nccl_2_28_9_verdicts(text):
+    expected = REAL_NCCL_2_28_9_TOPO[text]
+    doc = parse_topology(text, "2.28.9")
+    assert doc.ok == (expected is None), doc.problems
+    if expected is not None:
+        assert doc.fatal[0].message.startswith(_escaped(expected)), (doc.fatal[0].message, expected)

@@ -4,7 +4,9 @@ NCCL (``src/misc/param.cc`` ``setEnvFile``) reads ``$NCCL_CONF_FILE`` or ``~/.nc
 ``/etc/nccl.conf``, line by line with ``getline``:
 
 * a line whose first byte is ``#`` is skipped; a line without ``=`` is skipped;
-* only the trailing ``\\n`` is removed (a ``\\r`` of a CRLF file stays in the value);
+* only the trailing ``\\n`` is removed: a ``\\r`` of a CRLF file stays in the value (seen on real
+  NCCL 2.28.9: ``NCCL_ALGO=Ring\\r`` failed init), and long lines are not split (a 4100-byte line
+  was read whole; only NCCL derivatives that read with ``fgets(4096)`` split them);
 * the key is everything before the first ``=`` (spaces included), the value everything after it
   (spaces and ``# ...`` included); each is cut at 1023 bytes;
 * no quoting, escaping, ``export`` or ``$VAR`` expansion; any key is ``setenv(key, value, 0)``.
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 MAX_FIELD_BYTES = 1023  # envVar/envValue buffers are 1024 bytes
-LONG_LINE_BYTES = 4095  # some NCCL builds read with a 4096-byte fgets buffer and split longer lines
+LONG_LINE_BYTES = 4095  # NVIDIA NCCL reads whole lines (getline); fgets(4096)-based forks split longer ones
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

@@ -177,6 +177,11 @@ def xml_problem_diagnostic(problem: XmlProblem, file: str = "", code: str = "NCC
                       severity=severity, file=file, line=problem.line, column=problem.column)
 
 
+def _show(text: str) -> str:
+    """NCCL prints the offending characters raw; we escape the invisible ones."""
+    return text.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
 class _Fatal(Exception):
     def __init__(self, kind: str, message: str, hint: str, pos: int):
         super().__init__(message)
@@ -242,7 +247,7 @@ class _Parser:
             ch = self.getc()
             chars.append(ch)
             if len(chars) == MAX_STR_LEN:
-                raise _Fatal("too-long", f"Error : value {''.join(chars[:-1])[:40]}... too long (max {MAX_STR_LEN})",
+                raise _Fatal("too-long", f"Error : value {_show(''.join(chars[:-1]))} too long (max {MAX_STR_LEN})",
                              "attribute values hold at most 253 characters", value_pos)
             if ch == quote:
                 break
@@ -258,13 +263,13 @@ class _Parser:
             if ch == "=":
                 name = "".join(chars)
                 if not with_value:
-                    raise _Fatal("syntax", f"XML Parse : Unexpected value with name {name}",
+                    raise _Fatal("syntax", f"XML Parse : Unexpected value with name {_show(name)}",
                                  "an '=' is only allowed inside a start tag, after an attribute name", self.pos - 1)
                 value, vpos, quote, last = self.get_value()
                 return name, value, vpos, quote, last
             chars.append(ch)
             if len(chars) == MAX_STR_LEN:
-                raise _Fatal("too-long", f"Error : name {''.join(chars)[:40]}... too long (max {MAX_STR_LEN})",
+                raise _Fatal("too-long", f"Error : name {_show(''.join(chars[:-1]))} too long (max {MAX_STR_LEN})",
                              "element and attribute names hold at most 253 characters", start)
             if ch in _NAME_END:
                 return "".join(chars[:-1]), None, -1, "", ch
@@ -296,7 +301,7 @@ class _Parser:
         if name == "" and last == "/":
             name, _, _, _, last = self.get_token(with_value=False)
             if last != ">":
-                raise _Fatal("syntax", f"XML Parse error : unexpected trailing {last!r} in closing tag {name}",
+                raise _Fatal("syntax", f"XML Parse error : unexpected trailing {_show(last)} in closing tag {name}",
                              f"write </{name}> with nothing between the name and '>'", self.pos - 1)
             return _Node(_CLOSE, name, start)
         node = _Node(_OPEN, name, start)
@@ -317,12 +322,12 @@ class _Parser:
         if ch == "\t":
             return _Fatal("tab", "XML Parse error : expecting '<', got '\\t'",
                           "indent with spaces: NCCL's parser does not skip tabs", pos)
-        return _Fatal("text", f"XML Parse error : expecting '<', got {ch!r}",
+        return _Fatal("text", f"XML Parse error : expecting '<', got '{_show(ch)}'",
                       "NCCL's XML holds only elements and comments; remove text between tags", pos)
 
     def _expected_gt(self, ch: str, pos: int) -> _Fatal:
         name = self.context[-1] if self.context else ""
-        message = f"XML Parse : expected >, got {ch!r}"
+        message = f"XML Parse : expected >, got '{_show(ch)}'"
         if name.startswith("?"):
             return _Fatal("prolog", message, "remove the <?xml ...?> declaration: NCCL's parser rejects it", pos)
         if name.startswith("!"):
