@@ -89,7 +89,7 @@ def _value_findings(doc: Document, ctx: LintContext, names: tuple[str, ...] | No
             column = setting.value_column + problem.offset
             severity = Severity.ERROR if problem.fatal else problem.severity
             message = problem.message
-            if not message.startswith(setting.name):
+            if setting.name not in message:
                 message = f"{setting.name}: {message}"
             if problem.fatal:
                 message += ": NCCL fails to initialise"
@@ -244,6 +244,36 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
                                                      f"but {ctx.sku_name} has no NVLink SHARP (NVSwitch gen 3)",
                                        hint="remove NCCL_ALGO or add Ring/Tree")
                 break
+
+
+@rule(code="NCCL017", name="nccl-env-value-invalid", severity=Severity.WARNING, kinds=SETTING_KINDS)
+def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An ``NCCL_*`` value NCCL reads differently from how it looks (interfaces, debug, integers).
+
+    ## What it catches
+    Values of NCCL variables without a rule of their own, checked with the consumer's grammar
+    (``hpcconf.knowledge.grammars``): ``NCCL_SOCKET_IFNAME`` of one character (ignored) or with
+    bad list syntax, ``NCCL_DEBUG`` levels and ``NCCL_DEBUG_SUBSYS`` names that do not exist, and
+    integer parameters with junk after the number (``NCCL_IB_TIMEOUT=22s``) or no number at all.
+
+    ## Why is this bad?
+    NCCL reads integers with ``strtoll`` and keeps whatever prefix parses (``param.cc``): ``"4x"``
+    is 4 and ``"yes"`` is 0, without a message. An unknown debug level logs nothing, so the run
+    you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
+    for bootstrap on Azure IB SKUs instead of ``eth0`` (research/nccl.md §6).
+
+    ## Example
+    ```text
+    NCCL_IB_TIMEOUT=22s
+    NCCL_DEBUG=VERBOSE
+    NCCL_SOCKET_IFNAME=e
+    ```
+
+    ## Fix
+    Plain integers, ``NCCL_DEBUG`` one of VERSION, WARN, INFO, ABORT, TRACE, and full interface
+    names (``NCCL_SOCKET_IFNAME=eth0``).
+    """
+    yield from _value_findings(doc, ctx, None)
 
 
 _FAMILY_IN_PATH = re.compile(r"(?<![a-z0-9])(n[cd]v\d)(?![0-9])", re.I)
