@@ -282,3 +282,9 @@ def test_real_nccl_2_28_9_env_verdicts(name, value):
     assert (not fatal) == (expected is None)
     if expected is not None:
         assert fatal[0].message.startswith(expected)
+
+
+def test_int_params_only_for_strtoll_reads():
+    assert "reads it as 0" in check_env_value("NCCL_IB_DISABLE", "true")[0].message  # NCCL_PARAM: strtoll
+    assert check_env_value("NCCL_PARAM_DUMP_ALL", "true") == []  # DEFINE_NCCL_PARAM registry (2.30+)
+    assert check_path_level("") == []  # an empty level is as if unset

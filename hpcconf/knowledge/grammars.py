@@ -281,7 +281,7 @@ def check_path_level(value: str, version: VersionLike | None = None, name: str =
     """A path level: a name (exact, upper case) or a legacy number 0-5; anything else is ignored."""
     ver = _nccl(version)
     valid = [level for level, since in PATH_LEVELS.items() if ver.at_least(since)]
-    if value in valid:
+    if value in valid or value == "":  # empty: as if unset
         return []
     if value[:1].isdigit():
         number = _c_strtol(value)
@@ -672,7 +672,8 @@ def check_env_value(name: str, value: str, *, nccl_version: VersionLike | None =
     if name.startswith("OMPI_MCA_coll_"):
         return check_ompi_mca(name, value, ompi_version)
     info = lookup(name)
-    if info is not None and info.read_via in ("NCCL_PARAM", "DEFINE_NCCL_PARAM") and _is_int_default(info.default):
+    # NCCL_PARAM values go through strtoll; the newer DEFINE_NCCL_PARAM registry has typed parsers.
+    if info is not None and info.read_via == "NCCL_PARAM" and _is_int_default(info.default):
         return check_nccl_int_param(name, value)
     return []
 
