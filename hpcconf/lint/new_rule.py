@@ -1,0 +1,106 @@
+"""Scaffold a rule: ``python -m hpcconf.lint.new_rule CODE NAME --kind KIND [--severity S] [--module M]``.
+
+Appends a ``@rule`` function with the required docstring sections to
+``hpcconf/lint/rules/<module>.py`` (created if needed) and creates ``tests/rules/<CODE>/``
+with ``bad``/``good`` fixtures and ``expect.yaml``. Fill in the check, the page and the
+fixtures, then run ``python -m hpcconf.lint.docs`` and the rule tests (tests/rules/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..artifacts import Kind
+from .registry import CODE_PATTERN, NAME_PATTERN, load_rules
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE_NAMES = {Kind.NCCL_CONF: "{stem}.nccl.conf", Kind.ENV_FILE: "{stem}.env", Kind.DOCKERFILE: "{stem}.Dockerfile",
+                 Kind.SHELL_SCRIPT: "{stem}.sh", Kind.SBATCH_SCRIPT: "{stem}.sh", Kind.NCCL_TOPOLOGY: "{stem}.xml",
+                 Kind.NCCL_GRAPH: "{stem}.xml"}
+KIND_CONSTANTS = {value: name for name, value in vars(Kind).items() if name.isupper() and isinstance(value, str)}
+
+TEMPLATE = '''
+
+@rule(code="{code}", name="{name}", severity=Severity.{severity}, kinds=(Kind.{kind_constant},))
+def {function}(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """One line: the pattern this rule flags.
+
+    ## What it catches
+    The exact pattern, with the variants it covers and the ones it leaves alone.
+
+    ## Why is this bad?
+    What the consumer does with it, with evidence (a seed's numbers, an upstream source line,
+    a probe result).
+
+    ## Example
+    ```text
+    the smallest input that triggers it
+    ```
+
+    ## Fix
+    What to write instead.
+    """
+    raise NotImplementedError("{code}: write the check")
+'''
+
+MODULE_HEADER = '''"""{title} rules."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+'''
+
+
+def scaffold(code: str, name: str, kind: str, severity: str, module: str) -> list[Path]:
+    if not CODE_PATTERN.match(code):
+        raise SystemExit(f"{code}: a family prefix (NCCL, DKR, K8S, ...) and 3 digits")
+    if not NAME_PATTERN.match(name):
+        raise SystemExit(f"{name}: kebab-case, naming the flagged pattern (e.g. nccl-conf-inline-comment)")
+    if code in load_rules():
+        raise SystemExit(f"{code} exists already")
+    if kind not in KIND_CONSTANTS:
+        raise SystemExit(f"--kind must be one of {', '.join(sorted(KIND_CONSTANTS))}")
+    path = REPO / "hpcconf" / "lint" / "rules" / f"{module}.py"
+    text = path.read_text(encoding="utf-8") if path.exists() else MODULE_HEADER.format(title=module.replace("_", " "))
+    text += TEMPLATE.format(code=code, name=name, severity=severity.upper(), kind_constant=KIND_CONSTANTS[kind],
+                            function=name.replace("-", "_"))
+    path.write_text(text, encoding="utf-8")
+    fixtures = REPO / "tests" / "rules" / code
+    fixtures.mkdir(parents=True, exist_ok=True)
+    pattern = FIXTURE_NAMES.get(kind, "{stem}.yaml")
+    written = [path]
+    for stem in ("bad", "good"):
+        target = fixtures / pattern.format(stem=stem)
+        target.write_text("", encoding="utf-8")
+        written.append(target)
+    expect = fixtures / "expect.yaml"
+    expect.write_text(f"kind: {kind}\nfindings:\n  - {{line: 1}}\n", encoding="utf-8")
+    written.append(expect)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hpcconf.lint.new_rule", description=__doc__.splitlines()[0])
+    parser.add_argument("code")
+    parser.add_argument("name")
+    parser.add_argument("--kind", required=True, help="document kind the rule checks")
+    parser.add_argument("--severity", default="warning", choices=("error", "warning", "info"))
+    parser.add_argument("--module", help="rule module under hpcconf/lint/rules (default: from the code family)")
+    args = parser.parse_args(argv)
+    module = args.module or args.code.rstrip("0123456789").lower()
+    for path in scaffold(args.code.upper(), args.name, args.kind, args.severity, module):
+        print(f"wrote {path.relative_to(REPO)}")
+    print("next: write the check, the page and the fixtures; then python -m hpcconf.lint.docs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

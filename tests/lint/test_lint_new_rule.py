@@ -1,0 +1,37 @@
+"""The rule scaffold writes a module stub with every required page section and a fixture dir."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from hpcconf.lint import new_rule
+from hpcconf.lint.registry import REQUIRED_SECTIONS
+
+
+def test_scaffold_writes_rule_and_fixtures(tmp_path, monkeypatch):
+    (tmp_path / "hpcconf" / "lint" / "rules").mkdir(parents=True)
+    monkeypatch.setattr(new_rule, "REPO", tmp_path)
+    written = new_rule.scaffold("DKR901", "dockerfile-example-pattern", "dockerfile", "warning", "dockerfile_extra")
+    module = tmp_path / "hpcconf" / "lint" / "rules" / "dockerfile_extra.py"
+    source = module.read_text()
+    ast.parse(source)
+    assert '@rule(code="DKR901", name="dockerfile-example-pattern", severity=Severity.WARNING, ' \
+           'kinds=(Kind.DOCKERFILE,))' in source
+    assert all(section in source for section in REQUIRED_SECTIONS)
+    names = sorted(p.name for p in (tmp_path / "tests" / "rules" / "DKR901").iterdir())
+    assert names == ["bad.Dockerfile", "expect.yaml", "good.Dockerfile"]
+    assert module in written
+
+
+@pytest.mark.parametrize("args, message", [
+    (("FOO1", "x-y", "dockerfile"), "family prefix"),
+    (("DKR902", "Bad_Name", "dockerfile"), "kebab-case"),
+    (("NCCL001", "whatever-name", "nccl-conf"), "exists already"),
+    (("DKR903", "ok-name", "no-such-kind"), "--kind must be one of"),
+])
+def test_scaffold_refuses_bad_input(tmp_path, monkeypatch, args, message):
+    monkeypatch.setattr(new_rule, "REPO", tmp_path)
+    with pytest.raises(SystemExit, match=message):
+        new_rule.scaffold(*args, "warning", "x")
