@@ -43,9 +43,10 @@ class FieldChange:
     old: Any
     new: Any
     revert: Callable[[Any], None]           # sets this field back to ``old`` in a copy of the new data
+    summary: str = ""                       # replaces "old -> new" for whole list items added or removed
 
     def describe(self) -> str:
-        return f"{self.label}: {_show(self.old)} -> {_show(self.new)}"
+        return self.summary or f"{self.label}: {_show(self.old)} -> {_show(self.new)}"
 
 
 @dataclass
@@ -109,6 +110,13 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _item_summary(item: dict) -> str:
+    """A pool as a reviewer names it: 2 x Standard_ND96isr_H100_v5."""
+    if "sku" in item and "count" in item:
+        return f"{item['count']} x {item['sku']}"
+    return _show({k: v for k, v in item.items() if k != "name"})
+
+
 def _label(parent: str, step: Any) -> str:
     if isinstance(step, int):
         return f"{parent}[{step}]"
@@ -153,14 +161,14 @@ def _walk_leaves(old: Any, new: Any, label: str, path: list, out: list[FieldChan
                 if name in old_by_name:
                     _walk_leaves(old_by_name[name], item, f"{label}[{index}]", [*path, ("name", name)], out)
                 else:
-                    out.append(FieldChange(f"{label}[{index}] (pool '{name}' added)" if label == "pools"
-                                           else f"{label}[{index}] (added)", MISSING, item,
-                                           _remove_named_at(path, name)))
+                    item_label = f"{label}[{index}] ({name!r} added)"
+                    out.append(FieldChange(item_label, MISSING, item, _remove_named_at(path, name),
+                                           summary=f"{item_label}: {_item_summary(item)}"))
             for index, item in enumerate(old):
                 if item["name"] not in new_names:
-                    what = f"pool '{item['name']}' removed" if label == "pools" else "removed"
-                    out.append(FieldChange(f"{label}[{index}] ({what})", item, MISSING,
-                                           _insert_named_at(path, index, item)))
+                    item_label = f"{label}[{index}] ({item['name']!r} removed)"
+                    out.append(FieldChange(item_label, item, MISSING, _insert_named_at(path, index, item),
+                                           summary=f"{item_label}: was {_item_summary(item)}"))
             return
     out.append(FieldChange(label or "(whole spec)", old, new, _set_path(path, old)))
 
@@ -307,6 +315,12 @@ def explain_specs(new_build: Build, old_data: Any, old_label: str, sku_dirs: Seq
             variant = reverted.get(index)
             if variant is not None and variant.get(path) != new_files.get(path):
                 artifact.causes.append(Cause(change, changed_lines(new_files.get(path), variant.get(path))))
+        if status != "changed":
+            # A file that appears or disappears: name the fields that make it exist or not,
+            # not every field that also shapes its content.
+            toggles = [c for c in artifact.causes
+                       if (path in reverted[changes.index(c.change)]) != (path in new_files)]
+            artifact.causes = toggles or artifact.causes
         artifact.note = _note(artifact, changes, not_isolated, old_files, on_disk, path)
         artifacts.append(artifact)
     return Explanation(new_label=new_build.spec.file, old_label=old_label, changes=changes, artifacts=artifacts,
