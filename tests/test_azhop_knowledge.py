@@ -156,6 +156,7 @@ def test_verdicts_agree_on_every_mutation(validator, shared_dir, tmp_path):
 TARGETED = [
     (("queues", 0, "name"), "gpu_a100"),  # '_' breaks the pattern (#1621)
     (("queues", 0, "name"), "abcdefghij"),  # 10 > maxLength 9
+    (("queues", 0, "name"), "abcdefghi"),  # 9: the schema accepts it (AZH002 does not)
     (("queues", 0, "name"), "largeviz3d"),  # special name: valid
     (("queues", 0, "name"), "GPU"),
     (("queues", 0, "type"), "batch"),
