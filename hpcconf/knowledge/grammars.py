@@ -400,7 +400,8 @@ def check_ucx_tls(value: str, ucx_version: str | None = None) -> list[ValueProbl
     return problems
 
 
-_IB_DEVICE_RE = re.compile(r"^(mlx\d+_\d+|mlx5_\w+|bnxt_re\d+|irdma\w*|hns_\w+|qedr\d+|efa\d*|rxe\w*)$")
+# RDMA device names (UCX_NET_DEVICES, NCCL_IB_HCA): Mellanox mlx4/mlx5, Broadcom, Intel, HiSilicon, QLogic, EFA, soft-RoCE.
+IB_DEVICE_RE = re.compile(r"^(mlx\d+_\d+|mlx5_\w+|bnxt_re\d+|irdma\w*|hns_\w+|qedr\d+|efa\d*|rxe\w*)$")
 
 
 def check_ucx_net_devices(value: str) -> list[ValueProblem]:
@@ -421,7 +422,7 @@ def check_ucx_net_devices(value: str) -> list[ValueProblem]:
         if port and not port.isdigit():
             problems.append(_err(at + len(name) + 1, len(port), f"port {port!r} of {name} is not a number",
                                  "write device:port, e.g. mlx5_0:1"))
-        elif not port and _IB_DEVICE_RE.match(name):
+        elif not port and IB_DEVICE_RE.match(name):
             problems.append(_warn(at, len(token), f"UCX names RDMA devices with their port ({name}:1); {name!r} "
                                   "matches no device", f"write {name}:1"))
     return problems

@@ -237,7 +237,7 @@ def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnos
             offset += len(token) + 1
             if not name or name == "all":
                 continue
-            rdma = grammars._IB_DEVICE_RE.match(name) is not None
+            rdma = grammars.IB_DEVICE_RE.match(name) is not None
             if rdma and not _has_ib(sku, ctx):
                 yield doc.at_line(setting.line, f"{name} is an RDMA device but {sku.name} has no InfiniBand",
                                   hint=f"use {sku.ethernet_interface} (with UCX_TLS=tcp,...)", column=column,
