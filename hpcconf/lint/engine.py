@@ -19,7 +19,7 @@ import dataclasses
 import os
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
@@ -160,8 +160,9 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
         except HpcconfError as error:
             findings.extend(error.diagnostics)
             continue
+        artifact_ctx = dataclasses.replace(spec_ctx, sku=sku_for_artifact(build.cluster, artifact))
         for doc in docs:
-            doc.meta["ctx"] = spec_ctx
+            doc.meta["ctx"] = artifact_ctx
             doc.meta["artifact"] = artifact
         documents.extend(docs)
     return documents
@@ -177,18 +178,40 @@ def _same_file(file: str, doc: Document) -> str:
     return file
 
 
+CHART_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
+                        "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
+
+
 def context_for_build(ctx: LintContext, build: object) -> LintContext:
-    """The spec's own SKU, NCCL and chart versions override the command line's."""
+    """The spec's own NCCL and chart versions replace the command line's (a spec gives all of them)."""
     cluster = getattr(build, "cluster", None)
+    versions = getattr(cluster, "versions", None)
     updates: dict = {"spec": getattr(build, "spec", None), "cluster": cluster}
-    for attr, key in (("sku", "sku"), ("nccl_version", "nccl_version")):
-        value = getattr(cluster, attr, None)
-        if value is not None:
-            updates[key] = str(value) if key == "nccl_version" else value
-    charts = getattr(cluster, "charts", None)
-    if isinstance(charts, dict):
-        updates["charts"] = {**ctx.charts, **{str(k): str(v) for k, v in charts.items()}}
+    if getattr(versions, "nccl", None):
+        updates["nccl_version"] = str(versions.nccl)
+    charts = {chart: str(getattr(versions, field)) for chart, field in CHART_VERSION_FIELDS.items()
+              if getattr(versions, field, None)}
+    if charts:
+        updates["charts"] = {**ctx.charts, **charts}
     return dataclasses.replace(ctx, **updates)
+
+
+def sku_for_artifact(cluster: object, artifact: object) -> object | None:
+    """The SKU an artifact is for: the pool named in its path (``nccl/<pool>/nccl.conf``), the pool
+    whose topology family names it (``nccl/ncv4-topo.xml``), or the only GPU SKU of the cluster."""
+    pools = list(getattr(cluster, "pools", ()) or ())
+    parts = PurePosixPath(getattr(artifact, "path", "")).parts
+    for pool in pools:
+        if pool.name in parts[:-1]:
+            return pool.sku
+    name = parts[-1] if parts else ""
+    by_family = {id(p.sku): p.sku for p in pools
+                 if getattr(p.sku.nccl, "topo_family", None) and name.startswith(p.sku.nccl.topo_family + "-")
+                 and (not name.endswith("graph.xml") or p.sku.nccl.graph)}
+    if len(by_family) == 1:
+        return next(iter(by_family.values()))
+    gpu_skus = {p.sku.name: p.sku for p in pools if getattr(p, "has_gpus", False)}
+    return next(iter(gpu_skus.values())) if len(gpu_skus) == 1 else None
 
 
 # -- running rules ----------------------------------------------------------------------------

@@ -115,3 +115,26 @@ def test_spec_that_fails_validation_reports_its_errors_with_exit_1(tmp_path):
     findings = json.loads(result.stdout)["findings"]
     assert findings and all(f["severity"] == "error" and f["file"] == str(spec) for f in findings)
     assert any(f["line"] == 4 for f in findings)  # the unknown key, at its line
+
+
+def test_spec_artifacts_get_their_pool_sku_and_the_spec_versions():
+    from hpcconf.lint.engine import context_for_build, sku_for_artifact
+    from hpcconf.pipeline import compile_spec
+
+    build = compile_spec(REPO / "examples" / "azhop-ncv4.yaml")
+    by_path = {a.path: a for a in build.artifacts}
+    sku = lambda path: sku_for_artifact(build.cluster, by_path[path]).name  # noqa: E731
+    assert sku("nccl/nc48v4/nccl.conf") == "Standard_NC48ads_A100_v4"
+    assert sku("nccl/ncv4-graph.xml") == "Standard_NC96ads_A100_v4"
+    assert sku("nccl/ndv4-topo.xml") == "Standard_ND96asr_v4"
+    assert sku_for_artifact(build.cluster, by_path["azhop/config.yml"]) is None  # three GPU SKUs: no guess
+    ctx = context_for_build(LintContext(nccl_version="2.30.7", charts={"volcano": "1.7.0"}), build)
+    assert ctx.nccl_version == build.cluster.versions.nccl
+    assert ctx.charts["gpu-operator"] == build.cluster.versions.gpu_operator
+
+
+def test_generated_artifacts_of_the_examples_pass_the_nccl_and_docker_rules():
+    for example in sorted((REPO / "examples").glob("*.yaml")):
+        result = lint_cli(str(example), "--format", "json", "--select", "NCCL,DKR")
+        assert result.exit_code == 0, (example.name, result.stdout)
+        assert json.loads(result.stdout)["findings"] == [], example.name
