@@ -106,7 +106,11 @@ def schema(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       cyclecloud_slurm_version: "3.0.4"
     ```
     """
-    for problem in kb.validate_config(doc.data):
+    problems = kb.validate_config(doc.data)
+    mistyped = {p.path for p in problems if p.kind == "type"}
+    for problem in problems:
+        if problem.kind == "enum" and problem.path in mistyped:
+            continue  # one finding per value: the type error already says it
         hint = _schema_hint(problem)
         if problem.kind == "required":
             yield doc.at_path(problem.path, problem.message, hint=hint)

@@ -1,0 +1,140 @@
+"""The AzHOP target: seed 000's deployment rebuilt from examples/azhop-ncv4.yaml.
+
+The generated config.yml must pass az-hop's own schema (upstream config.schema.json, draft-06) and
+hpcconf's AzHOP lint with nothing above info; its cluster-init scripts must put the nccl target's
+files exactly where the generated nccl.conf points NCCL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hpcconf.diagnostics import Severity
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths
+from hpcconf.parsers.nccl_conf import parse_nccl_conf
+from hpcconf.pipeline import compile_spec
+from hpcconf.yamlpos import load_document
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "azhop-ncv4.yaml"
+
+
+@pytest.fixture(scope="module")
+def build():
+    return compile_spec(EXAMPLE)
+
+
+def _artifact(build, path: str):
+    return next(a for a in build.artifacts if a.path == path)
+
+
+def _config(build) -> dict:
+    return load_document(_artifact(build, "azhop/config.yml").content, "config.yml").data
+
+
+def test_config_passes_az_hops_schema(build, shared_dir):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((shared_dir / "upstream/azhop/az-hop/config.schema.json").read_text(encoding="utf-8"))
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in jsonschema.Draft6Validator(schema).iter_errors(_config(build))]
+    assert errors == []
+
+
+def test_config_reproduces_seed_000_deployment(build):
+    seed = load_document((REPO / "tests/fixtures/seeds/azhop-seed000-config.yml").read_text(), "seed").data
+    config = _config(build)
+    for key in ("project_name", "location", "resource_group", "admin_user", "queue_manager", "linux_base_image",
+                "windows_base_image", "azurefiles", "users", "usergroups"):
+        assert config[key] == seed[key], key
+    assert config["network"]["vnet"]["address_space"] == seed["network"]["vnet"]["address_space"]
+    prefixes = {role: s["address_prefixes"] for role, s in config["network"]["vnet"]["subnets"].items()}
+    assert prefixes == {role: s["address_prefixes"] for role, s in seed["network"]["vnet"]["subnets"].items()}
+    for role in ("deployer", "ad", "ondemand", "grafana", "scheduler", "cyclecloud"):
+        assert config[role]["vm_size"] == seed[role]["vm_size"], role
+    home = config["mounts"]["home"]
+    assert (home["type"], home["mountpoint"], home["options"]) == ("azurefiles", "/anfhome", "vers=4,minorversion=1,sec=sys")
+    # What the seed left implicit is written out: the placeholders its blog lost, both Slurm versions.
+    assert (home["server"], home["export"]) == ("{{anf_home_ip}}", "{{anf_home_path}}")
+    assert (config["slurm"]["slurm_version"], config["slurm"]["cyclecloud_slurm_version"]) == ("20.11.9", "2.7.2")
+    # sinfo: ndv4 is the default partition (first queue), then the NC A100 v4 sizes and the CPU queue.
+    queues = {q["name"]: q for q in config["queues"]}
+    assert [q["name"] for q in config["queues"]] == ["ndv4", "nc48v4", "nc96v4", "execute"]
+    assert queues["ndv4"]["vm_size"] == "Standard_ND96asr_v4" and queues["ndv4"]["ColocateNodes"] is True
+    assert queues["nc48v4"]["vm_size"] == "Standard_NC48ads_A100_v4"
+    assert queues["nc96v4"]["vm_size"] == "Standard_NC96ads_A100_v4"
+    assert {q["image"] for n, q in queues.items() if n != "execute"} == {"microsoft-dsvm:ubuntu-hpc:2004:20.04.2023031501"}
+    assert queues["execute"] == {**seed["queues"][0], "EnableAcceleratedNetworking": False}
+
+
+def test_lint_reports_nothing_above_info(build):
+    result = lint_paths([str(EXAMPLE)], LintContext())
+    above_info = [f"{f.file}:{f.line}: {f.code} {f.message}" for f in result.findings if f.severity != Severity.INFO]
+    assert above_info == []
+    assert any(f.code == "AZH011" for f in result.findings)  # the cyclecloud-slurm 2.7.2 note on A100 (#1919)
+
+
+def test_comments_say_where_values_came_from(build):
+    text = _artifact(build, "azhop/config.yml").content
+    assert "# metadata.location" in text
+    assert "slurm_version: \"20.11.9\"  # versions.slurm; cyclecloud-slurm 2.7.2 is the newest project supporting it" in text
+    assert "compute:  # carved: upper half of 10.101.0.0/23, 251 node addresses" in text
+    assert "first queue = Slurm default partition" in text
+
+
+def _install(tmp_path: Path, build, queue: str) -> Path:
+    """Lay the cluster-init files out as CycleCloud does and run the dispatcher as node `queue` would."""
+    spec_dir = tmp_path / "spec"
+    root = tmp_path / f"root-{queue}"
+    for artifact in build.artifacts:
+        if artifact.path.startswith("azhop/cluster-init/"):
+            target = spec_dir / artifact.path.removeprefix("azhop/cluster-init/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(artifact.content, encoding="utf-8")
+    env = {**os.environ, "HPCCONF_QUEUE": queue, "HPCCONF_ROOT": str(root), "CYCLECLOUD_SPEC_PATH": str(spec_dir)}
+    run = subprocess.run(["bash", str(spec_dir / "scripts/zz-hpcconf-nccl.sh")], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return root
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to run the cluster-init scripts")
+@pytest.mark.parametrize("queue", ["ndv4", "nc48v4", "nc96v4"])
+def test_cluster_init_installs_what_nccl_conf_names(build, tmp_path, queue):
+    root = _install(tmp_path, build, queue)
+    installed = (root / "etc/nccl.conf").read_text(encoding="utf-8")
+    assert installed == _artifact(build, f"nccl/{queue}/nccl.conf").content
+    settings = dict((e.key, e.value) for e in parse_nccl_conf(installed).entries)
+    for key in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE"):
+        if key in settings:
+            path = settings[key]
+            assert path.startswith("/opt/hpcconf/nccl/"), path
+            file = root / path.lstrip("/")
+            assert file.is_file(), f"{key}={path} not installed"
+            assert file.read_text(encoding="utf-8") == _artifact(build, f"nccl/{Path(path).name}").content
+    expected = {"ndv4": {"NCCL_TOPO_FILE"}, "nc48v4": set(), "nc96v4": {"NCCL_TOPO_FILE", "NCCL_GRAPH_FILE"}}[queue]
+    assert expected == {k for k in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") if k in settings}
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to run the cluster-init scripts")
+def test_cluster_init_leaves_cpu_queues_alone(build, tmp_path):
+    root = _install(tmp_path, build, "execute")
+    assert not root.exists()
+
+
+def test_every_gpu_queue_has_an_installer_and_the_dispatcher_knows_it(build):
+    dispatcher = _artifact(build, "azhop/cluster-init/scripts/zz-hpcconf-nccl.sh").content
+    assert "jetpack config cyclecloud.node.template" in dispatcher
+    for queue in ("ndv4", "nc48v4", "nc96v4"):
+        assert _artifact(build, f"azhop/cluster-init/files/hpcconf/{queue}/install-nccl-files.sh").kind == "shell-script"
+        assert f"{queue}) exec bash" in dispatcher
+
+
+def test_build_is_deterministic():
+    first = {a.path: a.content for a in compile_spec(EXAMPLE).artifacts}
+    second = {a.path: a.content for a in compile_spec(EXAMPLE).artifacts}
+    assert first == second
