@@ -14,7 +14,7 @@ from typing import Iterator
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet
 from ..registry import rule
 
 
@@ -227,3 +227,69 @@ def misread(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Save the file with LF line endings, use ``[A-Za-z_][A-Za-z0-9_]*`` names, keep values short.
     """
     yield from _yield(doc, _problems(doc, "crlf", "invalid-key", "empty-key", "truncated", "long-line"))
+
+
+def _conf_role(doc: Document) -> str:
+    """'user' for ~/.nccl.conf-style files (NCCL_CONF_FILE or .nccl.conf), else 'system' (/etc/nccl.conf)."""
+    name = doc.path.split(" -> ")[-1].rsplit("/", 1)[-1]
+    return "user" if name.startswith(".") else "system"
+
+
+@rule(code="NCCL008", name="nccl-conf-setting-shadowed", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,),
+      scope="set")
+def setting_shadowed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An nccl.conf line that never takes effect: the job environment or an earlier file sets it too.
+
+    ## What it catches
+    Among files linted together (for the same SKU): an ``NCCL_*`` key in ``/etc/nccl.conf`` or
+    ``~/.nccl.conf`` that a host-side job environment (env file, ``export`` or ``mpirun -x`` in a
+    shell or batch script) sets to another value, and a key of ``/etc/nccl.conf`` that
+    ``~/.nccl.conf`` (any ``.nccl.conf``, the ``NCCL_CONF_FILE`` form) sets differently.
+    Container environments are left out: a container reads its image's nccl.conf, not the host's.
+
+    ## Why is this bad?
+    NCCL applies the user file, then ``/etc/nccl.conf``, each line with ``setenv(key, value, 0)``
+    (``param.cc``): whatever is already set wins. The probe ran fine with ``NCCL_ALGO=Bogus`` in
+    nccl.conf because the environment had ``NCCL_ALGO=Ring`` (research/nccl.md §9). Editing the
+    conf file then changes nothing, which is how a topology file "fix" in ``/etc/nccl.conf`` goes
+    unnoticed while every job still passes the old path with ``-x``.
+
+    ## Example
+    ```text
+    # /etc/nccl.conf
+    NCCL_TOPO_FILE=/opt/microsoft/ndv4/topo.xml
+    # job.sbatch
+    export NCCL_TOPO_FILE=/shared/ndv4-topo.xml
+    ```
+
+    ## Fix
+    Set each variable in one place: keep node defaults in ``/etc/nccl.conf`` and only
+    deliberate overrides in jobs, or delete the dead line.
+    """
+    from ..settings import env_settings
+
+    conf_docs = docs.of_kind(Kind.NCCL_CONF)
+    # Host-side environments only: a container (Kubernetes env, Dockerfile ENV) does not read the
+    # host's nccl.conf, so its settings cannot shadow it.
+    env_docs = docs.of_kind(Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT)
+    for conf in conf_docs:
+        sku = getattr(conf.meta.get("ctx", ctx), "sku", None)
+        same_target = lambda other: getattr(other.meta.get("ctx", ctx), "sku", None) is sku  # noqa: E731
+        earlier: dict[str, tuple[str, str]] = {}
+        for env_doc in filter(same_target, env_docs):
+            for setting in env_settings(env_doc, "NCCL_"):
+                earlier.setdefault(setting.name, (setting.value, f"{env_doc.path}:{setting.line} (job environment)"))
+        if _conf_role(conf) == "system":
+            for user in (d for d in conf_docs if _conf_role(d) == "user" and same_target(d)):
+                for setting in env_settings(user, "NCCL_"):
+                    earlier.setdefault(setting.name, (setting.value, f"{user.path}:{setting.line} (user nccl.conf)"))
+        seen: set[str] = set()
+        for setting in env_settings(conf, "NCCL_"):
+            if setting.name in seen or setting.name not in earlier:
+                continue
+            seen.add(setting.name)
+            value, where = earlier[setting.name]
+            if value != setting.value:
+                yield conf.at_line(setting.line, f"{setting.name}={setting.value} never takes effect: {where} sets "
+                                                 f"{setting.name}={value}, and NCCL keeps the value set first",
+                                   hint="set it in one place, or delete this line")

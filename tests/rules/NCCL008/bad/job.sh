@@ -1,0 +1,3 @@
+#!/bin/bash
+export NCCL_DEBUG=INFO
+mpirun -x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml ./all_reduce_perf
