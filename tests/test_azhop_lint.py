@@ -1,0 +1,82 @@
+"""AzHOP lint on real configs: seed 000's published config.yml and az-hop's own template and examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpcconf.diagnostics import Severity
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths, lint_text
+from hpcconf.lint.registry import load_rules, missing_sections
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = REPO / "tests" / "fixtures" / "seeds" / "azhop-seed000-config.yml"
+
+
+def _findings(path: Path) -> list[tuple[str, int, str]]:
+    result = lint_paths([str(path)], LintContext())
+    return [(f.code, f.line, f.severity.value) for f in result.findings]
+
+
+def test_seed_000_config_gets_the_findings_it_deserves():
+    assert _findings(SEED) == [
+        ("AZH014", 15, "warning"),   # monitoring.install_agent: deprecated, no effect (#1604)
+        ("AZH008", 33, "error"),     # server: '' -- the blog lost '{{anf_home_ip}}'; nodes mount nothing
+        ("AZH008", 34, "error"),     # export: '' -- likewise '{{anf_home_path}}'
+        ("AZH001", 77, "error"),     # guacamole: removed from az-hop, rejected by the schema
+        ("AZH004", 99, "warning"),   # slurm_version without cyclecloud_slurm_version: runtime 2.7.2, not 3.0.4
+        ("AZH001", 121, "error"),    # enable_remote_winviz: removed
+        ("AZH001", 122, "error"),    # remoteviz: remote-viz queues moved into queues
+    ]
+
+
+def test_legacy_keys_get_a_hint_naming_the_replacement():
+    result = lint_paths([str(SEED)], LintContext())
+    hints = {f.line: f.hint for f in result.findings if f.code == "AZH001"}
+    assert "queues: with type: remoteviz" in hints[122]
+
+
+def test_upstream_template_has_no_errors(shared_dir):
+    template = shared_dir / "upstream/azhop/az-hop/config.tpl.yml"
+    found = _findings(template)
+    assert not [f for f in found if f[2] == "error"]
+    # Its login queue under OpenPBS: the OpenPBS CycleCloud template makes it an execute nodearray.
+    assert ("AZH012", 574, "warning") in found
+
+
+def test_upstream_ui_test_config_fails_as_the_schema_says(shared_dir):
+    found = _findings(shared_dir / "upstream/azhop/az-hop/tests/configs/config_full.yml")
+    schema_lines = sorted(line for code, line, _ in found if code == "AZH001")
+    assert len(schema_lines) == 12  # 3 ASG names, 2 lustre_base_* keys, 7 IaaS-Lustre keys
+    # The schema misses what Bicep needs for the AMLFS it asks for (lustre.create without sku/capacity/subnet).
+    assert [code for code, line, _ in found if line == 200] == ["AZH007", "AZH007", "AZH007"]
+
+
+def test_hand_written_config_with_a_typo_is_caught_with_position():
+    text = (REPO / "tests/rules/AZH003/good.yaml").read_text().replace("  idle_timeout: 1800", "  idle_timout: 1800")
+    line = text.splitlines().index("  idle_timout: 1800") + 1
+    result = lint_text(text, "config.yml")
+    found = [(f.code, f.line, f.column) for f in result.findings]
+    assert ("AZH001", line, 3) in found  # the unknown key
+    assert ("AZH001", line - 1, 1) in found  # autoscale now lacks its required idle_timeout
+    typo = next(f for f in result.findings if f.code == "AZH001" and f.line == line)
+    assert "did you mean 'idle_timeout'?" in typo.hint
+
+
+def test_every_azhop_rule_is_documented():
+    rules = {code: r for code, r in load_rules().items() if code.startswith("AZH")}
+    assert len(rules) == 15
+    for code, r in rules.items():
+        assert not missing_sections(r), (code, missing_sections(r))
+        why = r.section("Why is this bad?")
+        assert any(evidence in why for evidence in ("az-hop #", "PR #", "bicep", "seed 000", "research/azhop.md", "docs/deploy")), code
+
+
+@pytest.mark.parametrize("code", ["AZH006", "AZH011"])
+def test_severity_steps(code):
+    """Rules that grade their findings: errors for what breaks, lower levels for what may."""
+    result = lint_paths([str(REPO / "tests/rules" / code / "bad.yaml")], LintContext())
+    levels = {f.severity for f in result.findings if f.code == code}
+    assert Severity.ERROR in levels
