@@ -279,7 +279,8 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ignored and ``driver.rdma`` never loads (NVIDIA/gpu-operator#525). Seed 000 uses the tag
     ``SkipGPUDriverInstallation=true``, which its author marked "need to verify"; the documented tag
     was ``SkipGPUDriverInstall=true`` (seed 003, gpu-operator AKS docs), retired on 2025-07-14 for
-    ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925; research k8s.md §5).
+    ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925; research k8s.md §5). The az CLI version
+    comes from the spec, or from an ``AZ_CLI_VERSION=`` line in the script (hpcconf writes one).
 
     ## Example
     ```bash
@@ -290,7 +291,7 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``--gpu-driver none`` with az CLI ≥ 2.72.2; ``--tags SkipGPUDriverInstall=true`` before it.
     """
     variables = _shell_vars(doc)
-    az = _az_version(ctx)
+    az = _az_version(ctx) or variables.get("AZ_CLI_VERSION")  # the spec's pin, or what the script declares
     for line, command in _az_commands(doc):
         size = re.search(r"--node-vm-size[= ]+(\S+)", command)
         value = size.group(1).strip("'\"") if size else ""

@@ -8,6 +8,7 @@ Key existence per version: :mod:`hpcconf.knowledge.charts`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
@@ -25,15 +26,28 @@ _VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_
 MELLANOX, NVIDIA = "15b3", "10de"
 
 
-def chart_version(ctx: LintContext, chart: str) -> tuple[Optional[str], bool]:
-    """(version, assumed): the spec's pin, the user's --chart, or the newest known (assumed=True)."""
+def chart_version(ctx: LintContext, chart: str, doc: Optional[Document] = None) -> tuple[Optional[str], bool]:
+    """(version, assumed): the spec's pin, the user's --chart, the version the values file's header
+    names ("# network-operator chart 23.4.0 values ...", as hpcconf writes it), or the newest known."""
     versions = getattr(ctx.cluster, "versions", None)
     field = _VERSION_FIELDS.get(chart)
     if versions is not None and field and getattr(versions, field, None):
         return str(getattr(versions, field)).lstrip("v"), False
     if chart in ctx.charts:
         return ctx.charts[chart].lstrip("v"), False
+    declared = _declared_version(doc, chart) if doc is not None else None
+    if declared:
+        return declared, False
     return charts.newest_version(chart), True
+
+
+def _declared_version(doc: Document, chart: str) -> Optional[str]:
+    pattern = re.compile(rf"^#.*\b{re.escape(chart)} chart v?(\d+\.\d+\.\d+\S*)")
+    for line in doc.lines[:5]:
+        match = pattern.match(line)
+        if match:
+            return match.group(1).rstrip(";,.")
+    return None
 
 
 def get(data: Any, dotted: str, default: Any = None) -> Any:
@@ -59,8 +73,9 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ## What it catches
     Keys of a network-operator, gpu-operator or node-feature-discovery values file that
     hpcconf's key table (``hpcconf/data/chart_keys.yaml``, from each chart's ``values.yaml`` at its
-    git tag) marks absent in the chart version: the spec's pin, ``--chart``, or else the newest
-    known version (what an unpinned install gets today).
+    git tag) marks absent in the chart version: the spec's pin, ``--chart``, a header comment
+    ``# <chart> chart <version> ...`` (hpcconf's generated values say which version they are for), or
+    else the newest known version (what an unpinned install gets today).
 
     ## Why is this bad?
     None of these charts ships a values schema that rejects unknown keys, so ``helm upgrade -i``
@@ -84,7 +99,7 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     (``hpcconf build`` emits one).
     """
     chart = HELM_KINDS[doc.kind]
-    version, assumed = chart_version(ctx, chart)
+    version, assumed = chart_version(ctx, chart, doc)
     if not version:
         return
     which = f"{chart} {version}" + (" (newest known; pin it with --chart or the spec)" if assumed else "")
@@ -127,7 +142,7 @@ def _mofed_sources(docs: DocumentSet, ctx: LintContext) -> Optional[bool]:
             return True
         answer = False
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR):
-        version, _ = chart_version(doc.meta.get("ctx", ctx), "network-operator")
+        version, _ = chart_version(doc.meta.get("ctx", ctx), "network-operator", doc)
         if version and charts.network_operator_renders_ncp(version):
             if get(doc.data, "ofedDriver.deploy") is True and get(doc.data, "deployCR") is True:
                 return True

@@ -9,6 +9,7 @@ GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver no
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
+from ...knowledge import charts
 from ...resolve import ResolvedCluster
 from ...templating import generated_by, render_template
 from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
@@ -34,6 +35,7 @@ def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
     aks = cluster.aks
     pool = cluster.test_pool
     out = [
+        ("AZ_CLI_VERSION", cluster.versions.az_cli),  # what the opt-out below is spelled for (lint XA004 reads it)
         ("RESOURCE_GROUP", cluster.resource_group),
         ("LOCATION", cluster.location),
         ("CLUSTER_NAME", cluster.name),
@@ -99,7 +101,7 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
         installs=installs, az_cli=v.az_cli,
         variables=[(name, sh_quote(value)) for name, value in variables(cluster)], acr=bool(aks.acr_name),
         kubernetes_version=aks.settings.kubernetes_version,
-        opt_out=aks.gpu_driver_opt_out, driver_note=driver_note,
+        opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
         volcano_version=v.volcano, volcano_url=volcano_manifest_url(v.volcano),
