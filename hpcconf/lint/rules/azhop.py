@@ -826,7 +826,7 @@ def users_groups(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     gid no ``usergroups`` entry defines, and (warning) a missing built-in gid 5000/5001/5002.
 
     ## Why is this bad?
-    The schema only checks types (G6). Colliding uids give two users each other's files on the
+    The schema only checks types (research/azhop.md G6). Colliding uids give two users each other's files on the
     shared home; an undefined gid is created nowhere, so the user silently lacks the role. az-hop
     maps its roles by gid (template: "These group names could be changed but not the gids"): 5000
     all users, 5001 admins, 5002 local admins with sudo on the nodes.
@@ -932,7 +932,7 @@ def image_version_float(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
     ## Why is this bad?
     The schema types ``version`` as a number and the template says "Pattern is major.minor where minor
-    is mandatory". YAML reads ``8.10`` as the float 8.1, so the image definition gets version 8.1 and
+    is mandatory" (az-hop's config.tpl.yml). YAML reads ``8.10`` as the float 8.1, so the image definition gets version 8.1 and
     no longer matches the packer file's 8.10.
 
     ## Example
