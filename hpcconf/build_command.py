@@ -150,7 +150,8 @@ def _lines_text(lines: list[int]) -> str:
     return f"differs at line{'s' if len(lines) > 1 else ''} {shown}"
 
 
-def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain: bool) -> None:
+def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain: bool,
+                  sku_dirs: Sequence[Path] = ()) -> None:
     spec = build.spec.file
     out = comparison.out_dir.as_posix()
     if comparison.clean:
@@ -171,7 +172,7 @@ def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain
     if explain:
         from .explain_diff import explain_changes
 
-        typer.echo(explain_changes(build, comparison), nl=False)
+        typer.echo(explain_changes(build, comparison, sku_dirs), nl=False)
     fixable = comparison.new or comparison.stale or comparison.edited or set(comparison.extra) - set(comparison.unowned)
     if fixable:
         force = ""
@@ -242,7 +243,7 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         for b in builds:
             comparison = compare(b, out_root / b.name)
             dirty |= not comparison.clean
-            _report_check(b, comparison, show_diff=True, explain=explain)
+            _report_check(b, comparison, show_diff=True, explain=explain, sku_dirs=sku_dirs)
         if check and dirty:
             typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
         return EXIT_STALE if (dirty and check) else EXIT_OK

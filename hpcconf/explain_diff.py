@@ -365,7 +365,7 @@ def load_old_spec(text: str, label: str) -> Any:
     return load_document(text, label).data
 
 
-def explain_changes(build: Build, comparison: Any) -> str:
+def explain_changes(build: Build, comparison: Any, sku_dirs: Sequence[Path] = ()) -> str:
     """For ``build --diff/--check --explain``: why the files on disk differ from this build.
 
     The earlier spec is the one committed at git HEAD (what the files on disk were most
@@ -391,5 +391,5 @@ def explain_changes(build: Build, comparison: Any) -> str:
             on_disk[name] = (comparison.out_dir / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             on_disk[name] = None
-    explanation = explain_specs(build, old_data, label, against_files=on_disk)
+    explanation = explain_specs(build, old_data, label, sku_dirs, against_files=on_disk)
     return explanation.render(comparison.out_dir.as_posix())
