@@ -394,3 +394,19 @@ def test_too_long_job_name_is_refused(tmp_path):
                     "  namespace: nccl-test\n  job_name: nccl-allreduce-on-two-ndm-a100-v4-nodes-in-south-central\n")
     with pytest.raises(HpcconfError, match="63"):
         compile_spec(spec)
+
+
+def test_pool_without_infiniband_gets_no_network_operator(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "sku: Standard_ND96amsr_A100_v4", "sku: Standard_NC96ads_A100_v4")
+    build, artifacts = _build(spec)
+    aks = sorted(p for p in artifacts if p.startswith("aks/"))
+    assert aks == ["aks/gpu-operator-values.yaml", "aks/job-rbac.yaml", "aks/nfd-values.yaml", "aks/provision.sh",
+                   "aks/volcano-job.yaml"]
+    assert _docs(artifacts["aks/gpu-operator-values.yaml"].content)[0]["driver"]["rdma"] == {"enabled": False}
+    worker = _task(_job(artifacts), "mpiworker")["template"]
+    assert "metadata" not in worker
+    assert worker["spec"]["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": build.cluster.test_pool.gpus_per_node}
+    call = _mpirun(_job(artifacts))
+    assert call.exports["UCX_TLS"] == "tcp" and call.exports["NCCL_IB_DISABLE"] == "1"
+    assert int(call.np) == 2 * build.cluster.test_pool.gpus_per_node
+    assert "network-operator" not in _script(artifacts)

@@ -113,6 +113,8 @@ def ip_pool(cluster: ResolvedCluster) -> dict:
 
 def render(cluster: ResolvedCluster) -> list[Artifact]:
     aks = cluster.aks
+    if not aks.infiniband:
+        return []  # no IB HCAs: nothing for the network-operator to drive (no OFED, VFs or secondary network)
     version = cluster.versions.network_operator
     how = ("the chart renders the NicClusterPolicy from these values" if aks.ncp_from_values
            else f"NicClusterPolicy keys are gone from the chart since 24.10: apply {NCP_FILE} after installing")

@@ -18,6 +18,7 @@ from ._yaml import path
 FILE = "provision.sh"
 NFD_REPO = "https://kubernetes-sigs.github.io/node-feature-discovery/charts"
 NVIDIA_REPO = "https://helm.ngc.nvidia.com/nvidia"
+QUOTE = "'"
 NCP_CRD = "nicclusterpolicies.mellanox.com"
 IPPOOL_CRD = "ippools.nv-ipam.nvidia.com"  # installed once the NicClusterPolicy deploys nv-ipam
 
@@ -75,7 +76,7 @@ def helm_releases(cluster: ResolvedCluster) -> list[dict]:
     no_comment = (f"network-operator {v.network_operator}: NicClusterPolicy rendered by the chart from values"
                   if aks.ncp_from_values else
                   f"network-operator {v.network_operator}: the chart no longer renders the NicClusterPolicy; apply it")
-    return [
+    releases = [
         {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
          "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE, "then": [],
          "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
@@ -86,14 +87,15 @@ def helm_releases(cluster: ResolvedCluster) -> list[dict]:
          "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
          "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"},
     ]
+    return [r for r in releases if r["name"] != "network-operator" or aks.infiniband]
 
 
 def render(cluster: ResolvedCluster) -> list[Artifact]:
     aks = cluster.aks
     v = cluster.versions
     driver_note = v.gpu_driver or "(the chart's default)"
-    installs = f"node-feature-discovery {v.node_feature_discovery}, network-operator {v.network_operator}, " \
-               f"gpu-operator {v.gpu_operator} and Volcano {v.volcano}"
+    installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster)) + \
+        f" and Volcano {v.volcano}"
     text = render_template(
         "aks/provision.sh.j2",
         header=generated_by(cluster.spec_file),
