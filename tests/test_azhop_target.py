@@ -138,3 +138,70 @@ def test_build_is_deterministic():
     first = {a.path: a.content for a in compile_spec(EXAMPLE).artifacts}
     second = {a.path: a.content for a in compile_spec(EXAMPLE).artifacts}
     assert first == second
+
+
+HEAD = """apiVersion: hpcconf/v1
+kind: Cluster
+metadata: {name: variant, location: southcentralus}
+platforms: [azhop]
+"""
+ND = "pools:\n  - {name: ndv5, sku: Standard_ND96isr_H100_v5, count: 8}\n"
+NC = "pools:\n  - {name: nc96, sku: Standard_NC96ads_A100_v4, count: 4}\n"
+VARIANTS = {
+    "defaults": ND + "azhop: {}\n",
+    "anf-home": ND + "azhop:\n  storage:\n    home: {type: anf, size_tib: 4, service_level: Premium}\n",
+    "amlfs-64tib": ND + "azhop:\n  storage:\n    lustre: {sku: AMLFS-Durable-Premium-125, capacity_tib: 64}\n",
+    "accounting-bastion-gateway": ND + "azhop:\n  slurm_accounting: true\n  slurm_cluster_name: gpu\n"
+                                       "  network: {bastion: true, vpn_gateway: true, address_space: 10.8.0.0/22}\n",
+    "existing-db": ND + "azhop:\n  slurm_accounting: true\n  database_fqdn: mysql.example.net\n",
+    "local-auth-no-monitoring-jumpbox": ND + "azhop: {user_auth: local, monitoring: false, access: jumpbox}\n",
+    "existing-home": ND + "azhop:\n  storage:\n    home: {type: existing, server: 10.2.0.4, export: /export/home, mountpoint: /home2}\n",
+    "explicit-subnets": ND + "azhop:\n  network:\n    address_space: 10.50.0.0/22\n    subnets: {frontend: 10.50.0.0/29, ad: 10.50.0.8/29,"
+                             " admin: 10.50.0.16/28, compute: 10.50.2.0/23}\n",
+    "openpbs-ethernet-gpus": NC + "azhop: {queue_manager: openpbs}\n",
+    "pinned-cc-slurm": ND + "versions: {cyclecloud_slurm: 2.7.2}\nazhop:\n  extra_queues:\n"
+                            "    - {name: login, type: login, vm_size: Standard_F4s_v2, max_count: 1, initial_count: 1}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_every_variant_passes_schema_and_lint(name, tmp_path, shared_dir):
+    jsonschema = pytest.importorskip("jsonschema")
+    spec = tmp_path / f"{name}.yaml"
+    spec.write_text(HEAD + VARIANTS[name], encoding="utf-8")
+    build = compile_spec(spec)
+    config = _config(build)
+    schema = json.loads((shared_dir / "upstream/azhop/az-hop/config.schema.json").read_text(encoding="utf-8"))
+    assert [e.message for e in jsonschema.Draft6Validator(schema).iter_errors(config)] == []
+    result = lint_paths([str(spec)], LintContext())
+    assert [f"{f.line}: {f.code} {f.message}" for f in result.findings if f.severity != Severity.INFO] == []
+
+
+def test_variants_carry_what_they_ask_for(tmp_path):
+    def config_of(name: str) -> dict:
+        spec = tmp_path / f"{name}.yaml"
+        spec.write_text(HEAD + VARIANTS[name], encoding="utf-8")
+        return _config(compile_spec(spec))
+
+    anf = config_of("anf-home")
+    assert anf["anf"] == {"create": True, "homefs_size_tb": 4, "homefs_service_level": "Premium", "dual_protocol": False}
+    assert "netapp" in anf["network"]["vnet"]["subnets"] and anf["mounts"]["home"]["type"] == "anf"
+    amlfs = config_of("amlfs-64tib")
+    assert amlfs["lustre"] == {"create": True, "sku": "AMLFS-Durable-Premium-125", "capacity": 64}
+    assert amlfs["network"]["vnet"]["subnets"]["lustre"]["address_prefixes"].endswith("/25")  # 44-92 TiB: /25
+    acct = config_of("accounting-bastion-gateway")
+    subnets = acct["network"]["vnet"]["subnets"]
+    assert subnets["bastion"]["name"] == "AzureBastionSubnet" and subnets["bastion"]["address_prefixes"].endswith("/26")
+    assert subnets["gateway"]["name"] == "GatewaySubnet" and "database" in subnets
+    assert acct["slurm"]["accounting_enabled"] is True and acct["slurm"]["cluster_name"] == "gpu"
+    assert "database" not in config_of("existing-db")["network"]["vnet"]["subnets"]
+    local = config_of("local-auth-no-monitoring-jumpbox")
+    assert "ad" not in local and "ad" not in local["network"]["vnet"]["subnets"] and "grafana" not in local
+    assert local["authentication"]["user_auth"] == "local" and local["jumpbox"] == {"vm_size": "Standard_B2ms"}
+    pbs = config_of("openpbs-ethernet-gpus")
+    assert pbs["queue_manager"] == "openpbs" and "ColocateNodes" not in pbs["queues"][0]
+    pinned = config_of("pinned-cc-slurm")
+    assert (pinned["slurm"]["slurm_version"], pinned["slurm"]["cyclecloud_slurm_version"]) == ("22.05.3", "2.7.2")
+    assert pinned["queues"][1] == {"name": "login", "type": "login", "vm_size": "Standard_F4s_v2", "initial_count": 1,
+                                   "max_count": 1, "image": "azhpc:azhop-compute:ubuntu-2004:latest",
+                                   "EnableAcceleratedNetworking": False, "spot": False, "ColocateNodes": False}
