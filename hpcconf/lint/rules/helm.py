@@ -357,6 +357,7 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     for path, prefix, name, selectors in sriov_resources(doc, ctx):
         if any(selectors.get(k) for k in narrowing):
             continue
-        yield doc.at_path(path, f"resource '{name}' selects every {','.join(map(str, selectors.get('vendors') or ['']))} "
-                                "function, including the accelerated-networking Ethernet VF",
+        vendors = ",".join(map(str, selectors.get("vendors") or []))
+        what = f"every {vendors} function" if vendors else "every SR-IOV function"
+        yield doc.at_path(path, f"resource '{name}' selects {what}, including the accelerated-networking Ethernet VF",
                           hint="add linkTypes: [\"infiniband\"]")

@@ -15,7 +15,7 @@ from ...knowledge.charts import newest_version, parse_version
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
-from .k8s import _dict, at_text, command_text, find_mpirun, gpu_count, mpirun_calls, pods, quantity
+from .k8s import _dict, at_text, command_text, gpu_count, mpirun_calls, pods, quantity
 
 JOB = (Kind.VOLCANO_JOB,)
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -306,7 +306,7 @@ def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Di
         if pod.task is None or _completes(pod.task.get("policies")):
             continue
         yield doc.at_path(("spec", "tasks", pod.task_index, "name"),
-                          f"task '{pod.task.get('name')}' runs mpirun but its completion does not complete the job; "
+                          f"task '{pod.task.get('name') or pod.task_index}' runs mpirun but its completion does not complete the job; "
                           "the sshd workers keep it running forever",
                           hint="add policies: [{event: TaskCompleted, action: CompleteJob}] to this task")
 
