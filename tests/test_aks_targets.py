@@ -410,3 +410,23 @@ def test_pool_without_infiniband_gets_no_network_operator(tmp_path):
     assert call.exports["UCX_TLS"] == "tcp" and call.exports["NCCL_IB_DISABLE"] == "1"
     assert int(call.np) == 2 * build.cluster.test_pool.gpus_per_node
     assert "network-operator" not in _script(artifacts)
+
+
+def test_nicclusterpolicy_resource_is_what_the_24_7_chart_rendered(blog, current):
+    """From 24.10 hpcconf writes the sriov resource the <= 24.7 chart template made from
+    sriovDevicePlugin.resources (research k8s.md §1: prefix hard-coded nvidia.com, isRdma true)."""
+    item = _docs(blog[1]["aks/network-operator-values.yaml"].content)[0]["sriovDevicePlugin"]["resources"][0]
+    selector_keys = ("vendors", "devices", "drivers", "pfNames", "pciAddresses", "rootDevices", "linkTypes")
+    rendered_by_chart = {"resourcePrefix": "nvidia.com", "resourceName": item["name"],
+                         "selectors": {**{k: item[k] for k in selector_keys if k in item}, "isRdma": True}}
+    ncp = _docs(current[1]["aks/nicclusterpolicy.yaml"].content)[0]
+    assert json.loads(ncp["spec"]["sriovDevicePlugin"]["config"])["resourceList"] == [rendered_by_chart]
+
+
+def test_host_device_network_ipam_has_the_upstream_examples_shape(shared_dir, blog, current):
+    examples = shared_dir / "upstream" / "k8s" / "network-operator" / "examples"
+    for (_, artifacts), tag in ((blog, "v23.4.0"), (current, "v26.4.1")):
+        upstream = _docs((examples / f"hostdevicenetwork_cr-{tag}.yaml").read_text())[0]
+        ours = _docs(artifacts["aks/hostdevicenetwork.yaml"].content)[0]
+        assert set(ours["spec"]) == set(upstream["spec"])
+        assert set(json.loads(ours["spec"]["ipam"])) == set(json.loads(upstream["spec"]["ipam"]))
