@@ -158,6 +158,8 @@ VARIANTS = {
     "existing-home": ND + "azhop:\n  storage:\n    home: {type: existing, server: 10.2.0.4, export: /export/home, mountpoint: /home2}\n",
     "explicit-subnets": ND + "azhop:\n  network:\n    address_space: 10.50.0.0/22\n    subnets: {frontend: 10.50.0.0/29, ad: 10.50.0.8/29,"
                              " admin: 10.50.0.16/28, compute: 10.50.2.0/23}\n",
+    "120-node-colocated-pool": "pools:\n  - {name: ndv5, sku: Standard_ND96isr_H100_v5, count: 120}\n"
+                               "azhop:\n  network: {address_space: 10.9.0.0/22}\n",
     "openpbs-ethernet-gpus": NC + "azhop: {queue_manager: openpbs}\n",
     "pinned-cc-slurm": ND + "versions: {cyclecloud_slurm: 2.7.2}\nazhop:\n  extra_queues:\n"
                             "    - {name: login, type: login, vm_size: Standard_F4s_v2, max_count: 1, initial_count: 1}\n",

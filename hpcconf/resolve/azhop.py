@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 # GPU families whose sizes accept EnableAcceleratedNetworking (az-hop's config.tpl.yml enables it on
 # its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it).
+MAX_SCALE_SET_DEFAULT = 100
 ACCELNET_FAMILIES = frozenset({"NC A100 v4", "ND A100 v4", "NDm A100 v4", "ND H100 v5", "ND H200 v5"})
 
 
@@ -210,6 +211,7 @@ class AzhopQueue:
     type: Optional[str] = None  # written only when not plain compute
     initial_count: Optional[int] = None
     idle_timeout: Optional[int] = None
+    max_scale_set_size: Optional[int] = None  # written only above Azure's default of 100
     pool: Optional[str] = None  # the GPU pool this queue runs, if any
     note: str = ""  # provenance comment
 
@@ -233,7 +235,9 @@ def _pool_queue(pool: "ResolvedPool", settings: AzhopSettings) -> AzhopQueue:
     return AzhopQueue(
         name=pool.name, vm_size=pool.sku.name, image=image, max_count=pool.count, max_core_count=None,
         colocate=pool.colocate if settings.queue_manager == "slurm" else None,
-        accelerated_networking=pool.sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note)
+        accelerated_networking=pool.sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
+        # One colocated scale set must hold a whole multi-node job (az-hop #1016); above 100 VMs it needs a quota raise.
+        max_scale_set_size=pool.count if pool.colocate and pool.count > MAX_SCALE_SET_DEFAULT else None)
 
 
 def _extra_queue(queue: ExtraQueue, settings: AzhopSettings) -> AzhopQueue:

@@ -235,8 +235,8 @@ def _gpu_queues(loaded: LoadedSpec, settings: AzhopSettings, catalog: Catalog) -
                         f"pool '{pool.name}' uses {sku.provider} SKU {sku.name}; AzHOP deploys Azure VM sizes only",
                         "use an Azure size for AzHOP pools, or drop azhop from platforms")
             continue
-        ib = sku.infiniband is not None and loaded.cluster.network.infiniband.enabled
-        if not ib or pool.count < 2:
+        # The size's InfiniBand decides, not network.infiniband.enabled: AZH011 judges config.yml by the size name.
+        if sku.infiniband is None or pool.count < 2:
             continue
         if not pool.placement.colocate:
             yield _diag(loaded, ("pools", i, "placement", "colocate"), "AZH011", "azhop-gpu-queue",

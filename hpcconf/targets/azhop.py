@@ -63,6 +63,8 @@ def _queue(q: AzhopQueue, queue_manager: str) -> dict[str, Any]:
         entry["ColocateNodes"] = q.colocate
     if q.idle_timeout is not None:
         entry["idle_timeout"] = q.idle_timeout
+    if q.max_scale_set_size is not None:
+        entry["MaxScaleSetSize"] = q.max_scale_set_size
     return entry
 
 
@@ -72,6 +74,8 @@ def _queue_comment(q: AzhopQueue, first: bool, cluster: ResolvedCluster) -> str:
         parts.append("first queue = Slurm default partition")
     if q.pool and q.colocate and cluster.pool(q.pool).infiniband:
         parts.append("ColocateNodes: one placement group / scale set, so InfiniBand connects the nodes")
+    if q.max_scale_set_size is not None:
+        parts.append(f"MaxScaleSetSize {q.max_scale_set_size}: above 100 VMs needs an Azure quota raise (support ticket)")
     return "; ".join(p for p in parts if p)
 
 
