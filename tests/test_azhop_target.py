@@ -207,3 +207,17 @@ def test_variants_carry_what_they_ask_for(tmp_path):
     assert pinned["queues"][1] == {"name": "login", "type": "login", "vm_size": "Standard_F4s_v2", "initial_count": 1,
                                    "max_count": 1, "image": "azhpc:azhop-compute:ubuntu-2004:latest",
                                    "EnableAcceleratedNetworking": False, "spot": False, "ColocateNodes": False}
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to run the cluster-init scripts")
+def test_files_the_slurm_jobs_expect_are_installed_on_their_partition(build, tmp_path):
+    import re
+
+    jobs = [a for a in build.artifacts if a.kind == "sbatch-script"]
+    if not jobs:
+        pytest.skip("no sbatch target in this build")
+    for job in jobs:
+        partition = re.search(r"^#SBATCH\s+(?:-p|--partition)[ =](\S+)", job.content, re.M).group(1)
+        root = _install(tmp_path / partition, build, partition)
+        for path in set(re.findall(r"/opt/hpcconf/nccl/[\w.-]+", job.content)):
+            assert (root / path.lstrip("/")).is_file(), f"{job.path} expects {path} on partition {partition}"
