@@ -131,3 +131,17 @@ def test_generated_directory_lints_clean_without_the_spec(tmp_path, spec):
     out = _written(tmp_path, spec)
     findings = _lint([out / "aks", out / "image"])
     assert [f"{f.file}:{f.line} {f.code}" for f in findings if f.severity.rank > Severity.INFO.rank] == []
+
+
+def test_policy_vocabulary_matches_volcanos_own_validating_policy(shared_dir):
+    import re
+
+    from hpcconf.lint.rules import volcano
+
+    text = (shared_dir / "upstream" / "k8s" / "volcano" / "jobs-validating-policy-v1.15.1.yaml").read_text()
+    lists = {name: set(re.findall(r'"([^"]+)"', body)) for name, body in
+             re.findall(r"- name: (validEvents|validActions)\n\s+expression: \|\n\s+(\[.*?\])", text)}
+    assert volcano.EVENTS_115 == lists["validEvents"]
+    # The webhook also accepts RestartPartition (research k8s.md §3); the CEL list is the floor.
+    assert lists["validActions"] <= volcano.ACTIONS_115 and volcano.ACTIONS_115 - lists["validActions"] == {"RestartPartition"}
+    assert volcano.EVENTS_17 < volcano.EVENTS_115 and volcano.ACTIONS_17 < volcano.ACTIONS_115
