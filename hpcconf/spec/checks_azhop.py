@@ -32,10 +32,6 @@ def _diag(loaded: LoadedSpec, path: tuple, code: str, name: str, message: str, h
     return loaded.document.diagnostic(Diagnostic(code=code, name=name, message=message, hint=hint), path, prefer_value)
 
 
-def _base(loaded: LoadedSpec) -> tuple:
-    return ("azhop",) if "azhop" in (loaded.document.data or {}) else ("platforms",)
-
-
 def _sku(catalog: Catalog, name: str):
     try:
         return catalog.get(name)
