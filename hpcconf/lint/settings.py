@@ -18,11 +18,11 @@ from .document import Document
 SETTING_KINDS = (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT, Kind.VOLCANO_JOB,
                  Kind.K8S_MANIFEST, Kind.DOCKERFILE)
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\]*)"
-# In scripts and commands only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x NAME=VALUE`
-# (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
+# In container command strings only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x
+# NAME=VALUE` (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
 _INLINE = re.compile(r"(?:(?:^|(?<=\s))-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
-# Env files: every KEY=VALUE line is a setting.
-_ENV_FILE = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+_DOCKER_ENV = re.compile(r"(?:^\s*ENV\s+|(?<=\s))(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+_MPIRUN_X = re.compile(r"(?:^|(?<=\s))-x\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Setting:
     column: int  # of the name
     value_column: int
     end_column: int
-    source: str  # "nccl.conf", "env-file", "script", "container env", "command", "Dockerfile ENV"
+    source: str  # "nccl.conf", "env-file", "script", "mpirun -x", "container env", "command", "Dockerfile ENV"
     value_line: int = 0  # where the value is, when not on the name's line (YAML `env:` entries)
 
     @property
@@ -64,29 +64,50 @@ def _collect(doc: Document) -> Iterator[Setting]:
             yield Setting(entry.key, entry.value, entry.line, entry.key_column, entry.value_column,
                           entry.value_end_column, "nccl.conf")
     elif doc.kind in (Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
-        yield from _text_settings(doc, 1, len(doc.lines), "script" if doc.kind != Kind.ENV_FILE else "env-file")
+        yield from _shell_settings(doc)
     elif doc.kind == Kind.DOCKERFILE:
-        for instruction in doc.dockerfile.of("ENV"):
-            yield from _text_settings(doc, instruction.line, instruction.end_line, "Dockerfile ENV",
-                                      dockerfile_env=True)
+        yield from _dockerfile_settings(doc)
     elif doc.yaml is not None:
         yield from _yaml_settings(doc)
 
 
-def _text_settings(doc: Document, first: int, last: int, source: str,
-                   dockerfile_env: bool = False) -> Iterator[Setting]:
-    for number in range(first, last + 1):
-        line = doc.lines[number - 1]
-        if line.lstrip().startswith("#"):
+def _shell_settings(doc: Document) -> Iterator[Setting]:
+    """Assignments as a POSIX shell reads them (``hpcconf.parsers.env_file``), plus ``mpirun -x``.
+
+    In an env file every assignment is a setting; in a script only exported ones and
+    ``NAME=VALUE command`` prefixes reach the programs it starts.
+    """
+    from ..parsers.env_file import parse_env_file
+
+    script = doc.kind != Kind.ENV_FILE
+    for item in parse_env_file(doc.text).assignments:
+        if script and not (item.exported or item.command_prefix):
             continue
-        pattern = _DOCKER_ENV if dockerfile_env else _ENV_FILE if source == "env-file" else _INLINE
-        for match in pattern.finditer(line):
-            value, value_column = _unquote(match.group("value"), match.start("value") + 1)
-            yield Setting(match.group("name"), value, number, match.start("name") + 1, value_column,
-                          match.end("value") + 1, source)
+        opens_quote = item.raw_value[:1] in ("'", '"')
+        yield Setting(item.key, item.value, item.line, item.key_column, item.value_column + opens_quote,
+                      item.value_end_column, "script" if script else "env-file",
+                      value_line=item.value_line if item.value_line != item.line else 0)
+    if script:
+        for number, line in enumerate(doc.lines, start=1):
+            if line.lstrip().startswith("#"):
+                continue
+            for match in _MPIRUN_X.finditer(line):
+                value, value_column = _unquote(match.group("value"), match.start("value") + 1)
+                yield Setting(match.group("name"), value, number, match.start("name") + 1, value_column,
+                              match.end("value") + 1, "mpirun -x")
 
 
-_DOCKER_ENV = re.compile(r"(?:^\s*ENV\s+|(?<=\s))(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
+def _dockerfile_settings(doc: Document) -> Iterator[Setting]:
+    """``ENV NAME=VALUE [NAME=VALUE ...]``, continuation lines included."""
+    for instruction in doc.dockerfile.of("ENV"):
+        for number in range(instruction.line, instruction.end_line + 1):
+            line = doc.lines[number - 1]
+            if line.lstrip().startswith("#"):
+                continue
+            for match in _DOCKER_ENV.finditer(line):
+                value, value_column = _unquote(match.group("value"), match.start("value") + 1)
+                yield Setting(match.group("name"), value, number, match.start("name") + 1, value_column,
+                              match.end("value") + 1, "Dockerfile ENV")
 
 
 def _unquote(raw: str, column: int) -> tuple[str, int]:
@@ -99,7 +120,7 @@ def _unquote(raw: str, column: int) -> tuple[str, int]:
 def _yaml_settings(doc: Document) -> Iterator[Setting]:
     """``env: [{name, value}]`` entries anywhere in the document, and NAME=VALUE inside command strings."""
     assert doc.yaml is not None
-    seen_lines: set[int] = set()
+    seen_lines: set[tuple[int, str]] = set()
     for path, node in _walk(doc.data, ()):
         if isinstance(node, list) and path and path[-1] == "env":
             for index, item in enumerate(node):
@@ -123,12 +144,12 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
                                   raw_start + len(match.group("value")), "command")
 
 
-def _locate(doc: Document, start: int, snippet: str, seen: set[int]) -> tuple[int | None, int]:
+def _locate(doc: Document, start: int, snippet: str, seen: set[tuple[int, str]]) -> tuple[int | None, int]:
     """The source line (at or after ``start``) holding ``snippet``; each line is used once per snippet."""
     for number in range(max(start, 1), len(doc.lines) + 1):
         column = doc.lines[number - 1].find(snippet)
         if column >= 0 and (number, snippet) not in seen:
-            seen.add((number, snippet))  # type: ignore[arg-type]
+            seen.add((number, snippet))
             return number, column + 1
     return None, 0
 

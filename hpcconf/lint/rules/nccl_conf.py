@@ -18,14 +18,19 @@ from ..document import Document, DocumentSet
 from ..registry import rule
 
 
-def _problems(doc: Document, *kinds: str):
-    """The traps ``hpcconf.parsers.nccl_conf`` finds in this file (parsed once per document)."""
+def _parsed(doc: Document):
+    """The file as ``hpcconf.parsers.nccl_conf`` (a port of NCCL's param.cc) reads it, parsed once."""
     parsed = doc.__dict__.get("_nccl_conf")
     if parsed is None:
         from ...parsers.nccl_conf import parse_nccl_conf
 
         parsed = doc.__dict__["_nccl_conf"] = parse_nccl_conf(doc.text)
-    return [p for p in parsed.problems if p.kind in kinds]
+    return parsed
+
+
+def _problems(doc: Document, *kinds: str):
+    """The traps the parser found in this file, of the given kinds."""
+    return [p for p in _parsed(doc).problems if p.kind in kinds]
 
 
 def _yield(doc: Document, problems) -> Iterator[Diagnostic]:
@@ -121,11 +126,11 @@ def shell_syntax(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
     """
     yield from _yield(doc, _problems(doc, "export", "quoted"))
-    for entry in doc.conf.entries:
+    for entry in _parsed(doc).entries:
         if re.search(r"\$\{?[A-Za-z_]", entry.value):
-            yield doc.at_line(entry.line, f"{entry.name} uses a shell variable: NCCL does not expand '$' in "
+            yield doc.at_line(entry.line, f"{entry.key.strip()} uses a shell variable: NCCL does not expand '$' in "
                                           f"nccl.conf", hint="write the literal path or value",
-                              column=entry.value_column)
+                              column=entry.value_column, end_column=entry.value_end_column)
 
 
 @rule(code="NCCL004", name="nccl-conf-non-nccl-key", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,))
