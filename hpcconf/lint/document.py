@@ -1,10 +1,11 @@
 """What rules look at: one :class:`Document` per linted file (per YAML document in multi-document files).
 
 A document carries its display name, kind, raw text and lines, and a parsed form for its
-kind (``doc.yaml`` for YAML kinds, ``doc.conf`` for nccl.conf / env files / scripts,
-``doc.nccl_xml()`` for NCCL topology/graph XML, ``doc.dockerfile`` for Dockerfiles). Parsed
-forms are built lazily and cached. YAML that does not parse never becomes a Document: the
-engine reports it (HPC001/HPC002) instead.
+kind (``doc.yaml`` for YAML kinds, ``doc.nccl_xml(version)`` for NCCL topology/graph XML,
+``doc.dockerfile`` for Dockerfiles). Environment settings of any kind (nccl.conf, env
+files, scripts, container env and commands, Dockerfile ENV) come from
+``hpcconf.lint.settings.env_settings(doc)``. Parsed forms are built lazily and cached.
+YAML that does not parse never becomes a Document: the engine reports it (HPC001/HPC002).
 
 Rules build findings with the ``at_*`` helpers, which fill in the current rule's code,
 name and default severity, so a rule only says what and where::
@@ -50,7 +51,8 @@ class Document:
     # -- parsed forms (lazy) -------------------------------------------------------------
     @cached_property
     def conf(self) -> "ConfFile":
-        """KEY=VALUE lines of an nccl.conf, env file or shell script, with positions."""
+        """KEY=VALUE lines with positions (nccl.conf as NCCL reads it, else simple shell lines).
+        Prefer ``settings.env_settings``, which reads scripts with the full shell parser."""
         from .parse.conf import parse_conf
 
         return parse_conf(self.text, self.kind)
