@@ -430,3 +430,13 @@ def test_host_device_network_ipam_has_the_upstream_examples_shape(shared_dir, bl
         ours = _docs(artifacts["aks/hostdevicenetwork.yaml"].content)[0]
         assert set(ours["spec"]) == set(upstream["spec"])
         assert set(json.loads(ours["spec"]["ipam"])) == set(json.loads(upstream["spec"]["ipam"]))
+
+
+def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "    count: 2\n", "    count: 2\n  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n")
+    build, artifacts = _build(spec)
+    script = _script(artifacts)
+    assert "--name 'nc24'" in script and script.count("--gpu-driver none") == 2
+    worker = _task(_job(artifacts), "mpiworker")["template"]["spec"]
+    assert worker["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"}
+    assert "nodeSelector" not in _task(_job(current_build := _build(CURRENT)[1]), "mpiworker")["template"]["spec"]

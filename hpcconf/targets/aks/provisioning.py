@@ -65,6 +65,13 @@ def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
     return out
 
 
+def other_pools(cluster: ResolvedCluster) -> list[dict]:
+    """Spec pools besides the test pool: created too, with the same GPU-driver opt-out on GPU pools."""
+    return [{"name": p.name, "gpu": p.has_gpus, "name_q": sh_quote(p.name), "count_q": sh_quote(p.count),
+             "sku_q": sh_quote(p.sku.name), "disk_q": sh_quote(p.os_disk_gb)}
+            for p in cluster.pools if p.name != cluster.test_pool.name]
+
+
 def helm_releases(cluster: ResolvedCluster) -> list[dict]:
     aks = cluster.aks
     v = cluster.versions
@@ -101,7 +108,8 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
         header=generated_by(cluster.spec_file),
         cluster_name=cluster.name, pool_name=aks.pool_name, pool_count=aks.worker_replicas, pool_sku=aks.sku,
         installs=installs, az_cli=v.az_cli,
-        variables=[(name, sh_quote(value)) for name, value in variables(cluster)], acr=bool(aks.acr_name),
+        variables=[(name, sh_quote(value)) for name, value in variables(cluster)],
+        other_pools=other_pools(cluster), acr=bool(aks.acr_name),
         kubernetes_version=aks.settings.kubernetes_version,
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster),

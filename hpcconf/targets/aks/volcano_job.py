@@ -20,6 +20,7 @@ from ._yaml import block, path, yaml_file
 JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
 SSH_PORT = 22
+AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 SHM_SIZE = "8Gi"  # seed 000/003; NCCL's shared-memory transport needs more than the 64 MiB default
 
 
@@ -105,7 +106,10 @@ def worker_task(cluster: ResolvedCluster) -> dict:
     container = _container(aks.worker_task, cluster.test_image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
                            {"requests": dict(units), "limits": dict(units)},
                            volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
-    template["spec"] = {
+    template["spec"] = {}
+    if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
+        template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: aks.pool_name}
+    template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
         "terminationGracePeriodSeconds": 0,
