@@ -292,7 +292,7 @@ def apply_suppressions(findings: list[Diagnostic], sources: dict[str, str], rule
     problems = []
     for file_suppressions in suppressions.values():
         for s in file_suppressions:
-            problems.extend(_suppression_problems(s, rules))
+            problems.extend(_suppression_problems(s, rules, config))
     return kept + apply_config(problems, config, rules)
 
 
@@ -302,7 +302,7 @@ def _suppresses(suppression: Suppression, finding: Diagnostic, rules: dict[str, 
                for c in suppression.codes)
 
 
-def _suppression_problems(s: Suppression, rules: dict[str, Rule]) -> list[Diagnostic]:
+def _suppression_problems(s: Suppression, rules: dict[str, Rule], config: LintConfig) -> list[Diagnostic]:
     problems = []
     known = {c: next((r for r in rules.values() if c.upper() == r.code or c.lower() == r.name), None)
              for c in s.codes}
@@ -311,7 +311,7 @@ def _suppression_problems(s: Suppression, rules: dict[str, Rule]) -> list[Diagno
             problems.append(_engine_finding(UNKNOWN_SUPPRESSION_CODE, s.file, s.line,
                                             f"suppression names unknown rule {code!r}",
                                             "Use a code or name from `hpcconf rules`.", s.column, s.end_column))
-        elif rule.code not in s.used:
+        elif rule.code not in s.used and is_enabled(rule, config):  # a disabled rule cannot use it
             problems.append(_engine_finding(UNUSED_SUPPRESSION, s.file, s.line,
                                             f"suppression of {rule.code} ({rule.name}) matches no finding",
                                             "Delete the comment, or move it to the line it is meant for.",

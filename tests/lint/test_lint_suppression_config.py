@@ -151,3 +151,10 @@ def test_find_config_prefers_dedicated_file(project):
     (project / ".hpcconf.toml").write_text("")
     assert find_config(project / "conf") == project / ".hpcconf.toml"
     (project / "pyproject.toml").write_text("[project]\nname='x'\n")
+
+
+def test_suppression_of_a_disabled_rule_is_not_called_unused():
+    text = "# hpcconf: ignore[NCCL004] legacy image\nCUDA_DEVICE_ORDER=PCI_BUS_ID\nNCCL_DEBUG WARN\n"
+    ctx = LintContext()
+    ctx.config.ignore = ["NCCL004"]
+    assert codes(lint_text(text, "nccl.conf", ctx)) == [("NCCL005", 3)]
