@@ -1,7 +1,7 @@
 """`hpcconf build --check/--diff` and hand-edit protection, as an infra repo uses them.
 
-Each test copies an example spec into a temporary directory, builds it into out/, then
-changes the spec or the files on disk the way people do and checks what the CLI says.
+Each test scaffolds specs with `hpcconf init` in a temporary directory, builds them into
+out/, then changes the spec or the files on disk the way people do and checks what the CLI says.
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from typer.testing import CliRunner
 
 from hpcconf.cli import app
 
-REPO = Path(__file__).resolve().parents[1]
-AKS_EXAMPLE = REPO / "examples" / "ndmv4-aks-current.yaml"
-SLURM_EXAMPLE = REPO / "examples" / "crusoe-h100-slurm.yaml"
 runner = CliRunner()
 
 
@@ -26,11 +23,16 @@ def hpcconf(*args: str):
     return runner.invoke(app, list(args))
 
 
+def scaffold(path: Path, sku: str, platform: str, name: str) -> None:
+    """A 2-node spec with one pool named 'gpu' (so nccl/gpu/nccl.conf is generated)."""
+    result = hpcconf("init", "--sku", sku, "--nodes", "2", "--platform", platform, "--name", name, "-o", str(path))
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A directory with specs/aks.yaml built into out/ (the state a clean infra repo is in)."""
-    (tmp_path / "specs").mkdir()
-    shutil.copy(AKS_EXAMPLE, tmp_path / "specs" / "aks.yaml")
+    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
     monkeypatch.chdir(tmp_path)
     result = hpcconf("build", "specs/aks.yaml", "-q")
     assert result.exit_code == 0, result.output
@@ -62,7 +64,7 @@ def test_check_clean_exits_0_and_says_up_to_date(repo):
 
 
 def test_check_stale_exits_1_with_diff_and_the_fix_command(repo):
-    edit_spec(repo / "specs/aks.yaml", "count: 2", "count: 3")
+    edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
     result = hpcconf("build", "specs/aks.yaml", "--check")
     assert result.exit_code == 1
     assert ": stale: out/" in result.output
@@ -92,14 +94,14 @@ def test_check_reports_extra_files_a_build_does_not_make(repo):
 
 def test_check_reports_files_no_longer_generated(repo):
     # Renaming the pool moves nccl/<pool>/nccl.conf: the old one is extra, the new one missing.
-    edit_spec(repo / "specs/aks.yaml", "- name: ndmv4", "- name: gpu")
+    edit_spec(repo / "specs/aks.yaml", "- name: gpu ", "- name: a100 ")
     result = hpcconf("build", "specs/aks.yaml", "--check")
     assert result.exit_code == 1
-    assert "extra (no longer generated):" in result.output and "nccl/ndmv4/nccl.conf" in result.output
-    assert "missing:" in result.output and "nccl/gpu/nccl.conf" in result.output
+    assert "extra (no longer generated):" in result.output and "nccl/gpu/nccl.conf" in result.output
+    assert "missing:" in result.output and "nccl/a100/nccl.conf" in result.output
     # ... and a build fixes both: the old file is removed, the check passes.
     assert hpcconf("build", "specs/aks.yaml", "-q").exit_code == 0
-    assert not (cluster_dir(repo) / "nccl/ndmv4/nccl.conf").exists()
+    assert not (cluster_dir(repo) / "nccl/gpu/nccl.conf").exists()
     assert hpcconf("build", "specs/aks.yaml", "--check").exit_code == 0
 
 
@@ -107,7 +109,7 @@ def test_check_reports_hand_edits_separately_from_staleness(repo):
     conf = sorted(cluster_dir(repo).rglob("nccl.conf"))[0]
     lines = conf.read_text().splitlines(keepends=True)
     conf.write_text("".join(lines) + "NCCL_DEBUG=INFO\n")
-    edit_spec(repo / "specs/aks.yaml", "count: 2", "count: 3")  # something stale as well
+    edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")  # something stale as well
     result = hpcconf("build", "specs/aks.yaml", "--check")
     assert result.exit_code == 1
     rel = conf.relative_to(repo).as_posix()
@@ -120,7 +122,7 @@ def test_check_reports_hand_edits_separately_from_staleness(repo):
 # -- --diff -----------------------------------------------------------------------------------
 
 def test_diff_prints_the_diff_and_writes_nothing(repo):
-    edit_spec(repo / "specs/aks.yaml", "count: 2", "count: 3")
+    edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
     before = snapshot(repo / "out")
     result = hpcconf("build", "specs/aks.yaml", "--diff")
     assert result.exit_code == 0  # --diff shows; --check fails
@@ -142,7 +144,7 @@ def test_build_refuses_to_overwrite_a_hand_edit_and_names_the_lines(repo):
     lines[2] = "NCCL_IB_TIMEOUT=22\n"
     conf.write_text("".join(lines))
     edited = conf.read_text()
-    edit_spec(repo / "specs/aks.yaml", "count: 2", "count: 3")
+    edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
     before = snapshot(repo / "out")
     result = hpcconf("build", "specs/aks.yaml")
     assert result.exit_code == 1
@@ -158,12 +160,12 @@ def test_build_refuses_to_overwrite_a_hand_edit_and_names_the_lines(repo):
 
 
 def test_build_refuses_to_delete_an_edited_file_it_no_longer_generates(repo):
-    conf = cluster_dir(repo) / "nccl/ndmv4/nccl.conf"
+    conf = cluster_dir(repo) / "nccl/gpu/nccl.conf"
     conf.write_text(conf.read_text() + "NCCL_DEBUG=WARN\n")
-    edit_spec(repo / "specs/aks.yaml", "- name: ndmv4", "- name: gpu")
+    edit_spec(repo / "specs/aks.yaml", "- name: gpu ", "- name: a100 ")
     result = hpcconf("build", "specs/aks.yaml")
     assert result.exit_code == 1
-    assert "nccl/ndmv4/nccl.conf: edited by hand" in result.stderr and "refusing to delete it" in result.stderr
+    assert "nccl/gpu/nccl.conf: edited by hand" in result.stderr and "refusing to delete it" in result.stderr
     assert conf.exists()
 
 
@@ -184,9 +186,8 @@ def test_a_file_hpcconf_never_wrote_is_not_overwritten(repo):
 
 @pytest.fixture
 def two_specs(tmp_path, monkeypatch):
-    (tmp_path / "specs").mkdir()
-    shutil.copy(AKS_EXAMPLE, tmp_path / "specs" / "aks.yaml")
-    shutil.copy(SLURM_EXAMPLE, tmp_path / "specs" / "slurm.yaml")
+    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
+    scaffold(tmp_path / "specs" / "slurm.yaml", "h100-80gb-sxm-ib.8x", "slurm", "h100-slurm")
     (tmp_path / "specs" / "notes.yaml").write_text("not: a spec\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -199,7 +200,7 @@ def test_several_specs_and_quoted_globs(two_specs):
     check = hpcconf("build", "specs/[as]*.yaml", "--check")  # a glob the shell did not expand
     assert check.exit_code == 0, check.output
     assert check.output.count("is up to date") == 2
-    edit_spec(two_specs / "specs/slurm.yaml", "count: 2", "count: 3")
+    edit_spec(two_specs / "specs/slurm.yaml", "count: 2 ", "count: 3 ")
     check = hpcconf("build", "specs/[as]*.yaml", "--check")
     assert check.exit_code == 1
     assert "specs/aks.yaml: out/" in check.output and "is up to date" in check.output
@@ -245,7 +246,7 @@ def test_two_specs_with_one_name_are_refused(two_specs):
 
 
 def test_an_invalid_spec_writes_nothing(two_specs):
-    edit_spec(two_specs / "specs/aks.yaml", "count: 2", "count: two")
+    edit_spec(two_specs / "specs/aks.yaml", "count: 2 ", "count: two ")
     result = hpcconf("build", "specs/aks.yaml", "specs/slurm.yaml")
     assert result.exit_code == 2 and "HPC005" in result.output
     assert not (two_specs / "out").exists()

@@ -20,8 +20,6 @@ from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parents[1]
 HOOKS_FILE = REPO / ".pre-commit-hooks.yaml"
-# A Slurm example: its artifacts lint clean (the hook fails on any lint error in them).
-EXAMPLE = REPO / "examples" / "crusoe-h100-slurm.yaml"
 BIN = Path(sys.executable).parent
 
 
@@ -96,7 +94,10 @@ def infra_repo(tmp_path):
     (root / "specs").mkdir(parents=True)
     repo = GitRepo(root)
     assert repo.run(GIT, "init", "-q", ".").returncode == 0
-    shutil.copy(EXAMPLE, root / "specs" / "cluster.yaml")
+    # The spec `hpcconf init` writes builds and lints clean, so the first commit must pass.
+    scaffolded = repo.run(HPCCONF, "init", "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2",
+                          "--platform", "aks,slurm", "--name", "infra", "-o", "specs/cluster.yaml")
+    assert scaffolded.returncode == 0, scaffolded.stdout + scaffolded.stderr
     (root / ".pre-commit-config.yaml").write_text(local_config())
     validated = repo.run(PRE_COMMIT, "validate-config", ".pre-commit-config.yaml")
     assert validated.returncode == 0, validated.stdout + validated.stderr
@@ -118,7 +119,7 @@ def test_a_clean_repo_commits(infra_repo):
 def test_a_stale_artifact_fails_the_commit_with_the_fix(infra_repo):
     assert infra_repo.commit("initial").returncode == 0
     spec = infra_repo.root / "specs" / "cluster.yaml"
-    spec.write_text(spec.read_text().replace("count: 2", "count: 3", 1))
+    spec.write_text(spec.read_text().replace("count: 2 ", "count: 3 ", 1))
     done = infra_repo.commit("more nodes, forgot to rebuild")
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
