@@ -436,7 +436,7 @@ def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
     spec = _variant(tmp_path, CURRENT, "    count: 2\n", "    count: 2\n  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n")
     build, artifacts = _build(spec)
     script = _script(artifacts)
-    assert "--name 'nc24'" in script and script.count("--gpu-driver none") == 2
+    assert "--name 'nc24'" in script and script.count("\n  --gpu-driver none\n") == 2
     worker = _task(_job(artifacts), "mpiworker")["template"]["spec"]
     assert worker["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"}
-    assert "nodeSelector" not in _task(_job(current_build := _build(CURRENT)[1]), "mpiworker")["template"]["spec"]
+    assert "nodeSelector" not in _task(_job(_build(CURRENT)[1]), "mpiworker")["template"]["spec"]
