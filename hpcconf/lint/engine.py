@@ -64,8 +64,13 @@ def validate_selectors(selectors: list[str], rules: dict[str, Rule], what: str) 
             raise UsageError(f"{what}: {selector!r} matches no rule (`hpcconf rules` lists them)")
 
 
+# Input that could not be checked at all is reported even under a narrow --select (never a silent pass).
+ALWAYS_SELECTED = {"HPC001", "HPC002", "HPC090"}
+
+
 def is_enabled(rule: Rule, config: LintConfig) -> bool:
-    if config.select and not any(selector_matches(s, rule) for s in config.select):
+    if config.select and rule.code not in ALWAYS_SELECTED \
+            and not any(selector_matches(s, rule) for s in config.select):
         return False
     return not any(selector_matches(s, rule) for s in config.ignore)
 

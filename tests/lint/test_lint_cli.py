@@ -171,3 +171,11 @@ def test_explain_prints_the_page(app, key):
 def test_explain_unknown_rule_is_usage_error(app):
     result = run(app, "explain", "XYZ")
     assert result.exit_code == 2 and "no rule 'XYZ'" in result.stderr
+
+
+def test_syntax_errors_survive_a_narrow_select(app, tmp_path):
+    path = tmp_path / "job.yaml"
+    path.write_text("apiVersion: v1\nkind: [\n")
+    result = run(app, "lint", str(path), "--select", "NCCL", "--format", "json")
+    assert result.exit_code == 1
+    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["HPC001"]
