@@ -238,16 +238,55 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         return EXIT_INVALID
     if _same_output_dirs(builds):
         return EXIT_INVALID
+    orphans = _orphaned_outputs(builds, out_root) if _covers_output_root(list(specs) or [Path(".")], out_root) else []
     if check or diff:
-        dirty = False
+        dirty = bool(orphans)
         for b in builds:
             comparison = compare(b, out_root / b.name)
             dirty |= not comparison.clean
             _report_check(b, comparison, show_diff=True, explain=explain, sku_dirs=sku_dirs)
+        _report_orphans(orphans, out_root, err=False)
         if check and dirty:
             typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
         return EXIT_STALE if (dirty and check) else EXIT_OK
     status = EXIT_OK
     for b in builds:
         status = max(status, _write(b, out_root / b.name, force, quiet))
+    _report_orphans(orphans, out_root, err=True)
     return status
+
+
+def _covers_output_root(args: Sequence[Path], out_root: Path) -> bool:
+    """A directory argument that contains the output root means "every spec that writes there",
+    so an output directory none of them builds is left over (a renamed or deleted spec)."""
+    root = out_root.resolve()
+    for arg in args:
+        path = Path(arg)
+        if path.is_dir():
+            try:
+                root.relative_to(path.resolve())
+                return True
+            except ValueError:
+                continue
+    return False
+
+
+def _orphaned_outputs(builds: list[Build], out_root: Path) -> list[tuple[str, str]]:
+    """(directory name, spec it came from) for OUT/<name>/ dirs with a manifest that no spec builds now."""
+    if not out_root.is_dir():
+        return []
+    names = {b.name for b in builds}
+    found = []
+    for directory in sorted(d for d in out_root.iterdir() if d.is_dir() and d.name not in names):
+        manifest = read_manifest(directory)
+        if manifest is not None:
+            found.append((directory.name, str(manifest.get("spec", "?"))))
+    return found
+
+
+def _report_orphans(orphans: list[tuple[str, str]], out_root: Path, err: bool) -> None:
+    for name, spec in orphans:
+        where = f"{out_root.as_posix()}/{name}/"
+        typer.echo(f"{where}: left over: generated from {spec}, but no spec builds metadata.name '{name}' now "
+                   f"(renamed or deleted)", err=err)
+        typer.echo(f"fix: git rm -r {where}   (or delete it)", err=err)

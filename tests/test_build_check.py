@@ -250,3 +250,19 @@ def test_an_invalid_spec_writes_nothing(two_specs):
     result = hpcconf("build", "specs/aks.yaml", "specs/slurm.yaml")
     assert result.exit_code == 2 and "HPC005" in result.output
     assert not (two_specs / "out").exists()
+
+
+def test_output_left_over_by_a_renamed_cluster_is_reported_for_the_whole_repo(two_specs):
+    assert hpcconf("build", ".", "-q").exit_code == 0
+    edit_spec(two_specs / "specs/slurm.yaml", "  name: h100-slurm ", "  name: h100-cluster ")
+    built = hpcconf("build", ".", "-q")
+    assert built.exit_code == 0
+    assert "out/h100-slurm/: left over: generated from slurm.yaml" in built.stderr
+    assert (two_specs / "out/h100-slurm").is_dir()  # never deleted behind your back
+    check = hpcconf("build", ".", "--check")
+    assert check.exit_code == 1
+    assert "out/h100-slurm/: left over" in check.output and "fix: git rm -r out/h100-slurm/" in check.output
+    # Naming specs explicitly does not claim the whole output root: other specs may own other directories.
+    assert hpcconf("build", "specs/aks.yaml", "specs/slurm.yaml", "--check").exit_code == 0
+    shutil.rmtree(two_specs / "out/h100-slurm")
+    assert hpcconf("build", ".", "--check").exit_code == 0
