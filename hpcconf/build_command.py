@@ -1,10 +1,17 @@
 """`hpcconf build`: compile specs, then write, check (--check) or show (--diff) the result.
 
 Status of each file against disk, using the manifest the writer keeps:
-  new        generated now, not on disk
+  new        generated now, not on disk (reported as "missing")
   stale      on disk as a previous build wrote it, but the build now differs
-  edited     on disk with content no build wrote (its hash differs from the manifest)
+  edited     on disk with content no build wrote (its hash differs from the manifest, or it is
+             not in the manifest at all: "not written by hpcconf"); a build refuses to
+             overwrite or delete it without --force
   extra      on disk under the cluster's directory, but the build does not produce it
+             (no longer generated, or never written by hpcconf: the "unowned" ones)
+When the specs come from a directory containing the output root, OUT/<name>/ directories
+that no spec builds any more are reported as left over.
+
+SPEC arguments may be files, quoted globs or directories (hpcconf.spec_discovery).
 """
 
 from __future__ import annotations
