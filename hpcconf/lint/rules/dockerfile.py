@@ -49,7 +49,7 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     every rebuild can bring another NCCL, so busbw numbers (e.g. the ~186-189 GB/s expected on two
     NDm A100 v4 nodes in seeds 000 and 003) stop being comparable, and version-specific settings
     (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Seeds 000 and
-    003 pin ``nvcr.io/nvidia/pytorch:23.03-py3`` for this reason (hadolint DL3006/DL3007).
+    003 pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
 
     ## Example
     ```dockerfile
@@ -123,8 +123,8 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
     package lists from whenever that layer was built, and fails with 404s or installs outdated
-    packages. Docker's best-practice guide names this the "cache busting" problem; seeds 000 and
-    003 start with ``RUN apt update`` on its own.
+    packages. Docker's Dockerfile best practices therefore put update and install in one ``RUN``
+    ("cache busting"); seeds 000 and 003 start with ``RUN apt update`` on its own.
 
     ## Example
     ```dockerfile

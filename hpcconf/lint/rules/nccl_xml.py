@@ -134,7 +134,8 @@ def pci_link_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``topo.cc`` maps unknown speeds to its lowest bandwidth without a warning. Azure's
     ``ncv4-topo.xml`` has ``link_speed=""`` and ``link_width="0"``: 16 lanes x 6 Gb/s = 12 GB/s,
     which is exactly the ``speedintra="12"`` that ``ncv4-graph.xml`` then fixes for every channel
-    (research/nccl.md §2). NCCL plans rings and trees for a PCIe link 2.7x slower than Gen4 x16.
+    (research/nccl.md §2). NCCL then plans rings and trees for a PCIe link less than half as fast
+    as the Gen4 x16 link (16 lanes x 16 GT/s) the A100 really has.
 
     ## Example
     ```xml
