@@ -17,6 +17,9 @@ from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
+# NCCL_* names read by other programs, not by NCCL: nccl-tests' own options, and the variable Azure's
+# sku-customizations service reads to pick a topology family (research/nccl.md §2).
+NOT_NCCL_READERS = ("NCCL_TESTS_", "NCCL_TOPO_FAMILY")
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
 
@@ -51,6 +54,9 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
     read across NCCL 2.3.5 to 2.30.7 (research/nccl.md §4).
 
+    Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests) and
+    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service).
+
     ## Example
     ```text
     NCCL_IB_HCAS=mlx5_ib0
@@ -64,7 +70,7 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     from ...knowledge import nccl_env
 
     for setting in _nccl_settings(doc):
-        if nccl_env.is_read_by(setting.name, ctx.nccl_version):
+        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS):
             continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
