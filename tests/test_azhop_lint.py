@@ -50,6 +50,9 @@ def test_upstream_ui_test_config_fails_as_the_schema_says(shared_dir):
     found = _findings(shared_dir / "upstream/azhop/az-hop/tests/configs/config_full.yml")
     schema_lines = sorted(line for code, line, _ in found if code == "AZH001")
     assert len(schema_lines) == 12  # 3 ASG names, 2 lustre_base_* keys, 7 IaaS-Lustre keys
+    result = lint_paths([str(shared_dir / "upstream/azhop/az-hop/tests/configs/config_full.yml")], LintContext())
+    hints = [f.hint for f in result.findings if f.code == "AZH001"]
+    assert sum("asg-sched" in h for h in hints) == 1 and sum("PR #1715" in h for h in hints) == 9
     # The schema misses what Bicep needs for the AMLFS it asks for (lustre.create without sku/capacity/subnet).
     assert [code for code, line, _ in found if line == 200] == ["AZH007", "AZH007", "AZH007"]
 
@@ -80,3 +83,24 @@ def test_severity_steps(code):
     result = lint_paths([str(REPO / "tests/rules" / code / "bad.yaml")], LintContext())
     levels = {f.severity for f in result.findings if f.code == code}
     assert Severity.ERROR in levels
+
+
+def test_no_rule_crashes_on_malformed_configs(shared_dir):
+    """Every key deleted or retyped in az-hop's template: the AZH rules report, they never crash."""
+    from hpcconf.lint.document import Document
+    from hpcconf.lint.engine import run_rules
+    from hpcconf.lint.registry import find_rule
+    from hpcconf.yamlpos import YamlDocument
+    from tests.test_azhop_knowledge import _load, mutations
+
+    crashed = find_rule("rule-crashed").code
+    rules = {code: r for code, r in load_rules().items() if code.startswith("AZH")}
+    template = _load(shared_dir / "upstream/azhop/az-hop/config.tpl.yml")
+    count = 0
+    for what, mutated in mutations(template):
+        doc = Document(path="config.yml", kind="azhop-config", text="", yaml=YamlDocument("config.yml", mutated, None))
+        findings = run_rules([doc], LintContext(), rules)
+        crashes = [f.message for f in findings if f.code == crashed]
+        assert not crashes, f"{what}: {crashes}"
+        count += 1
+    assert count > 500

@@ -320,6 +320,14 @@ LEGACY_KEYS: dict[str, str] = {
     "remoteviz": "remote-viz queues moved into queues: with type: remoteviz",
     "winviz": "Windows remote viz was removed",
 }
+# ASG names the template and the code use but the schema rejects (research D1).
+ASG_NAME_DRIFT: dict[str, str] = {
+    "asg-pbs": "the schema calls the scheduler ASG asg-sched",
+    "asg-pbs-client": "the schema has no asg-pbs-client",
+    "asg-lustre": "IaaS Lustre was removed; the schema keeps only asg-lustre-client",
+    "asg-mysql-client": "the code uses asg-mysql-client since PR #1869 but the schema still only accepts asg-mariadb-client: "
+                        "omit network.asg to let az-hop create its ASGs",
+}
 DEPRECATED_KEYS: dict[tuple, str] = {
     ("monitoring", "install_agent"): "the schema marks it deprecated; use monitoring.azure_monitor_agent "
                                      "(#1604: it failed validation inside cloud-init)",

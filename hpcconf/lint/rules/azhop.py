@@ -123,6 +123,8 @@ def _schema_hint(problem: kb.SchemaProblem) -> str:
         key = problem.key or ""
         if key in kb.LEGACY_KEYS:
             return f"'{key}' is a legacy key: {kb.LEGACY_KEYS[key]}"
+        if problem.path[:-1] == ("network", "asg", "names") and key in kb.ASG_NAME_DRIFT:
+            return kb.ASG_NAME_DRIFT[key]
         allowed = kb.allowed_keys(problem.path[:-1])
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
         return f"did you mean '{close[0]}'?" if close else ("remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it")
