@@ -90,11 +90,11 @@ def main(directory, results_path):
         "control-prolog": '<?xml version="1.0"?>\n<system version="1">\n</system>\n',
         "control-tabs": '<system version="1">\n\t<!-- tab -->\n</system>\n',
     }
-    plan = [("baseline", "-", {}, True)]
+    plan = [("baseline", "-", {}, None)]
     for name, text in controls.items():
         path = os.path.join(abs_dir, name + ".xml")
         open(path, "w").write(text)
-        plan.append((name, "topo", {"NCCL_TOPO_FILE": path}, False))
+        plan.append((name, "topo", {"NCCL_TOPO_FILE": path}, None))
     for case in cases:
         for role in ("topo", "graph", "conf"):
             if role not in case:
@@ -113,9 +113,9 @@ def main(directory, results_path):
                 env = {"NCCL_TOPO_FILE": os.path.join(abs_dir, case["topo"]["file"]), "NCCL_GRAPH_FILE": path}
             else:
                 env = {"NCCL_TOPO_FILE": path}
-            plan.append((case["sku"], role, env, None))
+            plan.append((case["sku"], role, env, case[role]["sha256"]))
     seen = {}  # identical files (H100/H200 share ndv5) run once
-    for sku, role, env, expect in plan:
+    for sku, role, env, source_sha in plan:
         files = [v for k, v in env.items() if k in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE", "NCCL_CONF_FILE")]
         shas = {os.path.basename(f): hashlib.sha256(open(f, "rb").read()).hexdigest() for f in files}
         key = (role, tuple(sorted(shas.values())))
@@ -123,7 +123,8 @@ def main(directory, results_path):
             port += 1
             seen[key] = run_case(env, port)
         result = dict(seen[key])
-        result.update(sku=sku, role=role, expected_ok=expect, sha256=shas)
+        # source_sha256: the file as hpcconf generated it (before the local path rewrite of a conf)
+        result.update(sku=sku, role=role, source_sha256=source_sha, sha256=shas)
         print(json.dumps(result), flush=True)
         results["cases"].append(result)
     json.dump(results, open(results_path, "w"), indent=2, sort_keys=True)

@@ -1,0 +1,82 @@
+"""Real-NCCL evidence for every NCCL file hpcconf generates.
+
+docs/acceptance/nccl-h200-x2.json records a run of tools/nccl_acceptance/run.py on 2 x H200
+(NCCL 2.28.9): each SKU's generated topology, graph and nccl.conf was loaded by real NCCL in
+a 2-rank all_reduce. This test regenerates the files here and requires a recorded verdict
+for each one (by SHA-256), so a generator change cannot ship without re-running the check.
+Re-run:  python tools/nccl_acceptance/prepare.py .acceptance  then, on >= 2 GPUs,
+         python3 tools/nccl_acceptance/run.py .acceptance docs/acceptance/nccl-h200-x2.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from hpcconf.catalog import Catalog
+from hpcconf.parsers.nccl_conf import render_nccl_conf
+from hpcconf.resolve.nccl import resolve_pool_nccl
+from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
+
+RECORD = Path(__file__).resolve().parents[1] / "docs" / "acceptance" / "nccl-h200-x2.json"
+TEST_GPUS = 2  # GPUs of the machine the record was made on
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _record() -> dict:
+    return json.loads(RECORD.read_text())
+
+
+def _generated(sku) -> dict[str, str]:
+    nccl = resolve_pool_nccl(sku, infiniband=sku.infiniband is not None, overrides={})
+    files = {"conf": render_nccl_conf(dict(nccl.node_conf))}
+    if nccl.topo_file:
+        files["topo"] = render_topology_xml(sku)
+    if nccl.graph_file:
+        files["graph"] = render_graph_xml(sku)
+    return files
+
+
+def _verdict(role: str, text: str) -> dict:
+    for case in _record()["cases"]:
+        if case["role"] == role and case["source_sha256"] == _sha(text):
+            return case
+    pytest.fail(f"no real-NCCL verdict recorded for this {role} file: re-run tools/nccl_acceptance (see module doc)")
+
+
+CATALOG = Catalog.load()
+
+
+@pytest.mark.parametrize("name", CATALOG.names())
+def test_generated_nccl_files_were_accepted_by_real_nccl(name):
+    sku = CATALOG.get(name)
+    for role, text in _generated(sku).items():
+        verdict = _verdict(role, text)
+        uses_graph = role == "graph" or (role == "conf" and "NCCL_GRAPH_FILE=" in text)
+        if uses_graph and sku.gpu.count > TEST_GPUS:
+            # A graph names every GPU of its VM; on a smaller machine NCCL must refuse it (NCCL028's claim).
+            assert not verdict["ok"] and "dev 2 not found" in verdict["error"]
+        elif role == "conf" and "NCCL_ALGO=NVLSTree" in text:
+            # The record was made with NVLink SHARP off (the lender's rule): NCCL refuses a pinned
+            # NVLSTree there, which is why NCCL014 flags it on SKUs without NVLS.
+            assert not verdict["ok"] and "NCCL_ALGO was set to NVLSTree" in verdict["error"]
+        else:
+            assert verdict["ok"], verdict.get("error")
+            assert verdict["busbw_GBps"] > 0.9 * _baseline(), "the file must not cost bandwidth on the test machine"
+
+
+def _baseline() -> float:
+    return next(c["busbw_GBps"] for c in _record()["cases"] if c["sku"] == "baseline")
+
+
+def test_the_harness_can_fail():
+    controls = {c["sku"]: c for c in _record()["cases"] if c["sku"].startswith("control-")}
+    assert "expected >, got '?'" in controls["control-prolog"]["error"]
+    assert "expecting '<'" in controls["control-tabs"]["error"]
+    assert _record()["nccl_version"] == "2.28.9"
