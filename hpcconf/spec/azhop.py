@@ -92,7 +92,7 @@ class Lustre(StrictModel):
 
 
 class Storage(StrictModel):
-    home: Home = Field(default_factory=Home)
+    home: Home = Field(default_factory=Home, description="The shared home directory (default: 1 TiB NFS Azure Files on /anfhome).")
     lustre: Optional[Lustre] = Field(default=None, description="Add an AMLFS file system (omit for none).")
 
 
@@ -106,7 +106,7 @@ class User(StrictModel):
 class Group(StrictModel):
     name: str = Field(pattern=_GROUP_NAME, description="Group name. gids 5000/5001/5002 are az-hop's built-in all-users/admins/local-admins groups.")
     gid: int = Field(ge=1000, le=2147483647, description="Unique group id; az-hop maps its roles by gid (5000, 5001, 5002), custom groups use 6000 and up.")
-    description: Optional[str] = None
+    description: Optional[str] = Field(default=None, description="Free text shown by az-hop.")
 
 
 def _default_groups() -> list[Group]:
@@ -121,11 +121,11 @@ def _default_users() -> list[User]:
 class VmSizes(StrictModel):
     """Sizes of az-hop's own VMs (config.tpl.yml defaults)."""
 
-    scheduler: str = Field(default="Standard_B2ms", pattern=_VM_SIZE)
-    ondemand: str = Field(default="Standard_D4s_v5", pattern=_VM_SIZE)
-    cyclecloud: str = Field(default="Standard_B2ms", pattern=_VM_SIZE)
+    scheduler: str = Field(default="Standard_B2ms", pattern=_VM_SIZE, description="The Slurm/PBS controller VM.")
+    ondemand: str = Field(default="Standard_D4s_v5", pattern=_VM_SIZE, description="The Open OnDemand portal VM.")
+    cyclecloud: str = Field(default="Standard_B2ms", pattern=_VM_SIZE, description="The CycleCloud VM that starts and stops the queues' nodes.")
     ad: str = Field(default="Standard_B2ms", pattern=_VM_SIZE, description="Only used when authentication.user_auth is ad.")
-    grafana: str = Field(default="Standard_B2ms", pattern=_VM_SIZE)
+    grafana: str = Field(default="Standard_B2ms", pattern=_VM_SIZE, description="Only used when monitoring is on.")
     deployer: str = Field(default="Standard_B2ms", pattern=_VM_SIZE, description="The deployer (Bicep) or jumpbox VM.")
 
 
@@ -167,12 +167,12 @@ class AzhopSettings(StrictModel):
     database_fqdn: Optional[str] = Field(default=None, description="Existing MySQL server for accounting (no database subnet then).")
     user_auth: Literal["ad", "local"] = Field(default="ad", description="ad: az-hop deploys an Active Directory VM (ad subnet); local: local users on every node.")
     access: Literal["deployer", "jumpbox"] = Field(default="deployer", description="deployer: a VM that runs az-hop's install (Bicep path, needed for AMLFS); jumpbox: you deploy from your machine through it.")
-    network: Network = Field(default_factory=Network)
-    storage: Storage = Field(default_factory=Storage)
+    network: Network = Field(default_factory=Network, description="The VNet az-hop creates and its subnets.")
+    storage: Storage = Field(default_factory=Storage, description="Home directory and optional AMLFS.")
     users: list[User] = Field(default_factory=_default_users, description="Cluster users (az-hop template's clusteradmin and hpcuser by default).")
     groups: list[Group] = Field(default_factory=_default_groups, description="User groups; keep gids 5000-5002 (az-hop maps roles by gid).")
-    vm_sizes: VmSizes = Field(default_factory=VmSizes)
-    images: Images = Field(default_factory=Images)
+    vm_sizes: VmSizes = Field(default_factory=VmSizes, description="Sizes of az-hop's infrastructure VMs.")
+    images: Images = Field(default_factory=Images, description="Default images of queues and infrastructure VMs.")
     extra_queues: list[ExtraQueue] = Field(default_factory=list, description="Queues besides the GPU pools (CPU, remote viz).")
     default_queue: Optional[str] = Field(default=None, description="Queue listed first, i.e. Slurm's default partition (default: the first pool).")
     autoscale_idle_timeout: int = Field(default=1800, ge=60, description="Seconds a node may idle before CycleCloud stops it (autoscale.idle_timeout).")
