@@ -371,22 +371,38 @@ def _variant(tmp_path: Path, base: Path, old: str, new: str) -> Path:
     return path
 
 
-def test_network_operator_25_4_gets_a_policy_with_whereabouts(tmp_path, shared_dir):
-    spec = _variant(tmp_path, CURRENT, "network_operator: 26.4.1", "network_operator: 25.4.0")
+def test_network_operator_25_7_gets_a_policy_with_whereabouts(tmp_path, shared_dir):
+    spec = _variant(tmp_path, CURRENT, "network_operator: 26.4.1", "network_operator: 25.7.0")
     _, artifacts = _build(spec)
     ncp = _docs(artifacts["aks/nicclusterpolicy.yaml"].content)[0]
     assert "ipamPlugin" in ncp["spec"]["secondaryNetwork"] and "nvIpam" not in ncp["spec"]
+    assert ncp["spec"]["secondaryNetwork"]["ipamPlugin"]["version"] == "network-operator-v25.7.0"
     assert "aks/ippool.yaml" not in artifacts
     assert json.loads(_docs(artifacts["aks/hostdevicenetwork.yaml"].content)[0]["spec"]["ipam"])["type"] == "whereabouts"
 
 
-def test_current_operator_without_doca_driver_is_refused(tmp_path):
-    spec = _variant(tmp_path, CURRENT, "  doca_driver_tag: doca3.2.0-25.10-1.2.8.0-2\n", "")
+def test_doca_driver_defaults_to_nvidias_pairing(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "  doca_driver_tag: doca3.4.1-26.04-1.1.0.0-1\n", "")
+    _, artifacts = _build(spec)
+    ncp = _docs(artifacts["aks/nicclusterpolicy.yaml"].content)[0]
+    assert ncp["spec"]["ofedDriver"]["version"] == charts.DOCA_DRIVER_BY_RELEASE["26.4.1"]
+
+
+def _refused(spec: Path, needle: str):
     with pytest.raises(HpcconfError) as error:
         compile_spec(spec)
     problem = error.value.diagnostics[0]
-    assert "doca-driver" in problem.message and problem.line is not None
+    assert needle in problem.message and problem.line is not None
     assert spec.read_text().splitlines()[problem.line - 1].strip().startswith("network_operator:")
+
+
+def test_release_without_known_doca_driver_needs_one_in_the_spec(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "  doca_driver_tag: doca3.4.1-26.04-1.1.0.0-1\n", "")
+    _refused(_variant(tmp_path, spec, "network_operator: 26.4.1", "network_operator: 25.10.0"), "doca-driver")
+
+
+def test_release_with_unknown_operand_images_is_refused(tmp_path):
+    _refused(_variant(tmp_path, CURRENT, "network_operator: 26.4.1", "network_operator: 25.1.0"), "operand images")
 
 
 def test_too_long_job_name_is_refused(tmp_path):

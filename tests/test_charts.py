@@ -120,3 +120,18 @@ def test_flatten_values_gives_leaf_keys_and_paths():
                                        "empty": {}}))
     assert flat == {"nfd.enabled": ("nfd", "enabled"), "sriovDevicePlugin.resources": ("sriovDevicePlugin", "resources"),
                     "empty": ("empty",)}
+
+
+def test_operand_tags_and_doca_pairings():
+    assert charts.network_operator_operand_tag("24.10.0") is None  # upstream images with their own tags then
+    assert charts.network_operator_operand_tag("25.7.0") == "network-operator-v25.7.0"
+    assert charts.network_operator_operand_tag("v26.4.1") == "network-operator-v26.4.1"
+    assert charts.doca_driver_default("26.4.1").startswith("doca3.4.1-26.04")
+    assert charts.doca_driver_default("25.10.0") is None
+    import re
+
+    from hpcconf.spec.aks import AksSettings
+
+    pattern = AksSettings.model_json_schema()["properties"]["doca_driver_tag"]["anyOf"][0]["pattern"]
+    for tag in charts.DOCA_DRIVER_BY_RELEASE.values():  # a user could write each of them in the spec
+        assert re.match(pattern, tag), tag

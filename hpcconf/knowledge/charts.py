@@ -32,6 +32,19 @@ NCP_FROM_VALUES_UNTIL = "24.10.0"
 # nv-ipam (`spec.nvIpam`) exists since v23.7.0.
 NCP_WHEREABOUTS_UNTIL = "25.10.0"
 NCP_NV_IPAM_SINCE = "23.7.0"
+# From 25.7.0 NVIDIA publishes every NicClusterPolicy operand (sriov device plugin, multus, CNI plugins,
+# ipoib-cni, whereabouts, nv-ipam) as nvcr.io/nvidia/mellanox/<image>:network-operator-v<release> (release
+# notes' component table and the NicClusterPolicy CR example of v25.7.0, v26.1.0, v26.4.1). 24.10 still
+# pulled upstream images with their own tags (ghcr.io/k8snetworkplumbingwg/sriov-network-device-plugin:v3.8.0).
+NCP_OPERAND_TAGS_SINCE = "25.7.0"
+# The doca-driver tag each release's NicClusterPolicy CR example pairs with it (NVIDIA Network Operator
+# docs, customizations/cr-full-example, per version). The operator appends -<os><version>-<arch>.
+DOCA_DRIVER_BY_RELEASE = {
+    "24.10.0": "24.10-0.7.0.0-0",
+    "25.7.0": "doca3.1.0-25.07-0.9.7.0-0",
+    "26.1.0": "doca3.3.0-26.01-1.0.0.0-0",
+    "26.4.1": "doca3.4.1-26.04-1.1.0.0-1",
+}
 # az CLI: `az aks nodepool add --gpu-driver none` exists from 2.72.2; before it, the node pool tag
 # SkipGPUDriverInstall=true (NVIDIA gpu-operator AKS docs; retired 2025-07-14, Azure/AKS#4925).
 AZ_GPU_DRIVER_FLAG_SINCE = "2.72.2"
@@ -191,9 +204,16 @@ def network_operator_has_whereabouts(version: str) -> bool:
     return not version_at_least(version, NCP_WHEREABOUTS_UNTIL)
 
 
-def network_operator_operand_tag(version: str) -> str:
-    """Image tag of the operands NVIDIA publishes with a network-operator release (≥ 24.10 style)."""
+def network_operator_operand_tag(version: str) -> Optional[str]:
+    """Image tag of the operands NVIDIA publishes with a network-operator release; None before 25.7."""
+    if not version_at_least(version, NCP_OPERAND_TAGS_SINCE):
+        return None
     return f"network-operator-v{version.lstrip('v')}"
+
+
+def doca_driver_default(version: str) -> Optional[str]:
+    """The doca-driver tag NVIDIA documents for this network-operator release, if hpcconf knows it."""
+    return DOCA_DRIVER_BY_RELEASE.get(version.lstrip("v"))
 
 
 def az_cli_has_gpu_driver_flag(version: str) -> bool:

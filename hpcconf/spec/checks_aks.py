@@ -44,13 +44,23 @@ def _ofed_tag(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     version = cluster.versions.network_operator
     if charts.network_operator_renders_ncp(version) or not _uses_ib(loaded, catalog):
         return
-    if cluster.aks is not None and cluster.aks.doca_driver_tag or cluster.versions.doca_ofed:
+    if charts.network_operator_operand_tag(version) is None:
+        yield loaded.document.diagnostic(Diagnostic(
+            code="HPC005", name="invalid-value",
+            message=f"network-operator {version} needs a NicClusterPolicy manifest, and hpcconf knows its operand images "
+                    f"only from {charts.NCP_OPERAND_TAGS_SINCE} on (network-operator-v<release> tags)",
+            hint=f"pin network_operator to 24.7.0 (chart-rendered policy) or to {charts.NCP_OPERAND_TAGS_SINCE} or newer"),
+            ("versions", "network_operator"), prefer_value=True)
         return
+    if cluster.aks is not None and cluster.aks.doca_driver_tag or cluster.versions.doca_ofed or \
+            charts.doca_driver_default(version):
+        return
+    known = ", ".join(f"{r}: {t}" for r, t in charts.DOCA_DRIVER_BY_RELEASE.items())
     yield loaded.document.diagnostic(Diagnostic(
         code="HPC004", name="missing-field", severity=Severity.ERROR,
-        message=f"network-operator {version} needs the doca-driver version in the NicClusterPolicy; the spec sets none",
-        hint="set aks.doca_driver_tag (e.g. doca3.2.0-25.10-1.2.8.0-2, Azure/aks-rdma-infiniband) or versions.doca_ofed; "
-             "from 24.10 on the chart has no default for it"), ("versions", "network_operator"), prefer_value=True)
+        message=f"network-operator {version} needs the doca-driver version in the NicClusterPolicy; the spec sets none "
+                "and hpcconf does not know NVIDIA's pairing for this release",
+        hint=f"set aks.doca_driver_tag (NVIDIA's pairings: {known})"), ("versions", "network_operator"), prefer_value=True)
 
 
 def _pod_names(loaded: LoadedSpec) -> Iterator[Diagnostic]:
