@@ -23,8 +23,7 @@ from ..document import Document, DocumentSet
 from ..registry import rule
 from ..settings import env_settings
 from .helm import sriov_resources
-from .k8s import (NETWORKS_ANNOTATION, _dict, at_text, command_text, mpirun_calls, network_entries, pods,
-                  rdma_resources)
+from .k8s import NETWORKS_ANNOTATION, _dict, network_entries, per_deployment, pods, rdma_resources
 
 HDN_PREFIX = "nvidia.com/"
 
@@ -48,6 +47,7 @@ def _hdn_resource(doc: Document) -> str:
 @rule(code="XA001", name="ib-resource-name-mismatch", severity=Severity.ERROR,
       kinds=(Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY),
       scope="set")
+@per_deployment
 def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """The IB device-plugin resource is named differently in the operator, the network and the job.
 
@@ -105,6 +105,7 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
 
 @rule(code="XA002", name="network-annotation-count", severity=Severity.WARNING,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST), scope="set")
+@per_deployment
 def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """The pod's ``k8s.v1.cni.cncf.io/networks`` entries do not match its IB devices.
 
@@ -182,6 +183,7 @@ def _image_files(docs: DocumentSet) -> list[tuple[Document, set[str], set[str]]]
 
 @rule(code="XA003", name="topo-file-not-in-image", severity=Severity.ERROR,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.DOCKERFILE), scope="set")
+@per_deployment
 def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """The job's ``NCCL_TOPO_FILE`` names a file the image does not contain.
 
@@ -324,6 +326,7 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
 
 @rule(code="XA005", name="hostdevicenetwork-namespace-mismatch", severity=Severity.ERROR,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.HOST_DEVICE_NETWORK), scope="set")
+@per_deployment
 def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """A pod attaches a HostDeviceNetwork whose NAD lives in another namespace.
 
@@ -369,6 +372,7 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
 
 @rule(code="XA006", name="job-service-account-missing", severity=Severity.ERROR,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST), scope="set")
+@per_deployment
 def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job pod uses a ServiceAccount that the manifests beside it do not create or bind.
 

@@ -17,7 +17,7 @@ from ...knowledge import charts
 from ..context import LintContext
 from ..document import Document, DocumentSet
 from ..registry import rule
-from .k8s import _dict
+from .k8s import _dict, per_deployment
 
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}
@@ -152,6 +152,7 @@ def _mofed_sources(docs: DocumentSet, ctx: LintContext) -> Optional[bool]:
 
 @rule(code="HELM002", name="gpudirect-rdma-without-mofed", severity=Severity.ERROR,
       kinds=(Kind.HELM_GPU_OPERATOR,), scope="set")
+@per_deployment
 def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """gpu-operator loads nvidia-peermem (``driver.rdma.enabled``) but nothing provides MOFED.
 
@@ -262,6 +263,7 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 
 @rule(code="HELM004", name="duplicate-nfd", severity=Severity.ERROR,
       kinds=(Kind.HELM_NFD, Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR), scope="set")
+@per_deployment
 def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """Node-feature-discovery is deployed twice (standalone and by an operator, or by both operators).
 

@@ -7,11 +7,12 @@ its YAML path, so a finding points at the exact key.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -182,6 +183,32 @@ def at_text(doc: Document, path: tuple, needle: str, message: str, *, hint: str 
     column = text.find(needle) + 1 if needle in text else 1
     end = column + len(needle) if needle in text else None
     return doc.at_line(line, message, hint=hint, column=column, end_column=end, severity=severity)
+
+
+# --------------------------------------------------------------------------- set rules
+
+SPEC_ARTIFACT = " -> "  # how the engine names a compiled spec's artifacts ("SPEC -> aks/job.yaml")
+
+
+def deployment_of(doc: Document) -> str:
+    """Which deployment a document belongs to: its spec for compiled artifacts, "" for files given directly."""
+    return doc.path.split(SPEC_ARTIFACT, 1)[0] if SPEC_ARTIFACT in doc.path else ""
+
+
+def per_deployment(check: Callable) -> Callable:
+    """Run a set rule once per deployment, so linting two specs at once never compares one
+    cluster's job with another cluster's network."""
+    from ..document import DocumentSet
+
+    @functools.wraps(check)
+    def run(docs: "DocumentSet", ctx: LintContext) -> Iterator[Diagnostic]:
+        groups: dict[str, list[Document]] = {}
+        for doc in docs:
+            groups.setdefault(deployment_of(doc), []).append(doc)
+        for members in groups.values():
+            yield from check(DocumentSet(members), ctx)
+
+    return run
 
 
 # --------------------------------------------------------------------------- mpirun
