@@ -266,3 +266,11 @@ def test_output_left_over_by_a_renamed_cluster_is_reported_for_the_whole_repo(tw
     assert hpcconf("build", "specs/aks.yaml", "specs/slurm.yaml", "--check").exit_code == 0
     shutil.rmtree(two_specs / "out/h100-slurm")
     assert hpcconf("build", ".", "--check").exit_code == 0
+
+
+def test_the_diff_leaves_out_the_manifest_hashes(repo):
+    edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
+    result = hpcconf("build", "specs/aks.yaml", "--diff")
+    assert "stale: out/a100-aks/.hpcconf-manifest.json" in result.output  # still listed ...
+    assert "+++ b/.hpcconf-manifest.json" not in result.output         # ... but its hash churn is not shown
+    assert "+++ b/aks/volcano-job.yaml" in result.output
