@@ -428,3 +428,57 @@ def _binds(binding: Document, account: str, namespace: str) -> bool:
                 str(subject.get("name")) == account and str(subject.get("namespace") or _namespace(binding)) == namespace:
             return True
     return False
+
+
+# --------------------------------------------------------------------------- XA007
+
+def _gpu_pools_without_opt_out(doc: Document) -> Iterator[tuple[int, str]]:
+    variables = _shell_vars(doc)
+    for line, command in _az_commands(doc):
+        size = re.search(r"--node-vm-size[= ]+(\S+)", command)
+        value = size.group(1).strip("'\"") if size else ""
+        if value.startswith("$"):
+            value = variables.get(value.strip("${}").split(":", 1)[0], value)
+        if not _GPU_SIZE.match(value):
+            continue
+        if "--gpu-driver" in command or "SkipGPUDriverInstall" in command or "--skip-gpu-driver-install" in command:
+            continue
+        yield line, value
+
+
+@rule(code="XA007", name="aks-driver-and-operator-driver", severity=Severity.ERROR,
+      kinds=(Kind.SHELL_SCRIPT, Kind.HELM_GPU_OPERATOR), scope="set")
+@per_deployment
+def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A GPU node pool keeps the AKS-managed driver while gpu-operator is told to install its own.
+
+    ## What it catches
+    An ``az aks nodepool add`` / ``az aks create`` of a GPU VM size with no GPU-driver opt-out
+    (``--gpu-driver none``, ``--skip-gpu-driver-install`` or the ``SkipGPUDriverInstall`` tag), linted
+    together with gpu-operator values whose ``driver.enabled`` is true (the chart's default).
+
+    ## Why is this bad?
+    AKS installs its NVIDIA driver on the host; the gpu-operator's driver container "cannot override
+    the driver installed on the host filesystem", so ``driver.version`` and ``driver.rdma`` (GPUDirect
+    RDMA via nvidia-peermem) are silently ignored (NVIDIA/gpu-operator#525, research k8s.md R6). The
+    job then runs on whatever driver AKS chose, without GPUDirect RDMA. Azure also warns that removing
+    the operator from such a pool breaks containerd's config.
+
+    ## Example
+    ```bash
+    az aks nodepool add ... --node-vm-size Standard_ND96amsr_A100_v4   # gpu-operator values: driver.enabled: true
+    ```
+
+    ## Fix
+    Opt the pool out of the AKS driver (``--gpu-driver none``, az CLI ≥ 2.72.2), or keep the AKS
+    driver and set ``driver.enabled: false`` and ``toolkit.enabled: false`` in the gpu-operator values.
+    """
+    operator = [d for d in docs.of_kind(Kind.HELM_GPU_OPERATOR)
+                if _dict(_dict(d.data).get("driver")).get("enabled", True) is not False]
+    if not operator:
+        return
+    for doc in docs.of_kind(Kind.SHELL_SCRIPT):
+        for line, size in _gpu_pools_without_opt_out(doc):
+            yield doc.at_line(line, f"GPU pool ({size}) keeps the AKS-managed NVIDIA driver, but the gpu-operator values "
+                                    "install their own (driver.enabled); the operator cannot replace a host driver",
+                              hint="add --gpu-driver none (az CLI >= 2.72.2), or set driver.enabled: false in the gpu-operator values")
