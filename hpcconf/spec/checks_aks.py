@@ -18,7 +18,7 @@ def check_aks(loaded: LoadedSpec, catalog: Catalog) -> Iterable[Diagnostic]:
     cluster = loaded.cluster
     if "aks" not in cluster.platforms:
         return []
-    return [*_ofed_tag(loaded, catalog), *_pod_names(loaded), *_ipam_range(loaded, catalog)]
+    return [*_ofed_tag(loaded, catalog), *_pod_names(loaded, catalog), *_ipam_range(loaded, catalog)]
 
 
 def _test_pool(loaded: LoadedSpec, catalog: Catalog):
@@ -63,10 +63,11 @@ def _ofed_tag(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
         hint=f"set aks.doca_driver_tag (NVIDIA's pairings: {known})"), ("versions", "network_operator"), prefer_value=True)
 
 
-def _pod_names(loaded: LoadedSpec) -> Iterator[Diagnostic]:
+def _pod_names(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     cluster = loaded.cluster
     job = (cluster.aks.job_name if cluster.aks else None) or f"nccl-{cluster.nccl_test.collective.replace('_', '')}-job1"
-    count = max((p.count for p in cluster.pools), default=1)
+    pool, _ = _test_pool(loaded, catalog)
+    count = pool.count if pool is not None else 1
     pod = f"{job}-{WORKER_TASK}-{count - 1}"
     if len(pod) > MAX_POD_NAME:
         path = ("aks", "job_name") if cluster.aks and cluster.aks.job_name else ("nccl_test", "collective")
