@@ -120,6 +120,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
                                         source_path=str(file))
             except HpcconfError as error:  # YAML that does not parse
+                if not explicit and ("{{" in text or "{%" in text):
+                    continue  # a Helm/Jinja template found in a walk: not YAML until rendered
                 findings.extend(error.diagnostics)
                 files += 1
                 continue

@@ -179,3 +179,13 @@ def test_syntax_errors_survive_a_narrow_select(app, tmp_path):
     result = run(app, "lint", str(path), "--select", "NCCL", "--format", "json")
     assert result.exit_code == 1
     assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["HPC001"]
+
+
+def test_templates_found_in_a_walk_are_not_yaml_errors(app, tmp_path):
+    (tmp_path / "chart" / "templates").mkdir(parents=True)
+    template = tmp_path / "chart" / "templates" / "job.yaml"
+    template.write_text("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n{{- if .Values.x }}\nspec: {}\n{{- end }}\n"
+                        "metadata: {name: [}\n")
+    assert json.loads(run(app, "lint", str(tmp_path), "--format", "json").stdout)["findings"] == []
+    named = json.loads(run(app, "lint", str(template), "--format", "json").stdout)["findings"]
+    assert [f["code"] for f in named] == ["HPC001"]  # named explicitly: reported
