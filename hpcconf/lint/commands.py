@@ -100,7 +100,7 @@ def rules_command(fmt: str = typer.Option("text", "--format", help="text or json
         _fail_usage("--format must be text or json")
     width = max(len(r.name) for r in rules.values())
     for r in rules.values():
-        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary}")
+        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary.replace('``', '`')}")
 
 
 def explain_command(code: str = typer.Argument(..., help="A rule code (NCCL001) or name.")) -> None:
