@@ -161,3 +161,27 @@ def test_config_excludes_apply_to_files_pre_commit_passes(infra_repo):
     (infra_repo.root / ".hpcconf.toml").write_text('exclude = ["tuning/**"]\n')
     done = infra_repo.commit("vendored tuning file, excluded from lint")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_lint_hook_selects_the_generated_files_lint_understands(tmp_path):
+    """Every generated file the hook's `files` pattern passes is a kind `hpcconf lint` recognises
+    (no unrecognised-file warnings in commits); the generated files it skips are ones lint has no rules for."""
+    import json
+    import re
+
+    hook = next(h for h in manifest_hooks() if h["id"] == "hpcconf-lint")
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    specs = []
+    for sku, platforms in (("Standard_ND96amsr_A100_v4", "aks,azhop,slurm"), ("h100-80gb-sxm-ib.8x", "slurm")):
+        spec = tmp_path / f"{len(specs)}.yaml"
+        done = subprocess.run([HPCCONF, "init", "--sku", sku, "--platform", platforms, "-o", str(spec)], capture_output=True)
+        assert done.returncode == 0
+        specs.append(str(spec))
+    assert subprocess.run([HPCCONF, "build", *specs, "--out", str(tmp_path / "out"), "-q"], capture_output=True).returncode == 0
+    generated = [p.relative_to(tmp_path).as_posix() for p in sorted((tmp_path / "out").rglob("*")) if p.is_file()]
+    passed = [p for p in generated if files.search(p) and not exclude.search(p)]
+    skipped = sorted({Path(p).suffix or Path(p).name for p in generated if p not in passed})
+    assert len(passed) >= 15 and skipped == [".json", ".tfvars"]  # the manifest and Crusoe's Terraform variables
+    done = subprocess.run([HPCCONF, "lint", *passed, "--format", "json"], cwd=tmp_path, capture_output=True, text=True)
+    findings = json.loads(done.stdout)["findings"]
+    assert [f for f in findings if f["name"] == "unrecognised-file"] == []
