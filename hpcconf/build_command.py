@@ -17,6 +17,7 @@ SPEC arguments may be files, quoted globs or directories (hpcconf.spec_discovery
 from __future__ import annotations
 
 import difflib
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -188,7 +189,7 @@ def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain
         force = ""
         if comparison.edited:
             force = " --force   # first move the hand edits into the spec: --force discards them"
-        typer.echo(f"fix: hpcconf build {spec} --out {comparison.out_dir.parent.as_posix()}{force}")
+        typer.echo(f"fix: hpcconf build {shlex.quote(spec)} --out {shlex.quote(comparison.out_dir.parent.as_posix())}{force}")
     foreign = [n for n in comparison.extra if n in comparison.unowned]
     if foreign:
         typer.echo(f"fix: delete {', '.join(f'{out}/{n}' for n in foreign)} "
