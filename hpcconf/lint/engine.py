@@ -32,6 +32,7 @@ from .registry import Rule, load_rules
 from .suppress import Suppression, find_suppressions
 
 SPEC_ARTIFACT_SEPARATOR = " -> "
+MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
 
 
 @dataclass
@@ -261,11 +262,36 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
         for rule in active:
             if rule.scope == "document" and doc.kind in rule.kinds:
                 findings.extend(_run(rule, (doc, doc_ctx), doc))
-    doc_set = DocumentSet(documents)
-    for rule in active:
-        if rule.scope == "set":
-            findings.extend(_run(rule, (doc_set, ctx), None))
+    for group in cluster_groups(documents):
+        doc_set = DocumentSet(group)
+        for rule in active:
+            if rule.scope == "set":
+                findings.extend(_run(rule, (doc_set, ctx), None))
     return findings
+
+
+def cluster_groups(documents: list[Document]) -> list[list[Document]]:
+    """Split documents into the clusters they belong to, for cross-file rules.
+
+    A spec's artifacts are one cluster; so are the files under a directory holding an hpcconf
+    manifest (``out/<cluster>/``). Everything else given in one run is compared together, as
+    the user asked. Without this, linting ``out/`` would compare one cluster's job with another
+    cluster's HostDeviceNetwork.
+    """
+    groups: dict[str, list[Document]] = {}
+    for doc in documents:
+        groups.setdefault(_cluster_key(doc), []).append(doc)
+    return [groups[key] for key in sorted(groups)]
+
+
+def _cluster_key(doc: Document) -> str:
+    if SPEC_ARTIFACT_SEPARATOR in doc.path:
+        return "spec:" + doc.path.split(SPEC_ARTIFACT_SEPARATOR, 1)[0]
+    if doc.source_path:
+        for parent in Path(doc.source_path).resolve().parents:
+            if (parent / MANIFEST_NAME).is_file():
+                return f"out:{parent}"
+    return ""
 
 
 # -- filtering ------------------------------------------------------------------------------

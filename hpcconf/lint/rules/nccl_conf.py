@@ -8,6 +8,8 @@ line is applied with ``setenv(key, value, 0)``: the environment and earlier line
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import re
 from typing import Iterator
 
@@ -240,6 +242,19 @@ def _conf_role(doc: Document) -> str:
     return "user" if name.startswith(".") else "system"
 
 
+def _same_pool(a, b) -> bool:
+    """In hpcconf's output tree per-pool files sit in ``<family>/<pool>/``: different pools are different nodes."""
+    from ..engine import MANIFEST_NAME
+
+    if not (a.source_path and b.source_path):
+        return True
+    pa, pb = Path(a.source_path).resolve(), Path(b.source_path).resolve()
+    root = next((p for p in pa.parents if (p / MANIFEST_NAME).is_file()), None)
+    if root is None or root not in pb.parents:
+        return True
+    return pa.parent.name == pb.parent.name
+
+
 @rule(code="NCCL008", name="nccl-conf-setting-shadowed", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,),
       scope="set")
 def setting_shadowed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -279,7 +294,9 @@ def setting_shadowed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
     env_docs = docs.of_kind(Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT)
     for conf in conf_docs:
         sku = getattr(conf.meta.get("ctx", ctx), "sku", None)
-        same_target = lambda other: getattr(other.meta.get("ctx", ctx), "sku", None) is sku  # noqa: E731
+        def same_target(other, conf=conf, sku=sku) -> bool:
+            return getattr(other.meta.get("ctx", ctx), "sku", None) is sku and _same_pool(conf, other)
+
         earlier: dict[str, tuple[str, str]] = {}
         for env_doc in filter(same_target, env_docs):
             for setting in env_settings(env_doc, "NCCL_"):
