@@ -104,3 +104,20 @@ def test_no_rule_crashes_on_malformed_configs(shared_dir):
         assert not crashes, f"{what}: {crashes}"
         count += 1
     assert count > 500
+
+
+def test_cyclecloud_slurm_3_needs_cyclecloud_8_4_2():
+    text = (REPO / "tests/rules/AZH004/good.yaml").read_text()
+    pinned = text.replace("cyclecloud: {vm_size: Standard_B2ms}", "cyclecloud: {vm_size: Standard_B2ms, version: 8.3.0-3062}")
+    found = [f for f in lint_text(pinned, "config.yml").findings if f.code == "AZH004"]
+    assert [f.message for f in found] == ["cyclecloud-slurm 3.0.4 needs CycleCloud 8.4.2 or newer, not 8.3.0-3062"]
+    newer = text.replace("cyclecloud: {vm_size: Standard_B2ms}", "cyclecloud: {vm_size: Standard_B2ms, version: 8.6.0-3223}")
+    assert not [f for f in lint_text(newer, "config.yml").findings if f.code == "AZH004"]
+
+
+def test_missing_version_that_breaks_the_pair_is_an_error():
+    text = (REPO / "tests/rules/AZH004/good.yaml").read_text()
+    # slurm_version 22.05.9 alone: the playbooks install cyclecloud-slurm 2.7.2, which cannot run it.
+    alone = text.replace('  slurm_version: "23.02.5"\n  cyclecloud_slurm_version: "3.0.4"\n', '  slurm_version: "22.05.9"\n')
+    found = [f for f in lint_text(alone, "config.yml").findings if f.code == "AZH004"]
+    assert len(found) == 1 and found[0].severity == Severity.ERROR and "defaults to 2.7.2 at runtime" in found[0].message
