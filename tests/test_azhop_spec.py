@@ -126,3 +126,13 @@ def test_default_azhop_section_builds(tmp_path):
     config = next(a for a in build.artifacts if a.path == "azhop/config.yml").content
     assert 'slurm_version: "23.02.5"' in config and 'cyclecloud_slurm_version: "3.0.4"' in config
     assert 'image: "microsoft-dsvm:ubuntu-hpc:2204:latest"' in config
+
+
+def test_defaults_problem_points_at_platforms(tmp_path):
+    spec = tmp_path / "big.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: big, location: westeurope}\n"
+                    "platforms: [azhop]\npools:\n  - {name: ndv5, sku: Standard_ND96isr_H100_v5, count: 300}\n", encoding="utf-8")
+    with pytest.raises(HpcconfError) as caught:
+        compile_spec(spec)
+    [problem] = [d for d in caught.value.diagnostics if d.code == "AZH006"]
+    assert (problem.line, problem.column) == (4, 12) and "300 nodes" in problem.message

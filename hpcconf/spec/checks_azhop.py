@@ -29,6 +29,8 @@ def check_azhop(loaded: LoadedSpec, catalog: Catalog) -> list[Diagnostic]:
 
 def _diag(loaded: LoadedSpec, path: tuple, code: str, name: str, message: str, hint: str,
           prefer_value: bool = True) -> Diagnostic:
+    if path[:1] == ("azhop",) and "azhop" not in (loaded.document.data or {}):
+        path = ("platforms",)  # all defaults: point at the line that asked for AzHOP
     return loaded.document.diagnostic(Diagnostic(code=code, name=name, message=message, hint=hint), path, prefer_value)
 
 
