@@ -24,11 +24,10 @@ from typing import Sequence
 
 import typer
 
-from . import __version__
 from .artifacts import Artifact
 from .diagnostics import HpcconfError, render_all
 from .pipeline import Build, compile_spec
-from .writer import MANIFEST_NAME, manifest_text, read_manifest, sha256, write_artifacts
+from .writer import GENERATOR, MANIFEST_NAME, manifest_text, read_manifest, sha256, write_artifacts
 
 EXIT_OK, EXIT_STALE, EXIT_INVALID = 0, 1, 2
 
@@ -67,7 +66,7 @@ def _unified(path: str, old: str | None, new: str | None) -> str:
 
 def expected_files(build: Build) -> dict[str, str]:
     files = {a.path: a.content for a in build.artifacts}
-    files[MANIFEST_NAME] = manifest_text(build.artifacts, build.cluster.spec_file, f"hpcconf {__version__}")
+    files[MANIFEST_NAME] = manifest_text(build.artifacts, build.cluster.spec_file, GENERATOR)
     return files
 
 
@@ -207,7 +206,7 @@ def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
         typer.echo(f"Move the change into the spec ({build.spec.file}; overrides such as nccl_env or mpi_env), "
                    "or pass --force to discard it. Nothing was written.", err=True)
         return EXIT_STALE
-    manifest = manifest_text(build.artifacts, build.cluster.spec_file, f"hpcconf {__version__}")
+    manifest = manifest_text(build.artifacts, build.cluster.spec_file, GENERATOR)
     report = write_artifacts(out_dir, build.artifacts, manifest)
     if not quiet:
         for name in report.written:
@@ -234,11 +233,10 @@ def _same_output_dirs(builds: list[Build]) -> bool:
 
 def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
               explain: bool, force: bool, quiet: bool) -> int:
-    from .spec_discovery import DEFAULT_OUT, expand_spec_args, load_workflow_config, output_root
+    from .spec_discovery import expand_spec_args, load_workflow_config, output_root
 
     config = load_workflow_config()
-    # cli.py passes the option's default ("out") when --out is not given: the config's `out` wins over that.
-    out_root = output_root(None if out in (None, DEFAULT_OUT) else out, config)
+    out_root = output_root(out, config)  # --out, else the config's `out`, else ./out
     spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
     for problem in problems:
         typer.echo(f"hpcconf: error: {problem}", err=True)

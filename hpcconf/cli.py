@@ -89,8 +89,8 @@ def skus(
 
 @app.command()
 def build(
-    specs: List[Path] = typer.Argument(..., help="Spec files (globs are expanded by your shell)."),
-    out: Path = typer.Option(Path("out"), "--out", "-o", help="Output root; each cluster goes to OUT/<name>/."),
+    specs: Optional[List[Path]] = typer.Argument(None, help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output root; each cluster goes to OUT/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
     sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
@@ -101,7 +101,7 @@ def build(
     """Compile specs into their artifacts under OUT/<cluster name>/."""
     from .build_command import run_build
 
-    raise typer.Exit(run_build(specs, out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet))
+    raise typer.Exit(run_build(specs or [], out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet))
 
 
 def _register_optional_commands() -> None:

@@ -20,6 +20,7 @@ from typing import Iterable
 from .artifacts import Artifact
 
 MANIFEST_NAME = ".hpcconf-manifest.json"
+GENERATOR = "hpcconf"  # no version: an upgrade must not make every committed manifest stale
 
 
 def sha256(text: str) -> str:
