@@ -91,7 +91,12 @@ def test_no_rule_crashes_on_malformed_configs(shared_dir):
     from hpcconf.lint.engine import run_rules
     from hpcconf.lint.registry import find_rule
     from hpcconf.yamlpos import YamlDocument
-    from tests.test_azhop_knowledge import _load, mutations
+    import importlib.util
+
+    helpers = importlib.util.spec_from_file_location("azhop_schema_helpers", Path(__file__).with_name("test_azhop_knowledge.py"))
+    module = importlib.util.module_from_spec(helpers)
+    helpers.loader.exec_module(module)
+    _load, mutations = module._load, module.mutations
 
     crashed = find_rule("rule-crashed").code
     rules = {code: r for code, r in load_rules().items() if code.startswith("AZH")}
