@@ -19,7 +19,13 @@ from typing import Any, Callable, List, Optional
 import typer
 
 from .diagnostics import HpcconfError, render_all
-from .spec.model import API_VERSION, NAME_PATTERN, TestImage, Versions
+
+
+def _model():
+    """The spec models, imported on first use: building them costs ~0.3 s that `hpcconf lint` need not pay."""
+    from .spec import model
+
+    return model
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLATFORMS = ("aks", "azhop", "slurm")
@@ -74,9 +80,9 @@ def _scalar(value: object) -> str:
 
 
 def _versions(platforms: list[str]) -> list[dict[str, str]]:
-    defaults = Versions()
+    defaults = _model().Versions()
     items = []
-    for key, info in Versions.model_fields.items():
+    for key, info in _model().Versions.model_fields.items():
         users = _VERSION_USERS.get(key)
         value = getattr(defaults, key)
         if value is None or users is None or not ("*" in users or users & set(platforms)):
@@ -92,7 +98,7 @@ def _doca_driver_tag(sku: Any) -> str | None:
         from .knowledge.charts import network_operator_renders_ncp
     except ImportError:  # pragma: no cover - the AKS knowledge is part of the package
         return None
-    if sku.infiniband is None or network_operator_renders_ncp(Versions().network_operator):
+    if sku.infiniband is None or network_operator_renders_ncp(_model().Versions().network_operator):
         return None
     return DOCA_DRIVER_TAG
 
@@ -102,7 +108,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
     crusoe = sku.provider == "crusoe"
     ib = sku.infiniband
-    base = TestImage.model_fields["base"].default
+    base = _model().TestImage.model_fields["base"].default
     tag = base.rsplit(":", 1)[-1].split("-", 1)[0]
     gpus = f"{sku.gpu.count} x {sku.gpu.model}"
     context: dict[str, Any] = {
@@ -167,7 +173,7 @@ def init_command(
         close = ", ".join(getattr(exc, "suggestions", []) or [])
         raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them"))
     cluster_name = name or f"{_slug(found.name)}-{platforms[0]}"
-    if not re.match(NAME_PATTERN, cluster_name):
+    if not re.match(_model().NAME_PATTERN, cluster_name):
         raise _usage(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")
     target = output or Path(f"{cluster_name}.yaml")
     to_stdout = str(target) == "-"
@@ -220,11 +226,11 @@ def migrate_text(text: str) -> tuple[str, list[str]]:
         raise MigrationError("not a spec: the file is not a YAML mapping")
     version = data.get("apiVersion")
     if version is None:
-        raise MigrationError(f"no apiVersion; add 'apiVersion: {API_VERSION}' at the top")
+        raise MigrationError(f"no apiVersion; add 'apiVersion: {_model().API_VERSION}' at the top")
     steps: list[str] = []
-    while version != API_VERSION:
+    while version != _model().API_VERSION:
         if version not in MIGRATIONS:
-            known = ", ".join([API_VERSION, *MIGRATIONS])
+            known = ", ".join([_model().API_VERSION, *MIGRATIONS])
             raise MigrationError(f"apiVersion {version!r} is not one this hpcconf knows ({known})")
         to_version, step = MIGRATIONS[version]
         step(data)
@@ -261,7 +267,7 @@ def migrate_command(
             status = EXIT_INVALID
             continue
         if not steps:
-            typer.echo(f"{spec}: no migration needed: {API_VERSION} is the only version")
+            typer.echo(f"{spec}: no migration needed: {_model().API_VERSION} is the only version")
         elif write:
             spec.write_text(new_text, encoding="utf-8")
             typer.echo(f"{spec}: migrated ({', '.join(steps)})")
