@@ -47,12 +47,12 @@ def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
         path = (loaded.path.parent / directory).resolve()
         if not path.is_dir():
             raise HpcconfError([loaded.document.diagnostic(Diagnostic(
-                code="HPC005", name="invalid-value", message=f"sku_dirs[{i}]: directory '{directory}' does not exist (resolved to {path})",
+                code="HPC101", name="sku-dir-missing", message=f"sku_dirs[{i}]: directory '{directory}' does not exist (resolved to {path})",
                 hint="Paths in sku_dirs are relative to the spec file."), ("sku_dirs", i), prefer_value=True)])
         spec_dirs.append(path)
     for path in sku_dirs:
         if not Path(path).is_dir():
-            raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file",
+            raise HpcconfError([Diagnostic(code="HPC101", name="sku-dir-missing",
                                            message=f"--sku-dir {path} is not a directory", hint="Pass a directory of SKU YAML files.")])
     return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
 

@@ -84,7 +84,7 @@ def test_test_nodes_beyond_pool(tmp_path):
 def test_partition_for_unknown_pool(tmp_path):
     spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\nslurm:\n  partitions: {gpu: ndv2}\n")
     [error] = _errors(spec)
-    assert error.code == "HPC008" and "ndv2" in error.hint
+    assert error.code == "HPC009" and "ndv2" in error.hint
 
 
 def test_ucc_path_needs_open_mpi_with_coll_ucc(tmp_path):

@@ -32,7 +32,7 @@ CASES = {
     "bad-api-version.yaml": ("HPC007", 1, 13, "hpcconf/v1"),
     "bad-sku.yaml": ("HPC006", 9, 10, "did you mean Standard_ND96asr_v4"),
     "duplicate-pool.yaml": ("HPC008", 11, 11, "already used by pools[0]"),
-    "unknown-test-pool.yaml": ("HPC008", 12, 9, "use one of: gpu"),
+    "unknown-test-pool.yaml": ("HPC009", 12, 9, "use one of: gpu"),
 }
 
 

@@ -49,7 +49,7 @@ def _test_references(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnosti
     names = [p.name for p in cluster.pools]
     if cluster.nccl_test.pool and cluster.nccl_test.pool not in names:
         yield loaded.document.diagnostic(Diagnostic(
-            code="HPC008", name="unknown-pool", message=f"nccl_test.pool '{cluster.nccl_test.pool}' is not a pool of this spec",
+            code="HPC009", name="unknown-pool", message=f"nccl_test.pool '{cluster.nccl_test.pool}' is not a pool of this spec",
             hint=f"use one of: {', '.join(names)}"), ("nccl_test", "pool"), prefer_value=True)
     if "aks" in cluster.platforms and cluster.test_image is None:
         yield loaded.document.diagnostic(Diagnostic(

@@ -106,7 +106,7 @@ def _pool_maps(loaded: LoadedSpec) -> Iterator[Diagnostic]:
     for field in ("partitions", "test_nodes"):
         for key, value in getattr(cluster.slurm, field).items():
             if key not in pools:
-                yield _error(loaded, ("slurm", field, key), "HPC008", "unknown-pool",
+                yield _error(loaded, ("slurm", field, key), "HPC009", "unknown-pool",
                              f"slurm.{field}: '{key}' is not a pool of this spec", f"use one of: {names}", prefer_value=False)
             elif field == "partitions" and not PARTITION_PATTERN.match(value):
                 yield _error(loaded, ("slurm", field, key), "HPC005", "invalid-value",
