@@ -215,7 +215,7 @@ def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     yield from _value_findings(doc, ctx, ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"))
 
 
-@rule(code="NCCL014", name="nccl-algo-nvls-unsupported", severity=Severity.WARNING, kinds=SETTING_KINDS)
+@rule(code="NCCL014", name="nccl-algo-nvls-unsupported", severity=Severity.ERROR, kinds=SETTING_KINDS)
 def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``NCCL_ALGO`` pins NVLS/NVLSTree on a SKU without NVLink SHARP (needs ``--sku``).
 
@@ -226,7 +226,10 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ## Why is this bad?
     NVLS needs third-generation NVSwitch (H100/H200 HGX, ``search.cc``). Where it is missing, NCCL
     has no algorithm left for that collective and fails, or (older releases) ignores the choice.
-    Crusoe's 8xH100 ``NCCL_ALGO=NVLSTree`` (seed 002) is right there and wrong on ND A100 v4.
+    Measured: seed 002's Crusoe conf loaded by NCCL 2.28.9 on 2 x H200 with NVLS unavailable
+    failed every all_reduce with ``no algorithm/protocol available for function AllReduce ...
+    NCCL_ALGO was set to NVLSTree`` (docs/acceptance/nccl-h200-x2.json). Crusoe's 8xH100
+    ``NCCL_ALGO=NVLSTree`` is right there and breaks every job on ND A100 v4.
 
     ## Example
     ```text
