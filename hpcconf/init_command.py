@@ -36,10 +36,6 @@ _VERSION_USERS = {
     "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"},
 }
 _PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
-# network-operator >= 24.10 renders no doca-driver version of its own; Azure/aks-rdma-infiniband pins this one
-# (the same tag examples/ndmv4-aks-current.yaml and the AKS check's hint use).
-DOCA_DRIVER_TAG = "doca3.2.0-25.10-1.2.8.0-2"
-
 
 # -- init ---------------------------------------------------------------------------------------
 
@@ -94,13 +90,12 @@ def _versions(platforms: list[str]) -> list[dict[str, str]]:
 
 def _doca_driver_tag(sku: Any) -> str | None:
     """The doca-driver tag the NicClusterPolicy needs, when the pinned network-operator has no default."""
-    try:
-        from .knowledge.charts import network_operator_renders_ncp
-    except ImportError:  # pragma: no cover - the AKS knowledge is part of the package
+    from .knowledge.charts import doca_driver_default, network_operator_renders_ncp
+
+    release = _model().Versions().network_operator
+    if sku.infiniband is None or network_operator_renders_ncp(release):
         return None
-    if sku.infiniband is None or network_operator_renders_ncp(_model().Versions().network_operator):
-        return None
-    return DOCA_DRIVER_TAG
+    return doca_driver_default(release)  # the tag NVIDIA pairs with the pinned release
 
 
 def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
@@ -122,12 +117,14 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         "infiniband": f"{ib.count} x {ib.rate} InfiniBand per node" if ib else "",
         "versions": _versions(platforms),
         "aks": "aks" in platforms,
-        "doca_driver_tag": None,
         "test_image": None,
         "crusoe": None,
     }
     if "aks" in platforms:
-        context["doca_driver_tag"] = _doca_driver_tag(sku)
+        doca = _doca_driver_tag(sku)
+        if doca:
+            context["versions"].append({"key": "doca_ofed", "value": doca,
+                                        "comment": "DOCA driver network-operator deploys on the nodes"})
         registry = registry or f"{re.sub(r'[^a-z0-9]', '', name)[:40]}acr.azurecr.io"
         context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
     if crusoe and "slurm" in platforms:

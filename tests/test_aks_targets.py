@@ -202,7 +202,7 @@ def test_nicclusterpolicy_carries_the_spec_doca_driver(current):
     build, artifacts = current
     ncp = _docs(artifacts["aks/nicclusterpolicy.yaml"].content)[0]
     assert ncp["metadata"]["name"] == "nic-cluster-policy"
-    assert ncp["spec"]["ofedDriver"]["version"] == build.spec.cluster.aks.doca_driver_tag
+    assert ncp["spec"]["ofedDriver"]["version"] == build.spec.cluster.versions.doca_ofed
     selectors = json.loads(ncp["spec"]["sriovDevicePlugin"]["config"])["resourceList"][0]["selectors"]
     assert selectors == {"vendors": ["15b3"], "linkTypes": ["infiniband"], "isRdma": True}
 
@@ -382,7 +382,7 @@ def test_network_operator_25_7_gets_a_policy_with_whereabouts(tmp_path, shared_d
 
 
 def test_doca_driver_defaults_to_nvidias_pairing(tmp_path):
-    spec = _variant(tmp_path, CURRENT, "  doca_driver_tag: doca3.4.1-26.04-1.1.0.0-1\n", "")
+    spec = _variant(tmp_path, CURRENT, "  doca_ofed: doca3.4.1-26.04-1.1.0.0-1\n", "")
     _, artifacts = _build(spec)
     ncp = _docs(artifacts["aks/nicclusterpolicy.yaml"].content)[0]
     assert ncp["spec"]["ofedDriver"]["version"] == charts.DOCA_DRIVER_BY_RELEASE["26.4.1"]
@@ -397,7 +397,7 @@ def _refused(spec: Path, needle: str):
 
 
 def test_release_without_known_doca_driver_needs_one_in_the_spec(tmp_path):
-    spec = _variant(tmp_path, CURRENT, "  doca_driver_tag: doca3.4.1-26.04-1.1.0.0-1\n", "")
+    spec = _variant(tmp_path, CURRENT, "  doca_ofed: doca3.4.1-26.04-1.1.0.0-1\n", "")
     _refused(_variant(tmp_path, spec, "network_operator: 26.4.1", "network_operator: 25.10.0"), "doca-driver")
 
 

@@ -130,8 +130,8 @@ def test_operand_tags_and_doca_pairings():
     assert charts.doca_driver_default("25.10.0") is None
     import re
 
-    from hpcconf.spec.aks import AksSettings
+    from hpcconf.spec.model import Versions
 
-    pattern = AksSettings.model_json_schema()["properties"]["doca_driver_tag"]["anyOf"][0]["pattern"]
+    pattern = Versions.model_json_schema()["properties"]["doca_ofed"]["anyOf"][0]["pattern"]
     for tag in charts.DOCA_DRIVER_BY_RELEASE.values():  # a user could write each of them in the spec
         assert re.match(pattern, tag), tag

@@ -67,6 +67,10 @@ def test_init_pins_the_current_default_versions(tmp_path):
     assert hpcconf("init", "--sku", "Standard_ND96amsr_A100_v4", "-p", "aks", "-o", str(spec)).exit_code == 0
     pinned = load_spec(spec).document.data["versions"]
     defaults = Versions()
+    from hpcconf.knowledge.charts import doca_driver_default
+
+    # doca_ofed has no model default: hpcconf resolves it from the chart release, and init pins that value
+    assert pinned.pop("doca_ofed") == doca_driver_default(defaults.network_operator)
     assert pinned and all(getattr(defaults, key) == value for key, value in pinned.items())
     assert {"network_operator", "gpu_operator", "volcano", "nccl"} <= set(pinned)
 

@@ -147,7 +147,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ncp_from_values = charts.network_operator_renders_ncp(versions.network_operator)
     ipam: Ipam = "whereabouts" if charts.network_operator_has_whereabouts(versions.network_operator) else "nv-ipam"
     ofed = versions.doca_ofed if ncp_from_values else \
-        (settings.doca_driver_tag or versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
+        (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
     return ResolvedAks(
         settings=settings,
         namespace=settings.namespace,

@@ -52,15 +52,14 @@ def _ofed_tag(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
             hint=f"pin network_operator to 24.7.0 (chart-rendered policy) or to {charts.NCP_OPERAND_TAGS_SINCE} or newer"),
             ("versions", "network_operator"), prefer_value=True)
         return
-    if cluster.aks is not None and cluster.aks.doca_driver_tag or cluster.versions.doca_ofed or \
-            charts.doca_driver_default(version):
+    if cluster.versions.doca_ofed or charts.doca_driver_default(version):
         return
     known = ", ".join(f"{r}: {t}" for r, t in charts.DOCA_DRIVER_BY_RELEASE.items())
     yield loaded.document.diagnostic(Diagnostic(
         code="HPC004", name="missing-field", severity=Severity.ERROR,
         message=f"network-operator {version} needs the doca-driver version in the NicClusterPolicy; the spec sets none "
                 "and hpcconf does not know NVIDIA's pairing for this release",
-        hint=f"set aks.doca_driver_tag (NVIDIA's pairings: {known})"), ("versions", "network_operator"), prefer_value=True)
+        hint=f"set versions.doca_ofed to the doca-driver tag (NVIDIA's pairings: {known})"), ("versions", "network_operator"), prefer_value=True)
 
 
 def _pod_names(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:

@@ -24,6 +24,7 @@ API_VERSION = "hpcconf/v1"
 NAME_PATTERN = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$"
 VERSION_PATTERN = r"^v?\d+(\.\d+){0,3}([-.+][0-9A-Za-z.-]+)?$"
 SIZE_PATTERN = r"^\d+[KMG]?$"
+DOCA_OFED_PATTERN = r"^(doca\d+\.\d+\.\d+-)?\d+\.\d+-[0-9][0-9.]*(-\d+)?$|^v?\d+(\.\d+){0,3}([-.+][0-9A-Za-z.-]+)?$"
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
@@ -80,7 +81,7 @@ class Versions(StrictModel):
     nccl: str = Field(default="2.28.9", pattern=VERSION_PATTERN, description="NCCL version the test image and nodes run.")
     nccl_tests: str = Field(default="2.16.4", pattern=VERSION_PATTERN, description="nccl-tests release built into the test image.")
     gpu_driver: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="NVIDIA driver version installed by gpu-operator (None: the chart's default).")
-    doca_ofed: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="MOFED / DOCA-OFED driver version deployed by network-operator (None: the chart's default).")
+    doca_ofed: Optional[str] = Field(default=None, pattern=DOCA_OFED_PATTERN, description="MOFED / DOCA driver network-operator deploys on the nodes: a MOFED version for charts <= 24.7 (ofedDriver.version, e.g. 5.9-0.5.6.0) or the doca-driver image tag for the NicClusterPolicy from 24.10 on (e.g. doca3.4.1-26.04-1.1.0.0-1, without the -<os>-<arch> suffix the operator appends). Default: the chart's, or the tag NVIDIA pairs with the release (known for 24.10.0, 25.7.0, 26.1.0, 26.4.1).")
     az_cli: str = Field(default="2.75.0", pattern=VERSION_PATTERN, description="az CLI version the provisioning script is written for (the GPU-driver opt-out flag changed in 2.72.2).")
     kubectl: str = Field(default="1.30.0", pattern=VERSION_PATTERN, description="kubectl image tag for the job's wait-for-workers init container.")
     slurm: Optional[str] = Field(default=None, pattern=VERSION_PATTERN, description="Slurm version (AzHOP/Slurm platforms).")
