@@ -4,11 +4,13 @@ Exit codes (documented in the README):
   0  success / nothing to report
   1  lint findings at or above --fail-level, or `build --check` found stale or hand-edited files
   2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option
+ 70  an internal error (a bug in hpcconf): one line saying so; HPCCONF_DEBUG=1 shows the traceback
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -18,10 +20,10 @@ import typer
 from . import __version__
 from .diagnostics import HpcconfError, render_all
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
                   help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.")
 
-EXIT_OK, EXIT_FINDINGS, EXIT_INVALID = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 70
 
 
 def fail(error: HpcconfError) -> "typer.Exit":
@@ -127,6 +129,12 @@ def main() -> None:
     except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
         typer.echo(render_all(exc.diagnostics), err=True)
         sys.exit(EXIT_INVALID)
+    except Exception as exc:  # noqa: BLE001 - a bug must still not greet the user with a traceback
+        if os.environ.get("HPCCONF_DEBUG"):
+            raise
+        typer.echo(f"hpcconf: internal error: {type(exc).__name__}: {exc}. This is a bug in hpcconf; "
+                   "please report it with the command and input (HPCCONF_DEBUG=1 shows the traceback).", err=True)
+        sys.exit(EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

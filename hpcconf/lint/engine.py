@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -25,6 +26,7 @@ from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
 from .context import LintContext, UsageError
 from .detect import detect_documents
+from ..artifacts import Kind
 from .document import Document, DocumentSet, current_rule
 from .engine_rules import (RULE_CRASHED, UNKNOWN_SUPPRESSION_CODE, UNRECOGNISED_FILE, UNUSED_SUPPRESSION,
                            SUPPRESSION_WITHOUT_REASON)
@@ -371,11 +373,62 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
     for doc in documents:
         sources.setdefault(doc.path, doc.text)
     raw = list(findings or []) + run_rules(documents, ctx, rules)
+    raw = attribute_to_spec(raw, documents, sources)
     kept = apply_config(raw, ctx.config, rules)
     if not ctx.config.no_inline_ignores:
         kept = apply_suppressions(kept, sources, rules, ctx.config)
     checked = files if files is not None else len({d.path for d in documents})
     return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
+
+
+_ASSIGNMENT = re.compile(r"(?:^|[\s'\"])(?:export\s+|-x\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+SPEC_ENV_SECTIONS = ("nccl_env", "mpi_env")  # spec keys whose values reach artifacts verbatim
+
+
+def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
+                      sources: dict[str, str]) -> list[Diagnostic]:
+    """Point a finding in a generated artifact at the spec line the offending setting came from.
+
+    A user who writes ``nccl_env: {NCCL_GRAPH_FILE: ...}`` fixes (or suppresses) it in the spec,
+    not in ``nccl/<pool>/nccl.conf``; the same setting in several artifacts becomes one finding.
+    """
+    origins: dict[str, tuple[Document, dict[str, str]]] = {}
+    for doc in documents:
+        if doc.kind == Kind.SPEC and doc.yaml is not None and isinstance(doc.yaml.data, dict):
+            keys = {key: section for section in SPEC_ENV_SECTIONS
+                    for key in (doc.yaml.data.get(section) or {}) if isinstance(doc.yaml.data.get(section), dict)}
+            origins[doc.path] = (doc, keys)
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    for finding in findings:
+        spec_path, _, artifact = finding.file.partition(SPEC_ARTIFACT_SEPARATOR)
+        moved = _moved_to_spec(finding, origins.get(spec_path), artifact, sources) if artifact else None
+        if moved is None:
+            out.append(finding)
+            continue
+        key = (moved.code, moved.file, moved.line, moved.column)
+        if key not in seen:
+            seen.add(key)
+            out.append(moved)
+    return out
+
+
+def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
+                   sources: dict[str, str]) -> Diagnostic | None:
+    if origin is None or not finding.line:
+        return None
+    spec_doc, keys = origin
+    lines = sources.get(finding.file, "").splitlines()
+    if not 0 < finding.line <= len(lines):
+        return None
+    names = [m.group(1) for m in _ASSIGNMENT.finditer(lines[finding.line - 1]) if m.group(1) in keys]
+    if len(names) != 1:
+        return None
+    name = names[0]
+    span = spec_doc.yaml.position((keys[name], name), prefer_value=True)
+    return dataclasses.replace(finding, file=spec_doc.path, line=span.line, column=span.column,
+                               end_line=span.end_line, end_column=span.end_column,
+                               message=f"{finding.message} (set by {keys[name]}.{name}; seen in {artifact}:{finding.line})")
 
 
 def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
