@@ -32,7 +32,7 @@ def scaffold(path: Path, sku: str, platform: str, name: str) -> None:
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A directory with specs/aks.yaml built into out/ (the state a clean infra repo is in)."""
-    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
+    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks,slurm", "a100-aks")
     monkeypatch.chdir(tmp_path)
     result = hpcconf("build", "specs/aks.yaml", "-q")
     assert result.exit_code == 0, result.output
@@ -186,7 +186,7 @@ def test_a_file_hpcconf_never_wrote_is_not_overwritten(repo):
 
 @pytest.fixture
 def two_specs(tmp_path, monkeypatch):
-    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
+    scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks,slurm", "a100-aks")
     scaffold(tmp_path / "specs" / "slurm.yaml", "h100-80gb-sxm-ib.8x", "slurm", "h100-slurm")
     (tmp_path / "specs" / "notes.yaml").write_text("not: a spec\n")
     monkeypatch.chdir(tmp_path)

@@ -103,6 +103,8 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     assert our_call[0] == seed_args[0]
     seed_flags = dict(zip(seed_args[1::2], seed_args[2::2]))
     our_flags = dict(zip(our_call[1::2], our_call[2::2]))
+    # Seed 002 prints `-e 1G` but its log ran to maxBytes 2147483648, where its 460 GB/s row is: we run to 2G.
+    assert "maxBytes 2147483648" in seed and our_flags.pop("-e") == "2G" and seed_flags.pop("-e") == "1G"
     assert {k: our_flags[k] for k in seed_flags} == seed_flags
     for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "NVLSTree")):
         assert f"export {key}={value}" in script

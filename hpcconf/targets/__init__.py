@@ -1,7 +1,6 @@
 """The targets: one module per artifact family, each ``render(cluster) -> list[Artifact]``.
 
-A target declares which platforms it serves; ``None`` means it serves every spec (the NCCL
-files and the test image are needed whatever the scheduler).
+A target declares which platforms it serves; ``None`` means it serves every spec.
 """
 
 from __future__ import annotations
@@ -28,7 +27,9 @@ def all_targets() -> list[Target]:
     from . import nccl_files, test_image
 
     targets = [
-        Target("nccl", None, nccl_files.render),
+        # Node-side NCCL files (/etc/nccl.conf, /opt/hpcconf/nccl) exist only where hpcconf sets nodes up;
+        # on AKS the test image carries the topology and the job passes the settings.
+        Target("nccl", frozenset({"azhop", "slurm"}), nccl_files.render),
         Target("test-image", None, test_image.render),
     ]
     targets += _optional_targets()
