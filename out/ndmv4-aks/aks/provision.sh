@@ -54,6 +54,8 @@ az aks create \
 
 # GPU pool without the AKS-managed GPU driver: gpu-operator installs driver 525.60.13.
 # az CLI < 2.72.2 has no --gpu-driver flag: the opt-out is the node pool tag SkipGPUDriverInstall=true.
+# AKS stopped honouring the tag on 2025-07-14 (Azure/AKS#4925): on today's AKS the pool then also gets the
+# AKS-managed driver and gpu-operator's pinned one is skipped. Pin versions.az_cli >= 2.72.2 for --gpu-driver none.
 az aks nodepool add \
   --resource-group "$RESOURCE_GROUP" \
   --cluster-name "$CLUSTER_NAME" \
