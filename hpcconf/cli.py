@@ -129,6 +129,16 @@ def main() -> None:
     except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
         typer.echo(render_all(exc.diagnostics), err=True)
         sys.exit(EXIT_INVALID)
+    except (OSError, UnicodeError) as exc:  # the file system said no: the user's to fix, not a bug
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        reason = getattr(exc, "strerror", None) or str(exc)
+        typer.echo(f"hpcconf: error: cannot use{where}: {reason}. Check the path, its permissions and that it is "
+                   "a UTF-8 text file (or a writable directory for --out).", err=True)
+        sys.exit(EXIT_INVALID)
+    except RecursionError:
+        typer.echo("hpcconf: error: the input is nested too deeply to process; it is not a cluster spec or config "
+                   "hpcconf can read.", err=True)
+        sys.exit(EXIT_INVALID)
     except Exception as exc:  # noqa: BLE001 - a bug must still not greet the user with a traceback
         if os.environ.get("HPCCONF_DEBUG"):
             raise

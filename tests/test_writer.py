@@ -60,3 +60,24 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_artifacts(tmp_path, arts, manifest_text(arts, "d.yaml", "t"))
     assert [p.name for p in tmp_path.rglob("*.tmp")] == []
+
+
+def test_a_write_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
+    """A failure while staging the second file leaves neither the first file nor new directories behind."""
+    import hpcconf.writer as writer
+
+    real_stage = writer._stage
+    calls = []
+
+    def flaky(path, text, mode, created):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_stage(path, text, mode, created)
+
+    monkeypatch.setattr(writer, "_stage", flaky)
+    out = tmp_path / "out" / "demo"
+    arts = _artifacts()
+    with pytest.raises(OSError):
+        write_artifacts(out, arts, manifest_text(arts, "d.yaml", "t"))
+    assert not (tmp_path / "out").exists(), [p for p in tmp_path.rglob("*")]
