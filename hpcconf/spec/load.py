@@ -115,7 +115,7 @@ def _diagnostic(error: dict, path: tuple, document: YamlDocument) -> Diagnostic:
         return document.diagnostic(Diagnostic(
             code="HPC007", name="unsupported-api-version",
             message=f"apiVersion '{error.get('input')}' is not supported; this hpcconf reads {API_VERSION}",
-            hint=f"set 'apiVersion: {API_VERSION}' (a future `hpcconf migrate` will convert older specs)"), path, True)
+            hint=f"set 'apiVersion: {API_VERSION}'; `hpcconf migrate SPEC` converts specs of other versions once they exist"), path, True)
     message, hint = _value_message(error, _field_description(path))
     return document.diagnostic(Diagnostic(
         code="HPC005", name="invalid-value", message=f"{where}: {message}", hint=hint), path,
@@ -140,12 +140,35 @@ def _value_message(error: dict, description: str) -> tuple[str, str]:
         problem, _, fix = text.rpartition("; ")
         return (problem, fix) if problem else (text, description or "see `hpcconf schema` for what this field accepts")
     if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"}:
-        return f"{given!r}: {msg.lower()}", "use a value in the allowed range"
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"{given!r} is the wrong type: {msg.lower()}", "check the value's type (quote strings, no quotes for numbers/booleans)"
-    if kind in {"too_short", "too_long"}:
-        return msg.lower(), "check the number of entries"
+        bound = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most",
+                 "less_than": "less than"}[kind]
+        limit = next(iter(ctx.values()), "?")
+        return f"{given!r} is out of range: it must be {bound} {limit}", description or "use a value in the allowed range"
+    if kind.endswith("_type") or kind.endswith("_parsing") or kind in {"finite_number"}:
+        return _type_message(kind, given, description)
+    if kind == "too_short":
+        return f"needs at least {ctx.get('min_length', 1)} entr{'y' if ctx.get('min_length', 1) == 1 else 'ies'}, has {ctx.get('actual_length', 0)}", \
+            description or "add an entry"
+    if kind == "too_long":
+        return f"has {ctx.get('actual_length')} entries, at most {ctx.get('max_length')} are allowed", description or "remove entries"
     return msg, "see `hpcconf schema` for the expected value"
+
+
+_TYPE_NAMES = {"int": "a whole number", "float": "a number", "bool": "true or false", "string": "text",
+               "list": "a list", "dict": "a mapping (key: value pairs)", "model": "a mapping (key: value pairs)",
+               "literal": "one of the listed values", "finite_number": "a finite number"}
+
+
+def _type_message(kind: str, given: Any, description: str) -> tuple[str, str]:
+    expected = next((name for key, name in _TYPE_NAMES.items() if kind.startswith(key)), "another type")
+    if kind.startswith("dataclass") or kind.startswith("model_attributes"):
+        expected = _TYPE_NAMES["model"]
+    if given is None:
+        return f"is empty (null), but must be {expected}", "give it a value, or delete the key to use its default"
+    shown = "true" if given is True else "false" if given is False else repr(given)
+    hint = "remove the quotes" if isinstance(given, str) and expected in ("a whole number", "a number", "true or false") \
+        else "quote it to make it text" if expected == "text" else description or "see `hpcconf schema`"
+    return f"{shown} must be {expected}", hint
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
