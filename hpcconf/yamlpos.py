@@ -110,6 +110,23 @@ def to_plain(node: Any) -> Any:
     return node
 
 
+MAX_EXPANDED_NODES = 200_000  # far above any real spec or manifest; stops "billion laughs" alias bombs
+
+
+def _expanded_size(node: Any, memo: dict) -> int:
+    """How many values the document has once aliases are expanded (shared nodes counted each time)."""
+    if not isinstance(node, (dict, list)):
+        return 1
+    key = id(node)
+    if key not in memo:
+        memo[key] = 0  # a self-referencing alias counts once instead of recursing forever
+        children = node.values() if isinstance(node, dict) else node
+        memo[key] = 1 + sum(_expanded_size(child, memo) for child in children)
+        if memo[key] > MAX_EXPANDED_NODES:
+            memo[key] = MAX_EXPANDED_NODES + 1
+    return memo[key]
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
@@ -139,6 +156,12 @@ def load_documents(text: str, file: str, code_prefix: str = "HPC") -> list[YamlD
         raise _syntax_error(file, exc, code_prefix) from None
     docs = []
     for raw in raws:
+        if _expanded_size(raw, {}) > MAX_EXPANDED_NODES:
+            raise HpcconfError([Diagnostic(
+                code="HPC001", name="yaml-syntax",
+                message=f"YAML aliases expand this document to more than {MAX_EXPANDED_NODES:,} values",
+                hint="Write the values out, or use fewer nested aliases (*name): this looks like an alias bomb.",
+            ).at(file, 1, 1)])
         keys: dict = {}
         values: dict = {}
         _index(raw, (), keys, values)

@@ -81,3 +81,13 @@ def test_one_bad_spec_among_several_writes_nothing(tmp_path, repo_root, monkeypa
     result = CliRunner().invoke(app, ["build", "examples/ndmv4-aks.yaml", str(INVALID / "bad-sku.yaml"), "--out", str(out)])
     assert result.exit_code == 2
     assert not out.exists()
+
+
+def test_yaml_alias_bomb_is_refused_quickly(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]  # 9**9 values
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(app, ["build", str(bomb), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "aliases expand this document to more than 200,000 values" in result.output
