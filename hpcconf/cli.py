@@ -78,7 +78,7 @@ def skus(
     try:
         sku = catalog.get(name)
     except UnknownSku as exc:
-        typer.echo(f"error: {exc}; `hpcconf skus` lists them all", err=True)
+        typer.echo(f"hpcconf: error: {exc}; `hpcconf skus` lists them all", err=True)
         raise typer.Exit(EXIT_INVALID)
     data = sku.model_dump(mode="json", exclude_none=True)
     if as_json:
