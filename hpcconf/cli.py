@@ -103,6 +103,9 @@ def build(
     """Compile specs into their artifacts under OUT/<cluster name>/."""
     from .build_command import run_build
 
+    if explain and not (check or diff):
+        typer.echo("hpcconf: error: --explain needs --diff or --check (it explains a comparison)", err=True)
+        raise typer.Exit(EXIT_INVALID)
     raise typer.Exit(run_build(specs or [], out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet))
 
 

@@ -44,6 +44,30 @@ def build_config(config_file: Path | None, select: list[str], ignore: list[str],
     return config
 
 
+def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> None:
+    """A version outside hpcconf's tables is judged by the nearest one it knows: say so, once, on stderr."""
+    from ..knowledge import charts as chart_table
+    from ..knowledge.nccl_env import NcclVersion, known_versions
+
+    for name, version in sorted(charts.items()):
+        known = chart_table.known_versions(name)
+        if not known:
+            continue
+        low, high = known[0], known[-1]
+        outside = chart_table.parse_version(version) < chart_table.parse_version(low) or \
+            chart_table.parse_version(version) > chart_table.parse_version(high)
+        if outside:
+            typer.echo(f"hpcconf: warning: {name} {version} is outside the chart versions hpcconf knows "
+                       f"({low} to {high}); its keys are judged as in the nearest known version", err=True)
+    if nccl_version:
+        versions = known_versions()
+        wanted = NcclVersion.parse(nccl_version)
+        if wanted.key > versions[-1].key or wanted.key < versions[0].key:
+            typer.echo(f"hpcconf: warning: NCCL {nccl_version} is outside the releases hpcconf knows "
+                       f"({versions[0]} to {versions[-1]}); variables are judged as in the nearest known release",
+                       err=True)
+
+
 def lint_command(
     paths: List[str] = typer.Argument(None, help="Files or directories to lint (default: current directory)."),
     spec: Optional[str] = typer.Option(None, "--spec", help="An hpcconf spec: lint what it compiles to."),
@@ -71,6 +95,7 @@ def lint_command(
             parse_version(nccl_version)
             ctx.nccl_version = nccl_version.lstrip("v")
         ctx.charts = dict(parse_chart_option(c) for c in chart or [])
+        _warn_unknown_versions(ctx.charts, nccl_version)
         if sku:
             ctx.sku = lookup_sku(sku)
         targets = list(paths or [])
@@ -84,6 +109,9 @@ def lint_command(
         _fail_usage(message)
         return
     typer.echo(render(result, fmt), nl=False)
+    if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
+        typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
+                   "hpcconf checks (see --kind)", err=True)
     raise typer.Exit(1 if result.failed(level) else 0)
 
 

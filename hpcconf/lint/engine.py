@@ -87,11 +87,15 @@ def _walk(directory: Path) -> list[Path]:
     return found
 
 
+class NotText(UsageError):
+    """A binary file: inside a directory walk it is simply not ours to lint."""
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
     except UnicodeDecodeError:
-        raise UsageError(f"{path}: not a UTF-8 text file") from None
+        raise NotText(f"{path}: not a UTF-8 text file") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -114,10 +118,18 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 continue
             try:
                 text = _read(file)
-            except UsageError:
+            except NotText:
                 if explicit:
                     raise
                 continue  # binary files inside a directory are not ours to lint
+            except UsageError as error:
+                if explicit:
+                    raise
+                # A file we cannot read was not checked: never let that pass as clean.
+                findings.append(_engine_finding(load_rules()["HPC000"], display, 1, str(error),
+                                                "Fix its permissions, or exclude it in [tool.hpcconf] exclude."))
+                files += 1
+                continue
             sources[display] = text
             try:
                 docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
