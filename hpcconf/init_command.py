@@ -302,6 +302,13 @@ def explain_diff_command(
     except HpcconfError as error:
         typer.echo(render_all(error.diagnostics), err=True)
         raise typer.Exit(EXIT_INVALID)
+    try:  # an earlier spec that does not build leaves nothing to compare with: say so instead of guessing
+        compile_spec(spec, sku_dir, text=old_text, display_name=old_label)
+    except HpcconfError as error:
+        typer.echo(f"hpcconf: error: the earlier spec {old_label} does not build, so there is nothing to compare "
+                   "against:", err=True)
+        typer.echo(render_all(error.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID)
     explanation = explain_specs(build, old_data, old_label, sku_dir)
     typer.echo(explanation.render(), nl=False)
     if show_diff and explanation.artifacts:

@@ -57,10 +57,14 @@ def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
     return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
 
 
-def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = ()) -> Build:
-    """Everything except writing: returns the artifacts in memory."""
+def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: str | None = None,
+                 display_name: str | None = None) -> Build:
+    """Everything except writing: returns the artifacts in memory.
+
+    ``text`` / ``display_name`` compile another version of the spec at ``spec_path`` (explain-diff).
+    """
     path = Path(spec_path)
-    loaded = load_spec(path, display_name=display_path(path))
+    loaded = load_spec(path, display_name=display_name or display_path(path), text=text)
     catalog = load_catalog(loaded, sku_dirs)
     problems = check_spec(loaded, catalog)
     if problems:

@@ -221,3 +221,19 @@ def test_explain_diff_defaults_to_head(git_repo):
     assert result.exit_code == 0, result.output
     assert "compared with HEAD:cluster.yaml" in result.output
     assert "aks/hostdevicenetwork.yaml (changed)\n  <- network.infiniband.resource_name" in result.output
+
+
+def test_an_earlier_spec_that_does_not_build_is_refused_at_its_own_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    body = ("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\nplatforms: [slurm]\n"
+            "pools:\n  - {name: gpu, sku: SKU, count: 2}\n")
+    new, old = tmp_path / "new.yaml", tmp_path / "old.yaml"
+    new.write_text(body.replace("SKU", "Standard_ND96asr_v4"))
+    old.write_text(body.replace("SKU", "Standard_ND96asr_v9"))
+    result = CliRunner().invoke(app, ["explain-diff", str(new), "--against", str(old)])
+    assert result.exit_code == 2
+    assert "does not build, so there is nothing to compare against" in result.stderr
+    assert f"{old.as_posix()}:6:22: error[HPC006]" in result.stderr

@@ -43,11 +43,15 @@ def read_spec_text(path: Path) -> str:
                                        hint="The spec must be a UTF-8 text file.", file=str(path))]) from None
 
 
-def load_spec(path: Path | str, display_name: str | None = None) -> LoadedSpec:
-    """Parse and validate a spec; raise :class:`HpcconfError` with every problem found."""
+def load_spec(path: Path | str, display_name: str | None = None, text: str | None = None) -> LoadedSpec:
+    """Parse and validate a spec; raise :class:`HpcconfError` with every problem found.
+
+    ``text`` stands in for the file's content (an earlier version from git, say); ``path`` then
+    only anchors relative paths such as ``sku_dirs``.
+    """
     path = Path(path)
     file = display_name or str(path)
-    document = load_document(read_spec_text(path), file)
+    document = load_document(read_spec_text(path) if text is None else text, file)
     if not isinstance(document.data, dict):
         raise HpcconfError([Diagnostic(
             code="HPC005", name="invalid-value", message="the spec must be a YAML mapping (key: value pairs)",
