@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, List, Optional
 
@@ -139,14 +138,11 @@ def render_init_spec(context: dict[str, Any]) -> str:
     return render_template("init/spec.yaml.j2", **context)
 
 
-def _validate(text: str, file_name: str) -> None:
+def _validate(text: str, display_name: str) -> None:
     """Compile the scaffold before writing it: init never leaves a spec that does not build."""
     from .pipeline import compile_spec
 
-    with tempfile.TemporaryDirectory(prefix="hpcconf-init-") as tmp:
-        path = Path(tmp) / file_name
-        path.write_text(text, encoding="utf-8")
-        compile_spec(path)
+    compile_spec(Path(display_name), text=text, display_name=display_name)
 
 
 def init_command(
@@ -181,10 +177,15 @@ def init_command(
     file_name = "spec.yaml" if to_stdout else target.name
     text = render_init_spec(init_context(found, nodes, platforms, cluster_name, location, registry,
                                          "spec.yaml" if to_stdout else target.as_posix(), command))
+    shown = f"{file_name} (not written)"
     try:
-        _validate(text, file_name)
+        _validate(text, shown)
     except HpcconfError as error:  # a bad --location/--registry value, or a bug: never write a broken spec
-        typer.echo(render_all(error.diagnostics), err=True)
+        from .diagnostics import SourceCache
+
+        typer.echo(render_all(error.diagnostics, SourceCache({shown: text})), err=True)
+        typer.echo("\nhpcconf init wrote nothing: the values above come from --name, --location or --registry; "
+                   "fix the option and run it again.", err=True)
         raise typer.Exit(EXIT_INVALID)
     if to_stdout:
         typer.echo(text, nl=False)

@@ -188,3 +188,12 @@ def test_a_future_api_version_is_refused_at_build_with_a_pointer(tmp_path):
     spec.write_text((REPO / "examples" / "ndmv4-aks.yaml").read_text().replace("hpcconf/v1", "hpcconf/v2"))
     result = hpcconf("build", str(spec), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and "HPC007" in result.output and "hpcconf/v1" in result.output
+
+
+def test_a_bad_option_is_reported_on_the_line_it_would_fill(tmp_path):
+    target = tmp_path / "x.yaml"
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "--location", "not a region", "-o", str(target))
+    assert result.exit_code == 2
+    assert "x.yaml (not written):10:13: error[HPC005]" in result.stderr
+    assert "location: not a region" in result.stderr and "hpcconf-init-" not in result.stderr
+    assert not target.exists()
