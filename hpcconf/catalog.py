@@ -486,7 +486,8 @@ class Catalog:
         for directory in [default_sku_dir(), *map(Path, extra_dirs)]:
             if not directory.is_dir():
                 diags.append(Diagnostic(code="HPC101", name="sku-dir-missing",
-                                        message=f"SKU directory {directory} does not exist",
+                                        message=f"SKU directory {directory} " + (
+                                            "is a file, not a directory" if directory.exists() else "does not exist"),
                                         hint="Pass an existing directory of <sku>.yaml files.").at(str(directory), None, None))
                 continue
             for path in _sku_files(directory):

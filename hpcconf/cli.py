@@ -29,7 +29,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 70
 def fail(error: HpcconfError) -> "typer.Exit":
     typer.echo(render_all(error.diagnostics), err=True)
     count = len(error.diagnostics)
-    typer.echo(f"\n{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    typer.echo(f"\n{count} error{'s' if count != 1 else ''}.", err=True)
     return typer.Exit(EXIT_INVALID)
 
 
