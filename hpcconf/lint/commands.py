@@ -21,7 +21,12 @@ from .formats import FORMATS, render
 from .registry import find_rule, load_rules
 
 
-def _fail_usage(message: str) -> None:
+def _fail_usage(message: str, fmt: str = "text") -> None:
+    from .formats import render_usage_error
+
+    report = render_usage_error(message, fmt)
+    if report:
+        typer.echo(report, nl=False)
     typer.echo(f"hpcconf: error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -106,7 +111,7 @@ def lint_command(
         message = str(error)
         if "is not a valid Severity" in message:
             message = "--fail-level must be one of error, warning, info"
-        _fail_usage(message)
+        _fail_usage(message, fmt if fmt in FORMATS else "text")
         return
     typer.echo(render(result, fmt), nl=False)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident

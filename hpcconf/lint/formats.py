@@ -106,6 +106,28 @@ def render_sarif(result: LintResult) -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
+def render_usage_error(message: str, fmt: str) -> str:
+    """What stdout carries when lint could not run: a valid, empty report that says why.
+
+    CI pipes ``--format sarif`` into a file and uploads it even on failure; an empty file would
+    make the upload step fail too and hide the real message.
+    """
+    if fmt == "sarif":
+        driver = {"name": "hpcconf", "version": __version__, "informationUri": "https://github.com/hpcconf/hpcconf",
+                  "rules": []}
+        invocation = {"executionSuccessful": False, "exitCode": 2,
+                      "toolExecutionNotifications": [{"level": "error", "message": {"text": message}}]}
+        log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+               "runs": [{"tool": {"driver": driver}, "invocations": [invocation], "results": []}]}
+        return json.dumps(log, indent=2) + "\n"
+    if fmt == "json":
+        return json.dumps({"findings": [], "summary": {"error": 0, "warning": 0, "info": 0, "files": 0, "findings": 0},
+                           "usage_error": message}, indent=2) + "\n"
+    if fmt == "github":
+        return f"::error title=hpcconf lint::{_escape_data(message)}\n"
+    return ""
+
+
 # -- GitHub Actions workflow commands --------------------------------------------------------
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -126,3 +126,20 @@ def test_github_escapes_properties_and_data():
 def test_json_never_uses_line_zero_for_located_findings():
     data = json.loads(render_json(_result()))
     assert all(f["line"] >= 1 and f["column"] >= 1 for f in data["findings"])
+
+
+def test_usage_errors_still_print_a_valid_report_for_ci(tmp_path):
+    """`hpcconf lint ... --format sarif > out.sarif` is uploaded even when lint fails: it must not be empty."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    result = CliRunner().invoke(app, ["lint", str(tmp_path / "missing.yaml"), "--format", "sarif"])
+    assert result.exit_code == 2
+    log = json.loads(result.stdout)
+    jsonschema.validate(log, SARIF_MINIMAL_SCHEMA)
+    [invocation] = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert "no such file or directory" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    as_json = CliRunner().invoke(app, ["lint", str(tmp_path / "missing.yaml"), "--format", "json"])
+    assert "no such file or directory" in json.loads(as_json.stdout)["usage_error"]
