@@ -147,11 +147,27 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                                                     "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
                 continue
             files += 1
+            if forced_kind and explicit:
+                findings.extend(_forced_kind_mismatch(display, text, forced_kind, ctx))
             for doc in docs:
                 if doc.kind == "spec":
                     documents.extend(_compile_spec(doc, ctx, findings, sources))
                 documents.append(doc)
     return documents, files
+
+
+def _forced_kind_mismatch(display: str, text: str, forced_kind: str, ctx: LintContext) -> list[Diagnostic]:
+    """--kind on a file that plainly is something else checks nothing useful: say so."""
+    try:
+        natural = {d.kind for d in detect_documents(display, text, charts=ctx.charts)}
+    except HpcconfError:
+        return []
+    if not natural or forced_kind in natural:
+        return []
+    return [_engine_finding(UNRECOGNISED_FILE, display, 1,
+                            f"--kind {forced_kind} was forced, but this file is a {', '.join(sorted(natural))}: "
+                            f"the {forced_kind} rules may find nothing to check",
+                            "Drop --kind to let hpcconf recognise the file, or pass the file you meant.")]
 
 
 def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnostic],

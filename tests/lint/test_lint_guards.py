@@ -62,3 +62,13 @@ def test_a_chart_version_outside_the_table_is_flagged(tmp_path):
 def test_explain_without_a_comparison_is_a_usage_error():
     result = _run("build", str(REPO / "examples" / "ndmv4-aks.yaml"), "--explain")
     assert result.exit_code == 2 and "--explain needs --diff or --check" in result.stderr
+
+
+def test_forcing_a_kind_the_file_plainly_is_not_warns(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: ab, location: eastus}\n"
+                    "platforms: [slurm]\npools: [{name: gpu, sku: Standard_ND96asr_v4, count: 2}]\n")
+    result = _run("lint", str(spec), "--kind", "volcano-job")
+    assert "warning[HPC091]" in result.output and "--kind volcano-job was forced, but this file is a spec" in result.output
+    job = REPO / "out" / "ndmv4-aks" / "aks" / "volcano-job.yaml"
+    assert "HPC091" not in _run("lint", str(job), "--kind", "volcano-job").output
