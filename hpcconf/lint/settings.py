@@ -60,8 +60,10 @@ def _collect(doc: Document) -> Iterator[Setting]:
         from ..parsers.nccl_conf import parse_nccl_conf
 
         for entry in parse_nccl_conf(doc.text).entries:
-            # NCCL sees the raw key; a padded key is another name, reported by NCCL001.
-            yield Setting(entry.key, entry.value, entry.line, entry.key_column, entry.value_column,
+            # NCCL sees the raw key; a padded key is another name, reported by NCCL001. A trailing CR
+            # is NCCL007's finding alone: value rules judge the value the author meant.
+            value = entry.value[:-1] if entry.value.endswith("\r") else entry.value
+            yield Setting(entry.key, value, entry.line, entry.key_column, entry.value_column,
                           entry.value_end_column, "nccl.conf")
     elif doc.kind in (Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
         yield from _shell_settings(doc)

@@ -72,3 +72,13 @@ def test_forcing_a_kind_the_file_plainly_is_not_warns(tmp_path):
     assert "warning[HPC091]" in result.output and "--kind volcano-job was forced, but this file is a spec" in result.output
     job = REPO / "out" / "ndmv4-aks" / "aks" / "volcano-job.yaml"
     assert "HPC091" not in _run("lint", str(job), "--kind", "volcano-job").output
+
+
+def test_a_crlf_nccl_conf_is_one_finding_per_line_not_three(tmp_path):
+    conf = tmp_path / "nccl.conf"
+    conf.write_bytes(b"NCCL_IB_HCA=mlx5_0\r\nNCCL_DEBUG=WARN\r\n")
+    result = _run("lint", str(conf), "--format", "json")
+    import json
+
+    codes = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert codes == [("NCCL007", 1), ("NCCL007", 2)]
