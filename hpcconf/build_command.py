@@ -235,7 +235,13 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
               explain: bool, force: bool, quiet: bool) -> int:
     from .spec_discovery import expand_spec_args, load_workflow_config, output_root
 
-    config = load_workflow_config()
+    from .spec_discovery import WorkflowConfigError
+
+    try:
+        config = load_workflow_config()
+    except WorkflowConfigError as error:
+        typer.echo(f"hpcconf: error: {error}", err=True)
+        return EXIT_INVALID
     out_root = output_root(out, config)  # --out, else the config's `out`, else ./out
     spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
     for problem in problems:

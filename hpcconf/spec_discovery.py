@@ -44,18 +44,28 @@ class WorkflowConfig:
     source: str = ""
 
 
+class WorkflowConfigError(ValueError):
+    """The nearest .hpcconf.toml / [tool.hpcconf] cannot be used."""
+
+
 def load_workflow_config(start: Path | None = None) -> WorkflowConfig:
-    """The build settings of the nearest hpcconf config; empty when there is none or it is unreadable."""
+    """The build settings of the nearest hpcconf config; empty when there is none.
+
+    Raises WorkflowConfigError when the config exists but cannot be used.
+    """
     path = find_config((start or Path.cwd()).resolve())
     if path is None:
         return WorkflowConfig()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return WorkflowConfig()  # `hpcconf lint` reports a broken config; build does not need it
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        # A broken config must not silently send the build somewhere else (its `out` would be lost).
+        raise WorkflowConfigError(f"{path}: cannot read the hpcconf settings: {exc}") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("hpcconf", {})
     out = data.get("out")
+    if out is not None and not (isinstance(out, str) and out.strip()):
+        raise WorkflowConfigError(f"{path}: `out` must be a directory path (text), got {out!r}")
     try:
         lint = config_from_mapping(data, str(path))
     except ValueError:

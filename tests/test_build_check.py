@@ -274,3 +274,13 @@ def test_the_diff_leaves_out_the_manifest_hashes(repo):
     assert "stale: out/a100-aks/.hpcconf-manifest.json" in result.output  # still listed ...
     assert "+++ b/.hpcconf-manifest.json" not in result.output         # ... but its hash churn is not shown
     assert "+++ b/aks/volcano-job.yaml" in result.output
+
+
+@pytest.mark.parametrize("config", ["out = 5\n", "this is not toml\n"])
+def test_a_broken_config_stops_the_build_instead_of_writing_elsewhere(tmp_path, monkeypatch, config):
+    scaffold(tmp_path / "s.yaml", "Standard_ND96amsr_A100_v4", "slurm", "a100-slurm")
+    (tmp_path / ".hpcconf.toml").write_text(config)
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("build", "s.yaml")
+    assert result.exit_code == 2 and ".hpcconf.toml" in result.stderr
+    assert not (tmp_path / "out").exists()
