@@ -127,7 +127,7 @@ def edited_lines(diff_text: str) -> list[int]:
             removed_in_block = True
         elif line.startswith("+"):
             if not removed_in_block and (not lines or lines[-1] != old_line + 1):
-                lines.append(old_line + 1)
+                lines.append(max(old_line + 1, 1))  # an empty file on disk: its "line 0" is line 1
             removed_in_block = True
         else:
             old_line += 1
