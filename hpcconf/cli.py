@@ -132,6 +132,10 @@ def main() -> None:
     except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
         typer.echo(render_all(exc.diagnostics), err=True)
         sys.exit(EXIT_INVALID)
+    except BrokenPipeError:  # `hpcconf rules | head`: the reader left; end quietly as shell tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)
     except (OSError, UnicodeError) as exc:  # the file system said no: the user's to fix, not a bug
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         reason = getattr(exc, "strerror", None) or str(exc)
