@@ -250,18 +250,18 @@ def migrate_command(
     status = EXIT_OK
     for spec in specs:
         try:
-            text = spec.read_text(encoding="utf-8")
+            from .spec.load import read_spec_text
+            from .yamlpos import load_document
+
+            text = read_spec_text(spec)
+            load_document(text, str(spec))  # YAML errors with file:line:col, as build reports them
             new_text, steps = migrate_text(text)
-        except OSError as exc:
-            typer.echo(f"hpcconf: error: cannot read {spec}: {exc.strerror or exc}", err=True)
+        except HpcconfError as error:
+            typer.echo(render_all(error.diagnostics), err=True)
             status = EXIT_INVALID
             continue
         except MigrationError as exc:
             typer.echo(f"{spec}: error: {exc}", err=True)
-            status = EXIT_INVALID
-            continue
-        except Exception as exc:  # ruamel parse errors: keep it to one line, no traceback
-            typer.echo(f"{spec}: error: not valid YAML ({type(exc).__name__}: {str(exc).splitlines()[0]})", err=True)
             status = EXIT_INVALID
             continue
         if not steps:
