@@ -315,11 +315,13 @@ def cluster_groups(documents: list[Document]) -> list[list[Document]]:
 
 
 def _cluster_key(doc: Document) -> str:
+    """Also records ``meta["cluster_root"]`` (the manifest's directory), so rules need no file I/O."""
     if SPEC_ARTIFACT_SEPARATOR in doc.path:
         return "spec:" + doc.path.split(SPEC_ARTIFACT_SEPARATOR, 1)[0]
     if doc.source_path:
         for parent in Path(doc.source_path).resolve().parents:
             if (parent / MANIFEST_NAME).is_file():
+                doc.meta["cluster_root"] = parent
                 return f"out:{parent}"
     return ""
 

@@ -244,15 +244,10 @@ def _conf_role(doc: Document) -> str:
 
 def _same_pool(a, b) -> bool:
     """In hpcconf's output tree per-pool files sit in ``<family>/<pool>/``: different pools are different nodes."""
-    from ..engine import MANIFEST_NAME
-
-    if not (a.source_path and b.source_path):
+    root = a.meta.get("cluster_root")
+    if root is None or root != b.meta.get("cluster_root"):
         return True
-    pa, pb = Path(a.source_path).resolve(), Path(b.source_path).resolve()
-    root = next((p for p in pa.parents if (p / MANIFEST_NAME).is_file()), None)
-    if root is None or root not in pb.parents:
-        return True
-    return pa.parent.name == pb.parent.name
+    return Path(a.source_path).parent.name == Path(b.source_path).parent.name
 
 
 @rule(code="NCCL008", name="nccl-conf-setting-shadowed", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,),
