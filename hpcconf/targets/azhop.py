@@ -127,6 +127,7 @@ def installer(cluster: ResolvedCluster, install: NcclInstall, produced: dict[str
     text = render_template(
         "azhop/install-nccl-files.sh.j2", header=generated_by(cluster.spec_file), queue=install.queue,
         sku=pool.sku.name, files=files, conf={"source": install.conf_artifact, "target": install.conf_node_path,
+                                               "directory": install.conf_node_path.rsplit("/", 1)[0],
                                                "content": _heredoc_body(install.conf_artifact, conf.content)},
         directories=sorted({dst.rsplit("/", 1)[0] for _, dst in install.files}), end=HEREDOC_END,
         image_conf=pool.sku.nccl.image_conf())
