@@ -133,7 +133,7 @@ def _yaml() -> YAML:
     return yaml
 
 
-def _syntax_error(file: str, exc: YAMLError, code: str) -> HpcconfError:
+def _syntax_error(file: str, exc: YAMLError) -> HpcconfError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if isinstance(exc, DuplicateKeyError):
@@ -148,12 +148,12 @@ def _syntax_error(file: str, exc: YAMLError, code: str) -> HpcconfError:
     return HpcconfError([diag.at(file, line, col)])
 
 
-def load_documents(text: str, file: str, code_prefix: str = "HPC") -> list[YamlDocument]:
+def load_documents(text: str, file: str) -> list[YamlDocument]:
     """Parse every YAML document in ``text``; raise :class:`HpcconfError` on bad YAML."""
     try:
         raws = list(_yaml().load_all(StringIO(text)))
     except (MarkedYAMLError, YAMLError) as exc:
-        raise _syntax_error(file, exc, code_prefix) from None
+        raise _syntax_error(file, exc) from None
     docs = []
     for raw in raws:
         if _expanded_size(raw, {}) > MAX_EXPANDED_NODES:

@@ -32,10 +32,6 @@ class PoolNccl:
         return f"{NODE_NCCL_DIR}/{self.topo_file}" if self.topo_file else None
 
     @property
-    def graph_image_path(self) -> Optional[str]:
-        return f"{IMAGE_WORKDIR}/{self.graph_file}" if self.graph_file else None
-
-    @property
     def graph_node_path(self) -> Optional[str]:
         return f"{NODE_NCCL_DIR}/{self.graph_file}" if self.graph_file else None
 
