@@ -15,7 +15,7 @@ from ruamel.yaml import YAML
 
 from hpcconf.diagnostics import HpcconfError
 from hpcconf.knowledge import charts
-from hpcconf.lint.rules.k8s import find_mpirun
+from hpcconf.parsers.mpirun import find_mpirun
 from hpcconf.pipeline import compile_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Severity
+from .document import DisplayPath
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,7 +61,8 @@ class LintConfig:
 def _glob_match(path: str, pattern: str) -> bool:
     """Match a path as given, its file name, or any trailing part of it; ``dir/**`` = all below dir.
     A compiled artifact ("spec.yaml -> aks/job.yaml") matches through either side of the arrow."""
-    for part in path.split(" -> "):
+    where = DisplayPath.parse(path)
+    for part in (where.spec, where.file) if where.compiled else (path,):
         posix = part.replace("\\", "/")
         name = posix.rsplit("/", 1)[-1]
         if pattern.endswith("/**"):

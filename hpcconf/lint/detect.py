@@ -11,11 +11,10 @@ by consisting only of ``KEY=VALUE`` / ``export KEY=VALUE`` lines.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
-from .document import Document
+from .document import DisplayPath, Document
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
               Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG}
@@ -49,7 +48,7 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
 
     Raises HpcconfError (with HPC001/HPC002 positions) when a YAML file does not parse.
     """
-    name = PurePosixPath(display.split(" -> ")[-1].replace("\\", "/")).name
+    name = DisplayPath.parse(display).name
     kind = forced_kind or _kind_by_name(name) or _kind_by_content(name, text)
     if kind is None and not _looks_like_yaml(name):
         return []

@@ -2,7 +2,8 @@
 
 A document carries its display name, kind, raw text and lines, and a parsed form for its
 kind (``doc.yaml`` for YAML kinds, ``doc.nccl_xml(version)`` for NCCL topology/graph XML,
-``doc.dockerfile`` for Dockerfiles). Environment settings of any kind (nccl.conf, env
+``doc.dockerfile`` for Dockerfiles). A document compiled from a spec knows where it came
+from (:class:`DisplayPath`, ``doc.artifact``, ``doc.context``). Environment settings of any kind (nccl.conf, env
 files, scripts, container env and commands, Dockerfile ENV) come from
 ``hpcconf.lint.settings.env_settings(doc)``. Parsed forms are built lazily and cached.
 YAML that does not parse never becomes a Document: the engine reports it (HPC001/HPC002).
@@ -18,60 +19,98 @@ name and default severity, so a rule only says what and where::
 from __future__ import annotations
 
 import contextvars
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
+from ..artifacts import Artifact
 from ..diagnostics import Diagnostic, Severity
+from ..parsers.dockerfile import DockerfileModel, parse_dockerfile
+from ..parsers.nccl_xml import XmlDocument, XmlElement, parse_nccl_xml
 from ..yamlpos import YamlDocument
 
 if TYPE_CHECKING:
-    from .parse.conf import ConfFile
-    from .parse.dockerfile import DockerfileModel
-    from ..parsers.nccl_xml import XmlElement, XmlDocument
+    from .context import LintContext
     from .registry import Rule
 
 # The rule whose check function is running; set by the engine so helpers can label findings.
 current_rule: contextvars.ContextVar["Rule | None"] = contextvars.ContextVar("current_rule", default=None)
 
 
+SPEC_ARTIFACT_SEPARATOR = " -> "  # "cluster.yaml -> aks/volcano-job.yaml": an artifact compiled from a spec
+
+
+@dataclass(frozen=True)
+class DisplayPath:
+    """The name findings carry for a file: the file as given, or ``SPEC -> ARTIFACT`` for an
+    artifact compiled from a spec. The one place that builds and splits such names."""
+
+    file: str  # the file as given, or the artifact's path in the output tree
+    spec: str = ""  # the spec the artifact was compiled from ("" for a file given directly)
+
+    @classmethod
+    def parse(cls, display: str) -> "DisplayPath":
+        spec, separator, artifact = display.partition(SPEC_ARTIFACT_SEPARATOR)
+        return cls(artifact, spec) if separator else cls(display)
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.spec)
+
+    @property
+    def name(self) -> str:
+        """The file's own name (last path component), for recognising its kind."""
+        return self.file.replace("\\", "/").rsplit("/", 1)[-1]
+
+    def __str__(self) -> str:
+        return f"{self.spec}{SPEC_ARTIFACT_SEPARATOR}{self.file}" if self.spec else self.file
+
+
 @dataclass
 class Document:
-    path: str  # display name: the file as given, or "SPEC -> artifact" for compiled artifacts
+    path: str  # display name: the file as given, or "SPEC -> artifact" for compiled artifacts (DisplayPath)
     kind: str
     text: str
     yaml: YamlDocument | None = None  # set for YAML kinds (one Document per YAML document)
     source_path: str = ""  # the file on disk ("" for in-memory artifacts)
-    meta: dict[str, Any] = field(default_factory=dict)  # e.g. {"chart": "network-operator"}
+    # Set by the engine for a spec's artifacts and for the spec itself:
+    artifact: Artifact | None = None  # the compiled artifact this document is
+    context: "LintContext | None" = None  # the spec's own SKU / versions, replacing the command line's
+    compile_failed: bool = False  # a spec that did not compile: its rules are skipped
+    cluster_root: Path | None = None  # the output directory (holding a manifest) the file lies in
+    _xml_cache: dict[str | None, XmlDocument] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def origin(self) -> DisplayPath:
+        return DisplayPath.parse(self.path)
+
+    @property
+    def deployment(self) -> str:
+        """The spec a compiled artifact belongs to; "" for files given directly."""
+        return self.origin.spec
+
+    def context_or(self, ctx: "LintContext") -> "LintContext":
+        """The document's own context (a compiled spec's), else the run's."""
+        return self.context if self.context is not None else ctx
 
     @cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines()
 
     # -- parsed forms (lazy) -------------------------------------------------------------
-    @cached_property
-    def conf(self) -> "ConfFile":
-        """KEY=VALUE lines with positions (nccl.conf as NCCL reads it, else simple shell lines).
-        Prefer ``settings.env_settings``, which reads scripts with the full shell parser."""
-        from .parse.conf import parse_conf
 
-        return parse_conf(self.text, self.kind)
-
-    def nccl_xml(self, nccl_version: str | None = None) -> "XmlDocument":
+    def nccl_xml(self, nccl_version: str | None = None) -> XmlDocument:
         """The file as NCCL ``nccl_version`` reads it (``hpcconf.parsers.nccl_xml``): ``.root`` is
         None and ``.fatal`` lists why when NCCL would reject it."""
-        cache = self.__dict__.setdefault("_xml_cache", {})
-        if nccl_version not in cache:
-            from ..parsers.nccl_xml import parse_nccl_xml
-
+        if nccl_version not in self._xml_cache:
             kind = "graph" if self.kind == "nccl-graph" else "topo"
-            cache[nccl_version] = parse_nccl_xml(self.text, kind, nccl_version)
-        return cache[nccl_version]
+            self._xml_cache[nccl_version] = parse_nccl_xml(self.text, kind, nccl_version)
+        return self._xml_cache[nccl_version]
 
     @cached_property
-    def dockerfile(self) -> "DockerfileModel":
-        from .parse.dockerfile import parse_dockerfile
-
+    def dockerfile(self) -> DockerfileModel:
         return parse_dockerfile(self.text)
 
     @property
@@ -97,7 +136,7 @@ class Document:
         span = self.yaml.position(tuple(path), prefer_value)
         return self._diagnostic(message, hint, severity, span.line, span.column, span.end_line, span.end_column)
 
-    def at_element(self, element: "XmlElement", message: str, *, hint: str = "",
+    def at_element(self, element: XmlElement, message: str, *, hint: str = "",
                    attribute: str | None = None, severity: Severity | None = None) -> Diagnostic:
         """A finding at an XML element's start tag, or at one of its attributes."""
         attr = element.attr(attribute) if attribute else None
@@ -137,3 +176,44 @@ class DocumentSet:
 
     def by_file(self, path: str) -> list[Document]:
         return [d for d in self.documents if d.path == path]
+
+
+# -- helpers rules of several families share ---------------------------------------------------
+
+def find_line(doc: Document, start: int, needle: str) -> int:
+    """First line at or after ``start`` that contains ``needle`` (``start`` itself when none does)."""
+    for number in range(max(start, 1), len(doc.lines) + 1):
+        if needle in doc.lines[number - 1]:
+            return number
+    return start
+
+
+def at_text(doc: Document, path: tuple, needle: str, message: str, *, hint: str = "",
+            severity: Optional[Severity] = None) -> Diagnostic:
+    """A finding on the source line holding ``needle`` inside the (block) value at ``path``."""
+    if doc.yaml is None:
+        return doc.at_line(1, message, hint=hint, severity=severity)
+    start = doc.yaml.position(path, prefer_value=True).line
+    line = find_line(doc, start, needle)
+    text = doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""
+    column = text.find(needle) + 1 if needle in text else 1
+    end = column + len(needle) if needle in text else None
+    return doc.at_line(line, message, hint=hint, column=column, end_column=end, severity=severity)
+
+
+SetCheck = Callable[[DocumentSet, "LintContext"], Iterator[Diagnostic]]
+
+
+def per_deployment(check: SetCheck) -> SetCheck:
+    """Run a set rule once per deployment, so linting two specs at once never compares one
+    cluster's job with another cluster's network."""
+
+    @functools.wraps(check)
+    def run(docs: DocumentSet, ctx: "LintContext") -> Iterator[Diagnostic]:
+        groups: dict[str, list[Document]] = {}
+        for doc in docs:
+            groups.setdefault(doc.deployment, []).append(doc)
+        for members in groups.values():
+            yield from check(DocumentSet(members), ctx)
+
+    return run

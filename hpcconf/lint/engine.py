@@ -27,13 +27,12 @@ from .config import LintConfig
 from .context import LintContext, UsageError
 from .detect import detect_documents
 from ..artifacts import Kind
-from .document import Document, DocumentSet, current_rule
+from .document import SPEC_ARTIFACT_SEPARATOR, DisplayPath, Document, DocumentSet, current_rule
 from .engine_rules import (RULE_CRASHED, UNKNOWN_SUPPRESSION_CODE, UNRECOGNISED_FILE, UNUSED_SUPPRESSION,
                            SUPPRESSION_WITHOUT_REASON)
 from .registry import Rule, load_rules
 from .suppress import Suppression, find_suppressions
 
-SPEC_ARTIFACT_SEPARATOR = " -> "
 MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
 
 
@@ -183,15 +182,15 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
     try:
         build = compile_spec(spec_doc.source_path or spec_doc.path)
     except HpcconfError as error:
-        spec_doc.meta["compile_failed"] = True  # spec rules need the compiled cluster: skip them
+        spec_doc.compile_failed = True  # spec rules need the compiled cluster: skip them
         findings.extend(dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
                         for d in error.diagnostics)
         return []
     spec_ctx = context_for_build(ctx, build)
-    spec_doc.meta["ctx"] = spec_ctx
+    spec_doc.context = spec_ctx
     documents = []
     for artifact in build.artifacts:
-        display = f"{spec_doc.path}{SPEC_ARTIFACT_SEPARATOR}{artifact.path}"
+        display = str(DisplayPath(artifact.path, spec=spec_doc.path))
         sources[display] = artifact.content
         try:
             docs = detect_documents(display, artifact.content, forced_kind=artifact.kind, charts=spec_ctx.charts)
@@ -200,8 +199,8 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
             continue
         artifact_ctx = dataclasses.replace(spec_ctx, sku=sku_for_artifact(build.cluster, artifact))
         for doc in docs:
-            doc.meta["ctx"] = artifact_ctx
-            doc.meta["artifact"] = artifact
+            doc.context = artifact_ctx
+            doc.artifact = artifact
         documents.extend(docs)
     return documents
 
@@ -286,8 +285,8 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
     findings: list[Diagnostic] = []
     active = [r for r in rules.values() if r.check is not None and is_enabled(r, ctx.config)]
     for doc in documents:
-        doc_ctx = doc.meta.get("ctx", ctx)
-        if doc.meta.get("compile_failed"):
+        doc_ctx = doc.context_or(ctx)
+        if doc.compile_failed:
             continue  # its validation errors are the findings; rules would see no cluster
         for rule in active:
             if rule.scope == "document" and doc.kind in rule.kinds:
@@ -315,13 +314,13 @@ def cluster_groups(documents: list[Document]) -> list[list[Document]]:
 
 
 def _cluster_key(doc: Document) -> str:
-    """Also records ``meta["cluster_root"]`` (the manifest's directory), so rules need no file I/O."""
-    if SPEC_ARTIFACT_SEPARATOR in doc.path:
-        return "spec:" + doc.path.split(SPEC_ARTIFACT_SEPARATOR, 1)[0]
+    """Also records ``doc.cluster_root`` (the manifest's directory), so rules need no file I/O."""
+    if doc.deployment:
+        return "spec:" + doc.deployment
     if doc.source_path:
         for parent in Path(doc.source_path).resolve().parents:
             if (parent / MANIFEST_NAME).is_file():
-                doc.meta["cluster_root"] = parent
+                doc.cluster_root = parent
                 return f"out:{parent}"
     return ""
 
@@ -431,7 +430,8 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
     for finding in findings:
-        spec_path, _, artifact = finding.file.partition(SPEC_ARTIFACT_SEPARATOR)
+        where = DisplayPath.parse(finding.file)
+        spec_path, artifact = where.spec, where.file if where.compiled else ""
         moved = _moved_to_spec(finding, origins.get(spec_path), artifact, sources) if artifact else None
         if moved is None:
             out.append(finding)

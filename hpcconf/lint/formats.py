@@ -10,7 +10,8 @@ import json
 
 from .. import __version__
 from ..diagnostics import Diagnostic, SourceCache, render_text
-from .engine import SPEC_ARTIFACT_SEPARATOR, LintResult
+from .document import DisplayPath
+from .engine import LintResult
 from .registry import Rule, load_rules
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -65,10 +66,10 @@ def _sarif_unregistered(code: str, result: LintResult) -> dict:
 
 def _sarif_location(finding: Diagnostic) -> dict:
     file = finding.file or "<input>"
-    if SPEC_ARTIFACT_SEPARATOR in file:
+    where = DisplayPath.parse(file)
+    if where.compiled:
         # A compiled artifact is not on disk: point at the generated path, relative to the output dir.
-        spec, artifact = file.split(SPEC_ARTIFACT_SEPARATOR, 1)
-        artifact_location = {"uri": artifact, "uriBaseId": "HPCCONF_OUTPUT"}
+        artifact_location = {"uri": where.file, "uriBaseId": "HPCCONF_OUTPUT"}
     else:
         artifact_location = {"uri": file.replace("\\", "/")}
     region: dict = {"startLine": max(finding.line or 1, 1)}

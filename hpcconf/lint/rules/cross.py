@@ -19,26 +19,26 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ..context import LintContext
-from ..document import Document, DocumentSet
+from ...parsers.dockerfile import copied_files, workdir_copies
+from ...parsers.k8s import NETWORKS_ANNOTATION, as_dict, network_entries, pods, rdma_resources, sriov_resources
+from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
 from ..settings import env_settings
-from .helm import sriov_resources
-from .k8s import NETWORKS_ANNOTATION, _dict, network_entries, per_deployment, pods, rdma_resources
 
 HDN_PREFIX = "nvidia.com/"
 
 
 def _namespace(doc: Document) -> str:
-    return str(_dict(_dict(doc.data).get("metadata")).get("namespace") or "default")
+    return str(as_dict(as_dict(doc.data).get("metadata")).get("namespace") or "default")
 
 
 def _hdns(docs: DocumentSet) -> dict[str, Document]:
-    return {str(_dict(d.data.get("metadata")).get("name")): d for d in docs.of_kind(Kind.HOST_DEVICE_NETWORK)
+    return {str(as_dict(d.data.get("metadata")).get("name")): d for d in docs.of_kind(Kind.HOST_DEVICE_NETWORK)
             if isinstance(d.data, dict)}
 
 
 def _hdn_resource(doc: Document) -> str:
-    name = str(_dict(doc.data.get("spec")).get("resourceName") or "")
+    name = str(as_dict(doc.data.get("spec")).get("resourceName") or "")
     return name if name.startswith(HDN_PREFIX) or not name else HDN_PREFIX + name  # the operator adds the prefix
 
 
@@ -76,7 +76,7 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     """
     provided: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY):
-        for path, prefix, name, _ in sriov_resources(doc, ctx):
+        for path, prefix, name, _ in sriov_resources(doc):
             provided[f"{prefix}/{name}"] = doc
     if not provided:
         return
@@ -95,7 +95,7 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
             for path, container in pod.containers():
                 for name in rdma_resources(container):
                     if name not in provided:
-                        which = "limits" if name in _dict(_dict(container.get("resources")).get("limits")) else "requests"
+                        which = "limits" if name in as_dict(as_dict(container.get("resources")).get("limits")) else "requests"
                         yield doc.at_path(path + ("resources", which, name),
                                           f"{name} is requested, but the device plugin provides {names}; the pod "
                                           "stays Pending", hint="request the resource the network-operator defines")
@@ -166,13 +166,11 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
 
 def _image_files(docs: DocumentSet) -> list[tuple[Document, set[str], set[str]]]:
     """Per Dockerfile: absolute paths it copies to, and basenames copied to a WORKDIR it cannot know."""
-    from .dockerfile import _copied_files, _workdirs  # the Dockerfile family's COPY/WORKDIR reading
-
     out = []
     for doc in docs.of_kind(Kind.DOCKERFILE):
         known, unknown = set(), set()
-        for instruction, workdir in _workdirs(doc):
-            for source, target in _copied_files(instruction, workdir):
+        for instruction, workdir in workdir_copies(doc.dockerfile):
+            for source, target in copied_files(instruction, workdir):
                 if target:
                     known.add(posixpath.normpath(target))
                 else:
@@ -359,7 +357,7 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
                 if hdn is None:
                     continue
                 target = entry_ns or namespace
-                nad_ns = str(_dict(hdn.data.get("spec")).get("networkNamespace") or "default")
+                nad_ns = str(as_dict(hdn.data.get("spec")).get("networkNamespace") or "default")
                 if target != nad_ns:
                     yield doc.at_path(pod.metadata_path + ("annotations", NETWORKS_ANNOTATION),
                                       f"network '{name}' is looked up in namespace '{target}', but HostDeviceNetwork "
@@ -397,7 +395,7 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
     Create (and bind) the account in the job's namespace.
     """
     manifests = [d for d in docs.of_kind(Kind.K8S_MANIFEST) if isinstance(d.data, dict)]
-    accounts = {(str(_dict(d.data.get("metadata")).get("name")), _namespace(d))
+    accounts = {(str(as_dict(d.data.get("metadata")).get("name")), _namespace(d))
                 for d in manifests if d.data.get("kind") == "ServiceAccount"}
     bindings = [d for d in manifests if d.data.get("kind") in ("RoleBinding", "ClusterRoleBinding")]
     if not accounts and not bindings:
@@ -474,7 +472,7 @@ def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Itera
     driver and set ``driver.enabled: false`` and ``toolkit.enabled: false`` in the gpu-operator values.
     """
     operator = [d for d in docs.of_kind(Kind.HELM_GPU_OPERATOR)
-                if _dict(_dict(d.data).get("driver")).get("enabled", True) is not False]
+                if as_dict(as_dict(d.data).get("driver")).get("enabled", True) is not False]
     if not operator:
         return
     for doc in docs.of_kind(Kind.SHELL_SCRIPT):

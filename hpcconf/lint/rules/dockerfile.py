@@ -11,7 +11,7 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ..parse.dockerfile import Instruction, expand
+from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
 from ..registry import rule
 from ..settings import SETTING_KINDS, env_settings
 
@@ -168,44 +168,6 @@ def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                       hint="use apt-get", needle="apt ")
 
 
-def _workdirs(doc: Document) -> list[tuple[Instruction, str]]:
-    """Each COPY/ADD with the WORKDIR in effect ("" when the base image decides)."""
-    current = ""
-    out = []
-    for instruction in doc.dockerfile.instructions:
-        if instruction.keyword == "FROM":
-            current = ""
-        elif instruction.keyword == "WORKDIR":
-            target = instruction.arguments.strip().strip('"')
-            current = target if target.startswith("/") else posixpath.join(current or "/", target)
-        elif instruction.keyword in ("COPY", "ADD"):
-            out.append((instruction, current))
-    return out
-
-
-def _copied_files(instruction: Instruction, workdir: str) -> list[tuple[str, str | None]]:
-    """(source, absolute destination or None when it depends on the base image's WORKDIR)."""
-    try:
-        words = [w for w in shlex.split(instruction.arguments) if not w.startswith("--")]
-    except ValueError:
-        return []
-    if len(words) < 2:
-        return []
-    *sources, dest = words
-    out = []
-    for source in sources:
-        base = posixpath.basename(source.rstrip("/"))
-        if dest.startswith("/"):
-            target = posixpath.join(dest, base) if dest.endswith("/") or len(sources) > 1 else dest
-        elif workdir:
-            target = posixpath.normpath(posixpath.join(workdir, dest, base) if dest.endswith(("/", ".")) or
-                                        len(sources) > 1 else posixpath.join(workdir, dest))
-        else:
-            target = None
-        out.append((source, target))
-    return out
-
-
 def _looks_like_topology(path: str) -> bool:
     name = posixpath.basename(path).lower()
     return name.endswith(".xml") and ("topo" in name or "graph" in name)
@@ -252,8 +214,8 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
 
 def _topo_file_path(doc: Document, elsewhere: dict[str, str]) -> Iterator[Diagnostic]:
     env = doc.dockerfile.env()
-    copies = [(instruction, source, target) for instruction, workdir in _workdirs(doc)
-              for source, target in _copied_files(instruction, workdir)]
+    copies = [(instruction, source, target) for instruction, workdir in workdir_copies(doc.dockerfile)
+              for source, target in copied_files(instruction, workdir)]
     wanted = env.get("NCCL_TOPO_FILE")
     wanted_path = wanted[0].strip() if wanted else ""
     if wanted is not None and wanted_path and "$" not in wanted_path:
@@ -314,7 +276,7 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     if mentions_tests:
         return
     nccl_env = [(name, i) for name, (_, i) in model.env().items() if name.startswith("NCCL_")]
-    topo = [i for i, _ in _workdirs(doc) if any(_looks_like_topology(s) for s, _ in _copied_files(i, ""))]
+    topo = [i for i, _ in workdir_copies(doc.dockerfile) if any(_looks_like_topology(s) for s, _ in copied_files(i, ""))]
     anchor = nccl_env[0][1] if nccl_env else (topo[0] if topo else None)
     if anchor is not None:
         yield _at(doc, anchor, "this image is configured for NCCL but does not build nccl-tests, so the "

@@ -15,9 +15,10 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ..context import LintContext
-from ..document import Document, DocumentSet
+from ...parsers.k8s import as_dict as _dict
+from ...parsers.k8s import get, sriov_resources
+from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
-from .k8s import _dict, per_deployment
 
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}
@@ -48,15 +49,6 @@ def _declared_version(doc: Document, chart: str) -> Optional[str]:
         if match:
             return match.group(1).rstrip(";,.")
     return None
-
-
-def get(data: Any, dotted: str, default: Any = None) -> Any:
-    node = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node
 
 
 def _path(dotted: str) -> tuple:
@@ -142,7 +134,7 @@ def _mofed_sources(docs: DocumentSet, ctx: LintContext) -> Optional[bool]:
             return True
         answer = False
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR):
-        version, _ = chart_version(doc.meta.get("ctx", ctx), "network-operator", doc)
+        version, _ = chart_version(doc.context_or(ctx), "network-operator", doc)
         if version and charts.network_operator_renders_ncp(version):
             if get(doc.data, "ofedDriver.deploy") is True and get(doc.data, "deployCR") is True:
                 return True
@@ -308,26 +300,6 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
 
 # --------------------------------------------------------------------------- HELM005
 
-def sriov_resources(doc: Document, ctx: LintContext) -> list[tuple[tuple, str, str, dict]]:
-    """(path, prefix, name, selectors) of sriov device-plugin resources in values or a NicClusterPolicy."""
-    found = []
-    if doc.kind == Kind.HELM_NETWORK_OPERATOR:
-        for index, item in enumerate(get(doc.data, "sriovDevicePlugin.resources") or []):
-            if isinstance(item, dict) and item.get("name"):
-                found.append((("sriovDevicePlugin", "resources", index), "nvidia.com", str(item["name"]), item))
-    elif doc.kind == Kind.NIC_CLUSTER_POLICY:
-        config = get(doc.data, "spec.sriovDevicePlugin.config")
-        try:
-            parsed = json.loads(config) if isinstance(config, str) else {}
-        except ValueError:
-            parsed = {}
-        for item in _dict(parsed).get("resourceList") or []:
-            if isinstance(item, dict) and item.get("resourceName"):
-                found.append((("spec", "sriovDevicePlugin", "config"), str(item.get("resourcePrefix", "nvidia.com")),
-                              str(item["resourceName"]), _dict(item.get("selectors"))))
-    return found
-
-
 @rule(code="HELM005", name="sriov-selector-too-broad", severity=Severity.WARNING,
       kinds=(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY))
 def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -356,7 +328,7 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     Add ``linkTypes: ["infiniband"]`` (or the IB VF device id, e.g. ``devices: ["101c"]``).
     """
     narrowing = ("linkTypes", "devices", "pfNames", "pciAddresses", "rootDevices", "deviceIDs", "ifNames")
-    for path, prefix, name, selectors in sriov_resources(doc, ctx):
+    for path, prefix, name, selectors in sriov_resources(doc):
         if any(selectors.get(k) for k in narrowing):
             continue
         vendors = ",".join(map(str, selectors.get("vendors") or []))

@@ -1,298 +1,21 @@
-"""Kubernetes pod rules (K8S) and the pod/mpirun helpers the Volcano, Helm and cross-file rules share.
+"""Kubernetes pod rules (K8S): extended resources, RDMA capabilities, /dev/shm, HostDeviceNetwork IPAM.
 
-Pods are found in Volcano jobs (``spec.tasks[].template``) and in ordinary workloads (Pod,
-Deployment, StatefulSet, DaemonSet, Job, CronJob, PodTemplate). Rules get each container with
-its YAML path, so a finding points at the exact key.
+The pod model they read (:mod:`hpcconf.parsers.k8s`) is shared with the Volcano, Helm and
+cross-file rules; each container comes with its YAML path, so a finding points at the exact key.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import re
-import shlex
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...parsers.k8s import (NETWORKS_ANNOTATION, POD_KINDS, as_dict, gpu_count, has_ipc_lock, is_extended,
+                            network_entries, pods, rdma_resources, resources)
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
-
-POD_KINDS = (Kind.VOLCANO_JOB, Kind.K8S_MANIFEST)
-NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
-GPU_RESOURCE = "nvidia.com/gpu"
-# Resources Kubernetes itself accounts (may be overcommitted); everything else with a domain is extended.
-NATIVE_RESOURCES = {"cpu", "memory", "ephemeral-storage", "storage"}
-_TEMPLATE_PATHS = {
-    "Pod": ("spec",), "PodTemplate": ("template", "spec"),
-    "Deployment": ("spec", "template", "spec"), "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"), "ReplicaSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"), "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-
-
-# --------------------------------------------------------------------------- pods and containers
-
-@dataclass
-class PodRef:
-    spec_path: tuple  # path of the pod spec
-    spec: dict
-    metadata_path: tuple
-    metadata: dict
-    task: Optional[dict] = None  # the Volcano task, when the pod is one
-    task_index: Optional[int] = None
-
-    @property
-    def annotations(self) -> dict:
-        value = self.metadata.get("annotations") if isinstance(self.metadata, dict) else None
-        return value if isinstance(value, dict) else {}
-
-    def containers(self, init: bool = False) -> Iterator[tuple[tuple, dict]]:
-        keys = ("initContainers", "containers") if init else ("containers",)
-        for key in keys:
-            for index, container in enumerate(self.spec.get(key) or []):
-                if isinstance(container, dict):
-                    yield self.spec_path + (key, index), container
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def pods(doc: Document) -> Iterator[PodRef]:
-    """Every pod template in a Volcano job or Kubernetes workload document."""
-    data = doc.data
-    if not isinstance(data, dict):
-        return
-    if doc.kind == Kind.VOLCANO_JOB:
-        for index, task in enumerate(_dict(data.get("spec")).get("tasks") or []):
-            if not isinstance(task, dict):
-                continue
-            template = _dict(task.get("template"))
-            base = ("spec", "tasks", index, "template")
-            yield PodRef(base + ("spec",), _dict(template.get("spec")), base + ("metadata",),
-                         _dict(template.get("metadata")), task, index)
-        return
-    path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
-    if path is None:
-        return
-    node: Any = data
-    for key in path:
-        node = _dict(node).get(key)
-    meta_path = path[:-1] + ("metadata",) if path != ("spec",) else ("metadata",)
-    meta: Any = data
-    for key in meta_path:
-        meta = _dict(meta).get(key)
-    yield PodRef(path, _dict(node), meta_path, _dict(meta))
-
-
-def resources(container: dict, which: str) -> dict:
-    return _dict(_dict(container.get("resources")).get(which))
-
-
-def is_extended(name: str) -> bool:
-    if name in NATIVE_RESOURCES or name.startswith("hugepages-"):
-        return False
-    domain = name.split("/", 1)[0] if "/" in name else ""
-    return bool(domain) and not domain.endswith("kubernetes.io")
-
-
-def quantity(value: Any) -> Optional[int]:
-    """Integer count of an extended resource ('8', 8); None when not a plain integer."""
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-
-
-def rdma_resources(container: dict) -> dict[str, int]:
-    """Requested (or limited) RDMA device units: nvidia.com/<not gpu> and rdma/<name>."""
-    found: dict[str, int] = {}
-    for which in ("limits", "requests"):
-        for name, value in resources(container, which).items():
-            name = str(name)
-            if (name.startswith("nvidia.com/") and not name.startswith(GPU_RESOURCE)) or name.startswith("rdma/"):
-                count = quantity(value)
-                if count is not None:
-                    found.setdefault(name, count)
-    return found
-
-
-def gpu_count(container: dict) -> Optional[int]:
-    for which in ("limits", "requests"):
-        value = resources(container, which).get(GPU_RESOURCE)
-        if value is not None:
-            return quantity(value)
-    return None
-
-
-def network_entries(annotation: Any) -> list[tuple[str, str]]:
-    """``k8s.v1.cni.cncf.io/networks`` as (namespace or "", name); comma list or JSON list."""
-    if annotation is None:
-        return []
-    text = str(annotation).strip()
-    entries: list[tuple[str, str]] = []
-    if text.startswith("["):
-        try:
-            for item in json.loads(text):
-                if isinstance(item, dict) and item.get("name"):
-                    entries.append((str(item.get("namespace", "")), str(item["name"])))
-        except ValueError:
-            return []
-        return entries
-    for part in text.split(","):
-        part = part.strip().split("@", 1)[0]  # name@interface
-        if not part:
-            continue
-        namespace, _, name = part.rpartition("/")
-        entries.append((namespace, name))
-    return entries
-
-
-def command_text(container: dict) -> str:
-    parts = [*(container.get("command") or []), *(container.get("args") or [])]
-    return "\n".join(str(p) for p in parts if p is not None)
-
-
-def has_ipc_lock(container: dict, pod_spec: dict) -> bool:
-    security = _dict(container.get("securityContext"))
-    if security.get("privileged") is True:
-        return True
-    added = _dict(security.get("capabilities")).get("add") or []
-    return any(str(c).upper() in ("IPC_LOCK", "CAP_IPC_LOCK", "ALL") for c in added)
-
-
-def find_line(doc: Document, start: int, needle: str) -> int:
-    """First line at or after ``start`` that contains ``needle`` (``start`` itself when none does)."""
-    for number in range(max(start, 1), len(doc.lines) + 1):
-        if needle in doc.lines[number - 1]:
-            return number
-    return start
-
-
-def at_text(doc: Document, path: tuple, needle: str, message: str, *, hint: str = "",
-            severity: Optional[Severity] = None) -> Diagnostic:
-    """A finding on the source line holding ``needle`` inside the (block) value at ``path``."""
-    if doc.yaml is None:
-        return doc.at_line(1, message, hint=hint, severity=severity)
-    start = doc.yaml.position(path, prefer_value=True).line
-    line = find_line(doc, start, needle)
-    text = doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""
-    column = text.find(needle) + 1 if needle in text else 1
-    end = column + len(needle) if needle in text else None
-    return doc.at_line(line, message, hint=hint, column=column, end_column=end, severity=severity)
-
-
-# --------------------------------------------------------------------------- set rules
-
-SPEC_ARTIFACT = " -> "  # how the engine names a compiled spec's artifacts ("SPEC -> aks/job.yaml")
-
-
-def deployment_of(doc: Document) -> str:
-    """Which deployment a document belongs to: its spec for compiled artifacts, "" for files given directly."""
-    return doc.path.split(SPEC_ARTIFACT, 1)[0] if SPEC_ARTIFACT in doc.path else ""
-
-
-def per_deployment(check: Callable) -> Callable:
-    """Run a set rule once per deployment, so linting two specs at once never compares one
-    cluster's job with another cluster's network."""
-    from ..document import DocumentSet
-
-    @functools.wraps(check)
-    def run(docs: "DocumentSet", ctx: LintContext) -> Iterator[Diagnostic]:
-        groups: dict[str, list[Document]] = {}
-        for doc in docs:
-            groups.setdefault(deployment_of(doc), []).append(doc)
-        for members in groups.values():
-            yield from check(DocumentSet(members), ctx)
-
-    return run
-
-
-# --------------------------------------------------------------------------- mpirun
-
-MPIRUN = re.compile(r"(?:^|[\s;&|(`])(mpirun|mpiexec|orterun|prterun)(?=\s|$)")
-_NP = ("-np", "--np", "-n", "-c")
-_NPERNODE = ("-npernode", "--npernode", "-N", "--N")
-_HOSTFILE = ("-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile")
-# Open MPI options that take one / two values (others are flags); the first other word is the program.
-_ONE_VALUE = {"--bind-to", "-bind-to", "--rank-by", "-rank-by", "-H", "--host", "-host", "-wdir", "--wdir",
-              "-wd", "--prefix", "-output-filename", "--output-filename", "--display", "-tune", "--tune",
-              "-am", "--am", "-gmca-file", "--app", "-app", "--report-bindings-file", "--timeout", "-timeout",
-              "--personality", "--runtime-options", "--pmixmca", "--prtemca", "-s", "--preload-files"}
-_TWO_VALUES = {"-mca", "--mca", "-gmca", "--gmca", "--pmixmca", "--prtemca"}
-
-
-@dataclass
-class Mpirun:
-    text: str  # the invocation, continuation lines joined
-    np: Optional[str] = None
-    npernode: Optional[str] = None
-    ppr: Optional[str] = None  # N of --map-by ppr:N:node
-    hostfile: Optional[str] = None
-    exports: dict[str, str] = field(default_factory=dict)
-    tokens: dict[str, str] = field(default_factory=dict)  # option -> the text to point at
-
-
-def find_mpirun(script: str) -> Optional[Mpirun]:
-    joined = re.sub(r"\\\r?\n", " ", script)
-    for line in joined.splitlines():
-        match = MPIRUN.search(line)
-        if match:
-            return _parse_mpirun(line[match.start(1):])
-    return None
-
-
-def _parse_mpirun(text: str) -> Mpirun:
-    try:
-        words = shlex.split(text, posix=True)
-    except ValueError:
-        words = text.split()
-    call = Mpirun(text=text)
-    i = 1
-    while i < len(words):
-        word = words[i]
-        if word in ("|", "||", "&&", ";", ">", ">>"):
-            break
-        value = words[i + 1] if i + 1 < len(words) else None
-        option, _, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        if inline:
-            value, step = inline, 1
-        else:
-            step = 2
-        if option in _NP and value is not None:
-            call.np, call.tokens["np"] = value, f"{word} {value}" if not inline else word
-        elif option in _NPERNODE and value is not None:
-            call.npernode, call.tokens["npernode"] = value, f"{word} {value}" if not inline else word
-        elif option in ("--map-by", "-map-by") and value is not None:
-            ppr = re.match(r"^ppr:(\d+|\$\w+|\$\{\w+\}):node", value, re.I)
-            if ppr:
-                call.ppr, call.tokens["ppr"] = ppr.group(1), value
-        elif option in _HOSTFILE and value is not None:
-            call.hostfile, call.tokens["hostfile"] = value, value
-        elif option == "-x" and value is not None:
-            name, _, setting = value.partition("=")
-            call.exports[name] = setting
-        elif option in _TWO_VALUES:
-            step = 3
-        elif option in _ONE_VALUE and not inline:
-            step = 2
-        elif not word.startswith("-"):
-            break  # the program: its own options (e.g. nccl-tests' -c) are not mpirun's
-        else:
-            step = 1
-        i += step
-    return call
-
-
-def mpirun_calls(doc: Document) -> Iterator[tuple[PodRef, tuple, dict, Mpirun]]:
-    for pod in pods(doc):
-        for path, container in pod.containers():
-            call = find_mpirun(command_text(container))
-            if call is not None:
-                yield pod, path, container, call
 
 
 # --------------------------------------------------------------------------- rules
@@ -416,7 +139,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
         if pod.spec.get("hostIPC") is True:
             continue
         memory_volumes = {str(v.get("name")) for v in pod.spec.get("volumes") or []
-                          if isinstance(v, dict) and _dict(v.get("emptyDir")).get("medium") == "Memory"}
+                          if isinstance(v, dict) and as_dict(v.get("emptyDir")).get("medium") == "Memory"}
         for path, container in pod.containers():
             count = gpu_count(container)
             if count is None or count < 2:
@@ -456,7 +179,7 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
     Write strict JSON (no trailing commas, double quotes) with the IPAM's required keys, e.g.
     ``{"type": "whereabouts", "range": "192.168.0.0/16"}`` or ``{"type": "nv-ipam", "poolName": "pool"}``.
     """
-    spec = _dict(_dict(doc.data).get("spec"))
+    spec = as_dict(as_dict(doc.data).get("spec"))
     if "ipam" not in spec:
         return
     path = ("spec", "ipam")

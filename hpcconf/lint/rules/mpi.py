@@ -50,7 +50,7 @@ def openmpi_version(ctx: LintContext) -> Optional[str]:
 def sku_for(doc: Document, ctx: LintContext) -> Any:
     """The SKU the document's settings run on: its pool's, for a compiled spec; else ``--sku``."""
     cluster = getattr(ctx, "cluster", None)
-    artifact = doc.meta.get("artifact")
+    artifact = doc.artifact
     if cluster is not None and artifact is not None:
         parts = artifact.path.split("/")
         pools = {p.name: p for p in getattr(cluster, "pools", ())}
@@ -72,26 +72,8 @@ def _has_ib(sku: Any, ctx: LintContext) -> bool:
 
 
 def _mpi_settings(doc: Document, prefixes: tuple[str, ...]) -> list[Setting]:
-    found = [s for s in env_settings(doc) if s.name.startswith(prefixes) and not s.dynamic]
-    if doc.kind in (Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
-        found = _with_mixed_case_exports(doc, found, prefixes)
-    return found
-
-
-def _with_mixed_case_exports(doc: Document, found: list[Setting], prefixes: tuple[str, ...]) -> list[Setting]:
-    """``export OMPI_MCA_coll_ucc_enable=1``: MCA names are mixed case, which the shared script
-    scanner (upper-case names only) skips; take such exports from the document's shell parse."""
-    seen = {(s.line, s.name) for s in found}
-    extra = []
-    for entry in doc.conf.entries:
-        if not entry.exported or not entry.key.startswith(prefixes) or (entry.line, entry.key) in seen:
-            continue
-        if "$" in entry.value:
-            continue
-        raw_value = entry.raw[entry.value_column - 1:].rstrip()
-        extra.append(Setting(entry.key, entry.value, entry.line, entry.key_column, entry.value_column,
-                             entry.value_column + len(raw_value), "script"))
-    return sorted(found + extra, key=lambda s: (s.line, s.column))
+    # Scripts are read with the shell parser, so mixed-case MCA exports (OMPI_MCA_coll_ucc_enable) are here too.
+    return [s for s in env_settings(doc) if s.name.startswith(prefixes) and not s.dynamic]
 
 
 def _at(doc: Document, setting: Setting, problem: grammars.ValueProblem, message: str = "",

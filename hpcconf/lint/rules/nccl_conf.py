@@ -11,13 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ..context import LintContext
 from ..document import Document, DocumentSet
 from ..registry import rule
+
+if TYPE_CHECKING:
+    from ...catalog import Sku
 
 
 def _parsed(doc: Document):
@@ -238,14 +241,14 @@ def misread(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 def _conf_role(doc: Document) -> str:
     """'user' for ~/.nccl.conf-style files (NCCL_CONF_FILE or .nccl.conf), else 'system' (/etc/nccl.conf)."""
-    name = doc.path.split(" -> ")[-1].rsplit("/", 1)[-1]
+    name = doc.origin.name
     return "user" if name.startswith(".") else "system"
 
 
-def _same_pool(a, b) -> bool:
+def _same_pool(a: Document, b: Document) -> bool:
     """In hpcconf's output tree per-pool files sit in ``<family>/<pool>/``: different pools are different nodes."""
-    root = a.meta.get("cluster_root")
-    if root is None or root != b.meta.get("cluster_root"):
+    root = a.cluster_root
+    if root is None or root != b.cluster_root:
         return True
     return Path(a.source_path).parent.name == Path(b.source_path).parent.name
 
@@ -288,9 +291,9 @@ def setting_shadowed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
     # host's nccl.conf, so its settings cannot shadow it.
     env_docs = docs.of_kind(Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT)
     for conf in conf_docs:
-        sku = getattr(conf.meta.get("ctx", ctx), "sku", None)
-        def same_target(other, conf=conf, sku=sku) -> bool:
-            return getattr(other.meta.get("ctx", ctx), "sku", None) is sku and _same_pool(conf, other)
+        sku = conf.context_or(ctx).sku
+        def same_target(other: Document, conf: Document = conf, sku: Sku | None = sku) -> bool:
+            return other.context_or(ctx).sku is sku and _same_pool(conf, other)
 
         earlier: dict[str, tuple[str, str]] = {}
         for env_doc in filter(same_target, env_docs):

@@ -13,9 +13,10 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version, parse_version
 from ..context import LintContext
-from ..document import Document
+from ...parsers.k8s import as_dict as _dict
+from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
+from ..document import Document, at_text
 from ..registry import rule
-from .k8s import _dict, at_text, command_text, gpu_count, mpirun_calls, pods, quantity
 
 JOB = (Kind.VOLCANO_JOB,)
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

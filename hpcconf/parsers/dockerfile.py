@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+import shlex
 from dataclasses import dataclass, field
 
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", re.S)
@@ -51,15 +53,14 @@ def expand(text: str, variables: dict[str, str]) -> str:
 
 def parse_env_arguments(arguments: str) -> list[tuple[str, str]]:
     """``ENV A=1 B="two"`` or the legacy ``ENV A 1``."""
-    import shlex
-
     try:
         words = shlex.split(arguments)
     except ValueError:
         words = arguments.split()
     if words and "=" not in words[0]:
         return [(words[0], " ".join(words[1:]))]
-    return [tuple(w.split("=", 1)) for w in words if "=" in w]  # type: ignore[misc]
+    pairs = [w.split("=", 1) for w in words if "=" in w]
+    return [(name, value) for name, value in pairs]
 
 
 def parse_dockerfile(text: str) -> DockerfileModel:
@@ -99,3 +100,42 @@ def parse_dockerfile(text: str) -> DockerfileModel:
                                                   start + 1, i + 1, column))
         i += 1
     return model
+
+
+def workdir_copies(model: DockerfileModel) -> list[tuple[Instruction, str]]:
+    """Each COPY/ADD with the WORKDIR in effect ("" when the base image decides)."""
+    current = ""
+    out = []
+    for instruction in model.instructions:
+        if instruction.keyword == "FROM":
+            current = ""
+        elif instruction.keyword == "WORKDIR":
+            target = instruction.arguments.strip().strip('"')
+            current = target if target.startswith("/") else posixpath.join(current or "/", target)
+        elif instruction.keyword in ("COPY", "ADD"):
+            out.append((instruction, current))
+    return out
+
+
+def copied_files(instruction: Instruction, workdir: str) -> list[tuple[str, str | None]]:
+    """(source, absolute destination or None when it depends on the base image's WORKDIR)."""
+    try:
+        words = [w for w in shlex.split(instruction.arguments) if not w.startswith("--")]
+    except ValueError:
+        return []
+    if len(words) < 2:
+        return []
+    *sources, dest = words
+    out = []
+    for source in sources:
+        base = posixpath.basename(source.rstrip("/"))
+        target: str | None
+        if dest.startswith("/"):
+            target = posixpath.join(dest, base) if dest.endswith("/") or len(sources) > 1 else dest
+        elif workdir:
+            target = posixpath.normpath(posixpath.join(workdir, dest, base) if dest.endswith(("/", ".")) or
+                                        len(sources) > 1 else posixpath.join(workdir, dest))
+        else:
+            target = None
+        out.append((source, target))
+    return out

@@ -1,0 +1,208 @@
+"""The pod model of Kubernetes workloads and Volcano jobs, read from plain YAML data.
+
+Pods are found in Volcano jobs (``spec.tasks[].template``) and in ordinary workloads (Pod,
+Deployment, StatefulSet, DaemonSet, Job, CronJob, PodTemplate). Each container comes with its
+YAML path, so a finding can point at the exact key. Also the network-operator's SR-IOV device
+plugin resources (Helm values or a NicClusterPolicy), which cross-file checks match pods against.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Protocol
+
+from ..artifacts import Kind
+from .mpirun import Mpirun, find_mpirun
+
+POD_KINDS = (Kind.VOLCANO_JOB, Kind.K8S_MANIFEST)
+NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+GPU_RESOURCE = "nvidia.com/gpu"
+# Resources Kubernetes itself accounts (may be overcommitted); everything else with a domain is extended.
+NATIVE_RESOURCES = {"cpu", "memory", "ephemeral-storage", "storage"}
+_TEMPLATE_PATHS = {
+    "Pod": ("spec",), "PodTemplate": ("template", "spec"),
+    "Deployment": ("spec", "template", "spec"), "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"), "ReplicaSet": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"), "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+
+class YamlSource(Protocol):
+    """What the readers here need of a document: its kind and its plain YAML data."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def data(self) -> Any: ...
+
+
+# --------------------------------------------------------------------------- pods and containers
+
+@dataclass
+class PodRef:
+    spec_path: tuple  # path of the pod spec
+    spec: dict
+    metadata_path: tuple
+    metadata: dict
+    task: Optional[dict] = None  # the Volcano task, when the pod is one
+    task_index: Optional[int] = None
+
+    @property
+    def annotations(self) -> dict:
+        value = self.metadata.get("annotations") if isinstance(self.metadata, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    def containers(self, init: bool = False) -> Iterator[tuple[tuple, dict]]:
+        keys = ("initContainers", "containers") if init else ("containers",)
+        for key in keys:
+            for index, container in enumerate(self.spec.get(key) or []):
+                if isinstance(container, dict):
+                    yield self.spec_path + (key, index), container
+
+
+def as_dict(value: Any) -> dict:
+    """``value`` when it is a mapping, else an empty one (YAML may hold anything anywhere)."""
+    return value if isinstance(value, dict) else {}
+
+
+def pods(doc: YamlSource) -> Iterator[PodRef]:
+    """Every pod template in a Volcano job or Kubernetes workload document."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return
+    if doc.kind == Kind.VOLCANO_JOB:
+        for index, task in enumerate(as_dict(data.get("spec")).get("tasks") or []):
+            if not isinstance(task, dict):
+                continue
+            template = as_dict(task.get("template"))
+            base = ("spec", "tasks", index, "template")
+            yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
+                         as_dict(template.get("metadata")), task, index)
+        return
+    path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
+    if path is None:
+        return
+    node: Any = data
+    for key in path:
+        node = as_dict(node).get(key)
+    meta_path = path[:-1] + ("metadata",) if path != ("spec",) else ("metadata",)
+    meta: Any = data
+    for key in meta_path:
+        meta = as_dict(meta).get(key)
+    yield PodRef(path, as_dict(node), meta_path, as_dict(meta))
+
+
+def resources(container: dict, which: str) -> dict:
+    return as_dict(as_dict(container.get("resources")).get(which))
+
+
+def is_extended(name: str) -> bool:
+    if name in NATIVE_RESOURCES or name.startswith("hugepages-"):
+        return False
+    domain = name.split("/", 1)[0] if "/" in name else ""
+    return bool(domain) and not domain.endswith("kubernetes.io")
+
+
+def quantity(value: Any) -> Optional[int]:
+    """Integer count of an extended resource ('8', 8); None when not a plain integer."""
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def rdma_resources(container: dict) -> dict[str, int]:
+    """Requested (or limited) RDMA device units: nvidia.com/<not gpu> and rdma/<name>."""
+    found: dict[str, int] = {}
+    for which in ("limits", "requests"):
+        for name, value in resources(container, which).items():
+            name = str(name)
+            if (name.startswith("nvidia.com/") and not name.startswith(GPU_RESOURCE)) or name.startswith("rdma/"):
+                count = quantity(value)
+                if count is not None:
+                    found.setdefault(name, count)
+    return found
+
+
+def gpu_count(container: dict) -> Optional[int]:
+    for which in ("limits", "requests"):
+        value = resources(container, which).get(GPU_RESOURCE)
+        if value is not None:
+            return quantity(value)
+    return None
+
+
+def network_entries(annotation: Any) -> list[tuple[str, str]]:
+    """``k8s.v1.cni.cncf.io/networks`` as (namespace or "", name); comma list or JSON list."""
+    if annotation is None:
+        return []
+    text = str(annotation).strip()
+    entries: list[tuple[str, str]] = []
+    if text.startswith("["):
+        try:
+            for item in json.loads(text):
+                if isinstance(item, dict) and item.get("name"):
+                    entries.append((str(item.get("namespace", "")), str(item["name"])))
+        except ValueError:
+            return []
+        return entries
+    for part in text.split(","):
+        part = part.strip().split("@", 1)[0]  # name@interface
+        if not part:
+            continue
+        namespace, _, name = part.rpartition("/")
+        entries.append((namespace, name))
+    return entries
+
+
+def command_text(container: dict) -> str:
+    parts = [*(container.get("command") or []), *(container.get("args") or [])]
+    return "\n".join(str(p) for p in parts if p is not None)
+
+
+def has_ipc_lock(container: dict, pod_spec: dict) -> bool:
+    security = as_dict(container.get("securityContext"))
+    if security.get("privileged") is True:
+        return True
+    added = as_dict(security.get("capabilities")).get("add") or []
+    return any(str(c).upper() in ("IPC_LOCK", "CAP_IPC_LOCK", "ALL") for c in added)
+
+
+def mpirun_calls(doc: YamlSource) -> Iterator[tuple[PodRef, tuple, dict, Mpirun]]:
+    for pod in pods(doc):
+        for path, container in pod.containers():
+            call = find_mpirun(command_text(container))
+            if call is not None:
+                yield pod, path, container, call
+
+
+def get(data: Any, dotted: str, default: Any = None) -> Any:
+    """``data["a"]["b"]`` for ``"a.b"``; ``default`` when a step is missing or not a mapping."""
+    node = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def sriov_resources(doc: YamlSource) -> list[tuple[tuple, str, str, dict]]:
+    """(path, prefix, name, selectors) of sriov device-plugin resources in values or a NicClusterPolicy."""
+    found: list[tuple[tuple, str, str, dict]] = []
+    if doc.kind == Kind.HELM_NETWORK_OPERATOR:
+        for index, item in enumerate(get(doc.data, "sriovDevicePlugin.resources") or []):
+            if isinstance(item, dict) and item.get("name"):
+                found.append((("sriovDevicePlugin", "resources", index), "nvidia.com", str(item["name"]), item))
+    elif doc.kind == Kind.NIC_CLUSTER_POLICY:
+        config = get(doc.data, "spec.sriovDevicePlugin.config")
+        try:
+            parsed = json.loads(config) if isinstance(config, str) else {}
+        except ValueError:
+            parsed = {}
+        for item in as_dict(parsed).get("resourceList") or []:
+            if isinstance(item, dict) and item.get("resourceName"):
+                found.append((("spec", "sriovDevicePlugin", "config"), str(item.get("resourcePrefix", "nvidia.com")),
+                              str(item["resourceName"]), as_dict(item.get("selectors"))))
+    return found
