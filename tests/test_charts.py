@@ -8,6 +8,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from hpcconf.knowledge import charts
+from hpcconf.knowledge.versions import version_key
 
 CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
 MISSING = object()
@@ -35,7 +36,7 @@ def matrix(shared_dir):
 def test_every_matrix_cell_agrees(matrix, chart):
     upstream = matrix[chart]
     versions = [v["tag"].lstrip("v") for v in upstream["versions"]]
-    assert charts.known_versions(chart) == sorted(versions, key=charts.parse_version)
+    assert charts.known_versions(chart) == sorted(versions, key=version_key)
     assert set(charts.chart(chart).keys) == set(upstream["keys"])
     for key, info in upstream["keys"].items():
         present = {t.lstrip("v") for t in info["present_in"]}

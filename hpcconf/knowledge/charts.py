@@ -13,6 +13,7 @@ rules stay silent about it rather than guess.
 from __future__ import annotations
 
 import re
+from .versions import at_least, version_key
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -50,19 +51,6 @@ DOCA_DRIVER_BY_RELEASE = {
 AZ_GPU_DRIVER_FLAG_SINCE = "2.72.2"
 
 
-def parse_version(text: str) -> tuple[int, ...]:
-    """'v24.10.0' / '23.10.0-rc.5' / '525.60.13' -> (24, 10, 0) / (23, 10, 0) / (525, 60, 13)."""
-    match = re.match(r"^v?(\d+(?:\.\d+)*)", str(text).strip())
-    if not match:
-        raise ValueError(f"not a version number: {text!r}")
-    parts = tuple(int(p) for p in match.group(1).split("."))
-    return parts + (0,) * (3 - len(parts)) if len(parts) < 3 else parts
-
-
-def version_at_least(version: str, threshold: str) -> bool:
-    return parse_version(version) >= parse_version(threshold)
-
-
 @dataclass(frozen=True)
 class ChartKey:
     name: str
@@ -73,19 +61,19 @@ class ChartKey:
     note: str
 
     def present_in(self, version: str) -> bool:
-        v = parse_version(version)
-        if v < parse_version(self.since):
+        v = version_key(version)
+        if v < version_key(self.since):
             return False
-        return self.removed_in is None or v < parse_version(self.removed_in)
+        return self.removed_in is None or v < version_key(self.removed_in)
 
     def default_in(self, version: str) -> Any:
         """The chart's default at ``version`` (nearest listed version at or below it)."""
         if not self.defaults:
             return self.default
-        v = parse_version(version)
+        v = version_key(version)
         best = None
-        for listed, value in sorted(self.defaults.items(), key=lambda kv: parse_version(kv[0])):
-            if parse_version(listed) <= v:
+        for listed, value in sorted(self.defaults.items(), key=lambda kv: version_key(kv[0])):
+            if version_key(listed) <= v:
                 best = value
         return best
 
@@ -110,7 +98,7 @@ def _table() -> dict[str, Chart]:
                           note=info.get("note", ""))
             for key, info in (body.get("keys") or {}).items()
         }
-        versions = tuple(sorted((str(v) for v in body["versions"]), key=parse_version))
+        versions = tuple(sorted((str(v) for v in body["versions"]), key=version_key))
         charts[name] = Chart(name=name, repo=body["repo"], versions=versions,
                              free_form=tuple(body.get("free_form") or ()), keys=keys)
     return charts
@@ -150,7 +138,7 @@ def key_info(chart_name: str, dotted_key: str) -> Optional[ChartKey]:
 def key_status(chart_name: str, version: str, dotted_key: str) -> KeyStatus:
     """Whether ``dotted_key`` exists in ``chart_name`` at ``version``, as far as the table knows."""
     c = chart(chart_name)
-    if c.versions and parse_version(version) < parse_version(c.versions[0]):
+    if c.versions and version_key(version) < version_key(c.versions[0]):
         return "unknown"  # older than anything the table was read at
     parts = dotted_key.split(".")
     # The key itself or its nearest listed ancestor (a list/scalar key, or a free-form section).
@@ -196,17 +184,17 @@ def chart_default(chart_name: str, version: str, dotted_key: str) -> Any:
 
 def network_operator_renders_ncp(version: str) -> bool:
     """Up to 24.7.x the chart renders the NicClusterPolicy from values (deployCR, ofedDriver, ...)."""
-    return not version_at_least(version, NCP_FROM_VALUES_UNTIL)
+    return not at_least(version, NCP_FROM_VALUES_UNTIL)
 
 
 def network_operator_has_whereabouts(version: str) -> bool:
     """Whether the network-operator can deploy whereabouts (values ≤ 24.7, NCP ipamPlugin < 25.10)."""
-    return not version_at_least(version, NCP_WHEREABOUTS_UNTIL)
+    return not at_least(version, NCP_WHEREABOUTS_UNTIL)
 
 
 def network_operator_operand_tag(version: str) -> Optional[str]:
     """Image tag of the operands NVIDIA publishes with a network-operator release; None before 25.7."""
-    if not version_at_least(version, NCP_OPERAND_TAGS_SINCE):
+    if not at_least(version, NCP_OPERAND_TAGS_SINCE):
         return None
     return f"network-operator-v{version.lstrip('v')}"
 
@@ -217,7 +205,7 @@ def doca_driver_default(version: str) -> Optional[str]:
 
 
 def az_cli_has_gpu_driver_flag(version: str) -> bool:
-    return version_at_least(version, AZ_GPU_DRIVER_FLAG_SINCE)
+    return at_least(version, AZ_GPU_DRIVER_FLAG_SINCE)
 
 
 def flatten_values(values: Any, prefix: str = "") -> list[tuple[str, tuple]]:

@@ -15,6 +15,8 @@ from typing import Callable, Mapping
 
 from ..diagnostics import Severity
 from .nccl_env import NcclVersion, VersionLike, lookup, newest_version
+from .openmpi import UCX_SOCKCM_REMOVED, has_coll_hcoll
+from .versions import Version
 
 
 @dataclass(frozen=True)
@@ -356,14 +358,8 @@ UCX_ALIASES = {
 UCX_TRANSPORTS = ("self", "tcp", "posix", "sysv", "xpmem", "knem", "cma", "rc_verbs", "rc_mlx5", "ud_verbs",
                   "ud_mlx5", "dc_mlx5", "srd", "gga_mlx5", "rc_gda", "cuda_copy", "cuda_ipc", "gdr_copy",
                   "rocm_copy", "rocm_ipc", "rocm_gdr", "ze_copy", "gaudi_gdr", "ugni_rdma", "ugni_udt", "ugni_smsg")
-UCX_REMOVED = {"sockcm": ("1.11", "sockcm was removed in UCX 1.11; connection managers are chosen by "
+UCX_REMOVED = {"sockcm": (UCX_SOCKCM_REMOVED, "sockcm was removed in UCX 1.11; connection managers are chosen by "
                                   "UCX_SOCKADDR_TLS_PRIORITY (rdmacm,tcp)")}
-
-
-def _ucx_version(version: str | None) -> tuple[int, ...]:
-    if version is None:
-        return (99,)
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
 def check_ucx_tls(value: str, ucx_version: str | None = None) -> list[ValueProblem]:
@@ -382,7 +378,7 @@ def check_ucx_tls(value: str, ucx_version: str | None = None) -> list[ValueProbl
             continue
         if name in UCX_REMOVED:
             since, why = UCX_REMOVED[name]
-            if _ucx_version(ucx_version) < _ucx_version(since):
+            if ucx_version is not None and not Version.parse(ucx_version).at_least(since):
                 usable += 1
                 continue
             problems.append(_warn(at, len(token), f"UCX_TLS entry {name!r}: {why}", f"remove {name}"))
@@ -576,15 +572,10 @@ def check_ucc_tune(value: str) -> list[ValueProblem]:
 # ---------------------------------------------------------------------------------------------
 # Open MPI MCA variables for coll/ucc and coll/hcoll
 
-OMPI_HCOLL_REMOVED = "6.0"  # coll/hcoll removed in v6.0.x (open-mpi/ompi PR #13480)
 HCOLL_PRIORITY = 90
 TUNED_PRIORITY = 30
 _MCA_TRUE = ("1", "true", "yes", "enabled", "t", "y")
 _MCA_FALSE = ("0", "false", "no", "disabled", "f", "n")
-
-
-def _ompi_version(version: str | None) -> tuple[int, ...] | None:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3]) if version else None
 
 
 def mca_name(name: str) -> str:
@@ -604,8 +595,8 @@ def mca_bool(value: str) -> bool | None:
 def check_ompi_mca(name: str, value: str, ompi_version: str | None = None) -> list[ValueProblem]:
     """One MCA variable (``OMPI_MCA_x`` or ``x``) of coll/ucc or coll/hcoll."""
     var = mca_name(name)
-    version = _ompi_version(ompi_version)
-    if var.startswith("coll_hcoll") and version is not None and version >= _ompi_version(OMPI_HCOLL_REMOVED):
+    version = Version.parse_or_none(ompi_version)
+    if var.startswith("coll_hcoll") and version is not None and not has_coll_hcoll(version):
         return [_warn(0, len(value), f"Open MPI {ompi_version} has no coll/hcoll (removed in 6.0); {var} is unknown "
                       "and only warned about", "drop the coll_hcoll settings; use coll/ucc")]
     if var.endswith("_enable"):
@@ -631,8 +622,8 @@ def check_ompi_coll_ucc(env: Mapping[str, str], ompi_version: str | None = None)
         raw = get.get("coll_ucc_priority")
         priority = int(raw) if raw is not None and re.fullmatch(r"\s*-?\d+\s*", raw) else None
         effective = 10 if priority is None else priority
-        version = _ompi_version(ompi_version)
-        hcoll_present = version is None or version < _ompi_version(OMPI_HCOLL_REMOVED)
+        version = Version.parse_or_none(ompi_version)
+        hcoll_present = version is None or has_coll_hcoll(version)
         hcoll_on = mca_bool(get.get("coll_hcoll_enable", "1")) is not False
         rival, rival_priority = (("coll/hcoll", HCOLL_PRIORITY) if hcoll_present and hcoll_on
                                  else ("coll/tuned", TUNED_PRIORITY))

@@ -14,6 +14,7 @@ import typer
 
 from ..artifacts import Kind
 from ..diagnostics import Severity
+from ..knowledge.versions import version_key
 from .config import ConfigError, LintConfig, find_config, load_config
 from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
 from .engine import lint_paths
@@ -59,8 +60,8 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> 
         if not known:
             continue
         low, high = known[0], known[-1]
-        outside = chart_table.parse_version(version) < chart_table.parse_version(low) or \
-            chart_table.parse_version(version) > chart_table.parse_version(high)
+        outside = version_key(version) < version_key(low) or \
+            version_key(version) > version_key(high)
         if outside:
             typer.echo(f"hpcconf: warning: {name} {version} is outside the chart versions hpcconf knows "
                        f"({low} to {high}); its keys are judged as in the nearest known version", err=True)

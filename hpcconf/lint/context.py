@@ -7,50 +7,45 @@ and stay silent about facts they cannot know, e.g. a SKU-specific rule without `
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..knowledge import charts, nccl_env
+from ..knowledge.versions import Version
 from .config import LintConfig
 
-# The newest NCCL release the research tables cover (shared/upstream/nccl/nccl-env-vars.tsv).
-# hpcconf.knowledge.nccl_env supersedes this once it is present.
-FALLBACK_NCCL_VERSION = "2.30.7"
+if TYPE_CHECKING:
+    from ..catalog import Sku
+    from ..resolve import ResolvedCluster
+    from ..spec.load import LoadedSpec
+
 KNOWN_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery", "volcano")
 CHART_ALIASES = {"nfd": "node-feature-discovery"}
+# The spec's ``versions`` field that pins each chart.
+CHART_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
+                        "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
 
 
 class UsageError(ValueError):
     """A bad option value (exit code 2)."""
 
 
-def parse_version(text: str) -> tuple[int, ...]:
-    """'2.24.3' / 'v26.4.1' / '2.24' -> (2, 24, 3) / (26, 4, 1) / (2, 24); pre-release suffixes dropped."""
-    match = re.match(r"^v?(\d+(?:\.\d+)*)", text.strip())
-    if not match:
-        raise UsageError(f"not a version number: {text!r} (expected X.Y.Z)")
-    return tuple(int(p) for p in match.group(1).split("."))
+def parse_version(text: str) -> Version:
+    """``--nccl-version`` / ``--chart`` values: '2.24.3', 'v26.4.1', '2.24'; UsageError when not a version."""
+    try:
+        return Version.parse(text)
+    except ValueError:
+        raise UsageError(f"not a version number: {text!r} (expected X.Y.Z)") from None
 
 
 def newest_nccl_version() -> str:
-    try:
-        from ..knowledge import nccl_env  # helper-2's table, when installed
-    except ImportError:
-        return FALLBACK_NCCL_VERSION
-    newest = getattr(nccl_env, "NEWEST_VERSION", None) or getattr(nccl_env, "newest_version", None)
-    if callable(newest):
-        newest = newest()
-    return str(newest) if newest else FALLBACK_NCCL_VERSION
+    """The newest NCCL release the knowledge base's variable table covers."""
+    return str(nccl_env.newest_version())
 
 
 def newest_chart_version(chart: str) -> str | None:
     """The newest version of ``chart`` the knowledge base knows, if it knows any."""
-    try:
-        from ..knowledge import charts  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    newest = getattr(charts, "newest_version", None)
-    return newest(chart) if callable(newest) else None
+    return charts.newest_version(chart)
 
 
 def parse_chart_option(text: str) -> tuple[str, str]:
@@ -66,7 +61,7 @@ def parse_chart_option(text: str) -> tuple[str, str]:
     return name, version.lstrip("v")
 
 
-def lookup_sku(text: str) -> Any:
+def lookup_sku(text: str) -> Sku:
     """The catalog's Sku for ``--sku`` (any case, ``Standard_`` optional); UsageError if unknown."""
     from ..catalog import Catalog, UnknownSku
     from ..diagnostics import HpcconfError
@@ -81,27 +76,36 @@ def lookup_sku(text: str) -> Any:
 
 @dataclass
 class LintContext:
-    sku: Any = None  # hpcconf.catalog.Sku, or None when the target VM size is unknown
+    sku: Sku | None = None  # None when the target VM size is unknown
     nccl_version: str = field(default_factory=newest_nccl_version)
     charts: dict[str, str] = field(default_factory=dict)  # chart name -> version given by the user
     config: LintConfig = field(default_factory=LintConfig)
-    spec: Any = None  # the loaded spec, when linting an hpcconf spec
-    cluster: Any = None  # its ResolvedCluster
+    ucx_version: str | None = None  # None: the newest UCX
+    openmpi_version: str | None = None  # None: the newest Open MPI
+    spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
+    cluster: ResolvedCluster | None = None  # what it resolved to
 
     def nccl_at_least(self, version: str) -> bool:
-        return parse_version(self.nccl_version) >= parse_version(version)
+        return Version.parse(self.nccl_version).at_least(version)
+
+    def pinned_version(self, chart: str) -> str | None:
+        """The version of ``chart`` the linted spec pins; None for files linted on their own."""
+        field_name = CHART_VERSION_FIELDS.get(CHART_ALIASES.get(chart, chart))
+        if self.cluster is None or field_name is None:
+            return None
+        value = getattr(self.cluster.versions, field_name)  # a Versions field named by the table above
+        return str(value) if value else None
 
     def chart(self, name: str) -> str | None:
         """The version of ``name`` to check against: the user's, else the newest known."""
         name = CHART_ALIASES.get(name, name)
         return self.charts.get(name) or newest_chart_version(name)
 
-    # -- SKU facts rules need, read defensively from the catalog's Sku -------------------------
+    # -- SKU facts rules need ---------------------------------------------------------------------
     @property
     def gpu_count(self) -> int | None:
-        gpu = getattr(self.sku, "gpu", None)
-        return getattr(gpu, "count", None) if gpu is not None else None
+        return self.sku.gpu.count if self.sku is not None else None
 
     @property
     def sku_name(self) -> str:
-        return getattr(self.sku, "name", "") if self.sku is not None else ""
+        return self.sku.name if self.sku is not None else ""

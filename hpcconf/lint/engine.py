@@ -21,17 +21,23 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
-from .context import LintContext, UsageError
+from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
-from ..artifacts import Kind
+from ..artifacts import Artifact, Kind
 from .document import SPEC_ARTIFACT_SEPARATOR, DisplayPath, Document, DocumentSet, current_rule
 from .engine_rules import (RULE_CRASHED, UNKNOWN_SUPPRESSION_CODE, UNRECOGNISED_FILE, UNUSED_SUPPRESSION,
                            SUPPRESSION_WITHOUT_REASON)
 from .registry import Rule, load_rules
 from .suppress import Suppression, find_suppressions
+
+if TYPE_CHECKING:
+    from ..catalog import Sku
+    from ..pipeline import Build
+    from ..resolve import ResolvedCluster
 
 MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
 
@@ -215,39 +221,33 @@ def _same_file(file: str, doc: Document) -> str:
     return file
 
 
-CHART_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
-                        "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
-
-
-def context_for_build(ctx: LintContext, build: object) -> LintContext:
+def context_for_build(ctx: LintContext, build: Build) -> LintContext:
     """The spec's own NCCL and chart versions replace the command line's (a spec gives all of them)."""
-    cluster = getattr(build, "cluster", None)
-    versions = getattr(cluster, "versions", None)
-    updates: dict = {"spec": getattr(build, "spec", None), "cluster": cluster}
-    if getattr(versions, "nccl", None):
-        updates["nccl_version"] = str(versions.nccl)
-    charts = {chart: str(getattr(versions, field)) for chart, field in CHART_VERSION_FIELDS.items()
-              if getattr(versions, field, None)}
-    if charts:
-        updates["charts"] = {**ctx.charts, **charts}
-    return dataclasses.replace(ctx, **updates)
+    spec_ctx = dataclasses.replace(ctx, spec=build.spec, cluster=build.cluster)
+    versions = build.cluster.versions
+    if versions.nccl:
+        spec_ctx.nccl_version = versions.nccl
+    spec_ctx.ucx_version, spec_ctx.openmpi_version = versions.ucx, versions.openmpi
+    pinned = {chart: spec_ctx.pinned_version(chart) for chart in CHART_VERSION_FIELDS}
+    spec_ctx.charts = {**ctx.charts, **{chart: version for chart, version in pinned.items() if version}}
+    return spec_ctx
 
 
-def sku_for_artifact(cluster: object, artifact: object) -> object | None:
+def sku_for_artifact(cluster: ResolvedCluster, artifact: Artifact) -> Sku | None:
     """The SKU an artifact is for: the pool named in its path (``nccl/<pool>/nccl.conf``), the pool
     whose topology family names it (``nccl/ncv4-topo.xml``), or the only GPU SKU of the cluster."""
-    pools = list(getattr(cluster, "pools", ()) or ())
-    parts = PurePosixPath(getattr(artifact, "path", "")).parts
+    pools = cluster.pools
+    parts = PurePosixPath(artifact.path).parts
     for pool in pools:
         if pool.name in parts[:-1]:
             return pool.sku
     name = parts[-1] if parts else ""
     by_family = {id(p.sku): p.sku for p in pools
-                 if getattr(p.sku.nccl, "topo_family", None) and name.startswith(p.sku.nccl.topo_family + "-")
+                 if p.sku.nccl.topo_family and name.startswith(p.sku.nccl.topo_family + "-")
                  and (not name.endswith("graph.xml") or p.sku.nccl.graph)}
     if len(by_family) == 1:
         return next(iter(by_family.values()))
-    gpu_skus = {p.sku.name: p.sku for p in pools if getattr(p, "has_gpus", False)}
+    gpu_skus = {p.sku.name: p.sku for p in pools if p.has_gpus}
     return next(iter(gpu_skus.values())) if len(gpu_skus) == 1 else None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ..knowledge import charts
+from ..knowledge.volcano import WORKER_TASK
 from ..spec.aks import AksSettings
 
 if TYPE_CHECKING:
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
 
 # Seed 000/003 names; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
-WORKER_TASK = "mpiworker"
 SERVICE_ACCOUNT = "mpi-worker-view"  # lets the launcher's init container watch the worker pods
 ROLE_BINDING = "default-view"
 KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # seed 000's wait-for-workers image

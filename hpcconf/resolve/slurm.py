@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
+from ..knowledge.openmpi import has_coll_hcoll
+from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
 
 if TYPE_CHECKING:
@@ -21,8 +23,6 @@ if TYPE_CHECKING:
 
 CRUSOE_PARTITION = "batch"  # crusoecloud/slurm's slurm.conf: PartitionName=batch Nodes=ALL Default=YES
 AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (seed 000)
-UCC_MIN_OPENMPI = (4, 1, 4)  # coll/ucc: Open MPI 5.0 (PR #8969) and v4.1.x from 4.1.4 (PR #10171)
-HCOLL_REMOVED_OPENMPI = (6, 0)  # coll/hcoll removed in v6.0.x (PR #13480)
 UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); seed 001, open-mpi/ompi#9885
 
 
@@ -131,10 +131,6 @@ def cpus_per_task(sku: Sku) -> Optional[int]:
 
 # --------------------------------------------------------------------------- environment
 
-def _version(text: Optional[str]) -> Optional[tuple[int, ...]]:
-    return tuple(int(p) for p in re.findall(r"\d+", text)[:3]) if text else None
-
-
 def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     """UCX transports and devices the SKU can use: rc on InfiniBand, tcp otherwise (never sockcm,
     removed in UCX 1.11); CUDA copy and IPC so GPU buffers move over NVLink/PCIe P2P (seed 004:
@@ -152,13 +148,13 @@ def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
 def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
     """The collectives path as environment variables, then the spec's mpi_env (last word)."""
     env: list[tuple[str, str]] = []
-    openmpi = _version(cluster.versions.openmpi)
+    openmpi = Version.parse_or_none(cluster.versions.openmpi)
     if settings.collectives in ("ucx", "ucc-nccl"):
         env += ucx_env(pool)
     if settings.collectives == "ucc-nccl":
         env += [("OMPI_MCA_coll_ucc_enable", "1"), ("OMPI_MCA_coll_ucc_priority", UCC_PRIORITY),
                 ("UCC_TL_NCCL_TUNE", f"{','.join(settings.ucc_nccl_collectives)}:cuda:inf")]
-    if settings.collectives != "nccl" and (openmpi is None or openmpi < HCOLL_REMOVED_OPENMPI):
+    if settings.collectives != "nccl" and (openmpi is None or has_coll_hcoll(openmpi)):
         # Azure's NCCL/MPI tests always turn hcoll off; from Open MPI 6 the variable does not exist.
         env.append(("OMPI_MCA_coll_hcoll_enable", "0"))
     merged = dict(env)

@@ -13,6 +13,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from ..knowledge.azhop_facts import BUILTIN_GROUPS
 from .base import StrictModel
 
 # az-hop's infra VM names and queue names end up in NetBIOS hostnames (15 characters).
@@ -110,8 +111,7 @@ class Group(StrictModel):
 
 
 def _default_groups() -> list[Group]:
-    return [Group(name="azhop-users", gid=5000), Group(name="azhop-admins", gid=5001, description="For users with azhop admin privileges"),
-            Group(name="azhop-localadmins", gid=5002, description="For users with sudo right or local admin right on nodes")]
+    return [Group(name=name, gid=gid, description=description) for name, gid, description in BUILTIN_GROUPS]
 
 
 def _default_users() -> list[User]:

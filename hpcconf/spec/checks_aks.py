@@ -8,10 +8,10 @@ from typing import Iterable, Iterator
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic, Severity
 from ..knowledge import charts
+from ..knowledge.volcano import WORKER_TASK
 from .load import LoadedSpec
 
 MAX_POD_NAME = 63  # pod names are DNS labels; Volcano names pods <job>-<task>-<index>
-WORKER_TASK = "mpiworker"  # hpcconf.resolve.aks.WORKER_TASK (not imported: resolve imports spec)
 
 
 def check_aks(loaded: LoadedSpec, catalog: Catalog) -> Iterable[Diagnostic]:

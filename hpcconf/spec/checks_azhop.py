@@ -13,6 +13,7 @@ from typing import Iterator
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic
 from ..knowledge import azhop as kb
+from ..knowledge.azhop_facts import ALL_USERS_GID
 from ..resolve.azhop import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
 from .azhop import AzhopSettings
 from .load import LoadedSpec
@@ -169,7 +170,7 @@ def _identities(loaded: LoadedSpec, settings: AzhopSettings, catalog: Catalog) -
             yield _diag(loaded, ("azhop", "groups", i, "gid"), "AZH013", "azhop-users-groups",
                         f"gid {group.gid} is already used by groups[{seen_gid[group.gid]}]", "give each group its own gid")
         seen_gid.setdefault(group.gid, i)
-    if 5000 not in seen_gid and settings.groups:
+    if ALL_USERS_GID not in seen_gid and settings.groups:
         yield _diag(loaded, ("azhop", "groups"), "AZH013", "azhop-users-groups",
                     "no group has gid 5000, az-hop's all-users group", "keep az-hop's built-in gids 5000, 5001 and 5002 (rename them if you like)", False)
     seen_uid: dict[int, int] = {}

@@ -14,10 +14,11 @@ from typing import Iterator
 from ..catalog import Catalog, UnknownSku
 from ..diagnostics import Diagnostic, Severity
 from ..knowledge.grammars import check_nccl_algo, check_ucc_tune, check_ucx_tls
+from ..knowledge.openmpi import has_coll_ucc
+from ..knowledge.versions import Version
 from .load import LoadedSpec
 
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-UCC_MIN_OPENMPI = (4, 1, 4)  # coll/ucc: v5.0 (open-mpi/ompi#8969), v4.1.x from 4.1.4 (#10171)
 
 
 def _error(loaded: LoadedSpec, path: tuple, code: str, name: str, message: str, hint: str,
@@ -136,15 +137,11 @@ def _users(loaded: LoadedSpec) -> Iterator[Diagnostic]:
         seen_uids.setdefault(user.uid, i)
 
 
-def _version(text: str | None) -> tuple[int, ...] | None:
-    return tuple(int(p) for p in re.findall(r"\d+", text)[:3]) if text else None
-
-
 def _mpi(loaded: LoadedSpec) -> Iterator[Diagnostic]:
     cluster = loaded.cluster
-    openmpi = _version(cluster.versions.openmpi)
+    openmpi = Version.parse_or_none(cluster.versions.openmpi)
     wants_ucc = cluster.slurm is not None and cluster.slurm.collectives == "ucc-nccl"
-    if wants_ucc and openmpi is not None and openmpi < UCC_MIN_OPENMPI:
+    if wants_ucc and openmpi is not None and not has_coll_ucc(openmpi):
         yield _error(loaded, ("versions", "openmpi"), "HPC005", "invalid-value",
                      f"collectives 'ucc-nccl' needs Open MPI's coll/ucc, which Open MPI {cluster.versions.openmpi} lacks "
                      "(OMPI_MCA_coll_ucc_* would be ignored)", "use Open MPI 4.1.4 or later, or collectives: ucx")

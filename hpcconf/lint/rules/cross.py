@@ -259,8 +259,7 @@ def _shell_vars(doc: Document) -> dict[str, str]:
 
 
 def _az_version(ctx: LintContext) -> Optional[str]:
-    versions = getattr(ctx.cluster, "versions", None)
-    return str(versions.az_cli) if versions is not None and getattr(versions, "az_cli", None) else None
+    return ctx.cluster.versions.az_cli if ctx.cluster is not None and ctx.cluster.versions.az_cli else None
 
 
 @rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.ERROR, kinds=(Kind.SHELL_SCRIPT,))

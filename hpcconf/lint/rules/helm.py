@@ -22,18 +22,15 @@ from ..registry import rule
 
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}
-_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
-                   "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
 MELLANOX, NVIDIA = "15b3", "10de"
 
 
 def chart_version(ctx: LintContext, chart: str, doc: Optional[Document] = None) -> tuple[Optional[str], bool]:
     """(version, assumed): the spec's pin, the user's --chart, the version the values file's header
     names ("# network-operator chart 23.4.0 values ...", as hpcconf writes it), or the newest known."""
-    versions = getattr(ctx.cluster, "versions", None)
-    field = _VERSION_FIELDS.get(chart)
-    if versions is not None and field and getattr(versions, field, None):
-        return str(getattr(versions, field)).lstrip("v"), False
+    pinned = ctx.pinned_version(chart)
+    if pinned:
+        return str(pinned).lstrip("v"), False
     if chart in ctx.charts:
         return ctx.charts[chart].lstrip("v"), False
     declared = _declared_version(doc, chart) if doc is not None else None

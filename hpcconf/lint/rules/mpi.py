@@ -10,50 +10,43 @@ artifact belongs to; UCX and Open MPI versions from the spec's ``versions`` (new
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import grammars
+from ...knowledge.openmpi import IB_TRANSPORTS, NETWORK_TRANSPORTS, UCX_SOCKCM_REMOVED, has_coll_ucc
+from ...knowledge.versions import Version
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
+if TYPE_CHECKING:
+    from ...catalog import Sku
+
 MPI_KINDS = tuple(k for k in SETTING_KINDS if k != Kind.NCCL_CONF)  # nccl.conf: NCCL reads only NCCL_*
-IB_TRANSPORTS = {"ib", "rc", "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "ud", "ud_v", "ud_x", "ud_verbs", "ud_mlx5",
-                 "dc", "dc_x", "dc_mlx5", "rc_gda"}
-NETWORK_TRANSPORTS = IB_TRANSPORTS | {"tcp", "srd"}
-UCC_MIN_OPENMPI = (4, 1, 4)  # coll/ucc: v5.0 (open-mpi/ompi#8969); v4.1.x from 4.1.4 (#10171)
-SOCKCM_REMOVED = (1, 11)
 
 
 # --------------------------------------------------------------------------- context helpers
 
-def _version(text: Optional[str]) -> Optional[tuple[int, ...]]:
-    return tuple(int(p) for p in re.findall(r"\d+", text)[:3]) if text else None
-
-
-def _versions(ctx: LintContext) -> Any:
-    cluster = getattr(ctx, "cluster", None)
-    return getattr(cluster, "versions", None)
-
-
 def ucx_version(ctx: LintContext) -> Optional[str]:
-    return getattr(_versions(ctx), "ucx", None) or getattr(ctx, "ucx_version", None)
+    """The spec's UCX version; None (newest) when unknown."""
+    return ctx.ucx_version
 
 
 def openmpi_version(ctx: LintContext) -> Optional[str]:
-    return getattr(_versions(ctx), "openmpi", None) or getattr(ctx, "openmpi_version", None)
+    """The spec's Open MPI version; None (newest) when unknown."""
+    return ctx.openmpi_version
 
 
-def sku_for(doc: Document, ctx: LintContext) -> Any:
+def sku_for(doc: Document, ctx: LintContext) -> Optional[Sku]:
     """The SKU the document's settings run on: its pool's, for a compiled spec; else ``--sku``."""
-    cluster = getattr(ctx, "cluster", None)
+    cluster = ctx.cluster
     artifact = doc.artifact
     if cluster is not None and artifact is not None:
         parts = artifact.path.split("/")
-        pools = {p.name: p for p in getattr(cluster, "pools", ())}
+        pools = {p.name: p for p in cluster.pools}
         for part in parts[:-1]:
             if part in pools:
                 return pools[part].sku
@@ -63,12 +56,10 @@ def sku_for(doc: Document, ctx: LintContext) -> Any:
     return ctx.sku
 
 
-def _has_ib(sku: Any, ctx: LintContext) -> bool:
-    if getattr(sku, "infiniband", None) is None:
+def _has_ib(sku: Sku, ctx: LintContext) -> bool:
+    if sku.infiniband is None:
         return False
-    cluster = getattr(ctx, "cluster", None)
-    network = getattr(cluster, "ib_network", None)
-    return getattr(network, "enabled", True)
+    return ctx.cluster.ib_network.enabled if ctx.cluster is not None else True
 
 
 def _mpi_settings(doc: Document, prefixes: tuple[str, ...]) -> list[Setting]:
@@ -170,7 +161,7 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
                                                                       if no_network else "; they find no device"),
                               hint="use tcp instead (tcp,sm,self,cuda_copy,cuda_ipc)",
                               column=setting.value_column, end_column=setting.end_column)
-        multi_gpu = sku is None or getattr(getattr(sku, "gpu", None), "count", 0) > 1
+        multi_gpu = sku is None or sku.gpu.count > 1
         if multi_gpu and "cuda_copy" in names and not names & {"cuda_ipc", "cuda"}:
             where = f"{sku.name}'s {sku.gpu.count} GPUs" if sku is not None else "GPUs of one node"
             yield doc.at_line(setting.line, f"UCX_TLS has cuda_copy but not cuda_ipc: messages between {where} "
@@ -211,7 +202,7 @@ def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnos
             yield _at(doc, setting, problem)
         if sku is None or setting.value.startswith("^"):
             continue
-        excluded = set(getattr(getattr(sku, "infiniband", None), "exclude_hcas", []) or [])
+        excluded = set(sku.infiniband.exclude_hcas) if sku.infiniband is not None else set()
         offset = 0
         for token in setting.value.split(","):
             name = token.strip().partition(":")[0]
@@ -252,8 +243,8 @@ def ucx_sockaddr_sockcm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ## Fix
     Leave the variable unset (the default tries ``rdmacm`` then ``tcp``), or list those.
     """
-    version = _version(ucx_version(ctx))
-    if version is not None and version < SOCKCM_REMOVED:
+    version = Version.parse_or_none(ucx_version(ctx))
+    if version is not None and not version.at_least(UCX_SOCKCM_REMOVED):
         return
     for setting in _mpi_settings(doc, ("UCX_SOCKADDR_TLS_PRIORITY",)):
         if setting.name != "UCX_SOCKADDR_TLS_PRIORITY":
@@ -371,8 +362,8 @@ def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     where = {s.name: s for s in settings}
     first_ucc = next(s for s in settings if s.name.startswith(("UCC_", "OMPI_MCA_coll_ucc_")))
     version = openmpi_version(ctx)
-    parsed = _version(version)
-    if parsed is not None and parsed < UCC_MIN_OPENMPI and parsed[0] < 5:
+    parsed = Version.parse_or_none(version)
+    if parsed is not None and not has_coll_ucc(parsed):
         yield doc.at_line(first_ucc.line, f"Open MPI {version} has no coll/ucc (added in 4.1.4 and 5.0): "
                           "the UCC settings are ignored", hint="use Open MPI 4.1.4 or newer",
                           column=first_ucc.column, end_column=first_ucc.end_column)

@@ -11,7 +11,8 @@ from typing import Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.charts import newest_version, parse_version
+from ...knowledge.charts import newest_version
+from ...knowledge.versions import version_key as parse_version
 from ..context import LintContext
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
@@ -43,10 +44,8 @@ def _replicas(task: dict) -> int:
 
 
 def volcano_version(ctx: LintContext) -> Optional[str]:
-    cluster = ctx.cluster
-    versions = getattr(cluster, "versions", None)
-    if versions is not None and getattr(versions, "volcano", None):
-        return str(versions.volcano)
+    if ctx.cluster is not None and ctx.cluster.versions.volcano:
+        return ctx.cluster.versions.volcano
     return ctx.charts.get("volcano") or newest_version("volcano")
 
 
