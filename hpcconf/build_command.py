@@ -24,7 +24,6 @@ from typing import Sequence
 
 import typer
 
-from .artifacts import Artifact
 from .diagnostics import HpcconfError, render_all
 from .pipeline import Build, compile_spec
 from .writer import GENERATOR, MANIFEST_NAME, manifest_text, read_manifest, sha256, write_artifacts
@@ -233,9 +232,7 @@ def _same_output_dirs(builds: list[Build]) -> bool:
 
 def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
               explain: bool, force: bool, quiet: bool) -> int:
-    from .spec_discovery import expand_spec_args, load_workflow_config, output_root
-
-    from .spec_discovery import WorkflowConfigError
+    from .spec_discovery import WorkflowConfigError, expand_spec_args, load_workflow_config, output_root
 
     try:
         config = load_workflow_config()

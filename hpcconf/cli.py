@@ -63,7 +63,7 @@ def skus(
     try:
         catalog = Catalog.load(extra_dirs=sku_dir)
     except HpcconfError as exc:
-        raise fail(exc)
+        raise fail(exc) from None
     if name is None:
         rows = [catalog.get(n) for n in catalog.names()]
         if as_json:
@@ -79,7 +79,7 @@ def skus(
         sku = catalog.get(name)
     except UnknownSku as exc:
         typer.echo(f"hpcconf: error: {exc}; `hpcconf skus` lists them all", err=True)
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(EXIT_INVALID) from None
     data = sku.model_dump(mode="json", exclude_none=True)
     if as_json:
         typer.echo(json.dumps(data, indent=2))

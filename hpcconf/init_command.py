@@ -164,7 +164,7 @@ def init_command(
         found = catalog.get(sku)
     except UnknownSku as exc:
         close = ", ".join(getattr(exc, "suggestions", []) or [])
-        raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them"))
+        raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them")) from None
     cluster_name = name or f"{_slug(found.name)}-{platforms[0]}"
     if not re.match(_model().NAME_PATTERN, cluster_name):
         raise _usage(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")
@@ -186,7 +186,7 @@ def init_command(
         typer.echo(render_all(error.diagnostics, SourceCache({shown: text})), err=True)
         typer.echo("\nhpcconf init wrote nothing: the values above come from --name, --location or --registry; "
                    "fix the option and run it again.", err=True)
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(EXIT_INVALID) from None
     if to_stdout:
         typer.echo(text, nl=False)
         return
@@ -302,14 +302,14 @@ def explain_diff_command(
         old_data = load_old_spec(old_text, old_label)
     except HpcconfError as error:
         typer.echo(render_all(error.diagnostics), err=True)
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(EXIT_INVALID) from None
     try:  # an earlier spec that does not build leaves nothing to compare with: say so instead of guessing
         compile_spec(spec, sku_dir, text=old_text, display_name=old_label)
     except HpcconfError as error:
         typer.echo(f"hpcconf: error: the earlier spec {old_label} does not build, so there is nothing to compare "
                    "against:", err=True)
         typer.echo(render_all(error.diagnostics), err=True)
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(EXIT_INVALID) from None
     explanation = explain_specs(build, old_data, old_label, sku_dir)
     typer.echo(explanation.render(), nl=False)
     if show_diff and explanation.artifacts:

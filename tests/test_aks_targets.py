@@ -76,7 +76,7 @@ def test_current_artifacts_add_nicclusterpolicy_and_ippool(current):
 # --------------------------------------------------------------------------- CRD schemas (strict)
 
 def test_manifests_validate_against_strict_crd_schemas(shared_dir, blog, current):
-    for (build, artifacts), operator, volcano in ((blog, "v23.4.0", "release-1.7"), (current, "v26.4.1", "v1.15.1")):
+    for (_build, artifacts), operator, volcano in ((blog, "v23.4.0", "release-1.7"), (current, "v26.4.1", "v1.15.1")):
         _validate(_job(artifacts), _schema(shared_dir, f"job_v1alpha1-volcano-{volcano}-strict.json"))
         hdn = _docs(artifacts["aks/hostdevicenetwork.yaml"].content)[0]
         _validate(hdn, _schema(shared_dir, f"hostdevicenetwork_v1alpha1-network-operator-{operator}-strict.json"))
@@ -284,7 +284,7 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
 # --------------------------------------------------------------------------- ServiceAccount / RoleBinding
 
 def test_rbac_objects_are_valid_and_bind_the_jobs_account(blog, current):
-    for build, artifacts in (blog, current):
+    for _build, artifacts in (blog, current):
         account, binding = _docs(artifacts["aks/job-rbac.yaml"].content)
         job = _job(artifacts)
         namespace = job["metadata"]["namespace"]

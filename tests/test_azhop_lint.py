@@ -87,11 +87,12 @@ def test_severity_steps(code):
 
 def test_no_rule_crashes_on_malformed_configs(shared_dir):
     """Every key deleted or retyped in az-hop's template: the AZH rules report, they never crash."""
+    import importlib.util
+
     from hpcconf.lint.document import Document
     from hpcconf.lint.engine import run_rules
     from hpcconf.lint.registry import find_rule
     from hpcconf.yamlpos import YamlDocument
-    import importlib.util
 
     helpers = importlib.util.spec_from_file_location("azhop_schema_helpers", Path(__file__).with_name("test_azhop_knowledge.py"))
     module = importlib.util.module_from_spec(helpers)

@@ -10,12 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO, shared_path
 from ruamel.yaml import YAML
 
 from hpcconf.catalog import Catalog, UnknownSku, cpumask_groups, parse_cpulist
 from hpcconf.diagnostics import HpcconfError
 from hpcconf.resources import resource_dir
-from conftest import REPO, shared_path
 
 REQUIRED_SKUS = [
     "Standard_ND40rs_v2", "Standard_NC24rs_v3", "Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import shared_path
 from lxml import etree
 
 from hpcconf.catalog import NCCL_PCI_LINK_SPEEDS, Catalog, cpumask_groups
@@ -16,7 +17,6 @@ from hpcconf.targets.nccl_topology import (
     ring_channels,
     tree_channels,
 )
-from conftest import shared_path
 
 AZURE_TOPO = {
     "Standard_ND96asr_v4": "ndv4-topo.xml",

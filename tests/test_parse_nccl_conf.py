@@ -60,7 +60,7 @@ def _nccl_outcome(env: dict[str, str], conf_text: str | None, version: str) -> b
 
 
 def test_probe_conf_and_env_cases_match_nccl(shared_dir, tmp_path, monkeypatch):
-    inputs = _probe_inputs(shared_dir, tmp_path, monkeypatch)
+    _probe_inputs(shared_dir, tmp_path, monkeypatch)
     results = json.loads((shared_dir / "upstream/nccl/probe/results-config-cases.json").read_text())
     version = results["env"]["nccl"]
     checked = 0

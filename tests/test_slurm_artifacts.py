@@ -212,7 +212,7 @@ def test_azhop_gpu_queues_each_get_an_sbatch_on_their_partition():
     scripts = {p: t for p, t in artifacts.items() if p.endswith(".sbatch")}
     assert {p.split("/")[1] for p in scripts} == {"ndv4", "nc48v4", "nc96v4"}
     catalog = Catalog.load(())
-    for path, text in scripts.items():
+    for _path, text in scripts.items():
         partition = re.search(r"^#SBATCH -p (\S+)$", text, re.M).group(1)
         assert partition in queues, partition  # an AzHOP queue is a Slurm partition of the same name
         sku = catalog.get(queues[partition]["vm_size"])

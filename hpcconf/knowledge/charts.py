@@ -12,14 +12,14 @@ rules stay silent about it rather than guess.
 
 from __future__ import annotations
 
-import re
-from .versions import at_least, version_key
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Optional
 
 from ruamel.yaml import YAML
+
+from .versions import at_least, version_key
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "chart_keys.yaml"
 CHART_ALIASES = {"nfd": "node-feature-discovery"}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ..diagnostics import Severity
+from .c_numbers import c_strtol
 from .nccl_env import NcclVersion, VersionLike, lookup, newest_version
 from .openmpi import UCX_SOCKCM_REMOVED, has_coll_hcoll
 from .versions import Version
@@ -286,7 +287,7 @@ def check_path_level(value: str, version: VersionLike | None = None, name: str =
     if value in valid or value == "":  # empty: as if unset
         return []
     if value[:1].isdigit():
-        number = _c_strtol(value)
+        number = c_strtol(value)
         level = LEGACY_LEVELS[min(number, len(LEGACY_LEVELS) - 1)]
         if not re.fullmatch(r"\d+", value):
             return [_warn(0, len(value), f"{name}={value!r} reads as the legacy number {number} ({level})",
@@ -324,11 +325,6 @@ def check_nccl_debug_subsys(value: str) -> list[ValueProblem]:
             for token, at in strtok(body, ",", base) if token.upper() not in NCCL_DEBUG_SUBSYSTEMS]
 
 
-def _c_strtol(text: str) -> int:
-    from ..parsers.nccl_xml import c_strtol  # one implementation of C's number parsing
-    return c_strtol(text)
-
-
 def check_nccl_int_param(name: str, value: str) -> list[ValueProblem]:
     """Integer NCCL_PARAMs use ``strtoll(value, 0)``: junk after the number is silently dropped."""
     if value == "":
@@ -339,7 +335,7 @@ def check_nccl_int_param(name: str, value: str) -> list[ValueProblem]:
                      "write a decimal (or 0x hex) integer")]
     if match.end() != len(value):
         return [_warn(match.end(), len(value) - match.end(),
-                      f"{name}={value!r} reads as {_c_strtol(value[:match.end()])}; NCCL ignores the rest",
+                      f"{name}={value!r} reads as {c_strtol(value[:match.end()])}; NCCL ignores the rest",
                       "write the number only")]
     return []
 

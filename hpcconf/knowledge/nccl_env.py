@@ -17,9 +17,11 @@ from functools import lru_cache, total_ordering
 from pathlib import Path
 from typing import Union
 
+from .versions import Version
+
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nccl_env_vars.tsv"
 
-_VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?(?:[+~].*)?\s*$")
+_NCCL_SUFFIX = re.compile(r"^(?:-(\d+))?(?:[+~].*)?$")  # a git tag's "-1" build, or local "+cuda12" tags
 
 
 @total_ordering
@@ -36,12 +38,15 @@ class NcclVersion:
     def parse(cls, text: "str | NcclVersion") -> "NcclVersion":
         if isinstance(text, NcclVersion):
             return text
-        match = _VERSION_RE.match(str(text))
-        if not match:
+        try:
+            version = Version.parse(text)
+        except ValueError:
+            version = None
+        suffix = _NCCL_SUFFIX.match(version.suffix) if version is not None else None
+        if version is None or suffix is None or len(version.parts) not in (2, 3):
             raise ValueError(f"not an NCCL version: {text!r} (expected e.g. 2.18.5 or v2.18.5-1)")
-        major, minor, patch, build = match.groups()
-        return cls(int(major), int(minor), int(patch) if patch is not None else None,
-                   int(build) if build is not None else None)
+        major, minor, *patch = version.parts
+        return cls(major, minor, patch[0] if patch else None, int(suffix.group(1)) if suffix.group(1) else None)
 
     @property
     def key(self) -> tuple[int, int, int]:

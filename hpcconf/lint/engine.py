@@ -23,14 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
-from ..artifacts import Artifact, Kind
-from .document import SPEC_ARTIFACT_SEPARATOR, DisplayPath, Document, DocumentSet, current_rule
-from .engine_rules import (RULE_CRASHED, UNKNOWN_SUPPRESSION_CODE, UNRECOGNISED_FILE, UNUSED_SUPPRESSION,
-                           SUPPRESSION_WITHOUT_REASON)
+from .document import DisplayPath, Document, DocumentSet, current_rule
+from .engine_rules import (
+    RULE_CRASHED,
+    SUPPRESSION_WITHOUT_REASON,
+    UNKNOWN_SUPPRESSION_CODE,
+    UNRECOGNISED_FILE,
+    UNUSED_SUPPRESSION,
+)
 from .registry import Rule, load_rules
 from .suppress import Suppression, find_suppressions
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterator, Literal
 
 from ..diagnostics import Diagnostic, Severity
+from ..knowledge.c_numbers import c_strtol
 from ..knowledge.nccl_env import NcclVersion, VersionLike, newest_version
 
 MAX_STR_LEN = 255  # buffer size; with the terminator stored, names/values hold 253 characters
@@ -468,26 +469,6 @@ class _Parser:
             self.load_sub(None, _NONE)
         except _Fatal as error:
             self.note(error.kind, error.message, error.hint, error.pos, fatal=True)
-
-
-def c_strtol(text: str) -> int:
-    """C ``strtol(text, NULL, 0)``: leading space, sign, 0x/0 prefixes, stop at the first bad char."""
-    s = text.lstrip(" \t\n\r\f\v")
-    sign = -1 if s[:1] == "-" else 1
-    if s[:1] in "+-" and s:
-        s = s[1:]
-    base = 10
-    if s[:2].lower() == "0x" and len(s) > 2 and s[2] in "0123456789abcdefABCDEF":
-        base, s = 16, s[2:]
-    elif s[:1] == "0":
-        base = 8
-    digits = "0123456789abcdef"[:base]
-    number = 0
-    for ch in s:
-        if ch.lower() not in digits:
-            break
-        number = number * base + digits.index(ch.lower())
-    return sign * number
 
 
 def parse_nccl_xml(text: str, kind: XmlKind = "topo", nccl_version: VersionLike | None = None) -> XmlDocument:

@@ -85,7 +85,7 @@ def _nccl_algo(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     cluster = loaded.cluster
     if "NCCL_ALGO" in cluster.nccl_env:
         return  # the user's own value; the NCCL lint rules check it
-    for i, pool in enumerate(cluster.pools):
+    for _i, pool in enumerate(cluster.pools):
         try:
             algo = catalog.get(pool.sku).nccl.algo
         except UnknownSku:

@@ -9,7 +9,6 @@ from hpcconf.diagnostics import HpcconfError
 from hpcconf.lint.detect import detect_documents
 
 
-
 def kinds(name: str, text: str, **kw) -> list[str]:
     return [d.kind for d in detect_documents(name, text, **kw)]
 

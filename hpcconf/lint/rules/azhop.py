@@ -394,7 +394,7 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
         total += kb.queue_max_nodes(queue) or 0
     usable = kb.usable_ips(str(compute))
     path = ("network", "vnet", "subnets", "compute", "address_prefixes")
-    for i, queue in _queues(data):
+    for _i, queue in _queues(data):
         nodes = kb.queue_max_nodes(queue) or 0
         if nodes > usable and not (queue.get("subnet") or queue.get("location")):
             yield doc.at_path(path, f"compute subnet {compute} has {usable} usable addresses but queue '{queue.get('name')}' "

@@ -18,9 +18,9 @@ from typing import Iterator, Optional
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
-from ..context import LintContext
 from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import NETWORKS_ANNOTATION, as_dict, network_entries, pods, rdma_resources, sriov_resources
+from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
 from ..settings import env_settings
@@ -76,7 +76,7 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     """
     provided: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY):
-        for path, prefix, name, _ in sriov_resources(doc):
+        for _path, prefix, name, _selectors in sriov_resources(doc):
             provided[f"{prefix}/{name}"] = doc
     if not provided:
         return
@@ -297,7 +297,8 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
         if value.startswith("$"):
             value = variables.get(value.strip("${}").split(":", 1)[0], value)
         gpu = bool(_GPU_SIZE.match(value))
-        text_line = lambda needle: next((n for n in range(line, len(doc.lines) + 1) if needle in doc.lines[n - 1]), line)
+        text_line = lambda needle, line=line: next((n for n in range(line, len(doc.lines) + 1)
+                                                     if needle in doc.lines[n - 1]), line)
         if "SkipGPUDriverInstallation" in command:
             n = text_line("SkipGPUDriverInstallation")
             col = doc.lines[n - 1].find("SkipGPUDriverInstallation") + 1

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
 from ..registry import rule
 from ..settings import SETTING_KINDS, env_settings
 

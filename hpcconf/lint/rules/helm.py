@@ -7,16 +7,15 @@ Key existence per version: :mod:`hpcconf.knowledge.charts`.
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
-from ..context import LintContext
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import get, sriov_resources
+from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
 
@@ -93,7 +92,7 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         return
     which = f"{chart} {version}" + (" (newest known; pin it with --chart or the spec)" if assumed else "")
     reported: set[str] = set()
-    for dotted, path in charts.flatten_values(doc.data):
+    for dotted, _path in charts.flatten_values(doc.data):
         if charts.key_status(chart, version, dotted) != "absent":
             continue
         # Report the outermost absent section once (`secondaryNetwork`, not each of its keys).
@@ -325,7 +324,7 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     Add ``linkTypes: ["infiniband"]`` (or the IB VF device id, e.g. ``devices: ["101c"]``).
     """
     narrowing = ("linkTypes", "devices", "pfNames", "pciAddresses", "rootDevices", "deviceIDs", "ifNames")
-    for path, prefix, name, selectors in sriov_resources(doc):
+    for path, _prefix, name, selectors in sriov_resources(doc):
         if any(selectors.get(k) for k in narrowing):
             continue
         vendors = ",".join(map(str, selectors.get("vendors") or []))

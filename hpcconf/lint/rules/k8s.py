@@ -11,12 +11,21 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...parsers.k8s import (NETWORKS_ANNOTATION, POD_KINDS, as_dict, gpu_count, has_ipc_lock, is_extended,
-                            network_entries, pods, rdma_resources, resources)
+from ...parsers.k8s import (
+    NETWORKS_ANNOTATION,
+    POD_KINDS,
+    as_dict,
+    gpu_count,
+    has_ipc_lock,
+    is_extended,
+    network_entries,
+    pods,
+    rdma_resources,
+    resources,
+)
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
-
 
 # --------------------------------------------------------------------------- rules
 

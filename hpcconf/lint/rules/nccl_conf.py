@@ -8,9 +8,8 @@ line is applied with ``setenv(key, value, 0)``: the environment and earlier line
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from ...artifacts import Kind

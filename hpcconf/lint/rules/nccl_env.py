@@ -161,9 +161,7 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
     if ctx.sku is None:
         return
-    from ...knowledge.grammars import parse_if_list
-
-    from ...knowledge.grammars import check_ib_hca
+    from ...knowledge.grammars import check_ib_hca, parse_if_list
 
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:

@@ -13,9 +13,9 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
 from ...knowledge.versions import version_key as parse_version
-from ..context import LintContext
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
+from ..context import LintContext
 from ..document import Document, at_text
 from ..registry import rule
 
@@ -245,7 +245,7 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     ``-np 16 -npernode 8 --map-by ppr:8:node``.
     """
-    for pod, path, container, call in mpirun_calls(doc):
+    for _pod, path, _container, call in mpirun_calls(doc):
         worker = _worker_for(doc, call.hostfile)
         if worker is None:
             continue
@@ -302,7 +302,7 @@ def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Di
     """
     if _completes(_spec(doc).get("policies")):
         return
-    for pod, path, container, call in mpirun_calls(doc):
+    for pod, _path, _container, _call in mpirun_calls(doc):
         if pod.task is None or _completes(pod.task.get("policies")):
             continue
         yield doc.at_path(("spec", "tasks", pod.task_index, "name"),

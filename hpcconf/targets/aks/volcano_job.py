@@ -13,8 +13,8 @@ import shlex
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
-from ..test_image import nccl_tests_binary
 from ...resolve.nccl import IMAGE_WORKDIR
+from ..test_image import nccl_tests_binary
 from ._yaml import block, path, yaml_file
 
 JOB_FILE = "volcano-job.yaml"
