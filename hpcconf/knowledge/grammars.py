@@ -477,7 +477,7 @@ def _ucc_ranges(text: str) -> tuple[tuple[float, float], ...] | None:
 def _ucc_team_sizes(text: str) -> tuple[tuple[float, float], ...] | None:
     if not (text.startswith("[") and text.endswith("]")):
         return None
-    sizes = []
+    sizes: list[tuple[float, float]] = []
     for piece, _ in strtok(text[1:-1], ","):
         ends = [e for e, _ in strtok(piece, "-")]
         if len(ends) == 1 and ends[0].isdigit():

@@ -105,8 +105,8 @@ class Document:
         """The file as NCCL ``nccl_version`` reads it (``hpcconf.parsers.nccl_xml``): ``.root`` is
         None and ``.fatal`` lists why when NCCL would reject it."""
         if nccl_version not in self._xml_cache:
-            kind = "graph" if self.kind == "nccl-graph" else "topo"
-            self._xml_cache[nccl_version] = parse_nccl_xml(self.text, kind, nccl_version)
+            self._xml_cache[nccl_version] = parse_nccl_xml(self.text, "graph" if self.kind == "nccl-graph" else "topo",
+                                                           nccl_version)
         return self._xml_cache[nccl_version]
 
     @cached_property

@@ -90,7 +90,7 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 
 # -- loading ----------------------------------------------------------------------------------
 def _walk(directory: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(root) / f for f in sorted(files) if not f.startswith(".") or f == ".nccl.conf")

@@ -258,7 +258,7 @@ class _Parser:
     def get_token(self, with_value: bool) -> tuple[str, str | None, int, str, str]:
         """(name, value or None, value position, quote, the character that ended it)."""
         start = self.pos
-        chars = []
+        chars: list[str] = []
         while True:
             ch = self.getc()
             if ch == "=":

@@ -149,7 +149,7 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
         names = set(_tokens(setting.value))
         if "all" in names:
             continue
-        if sku is not None and _has_ib(sku, ctx) and not names & IB_TRANSPORTS:
+        if sku is not None and sku.infiniband is not None and _has_ib(sku, ctx) and not names & IB_TRANSPORTS:
             yield doc.at_line(setting.line, f"UCX_TLS={setting.value} has no InfiniBand transport although "
                               f"{sku.name} has {sku.infiniband.count} {sku.infiniband.rate} HCA(s): MPI traffic "
                               "between nodes goes over TCP", hint="add rc (e.g. rc,sm,self,cuda_copy,cuda_ipc)",
