@@ -186,10 +186,7 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
 
     A spec that fails validation yields its diagnostics as findings (exit 1), not a crash.
     """
-    try:
-        from ..pipeline import compile_spec
-    except ImportError:
-        raise UsageError("linting an hpcconf spec needs hpcconf.pipeline, which this build lacks") from None
+    from ..pipeline import compile_spec  # imported here: the pipeline loads every target, which file-only lint never needs
     try:
         build = compile_spec(spec_doc.source_path or spec_doc.path)
     except HpcconfError as error:
