@@ -237,8 +237,8 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL pins its proxy and network threads to the ``affinity`` of the GPU's NUMA node. Identical
     masks put every GPU's helper threads on the same cores, one NUMA node away from half the GPUs
     and NICs. Azure fixed exactly this in its ndv2/ndv4 files (all ``0000ffff,0000ffff`` until
-    2025-01, commit 4a4565a0) and swapped ndv5 masks (992d7759); the ndv4 file copied into seed
-    000's NCCL test image still has the bad masks.
+    2025-01, commit 4a4565a0) and swapped ndv5 masks (992d7759); the ndv4 file copied into the NCCL test
+    image of jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) still has the bad masks.
 
     ## Example
     ```xml
