@@ -84,3 +84,13 @@ def test_dash_means_stdout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["schema", "-o", "-"])
     assert json.loads(result.output)["title"] == "hpcconf cluster spec" and not (tmp_path / "-").exists()
+
+
+def test_lint_usage_error_report_goes_to_the_output_file(tmp_path, monkeypatch):
+    """CI uploads the SARIF file even when lint failed to start: it must say why, in the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".hpcconf.toml").write_text('ignroe = ["DKR001"]\n')
+    result = runner.invoke(app, ["lint", ".", "--format", "sarif", "-o", "hpcconf.sarif"])
+    assert result.exit_code == 2 and result.stdout == ""
+    sarif = json.loads((tmp_path / "hpcconf.sarif").read_text())
+    assert "did you mean 'ignore'" in json.dumps(sarif)

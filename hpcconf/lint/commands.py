@@ -22,12 +22,20 @@ if TYPE_CHECKING:
 # `hpcconf --version` and `--help` must not pay for ruamel/lxml/pydantic.
 
 
-def _fail_usage(message: str, fmt: str = "text") -> None:
+def _emit(report: str, output: Path | None) -> None:
+    """The report goes to ``-o FILE`` when given (``-``: stdout), else to stdout."""
+    if output is not None and str(output) != "-":
+        output.write_text(report, encoding="utf-8")
+    else:
+        typer.echo(report, nl=False)
+
+
+def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> None:
     from .formats import render_usage_error
 
     report = render_usage_error(message, fmt)
-    if report:
-        typer.echo(report, nl=False)
+    if report:  # SARIF/JSON consumers still get a file that says what went wrong
+        _emit(report, output)
     typer.echo(f"hpcconf: error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -117,13 +125,9 @@ def lint_command(
         message = str(error)
         if "is not a valid Severity" in message:
             message = "--fail-level must be one of error, warning, info"
-        _fail_usage(message, fmt if fmt in FORMATS else "text")
+        _fail_usage(message, fmt if fmt in FORMATS else "text", output)
         return
-    report = render(result, fmt)
-    if output is not None and str(output) != "-":
-        output.write_text(report, encoding="utf-8")
-    else:
-        typer.echo(report, nl=False)
+    _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
