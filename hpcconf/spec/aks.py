@@ -1,6 +1,7 @@
 """Spec section `aks:`: settings only the AKS artifacts use.
 
-Everything here has a default that reproduces seeds 000/003, so `aks: {}` is a complete
+Everything here has a default that reproduces the published 2023 NDm A100 v4 AKS walkthroughs
+(jingchaozhang.github.io, Azure HPC blog), so `aks: {}` is a complete
 section; versions live in the spec-wide `versions:` block.
 """
 
