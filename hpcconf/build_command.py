@@ -231,12 +231,14 @@ def _same_output_dirs(builds: list[Build]) -> bool:
 
 
 def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
-              explain: bool, force: bool, quiet: bool) -> int:
-    from .spec_discovery import WorkflowConfigError, expand_spec_args, load_workflow_config, output_root
+              explain: bool, force: bool, quiet: bool,
+              config_file: Path | None = None) -> int:
+    from .lint.config import ConfigError, load_settings
+    from .spec_discovery import expand_spec_args, output_root
 
     try:
-        config = load_workflow_config()
-    except WorkflowConfigError as error:
+        config = load_settings(config_file=config_file)
+    except ConfigError as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
         return EXIT_INVALID
     out_root = output_root(out, config)  # --out, else the config's `out`, else ./out

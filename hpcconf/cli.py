@@ -13,17 +13,36 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
 from . import __version__
 from .diagnostics import HpcconfError, render_all
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
-                  help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.")
+# add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
+                  help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.\n\n"
+                       "-o/--output (alias --out) means the same in every command: where it writes its result "
+                       "(build: the output root directory; schema, init, lint: a file, '-' for stdout).")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 70
+
+
+def _plain_argument_help() -> None:
+    """typer lists an argument as ``SPEC <list[Path]>``: the Python type after the metavar is noise
+    for users, so an argument that names its metavar is shown by it alone (``SPEC``)."""
+    from typer.core import TyperArgument
+
+    typed = TyperArgument.display_type_rich
+
+    def display(self: TyperArgument, ctx: Any) -> str | None:
+        return None if self.metavar is not None else typed(self, ctx)
+
+    setattr(TyperArgument, "display_type_rich", display)  # noqa: B010 - mypy rejects assigning a method
+
+
+_plain_argument_help()
 
 
 def fail(error: HpcconfError) -> "typer.Exit":
@@ -33,19 +52,34 @@ def fail(error: HpcconfError) -> "typer.Exit":
     return typer.Exit(EXIT_INVALID)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"hpcconf {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main_options(
+    show_version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
+                                      help="Print the hpcconf version and exit."),
+) -> None:
+    """Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them."""
+
+
 @app.command()
 def version() -> None:
-    """Print the hpcconf version."""
+    """Print the hpcconf version (same as `hpcconf --version`)."""
     typer.echo(f"hpcconf {__version__}")
 
 
 @app.command()
-def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout.")) -> None:
+def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
+                                                 help="Write to this file instead of stdout ('-': stdout).")) -> None:
     """Print the spec's JSON Schema (for editors: yaml-language-server)."""
     from .spec.schema import schema_text
 
     text = schema_text()
-    if output:
+    if output and str(output) != "-":
         output.write_text(text, encoding="utf-8")
     else:
         typer.echo(text, nl=False)
@@ -53,8 +87,8 @@ def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", help="W
 
 @app.command()
 def skus(
-    name: Optional[str] = typer.Argument(None, help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+    name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """List the SKU catalog, or show one SKU."""
@@ -91,22 +125,24 @@ def skus(
 
 @app.command()
 def build(
-    specs: Optional[List[Path]] = typer.Argument(None, help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output root; each cluster goes to OUT/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+    specs: Optional[List[Path]] = typer.Argument(None, metavar="SPEC", help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
+    out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
     explain: bool = typer.Option(False, "--explain", help="With --diff/--check: say which spec fields each changed file depends on."),
     force: bool = typer.Option(False, "--force", help="Overwrite generated files even if they were edited by hand."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only problems."),
+    config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file (.hpcconf.toml or pyproject.toml); default: the nearest one."),
 ) -> None:
-    """Compile specs into their artifacts under OUT/<cluster name>/."""
+    """Compile specs into their artifacts under DIR/<cluster name>/ (DIR: -o, default ./out)."""
     from .build_command import run_build
 
     if explain and not (check or diff):
         typer.echo("hpcconf: error: --explain needs --diff or --check (it explains a comparison)", err=True)
         raise typer.Exit(EXIT_INVALID)
-    raise typer.Exit(run_build(specs or [], out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet))
+    raise typer.Exit(run_build(specs or [], out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet,
+                               config_file=config_file))
 
 
 def _register_optional_commands() -> None:

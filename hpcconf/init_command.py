@@ -146,13 +146,13 @@ def _validate(text: str, display_name: str) -> None:
 
 
 def init_command(
-    sku: str = typer.Option(..., "--sku", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`)."),
-    nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, help="Number of GPU nodes."),
-    platform: List[str] = typer.Option([], "--platform", "-p", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Cluster name (default: from the SKU and platform)."),
-    location: Optional[str] = typer.Option(None, "--location", help="Azure region (default southcentralus)."),
-    registry: Optional[str] = typer.Option(None, "--registry", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Spec file to write (default <name>.yaml; '-' prints it)."),
+    sku: str = typer.Option(..., "--sku", metavar="SKU", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`)."),
+    nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
+    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
+    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region (default southcentralus)."),
+    registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
@@ -243,7 +243,7 @@ def migrate_text(text: str) -> tuple[str, list[str]]:
 
 
 def migrate_command(
-    specs: List[Path] = typer.Argument(..., help="Spec files to convert to the current apiVersion."),
+    specs: List[Path] = typer.Argument(..., metavar="SPEC", help="Spec files to convert to the current apiVersion."),
     write: bool = typer.Option(False, "--write", "-w", help="Rewrite the files in place (comments are kept)."),
 ) -> None:
     """Convert specs to the current spec format version (hpcconf/v1 is the only one so far)."""
@@ -277,11 +277,11 @@ def migrate_command(
 # -- explain-diff -------------------------------------------------------------------------------
 
 def explain_diff_command(
-    spec: Path = typer.Argument(..., help="The spec as it is now."),
-    against: Optional[Path] = typer.Option(None, "--against", help="The earlier spec file (default: the spec at --rev)."),
-    rev: str = typer.Option("HEAD", "--rev", help="Git revision of the earlier spec (when --against is not given)."),
+    spec: Path = typer.Argument(..., metavar="SPEC", help="The spec as it is now."),
+    against: Optional[Path] = typer.Option(None, "--against", metavar="FILE", help="The earlier spec file (default: the spec at --rev)."),
+    rev: str = typer.Option("HEAD", "--rev", metavar="REV", help="Git revision of the earlier spec (when --against is not given)."),
     show_diff: bool = typer.Option(False, "--diff", help="Also print the unified diff of each changed artifact."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", help="Extra SKU directory (adds or overrides)."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides)."),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
     from .build_command import _unified

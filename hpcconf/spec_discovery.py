@@ -8,7 +8,7 @@ config's ``exclude`` globs and the output root. Outside a git work tree the dire
 walked instead (hidden directories skipped).
 
 The output root comes from ``--out``, else the ``out`` key of ``[tool.hpcconf]`` /
-``.hpcconf.toml`` (relative to that file), else ``out``.
+``.hpcconf.toml`` (relative to that file; read by :func:`hpcconf.lint.config.load_settings`), else ``out``.
 """
 
 from __future__ import annotations
@@ -17,17 +17,10 @@ import glob
 import os
 import re
 import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .lint.config import LintConfig, config_from_mapping, find_config
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from .lint.config import LintConfig, Settings
 
 DEFAULT_OUT = Path("out")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -37,44 +30,7 @@ _API_VERSION_LINE = re.compile(r"^apiVersion:\s*['\"]?hpcconf/", re.M)
 _GLOB_MAGIC = re.compile(r"[*?[]")
 
 
-@dataclass
-class WorkflowConfig:
-    out: Path | None = None      # resolved against the config file's directory
-    lint: LintConfig | None = None
-    source: str = ""
-
-
-class WorkflowConfigError(ValueError):
-    """The nearest .hpcconf.toml / [tool.hpcconf] cannot be used."""
-
-
-def load_workflow_config(start: Path | None = None) -> WorkflowConfig:
-    """The build settings of the nearest hpcconf config; empty when there is none.
-
-    Raises WorkflowConfigError when the config exists but cannot be used.
-    """
-    path = find_config((start or Path.cwd()).resolve())
-    if path is None:
-        return WorkflowConfig()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        # A broken config must not silently send the build somewhere else (its `out` would be lost).
-        raise WorkflowConfigError(f"{path}: cannot read the hpcconf settings: {exc}") from None
-    if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("hpcconf", {})
-    out = data.get("out")
-    if out is not None and not (isinstance(out, str) and out.strip()):
-        raise WorkflowConfigError(f"{path}: `out` must be a directory path (text), got {out!r}")
-    try:
-        lint = config_from_mapping(data, str(path))
-    except ValueError:
-        lint = None
-    return WorkflowConfig(out=(path.parent / out) if isinstance(out, str) and out else None, lint=lint,
-                          source=str(path))
-
-
-def output_root(cli_out: Path | None, config: WorkflowConfig) -> Path:
+def output_root(cli_out: Path | None, config: Settings) -> Path:
     if cli_out is not None:
         return cli_out
     if config.out is not None:
@@ -107,7 +63,7 @@ def _git_files(directory: Path) -> list[Path] | None:
 
 
 def _walked_files(directory: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(root) / f for f in sorted(files))
@@ -139,7 +95,7 @@ def discover_specs(directory: Path, out_root: Path, lint: LintConfig | None = No
     return specs
 
 
-def expand_spec_args(args: Sequence[Path | str], out_root: Path, config: WorkflowConfig) -> tuple[list[Path], list[str]]:
+def expand_spec_args(args: Sequence[Path | str], out_root: Path, config: Settings) -> tuple[list[Path], list[str]]:
     """Files, globs and directories -> spec paths (deduplicated, in order); plus one message per argument that matched nothing."""
     specs: list[Path] = []
     problems: list[str] = []

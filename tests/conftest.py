@@ -28,3 +28,9 @@ def shared_dir() -> Path:
 @pytest.fixture
 def repo_root() -> Path:
     return REPO
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-snapshots", action="store_true", default=False,
+                     help="Rewrite tests/rules/<CODE>/expect.snap from the current rendering "
+                          "(same as HPCCONF_UPDATE_SNAPSHOTS=1).")

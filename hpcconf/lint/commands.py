@@ -8,26 +8,34 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from ..artifacts import Kind
 from ..diagnostics import Severity
-from ..knowledge.versions import version_key
-from .config import ConfigError, LintConfig, find_config, load_config
-from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
-from .engine import lint_paths
-from .formats import FORMATS, render
-from .registry import find_rule, load_rules
+
+if TYPE_CHECKING:
+    from .config import LintConfig
+
+# The engine, parsers and rules are imported when a command runs, not when the CLI starts:
+# `hpcconf --version` and `--help` must not pay for ruamel/lxml/pydantic.
 
 
-def _fail_usage(message: str, fmt: str = "text") -> None:
+def _emit(report: str, output: Path | None) -> None:
+    """The report goes to ``-o FILE`` when given (``-``: stdout), else to stdout."""
+    if output is not None and str(output) != "-":
+        output.write_text(report, encoding="utf-8")
+    else:
+        typer.echo(report, nl=False)
+
+
+def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> None:
     from .formats import render_usage_error
 
     report = render_usage_error(message, fmt)
-    if report:
-        typer.echo(report, nl=False)
+    if report:  # SARIF/JSON consumers still get a file that says what went wrong
+        _emit(report, output)
     typer.echo(f"hpcconf: error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -37,11 +45,10 @@ def _split_codes(values: list[str] | None) -> list[str]:
 
 
 def build_config(config_file: Path | None, select: list[str], ignore: list[str],
-                 no_inline_ignores: bool) -> LintConfig:
-    path = config_file if config_file is not None else find_config(Path.cwd())
-    if config_file is not None and not config_file.is_file():
-        raise ConfigError(f"config file not found: {config_file}")
-    config = load_config(path) if path is not None else LintConfig()
+                 no_inline_ignores: bool) -> "LintConfig":
+    from .config import load_settings
+
+    config = load_settings(config_file=config_file).lint
     if select:
         config.select = select
     if ignore:
@@ -54,6 +61,7 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> 
     """A version outside hpcconf's tables is judged by the nearest one it knows: say so, once, on stderr."""
     from ..knowledge import charts as chart_table
     from ..knowledge.nccl_env import NcclVersion, known_versions
+    from ..knowledge.versions import version_key
 
     for name, version in sorted(charts.items()):
         known = chart_table.known_versions(name)
@@ -75,20 +83,26 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> 
 
 
 def lint_command(
-    paths: List[str] = typer.Argument(None, help="Files or directories to lint (default: current directory)."),
-    spec: Optional[str] = typer.Option(None, "--spec", help="An hpcconf spec: lint what it compiles to."),
-    sku: Optional[str] = typer.Option(None, "--sku", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
-    nccl_version: Optional[str] = typer.Option(None, "--nccl-version", help="NCCL version (default: newest known)."),
-    chart: Optional[List[str]] = typer.Option(None, "--chart", help="Chart version, NAME=VERSION (repeatable)."),
-    kind: Optional[str] = typer.Option(None, "--kind", help=f"Force the file kind: {', '.join(Kind.all())}."),
-    fmt: str = typer.Option("text", "--format", help="Output: text, json, sarif or github."),
-    fail_level: Optional[str] = typer.Option(None, "--fail-level", help="error (default), warning or info."),
-    select: Optional[List[str]] = typer.Option(None, "--select", help="Only these codes/prefixes/names (comma list)."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these codes/prefixes/names (comma list)."),
+    paths: List[str] = typer.Argument(None, metavar="PATH", help="Files or directories to lint (default: current directory)."),
+    spec: Optional[str] = typer.Option(None, "--spec", metavar="SPEC", help="An hpcconf spec: lint what it compiles to."),
+    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
+    nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
+    chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
+    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
+                                          help="Write the report to this file instead of stdout ('-': stdout)."),
+    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info."),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list)."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list)."),
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="Config file (.hpcconf.toml or pyproject.toml)."),
+    config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs."""
+    from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
+    from .engine import lint_paths
+    from .formats import FORMATS, render
+
     try:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
@@ -112,17 +126,19 @@ def lint_command(
         message = str(error)
         if "is not a valid Severity" in message:
             message = "--fail-level must be one of error, warning, info"
-        _fail_usage(message, fmt if fmt in FORMATS else "text")
+        _fail_usage(message, fmt if fmt in FORMATS else "text", output)
         return
-    typer.echo(render(result, fmt), nl=False)
+    _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
     raise typer.Exit(1 if result.failed(level) else 0)
 
 
-def rules_command(fmt: str = typer.Option("text", "--format", help="text or json.")) -> None:
+def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")) -> None:
     """List every rule: code, name, default severity, summary."""
+    from .registry import load_rules
+
     rules = load_rules()
     if fmt == "json":
         import json
@@ -137,8 +153,10 @@ def rules_command(fmt: str = typer.Option("text", "--format", help="text or json
         typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary.replace('``', '`')}")
 
 
-def explain_command(code: str = typer.Argument(..., help="A rule code (NCCL001) or name.")) -> None:
+def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.")) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
+    from .registry import find_rule
+
     found = find_rule(code)
     if found is None:
         _fail_usage(f"no rule {code!r} (`hpcconf rules` lists them)")

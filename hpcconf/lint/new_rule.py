@@ -3,7 +3,8 @@
 Appends a ``@rule`` function with the required docstring sections to
 ``hpcconf/lint/rules/<module>.py`` (created if needed) and creates ``tests/rules/<CODE>/``
 with ``bad``/``good`` fixtures and ``expect.yaml``. Fill in the check, the page and the
-fixtures, then run ``python -m hpcconf.lint.docs`` and the rule tests (tests/rules/README.md).
+fixtures, then run ``python -m hpcconf.lint.docs``, ``pytest tests/rules --update-snapshots`` and the rule
+tests (tests/rules/README.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Spec section `aks:`: settings only the AKS artifacts use.
 
-Everything here has a default that reproduces seeds 000/003, so `aks: {}` is a complete
+Everything here has a default that reproduces the published 2023 NDm A100 v4 AKS walkthroughs
+(jingchaozhang.github.io, Azure HPC blog), so `aks: {}` is a complete
 section; versions live in the spec-wide `versions:` block.
 """
 
@@ -18,10 +19,10 @@ DNS_1035_LABEL = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 class AksSettings(StrictModel):
     namespace: str = Field(default="default", pattern=DNS_LABEL, description="Namespace of the NCCL job and its HostDeviceNetwork.")
-    operators_namespace: str = Field(default="nvidia-operator", pattern=DNS_LABEL, description="Namespace of node-feature-discovery, network-operator and gpu-operator (seeds 000/003: nvidia-operator). Labelled pod-security privileged.")
+    operators_namespace: str = Field(default="nvidia-operator", pattern=DNS_LABEL, description="Namespace of node-feature-discovery, network-operator and gpu-operator (the 2023 NDm A100 v4 AKS walkthroughs use nvidia-operator). Labelled pod-security privileged.")
     kubernetes_version: Optional[str] = Field(default=None, pattern=r"^\d+\.\d+(\.\d+)?$", description="AKS Kubernetes version (None: the region's default).")
     system_pool_name: str = Field(default="system", pattern=r"^[a-z][a-z0-9]{0,11}$", description="Name of the AKS system node pool (lower case letters and digits, at most 12).")
     system_pool_sku: str = Field(default="Standard_D4s_v5", description="VM size of the AKS system pool.")
     system_pool_count: int = Field(default=2, ge=1, le=100)
     acr_name: Optional[str] = Field(default=None, pattern=r"^[a-zA-Z0-9]{5,50}$", description="Azure Container Registry to create and attach (default: derived from test_image.registry when it is *.azurecr.io).")
-    job_name: Optional[str] = Field(default=None, pattern=DNS_1035_LABEL, description="Name of the Volcano job (default: nccl-<collective>-job1, seed 000's nccl-allreduce-job1). The svc plugin makes it a Service name, so it must be a DNS-1035 label.")
+    job_name: Optional[str] = Field(default=None, pattern=DNS_1035_LABEL, description="Name of the Volcano job (default: nccl-<collective>-job1, e.g. nccl-allreduce-job1). The svc plugin makes it a Service name, so it must be a DNS-1035 label.")

@@ -72,9 +72,9 @@ class Network(StrictModel):
 class Home(StrictModel):
     """The users' home directory, shared by every node."""
 
-    type: Literal["azurefiles", "anf", "existing"] = Field(default="azurefiles", description="azurefiles: NFS Azure Files (cheapest, seed 000: ~$12.5/day backbone at 1 TiB); anf: Azure NetApp Files (4 TiB minimum); existing: an NFS export you already have.")
+    type: Literal["azurefiles", "anf", "existing"] = Field(default="azurefiles", description="azurefiles: NFS Azure Files (cheapest: ~$12.5/day backbone at 1 TiB in 2023, jingchaozhang.github.io 'Azhop backbone cost analyses'); anf: Azure NetApp Files (4 TiB minimum); existing: an NFS export you already have.")
     mountpoint: str = Field(default="/anfhome", pattern=r"^/[A-Za-z0-9._/-]*$", description="Where home is mounted on every node (az-hop's default /anfhome, whatever the storage).")
-    size_gib: int = Field(default=1024, ge=100, le=102400, description="azurefiles: share size in GiB (seed 000 used 1024).")
+    size_gib: int = Field(default=1024, ge=100, le=102400, description="azurefiles: share size in GiB (1024 is az-hop's config.tpl.yml default).")
     size_tib: int = Field(default=4, ge=4, le=100, description="anf: volume size in TiB (az-hop's range 4-100).")
     service_level: Literal["Standard", "Premium", "Ultra"] = Field(default="Standard", description="anf: service level.")
     server: Optional[str] = Field(default=None, description="existing: NFS server name or IP.")
@@ -87,7 +87,7 @@ class Lustre(StrictModel):
 
     sku: Literal["AMLFS-Durable-Premium-40", "AMLFS-Durable-Premium-125", "AMLFS-Durable-Premium-250", "AMLFS-Durable-Premium-500"] = Field(
         default="AMLFS-Durable-Premium-250", description="AMLFS tier: MB/s per TiB. Capacity grows in steps of 48/16/8/4 TiB for -40/-125/-250/-500.")
-    capacity_tib: int = Field(default=8, ge=4, description="Size in TiB: a multiple of the tier's step. Sets the lustre subnet size (seed 000 table).")
+    capacity_tib: int = Field(default=8, ge=4, description="Size in TiB: a multiple of the tier's step. Sets the lustre subnet size (learn.microsoft.com amlfs-prerequisites: one address per server).")
     hsm_storage_account: Optional[str] = Field(default=None, description="Existing storage account for HSM archive (default: az-hop's own).")
     hsm_storage_container: Optional[str] = Field(default=None, description="Container in hsm_storage_account.")
 
@@ -162,7 +162,7 @@ class AzhopSettings(StrictModel):
     project_name: Optional[str] = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$", description="az-hop project_name (default: metadata.name).")
     admin_user: str = Field(default="hpcadmin", pattern=r"^[a-z_][a-z0-9_-]{0,31}$", description="Admin account on every VM.")
     queue_manager: Literal["slurm", "openpbs"] = Field(default="slurm", description="Scheduler az-hop installs. ColocateNodes (IB placement) works with slurm only.")
-    slurm_accounting: bool = Field(default=False, description="Slurm accounting in a managed MySQL (adds a database subnet; ~$3/day in seed 000).")
+    slurm_accounting: bool = Field(default=False, description="Slurm accounting in a managed MySQL (adds a database subnet; ~$3/day in 2023, jingchaozhang.github.io 'Azhop backbone cost analyses').")
     slurm_cluster_name: Optional[str] = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,39}$", description="Slurm accounting cluster name (az-hop default 'slurm'); never change it on a running cluster.")
     database_fqdn: Optional[str] = Field(default=None, description="Existing MySQL server for accounting (no database subnet then).")
     user_auth: Literal["ad", "local"] = Field(default="ad", description="ad: az-hop deploys an Active Directory VM (ad subnet); local: local users on every node.")

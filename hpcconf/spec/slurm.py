@@ -2,7 +2,7 @@
 
 Everything here is optional: a spec with ``platforms: [azhop]`` or ``[slurm]`` gets an sbatch
 NCCL test per GPU pool from the pool and SKU alone. The ``crusoe`` block feeds the
-``terraform.tfvars`` of Crusoe's Slurm Terraform module (seed 002); ``collectives`` picks the
+``terraform.tfvars`` of Crusoe's Slurm Terraform module (crusoecloud/slurm); ``collectives`` picks the
 MPI path the jobs use and so what goes into the MPI/UCX/UCC environment file.
 """
 

@@ -59,10 +59,11 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     ``nvidia.com`` (which it always assumes).
 
     ## Why is this bad?
-    Seeds 000 and 003 name the resource ``mlnxnics`` and ``infiniband``; mixing their files gives a
+    The published NDm A100 v4 AKS walkthroughs (jingchaozhang.github.io and the Azure HPC
+    blog, 2023) name the resource ``mlnxnics`` and ``infiniband``; mixing their files gives a
     node that advertises ``nvidia.com/infiniband`` and a job that requests ``nvidia.com/mlnxnics``:
     the pods stay Pending forever ("Insufficient nvidia.com/mlnxnics") and the HostDeviceNetwork's
-    NAD points at a resource nobody allocates (research k8s.md R1).
+    NAD points at a resource nobody allocates.
 
     ## Example
     ```yaml
@@ -117,8 +118,8 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
     ## Why is this bad?
     Each attachment of a host-device network moves one allocated VF into the pod. Fewer entries than
     requested units leave allocated IB VFs outside the pod (NCCL sees fewer HCAs and busbw drops);
-    more entries than units fail CNI ADD for lack of a device. Seed 000 attaches ``hostdev-net``
-    eight times for ``nvidia.com/mlnxnics: 8`` (research k8s.md R2).
+    more entries than units fail CNI ADD for lack of a device. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023)
+    attaches ``hostdev-net`` eight times for ``nvidia.com/mlnxnics: 8``.
 
     ## Example
     ```yaml
@@ -191,9 +192,9 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
 
     ## Why is this bad?
     NCCL treats a missing topology file as "detect the topology yourself" and logs it at INFO only,
-    so the run works, slower (research nccl.md §5). On NDv4 the virtual topology is what the file
-    corrects: seed 000's NC-series measurements show the wrong topology costing up to 4× busbw.
-    Seeds 000/003 ``COPY ndv4-topo.xml .`` and point the job at ``/workspace/ndv4-topo.xml``, which
+    so the run works, slower (NVIDIA/nccl ``src/graph/topo.cc``). On NDv4 the virtual topology is
+    what the file corrects: on NC A100 v4 the wrong topology cost up to 4× busbw (57.5 vs 225 GB/s,
+    jingchaozhang.github.io, 2023). The published NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` and point the job at ``/workspace/ndv4-topo.xml``, which
     holds only while the base image's WORKDIR is ``/workspace``.
 
     ## Example
@@ -275,10 +276,10 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ## Why is this bad?
     Without a working opt-out AKS installs its own NVIDIA driver on the GPU nodes, and the
     gpu-operator "cannot override the driver installed on the host": ``driver.version`` is silently
-    ignored and ``driver.rdma`` never loads (NVIDIA/gpu-operator#525). Seed 000 uses the tag
+    ignored and ``driver.rdma`` never loads (NVIDIA/gpu-operator#525). Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) uses the tag
     ``SkipGPUDriverInstallation=true``, which its author marked "need to verify"; the documented tag
-    was ``SkipGPUDriverInstall=true`` (seed 003, gpu-operator AKS docs), retired on 2025-07-14 for
-    ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925; research k8s.md §5). The az CLI version
+    was ``SkipGPUDriverInstall=true`` (Azure HPC blog's NDm_v4 AKS guide (2023), gpu-operator AKS docs), retired on 2025-07-14 for
+    ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925). The az CLI version
     comes from the spec, or from an ``AZ_CLI_VERSION=`` line in the script (hpcconf writes one).
 
     ## Example
@@ -335,7 +336,8 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
     ## Why is this bad?
     The operator renders the NetworkAttachmentDefinition in ``spec.networkNamespace``; Multus
     resolves bare names in the pod's own namespace, so the pod fails to start with "cannot find a
-    network-attachment-definition" (research k8s.md R2). Seed 000 uses ``default`` for both.
+    network-attachment-definition" (Multus). Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) uses ``default``
+    for both.
 
     ## Example
     ```yaml
@@ -382,7 +384,7 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
     ## Why is this bad?
     Pods referencing a missing ServiceAccount are never created (the admission controller rejects
     them), and without the binding the launcher's ``kubectl get/wait pod`` init container is
-    forbidden and waits forever. Seed 000 creates ``mpi-worker-view`` and binds it to ``view`` in
+    forbidden and waits forever. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) creates ``mpi-worker-view`` and binds it to ``view`` in
     ``default`` for exactly this init container.
 
     ## Example
@@ -458,7 +460,7 @@ def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Itera
     ## Why is this bad?
     AKS installs its NVIDIA driver on the host; the gpu-operator's driver container "cannot override
     the driver installed on the host filesystem", so ``driver.version`` and ``driver.rdma`` (GPUDirect
-    RDMA via nvidia-peermem) are silently ignored (NVIDIA/gpu-operator#525, research k8s.md R6). The
+    RDMA via nvidia-peermem) are silently ignored (NVIDIA/gpu-operator#525). The
     job then runs on whatever driver AKS chose, without GPUDirect RDMA. Azure also warns that removing
     the operator from such a pool breaks containerd's config.
 

@@ -46,9 +46,9 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ## Why is this bad?
     The NCCL version, CUDA and MPI inside the image come from the base image. With ``latest``
     every rebuild can bring another NCCL, so busbw numbers (e.g. the ~186-189 GB/s expected on two
-    NDm A100 v4 nodes in seeds 000 and 003) stop being comparable, and version-specific settings
-    (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Seeds 000 and
-    003 pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
+    NDm A100 v4 nodes in the published 2023 AKS walkthroughs) stop being comparable, and version-specific settings
+    (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Those
+    walkthroughs (jingchaozhang.github.io and the Azure HPC blog) pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
 
     ## Example
     ```dockerfile
@@ -92,7 +92,7 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ## Why is this bad?
     The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node,
     and a later ``RUN apt-get install`` in a rebuild may use stale lists from the cache
-    (hadolint DL3009). Seeds 000 and 003 install four packages in four layers this way.
+    (hadolint DL3009). The published 2023 NDm A100 v4 AKS walkthroughs install four packages in four layers this way.
 
     ## Example
     ```dockerfile
@@ -123,7 +123,7 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
     package lists from whenever that layer was built, and fails with 404s or installs outdated
     packages. Docker's Dockerfile best practices therefore put update and install in one ``RUN``
-    ("cache busting"); seeds 000 and 003 start with ``RUN apt update`` on its own.
+    ("cache busting"); the published 2023 NDm A100 v4 AKS walkthroughs start with ``RUN apt update`` on its own.
 
     ## Example
     ```dockerfile
@@ -150,7 +150,8 @@ def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     ``apt`` warns "does not have a stable CLI interface. Use with caution in scripts" and may
-    change behaviour between releases (hadolint DL3027). Seeds 000 and 003 run ``RUN apt update``.
+    change behaviour between releases (hadolint DL3027). The published 2023 NDm A100 v4 AKS walkthroughs
+    run ``RUN apt update``.
 
     ## Example
     ```dockerfile
@@ -186,8 +187,8 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     NCCL treats a missing ``NCCL_TOPO_FILE`` as "detect it yourself" with an INFO line only
-    (research/nccl.md §5, probe: 326 GB/s, no error), so a path typo costs the tuning the file
-    was meant to give. Seeds 000 and 003 ``COPY ndv4-topo.xml .`` without ``WORKDIR`` and rely on
+    (NCCL 2.28.9 on 2 x H200: 326 GB/s, no error), so a path typo costs the tuning the file
+    was meant to give. The published 2023 NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` without ``WORKDIR`` and rely on
     every job passing ``-x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml``, which holds only while the
     NGC base image keeps ``WORKDIR /workspace``.
 
@@ -252,7 +253,8 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     Acceptance of a GPU cluster is an ``all_reduce_perf`` run compared with the expected busbw
-    (e.g. ~189 GB/s on two NDm A100 v4 nodes, seed 000; ~460 GB/s on 2x8 H100, seed 002). Without
+    (e.g. ~189 GB/s on two NDm A100 v4 nodes, jingchaozhang.github.io 2023; ~460 GB/s on
+    2x8 H100, Crusoe's Slurm NCCL guide). Without
     the binaries in the image the check is skipped or done with another image than the workload's.
 
     ## Example
@@ -263,7 +265,7 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
 
     ## Fix
-    Build them in the image (seeds 000/003):
+    Build them in the image (as the published 2023 NDm A100 v4 AKS walkthroughs do):
     ```dockerfile
     RUN git clone https://github.com/NVIDIA/nccl-tests.git /opt/nccl-tests \\
         && make -C /opt/nccl-tests MPI=1 MPI_HOME=/usr/local/mpi

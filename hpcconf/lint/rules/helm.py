@@ -69,9 +69,9 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     None of these charts ships a values schema that rejects unknown keys, so ``helm upgrade -i``
     succeeds and the setting does nothing. network-operator 24.10 removed the NicClusterPolicy keys
     (``deployCR``, ``ofedDriver.*``, ``rdmaSharedDevicePlugin.*``, ``sriovDevicePlugin.*``,
-    ``secondaryNetwork.*``; commit 8fc96f20): seeds 000/003's flags on a current chart deploy no
+    ``secondaryNetwork.*``; commit 8fc96f20): the 2023 NDm A100 v4 AKS walkthroughs' flags on a current chart deploy no
     OFED driver, no device plugin and no secondary network, and the job's IB resource never
-    appears (research k8s.md §1, §5).
+    appears (Mellanox/network-operator ``deployment/network-operator/values.yaml`` per tag).
 
     ## Example
     ```yaml
@@ -151,8 +151,8 @@ def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterato
 
     ## Why is this bad?
     nvidia-peermem links against the MOFED kernel modules; the driver pod waits for the
-    network-operator's OFED driver and never becomes ready without it (gpu-operator values note;
-    research k8s.md R7). Seeds 000/003 pair ``driver.rdma.enabled=true`` with ``ofedDriver.deploy=true``.
+    network-operator's OFED driver and never becomes ready without it (gpu-operator values note).
+    The published 2023 NDm A100 v4 AKS walkthroughs pair ``driver.rdma.enabled=true`` with ``ofedDriver.deploy=true``.
 
     ## Example
     ```yaml
@@ -194,7 +194,8 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     The network-operator's operands (OFED driver, device plugin) select
     ``pci-15b3.present=true``; with NFD's defaults the IB HCA (class 0207) is not labelled at all,
     and with ``[class, vendor]`` the label is ``pci-0207_15b3.present``. The operator then deploys
-    nothing and reports no error (research k8s.md §1 NFD, R4). Seeds 000/003 set
+    nothing and reports no error (node-feature-discovery ``source/pci/pci.go``). The 2023 NDm A100 v4
+    AKS walkthroughs set
     ``deviceClassWhitelist [02,03,0200,0207]`` and ``deviceLabelFields [vendor]`` for this reason.
     (The network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the
     label instead; then this warning can be ignored.)
@@ -263,8 +264,8 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     Two nfd-masters and two worker DaemonSets label the same nodes with different configurations;
     the PCI labels flap and whichever config wins decides whether the operators' node selectors
-    match. Both operators default ``nfd.enabled: true``; seeds 000/003 and Azure's AKS guide set it
-    ``false`` when NFD is installed separately ("Network Operator already deploys NFD"; research k8s.md R5).
+    match. Both operators default ``nfd.enabled: true``; the 2023 NDm A100 v4 AKS walkthroughs and Azure's AKS guide set it
+    ``false`` when NFD is installed separately ("Network Operator already deploys NFD", Azure/aks-rdma-infiniband).
 
     ## Example
     ```yaml
@@ -309,8 +310,9 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ## Why is this bad?
     On Azure the accelerated-networking Ethernet VF is a Mellanox (15b3) device too. A vendor-only
     selector puts it into the IB resource, so a pod can be handed the Ethernet VF instead of an IB
-    VF (and the node loses its primary network). Seed 000 selects ``linkTypes: [infiniband]``,
-    seed 003 ``devices: [101c]``, Azure's reference ``vendors + linkTypes`` (research k8s.md §5).
+    VF (and the node loses its primary network). jingchaozhang.github.io's walkthrough (2023) selects
+    ``linkTypes: [infiniband]``, the Azure HPC blog's (2023) ``devices: [101c]``, Azure's reference
+    (Azure/aks-rdma-infiniband) ``vendors + linkTypes``.
 
     ## Example
     ```yaml

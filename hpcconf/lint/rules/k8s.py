@@ -41,7 +41,7 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
     ## Why is this bad?
     Extended resources cannot be overcommitted: Kubernetes' pod validation rejects the pod with
     "Limit must be set for non overcommitable resources" / "must be equal to ... limit"
-    (k8s ``pkg/apis/core/validation/validation.go``; research k8s.md §5). In a Volcano job the
+    (k8s ``pkg/apis/core/validation/validation.go``). In a Volcano job the
     job is accepted but its pods are never created, so the gang never starts.
 
     ## Example
@@ -54,7 +54,7 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
 
     ## Fix
     Put the same quantities under ``limits`` (a limit alone is enough: the request defaults to it),
-    as seeds 000 and 003 do.
+    as the published 2023 NDm A100 v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) do.
     """
     for pod in pods(doc):
         for path, container in pod.containers(init=True):
@@ -84,8 +84,8 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
 
     ## Why is this bad?
     RDMA registers (pins) memory. Without ``CAP_IPC_LOCK`` the container's memlock limit is the
-    64 KiB default (Azure AKS InfiniBand docs, research k8s.md R12), so ibverbs memory registration
-    fails and NCCL/UCX fall back to TCP or abort. Seeds 000 and 003 add ``IPC_LOCK`` to every
+    64 KiB default (Azure AKS InfiniBand docs), so ibverbs memory registration
+    fails and NCCL/UCX fall back to TCP or abort. The published 2023 NDm A100 v4 AKS walkthroughs add ``IPC_LOCK`` to every
     container for this reason.
 
     ## Example
@@ -128,7 +128,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     Containers get a 64 MiB ``/dev/shm``. NCCL's shared-memory transport and the CUDA IPC buffers
     between ranks on one node live there; NCCL fails with "Error while creating shared memory
     segment" or falls back to slower paths (NCCL troubleshooting docs: raise the shm size in
-    containers). Seeds 000 and 003 mount an 8 GiB ``medium: Memory`` emptyDir on the workers.
+    containers). The published 2023 NDm A100 v4 AKS walkthroughs mount an 8 GiB ``medium: Memory`` emptyDir on the workers.
 
     ## Example
     ```yaml
@@ -174,7 +174,7 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
     ## Why is this bad?
     ``ipam`` is a plain string in the CRD, so the API server accepts anything. The network-operator
     splices it verbatim into the NetworkAttachmentDefinition it renders (``"ipam": <spec.ipam>``,
-    ``pkg/state/state_hostdevice_network.go``; research k8s.md §2), and the pods then fail at
+    Mellanox/network-operator ``pkg/state/state_hostdevice_network.go``), and the pods then fail at
     CNI ADD with a JSON or IPAM error, long after the manifest was "applied".
 
     ## Example

@@ -3,7 +3,7 @@
 They read ``UCX_*``, ``UCC_*`` and ``OMPI_MCA_*`` settings wherever they are set (env files,
 ``export`` lines in sbatch and shell scripts, container env, Dockerfile ``ENV``; see
 :mod:`hpcconf.lint.settings`). The value grammars are :mod:`hpcconf.knowledge.grammars`
-(research/nccl.md §7). SKU facts come from ``--sku`` or, for a compiled spec, from the pool the
+(UCX ``ucp_context.c``, UCC ``ucc_coll_score.c``, Open MPI MCA parameters). SKU facts come from ``--sku`` or, for a compiled spec, from the pool the
 artifact belongs to; UCX and Open MPI versions from the spec's ``versions`` (newest when unknown).
 """
 
@@ -94,8 +94,8 @@ def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     UCX skips unknown entries and warns only under ``UCX_WARN_INVALID_CONFIG=y``, so the job
     runs without the transport its author asked for. ``sockcm`` was deleted in UCX 1.11
-    (openucx/ucx bfdd70e8, research/nccl.md §7) yet still appears in copied recipes: seed 004
-    sets ``UCX_TLS=tcp,cuda_copy,sockcm,rc`` for ND40rs_v2. A list where nothing is usable makes
+    (openucx/ucx bfdd70e8) yet still appears in copied recipes: the Azure UCX-Py test notebook
+    (rapidsai/ucx-py#311) sets ``UCX_TLS=tcp,cuda_copy,sockcm,rc`` for ND40rs_v2. A list where nothing is usable makes
     UCX fail to initialise.
 
     ## Example
@@ -126,7 +126,7 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     with more than one GPU (or an unknown SKU).
 
     ## Why is this bad?
-    Seed 004 measured UCX-Py on ND40rs_v2 (one EDR HCA, NVLink V100s): ``tcp,cuda_copy`` moved
+    The Azure UCX-Py test notebook (rapidsai/ucx-py#311) measured UCX-Py on ND40rs_v2 (one EDR HCA, NVLink V100s): ``tcp,cuda_copy`` moved
     0.4 GB/s, adding ``rc`` 2.1 GB/s (2.7 GB/s between nodes), adding ``cuda_ipc`` 17 GB/s over
     one NVLink and 26 GB/s over two. Without an IB transport MPI traffic crosses the Ethernet;
     without ``cuda_ipc`` GPU-to-GPU messages inside a node are staged through host memory.
@@ -177,7 +177,7 @@ def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     RDMA devices without their port (``mlx5_0`` instead of ``mlx5_0:1``), non-numeric ports,
     whitespace, ``all`` mixed with names; with a SKU, RDMA devices on a SKU without InfiniBand
     and HCAs the SKU reserves for Ethernet (Crusoe's ``mlx5_0``, excluded from NCCL with
-    ``NCCL_IB_HCA=^mlx5_0:1`` in seed 002).
+    ``NCCL_IB_HCA=^mlx5_0:1`` in Crusoe's Slurm NCCL guide).
 
     ## Why is this bad?
     UCX names RDMA resources ``device:port``; an entry that matches nothing is dropped with at
@@ -231,7 +231,7 @@ def ucx_sockaddr_sockcm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
     ## Why is this bad?
     ``sockcm`` was removed in UCX 1.11 (openucx/ucx bfdd70e8; it lingers only in this
-    variable's old default ``rdmacm,tcp,sockcm``, research/nccl.md §7). Seed 004 sets
+    variable's old default ``rdmacm,tcp,sockcm``). The Azure UCX-Py test notebook (rapidsai/ucx-py#311) sets
     ``UCX_SOCKADDR_TLS_PRIORITY=sockcm``: on a current UCX that names no connection manager, so
     client/server (listener) connections such as UCX-Py's find none to use.
 
@@ -276,8 +276,8 @@ def ucc_tune_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     UCC logs ``failed to parse token`` and returns ``UCC_ERR_INVALID_PARAM``: the team layer
-    fails to initialise, and MPI falls back to its own collectives or aborts (research/nccl.md
-    §7). Seed 001 routes MPI allreduce to NCCL with ``UCC_TL_NCCL_TUNE=allreduce:cuda:inf``;
+    fails to initialise, and MPI falls back to its own collectives or aborts (openucx/ucc
+    ``ucc_coll_score.c``). JSC's X-Dev blog ("MPI as API", 2023) routes MPI allreduce to NCCL with ``UCC_TL_NCCL_TUNE=allreduce:cuda:inf``;
     a slip such as ``allreduce:cuda:inf:inf`` or ``all_reduce:cuda:inf`` breaks it.
 
     ## Example
@@ -310,7 +310,7 @@ def ompi_coll_mca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     6.0 (open-mpi/ompi PR #13480): its variables are then unknown and only produce a warning,
     so a recipe that relies on ``coll_hcoll_enable=0`` to steer collectives does nothing.
     Azure's NCCL tests pass ``coll_hcoll_enable 0`` for the Open MPI 4.x/5.x of their images
-    (research/nccl.md §7).
+    (Azure/azhpc-images tests).
 
     ## Example
     ```text
@@ -340,10 +340,10 @@ def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ## Why is this bad?
     Open MPI ships coll/ucc disabled with priority 10 (open-mpi/ompi PR #9009). A job that sets
     ``UCC_TL_NCCL_TUNE`` alone therefore never reaches UCC; with the default priority, basic and
-    libnbc win and initialisation can fail (open-mpi/ompi#9885). Seed 001 sets both
+    libnbc win and initialisation can fail (open-mpi/ompi#9885). JSC's X-Dev blog ("MPI as API", 2023) sets both
     ``OMPI_MCA_coll_ucc_enable=1`` and ``OMPI_MCA_coll_ucc_priority=100``, and measured UCC+NCCL
     allreduce 65x faster than plain Open MPI. coll/ucc exists in Open MPI 5.0 and, on the 4.1
-    series, from 4.1.4 (PR #10171; seed 001 used 4.1.4).
+    series, from 4.1.4 (PR #10171; the X-Dev blog used 4.1.4).
 
     ## Example
     ```text

@@ -1,6 +1,6 @@
 """NCCL config-file rules: how ``param.cc`` actually reads ``/etc/nccl.conf`` and ``~/.nccl.conf``.
 
-NCCL reads these files with its own tiny reader (research/nccl.md §3): a line is skipped
+NCCL reads these files with its own tiny reader (NVIDIA/nccl ``src/misc/param.cc``): a line is skipped
 only when it *starts* with ``#`` or has no ``=``; the key is every byte before the first
 ``=``, the value every byte after it. Nothing is trimmed, quoted or expanded, and each
 line is applied with ``setenv(key, value, 0)``: the environment and earlier lines win.
@@ -54,7 +54,7 @@ def space_around_equals(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ## Why is this bad?
     NCCL's config reader (``src/misc/param.cc``) trims nothing: ``NCCL_ALGO = Ring`` sets a
     variable named ``"NCCL_ALGO "`` to ``" Ring"``. NCCL never reads that name, so the setting is
-    silently lost. The probe in research/nccl.md §9 shows it: ``NCCL_ALGO = Bogus`` in nccl.conf
+    silently lost. Measured with NCCL 2.28.9 on 2 x H200: ``NCCL_ALGO = Bogus`` in nccl.conf
     ran without error, while ``NCCL_ALGO=Bogus`` failed init. A blank inside a value is kept as
     well and breaks name matching (``mlx5_0 `` matches no HCA).
 
@@ -84,7 +84,7 @@ def inline_comment(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     ``param.cc`` takes every byte after ``=`` as the value, so ``NCCL_ALGO=Ring # fast`` asks for an
     algorithm called ``"Ring # fast"``. Since NCCL 2.24 an unknown algorithm or protocol is fatal:
-    the probe in research/nccl.md §9 failed init with ``NCCL_ALGO=Ring # inline comment``. Integer
+    NCCL 2.28.9 (measured on 2 x H200) failed init with ``NCCL_ALGO=Ring # inline comment``. Integer
     settings silently keep their leading digits (``strtoll``), names such as NCCL_SOCKET_IFNAME
     match nothing.
 
@@ -147,8 +147,8 @@ def non_nccl_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     NCCL applies nccl.conf with ``setenv`` when it initialises (``param.cc``), long after CUDA,
     MPI and UCX have read their environment. ``CUDA_DEVICE_ORDER=PCI_BUS_ID`` there changes nothing
-    for the process; Azure's HPC image put it in ``/etc/nccl.conf`` until 2022-08 (legacy conf in
-    shared/upstream/nccl/azhpc-images/nccl-conf/), and seed 000's jobs pass it with ``mpirun -x``
+    for the process; Azure's HPC image put it in ``/etc/nccl.conf`` until 2022-08 (Azure/azhpc-images
+    history), and the jobs of jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) pass it with ``mpirun -x``
     instead, which works.
 
     ## Example
@@ -266,8 +266,8 @@ def setting_shadowed(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
 
     ## Why is this bad?
     NCCL applies the user file, then ``/etc/nccl.conf``, each line with ``setenv(key, value, 0)``
-    (``param.cc``): whatever is already set wins. The probe ran fine with ``NCCL_ALGO=Bogus`` in
-    nccl.conf because the environment had ``NCCL_ALGO=Ring`` (research/nccl.md §9). Editing the
+    (``param.cc``): whatever is already set wins. NCCL 2.28.9 (measured on 2 x H200) ran fine with ``NCCL_ALGO=Bogus`` in
+    nccl.conf because the environment had ``NCCL_ALGO=Ring``. Editing the
     conf file then changes nothing, which is how a topology file "fix" in ``/etc/nccl.conf`` goes
     unnoticed while every job still passes the old path with ``-x``.
 

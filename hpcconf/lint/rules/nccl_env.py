@@ -3,7 +3,7 @@
 They apply wherever an ``NCCL_*`` setting is written: nccl.conf, env files, ``export`` /
 ``mpirun -x`` in scripts and container commands, container ``env:`` and Dockerfile ``ENV``
 (see :mod:`hpcconf.lint.settings`). Version-dependent facts come from
-``hpcconf.knowledge.nccl_env`` (the release table) and research/nccl.md §6.
+``hpcconf.knowledge.nccl_env`` (the release table) and NCCL's own parsers (``src/graph/tuning.cc``, ``src/misc/socket.cc``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
 # NCCL_* names read by other programs, not by NCCL: nccl-tests' own options, and the variable Azure's
-# sku-customizations service reads to pick a topology family (research/nccl.md §2).
+# sku-customizations service reads to pick a topology family (Azure/azhpc-images customizations).
 NOT_NCCL_READERS = ("NCCL_TESTS_", "NCCL_TOPO_FAMILY")
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
@@ -52,7 +52,7 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     years ago (``NCCL_IB_CUDA_SUPPORT`` was last read by 2.3.7, ``NCCL_GRAPH`` by 2.5.7) or one
     newer than the installed NCCL (``NCCL_CONF_FILE`` before 2.23) is a setting that does
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
-    read across NCCL 2.3.5 to 2.30.7 (research/nccl.md §4).
+    read across NCCL 2.3.5 to 2.30.7 (NVIDIA/nccl ``src/`` at every v2.x tag).
 
     Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests) and
     ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service).
@@ -114,7 +114,7 @@ def algo_proto_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     Since NCCL 2.24 ``tuning.cc`` rejects such values with ``ncclInvalidUsage``: every
-    communicator init fails. The probe (research/nccl.md §9, NCCL 2.28.9) failed with
+    communicator init fails. NCCL 2.28.9 (measured on 2 x H200) failed with
     ``NCCL_ALGO=CollNet`` and ``NCCL_ALGO=allreduce:ring;tree``. Before 2.24 the bad token was
     silently ignored, so the setting did nothing (reported as a warning for those versions).
 
@@ -145,7 +145,8 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL matches these names as prefixes and silently drops what matches nothing; when no HCA is
     left it falls back to TCP sockets over Ethernet (tens of GB/s lost per node), or fails with
     "no IB device found". Azure's H200 NHC config excludes ``mlx5_an0`` (the accelerated-networking
-    VF) because NCCL would otherwise try it as an IB rail (research/nccl.md §6).
+    VF) because NCCL would otherwise try it as an IB rail (Azure/azurehpc-health-checks
+    ``conf/nd96isr_h200_v5.conf``).
 
     ## Example
     ```text
@@ -200,7 +201,7 @@ def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``paths.cc`` compares the string with the known names; anything else ends up as an unknown
     level and the setting that was meant to enable (or forbid) P2P or GPUDirect RDMA does not
     take effect, e.g. the ``NCCL_P2P_LEVEL=SYS`` workaround that brought an NVLink pair from
-    24.3 to 105.5 GB/s in the probe (research/nccl.md §9).
+    24.3 to 105.5 GB/s (NCCL 2.28.9 on 2 x H200).
 
     ## Example
     ```text
@@ -224,7 +225,7 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ## Why is this bad?
     NVLS needs third-generation NVSwitch (H100/H200 HGX, ``search.cc``). Where it is missing, NCCL
     has no algorithm left for that collective and fails, or (older releases) ignores the choice.
-    Measured: seed 002's Crusoe conf loaded by NCCL 2.28.9 on 2 x H200 with NVLS unavailable
+    Measured: the nccl.conf of Crusoe's Slurm NCCL guide loaded by NCCL 2.28.9 on 2 x H200 with NVLS unavailable
     failed every all_reduce with ``no algorithm/protocol available for function AllReduce ...
     NCCL_ALGO was set to NVLSTree`` (docs/acceptance/nccl-h200-x2.json). Crusoe's 8xH100
     ``NCCL_ALGO=NVLSTree`` is right there and breaks every job on ND A100 v4.
@@ -267,7 +268,7 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL reads integers with ``strtoll`` and keeps whatever prefix parses (``param.cc``): ``"4x"``
     is 4 and ``"yes"`` is 0, without a message. An unknown debug level logs nothing, so the run
     you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
-    for bootstrap on Azure IB SKUs instead of ``eth0`` (research/nccl.md §6).
+    for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``).
 
     ## Example
     ```text
@@ -297,9 +298,9 @@ def graph_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     A graph file replaces NCCL's search (``search.cc`` returns early when the graph has
-    channels), fixing channel counts and speeds written for another machine. Seed 000 measured
-    all_reduce at 57.5 GB/s on NC48ads_A100_v4 with ``NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml``
-    and 225 GB/s without it (4x); the probe reproduced 82.6 vs 326 GB/s on an NVLink pair. The
+    channels), fixing channel counts and speeds written for another machine. jingchaozhang.github.io
+    ("Azure NCCL Test on NCv4", 2023) measured all_reduce at 57.5 GB/s on NC48ads_A100_v4 with ``NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml``
+    and 225 GB/s without it (4x); NCCL 2.28.9 on an H200 NVLink pair reproduced it: 82.6 vs 326 GB/s. The
     ncv4 graph names 4 GPUs, so on 2-GPU sizes NCCL may also fail ("dev 2 not found"). Azure
     removed it from the smaller sizes in e899015a (2024-05-22).
 
@@ -345,9 +346,9 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     NCCL trusts the file over its own detection. Azure's ncv4 file hides the NVLink bridge of
-    NC48ads (24.3 vs 326 GB/s in the probe), an ndv4 file on an ND H100 v5 describes other bus
+    NC48ads (24.3 vs 326 GB/s measured with NCCL 2.28.9 on an H200 pair), an ndv4 file on an ND H100 v5 describes other bus
     ids and NUMA nodes, and Crusoe's hypervisor remaps PCI addresses so only Crusoe's file fits
-    (research/nccl.md §1, §8).
+    (Azure/azhpc-images ``topology/``).
 
     ## Example
     ```text

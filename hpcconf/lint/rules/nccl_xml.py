@@ -47,7 +47,7 @@ def xml_rejected(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     NCCL has no XML library; its reader is strict and the failure is fatal for a topology or graph
-    file it was told to use. The probe (research/nccl.md §9, NCCL 2.28.9) failed init with a
+    file it was told to use. NCCL 2.28.9 (measured on 2 x H200) failed init with a
     prolog, with tab indentation and with ``version="2"``. Editors and generators add prologs and
     tabs without asking.
 
@@ -77,8 +77,8 @@ def ignored_content(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     attributes NCCL never reads, e.g. a misspelt ``<pcie>`` or ``numa_id=``.
 
     ## Why is this bad?
-    NCCL only logs "Ignoring element" at INFO level (probe: a file with an unknown element ran at
-    full speed). A typo therefore deletes part of the topology without a word: GPUs or NICs under
+    NCCL only logs "Ignoring element" at INFO level (NCCL 2.28.9 on 2 x H200: a file with an unknown
+    element ran at full speed). A typo therefore deletes part of the topology without a word: GPUs or NICs under
     a misspelt element are not described, and NCCL falls back to detection for them.
 
     ## Example
@@ -91,7 +91,7 @@ def ignored_content(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
 
     ## Fix
-    Use the element and attribute names of research/nccl.md §5 (``numaid``, ``<pci>``).
+    Use the element and attribute names NVIDIA/nccl ``src/graph/xml.cc`` reads (``numaid``, ``<pci>``).
     """
     yield from _problem_findings(doc, ctx, {"unknown-element", "unknown-attribute"}, fatal=False)
 
@@ -134,7 +134,7 @@ def pci_link_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``topo.cc`` maps unknown speeds to its lowest bandwidth without a warning. Azure's
     ``ncv4-topo.xml`` has ``link_speed=""`` and ``link_width="0"``: 16 lanes x 6 Gb/s = 12 GB/s,
     which is exactly the ``speedintra="12"`` that ``ncv4-graph.xml`` then fixes for every channel
-    (research/nccl.md §2). NCCL then plans rings and trees for a PCIe link less than half as fast
+    (Azure/azhpc-images ``topology/ncv4-graph.xml``). NCCL then plans rings and trees for a PCIe link less than half as fast
     as the Gen4 x16 link (16 lanes x 16 GT/s) the A100 really has.
 
     ## Example
@@ -192,8 +192,8 @@ def self_nvlink(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     Any ``<nvlink>`` child switches off NVML NVLink discovery for that GPU (``xml.cc`` asks NVML
     only when the GPU has no ``<nvlink>``). A self-pointing one leaves NCCL with no GPU-to-GPU
-    NVLink at all: the probe on an NVLink pair measured 24.3 GB/s over SHM instead of 326 GB/s
-    (research/nccl.md §1, §9). The pre-2024 file with pair targets was right for NC A100 v4.
+    NVLink at all: an NVLink pair measured 24.3 GB/s over SHM instead of 326 GB/s (NCCL 2.28.9,
+    2 x H200). The pre-2024 file with pair targets was right for NC A100 v4.
 
     ## Example
     ```xml
@@ -237,8 +237,8 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NCCL pins its proxy and network threads to the ``affinity`` of the GPU's NUMA node. Identical
     masks put every GPU's helper threads on the same cores, one NUMA node away from half the GPUs
     and NICs. Azure fixed exactly this in its ndv2/ndv4 files (all ``0000ffff,0000ffff`` until
-    2025-01, commit 4a4565a0) and swapped ndv5 masks (992d7759); the ndv4 file copied into seed
-    000's NCCL test image still has the bad masks.
+    2025-01, commit 4a4565a0) and swapped ndv5 masks (992d7759); the ndv4 file copied into the NCCL test
+    image of jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) still has the bad masks.
 
     ## Example
     ```xml
@@ -297,7 +297,8 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     sources at once. Azure's ncv4 file on NC48ads (2 GPUs, one NVLink bridge) hides the bridge
     (see NCCL025); Crusoe's hypervisor remaps PCI addresses, so Azure files never fit there.
     Azure's own ndv4 file had GPUs 0001/0002 under the wrong NUMA node until commit c3e42913
-    (2023-09, "numa domains swapped"); seed 000 ships that version in its NCCL test image.
+    (2023-09, "numa domains swapped"); jingchaozhang.github.io's NDm A100 v4 AKS
+    walkthrough (2023) ships that version in its NCCL test image.
 
     ## Example
     ```text
@@ -366,9 +367,9 @@ def graph_gpu_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     ``search.cc`` looks every channel GPU up and fails with ``XML Import Channel : dev 2 not
-    found`` (probe, research/nccl.md §1 finding 2). Where it does load, a graph written for
-    another size fixes the channel count: seed 000 measured 57.5 GB/s instead of 225 GB/s on
-    NC48ads with the NC96 graph.
+    found`` (measured with NCCL 2.28.9 on 2 x H200). Where it does load, a graph written for
+    another size fixes the channel count: 57.5 GB/s instead of 225 GB/s was measured on
+    NC48ads with the NC96 graph (jingchaozhang.github.io, "Azure NCCL Test on NCv4", 2023).
 
     ## Example
     ```xml

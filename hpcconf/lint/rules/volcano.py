@@ -1,7 +1,8 @@
 """Volcano Job rules (VOL): what Volcano's admission webhook rejects and what makes MPI jobs hang.
 
 Since v1.14 part of Volcano's validation moved to an optional CEL ValidatingAdmissionPolicy that
-is off by default, so hpcconf checks these itself (research k8s.md §3, R8–R11).
+is off by default, so hpcconf checks these itself (volcano-sh/volcano ``pkg/webhooks/admission/jobs/validate`` and the
+svc/ssh job plugins, release-1.7 to v1.15.1).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
     ## Why is this bad?
     Volcano's admission webhook rejects the job with "duplicated task name"
-    (``pkg/webhooks/admission/jobs/validate``, research k8s.md §3), and even without the webhook
-    the pods ``<job>-<task>-<i>`` of both tasks would collide. Seed 000's job repeats its
+    (volcano-sh/volcano ``pkg/webhooks/admission/jobs/validate``), and even without the webhook
+    the pods ``<job>-<task>-<i>`` of both tasks would collide. The job of jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) repeats its
     ``mpiworker`` task (a copy-paste: the first copy has no GPUs), so ``kubectl apply`` fails.
 
     ## Example
@@ -99,7 +100,7 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
 
     ## Why is this bad?
     Volcano's webhook rejects it ("job 'minAvailable' should not be greater than total replicas in
-    tasks", research k8s.md §3). Without the webhook the PodGroup's ``minMember`` can never be met
+    tasks", ``pkg/webhooks/admission/jobs/validate``). Without the webhook the PodGroup's ``minMember`` can never be met
     and the gang never starts.
 
     ## Example
@@ -138,8 +139,8 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ## Why is this bad?
     ``minAvailable`` becomes the PodGroup's ``minMember``: Volcano starts the job as soon as that many
     pods fit. mpirun needs every worker from its hostfile; with fewer, the launcher waits (or ssh
-    fails) while the started pods hold GPUs that another job could use (research k8s.md §3,
-    "gang scheduling": use ``minAvailable == Σ replicas``; seeds: 1 + 2 = 3).
+    fails) while the started pods hold GPUs that another job could use (Volcano
+    gang scheduling: use ``minAvailable == Σ replicas``; e.g. 1 launcher + 2 workers = 3).
 
     ## Example
     ```yaml
@@ -175,7 +176,7 @@ def hostfile_not_written_by_svc(doc: Document, ctx: LintContext) -> Iterator[Dia
 
     ## Why is this bad?
     The svc plugin writes one file per task, ``/etc/volcano/<task>.host``, turning ``-`` into ``_``
-    (task ``mpi-worker`` → ``mpi_worker.host``; research k8s.md §3). A wrong name makes mpirun fail
+    (task ``mpi-worker`` → ``mpi_worker.host``; volcano-sh/volcano ``pkg/controllers/job/plugins/svc``). A wrong name makes mpirun fail
     with "hostfile not found", or, with ``cat``, run on zero hosts.
 
     ## Example
@@ -234,8 +235,8 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     One NCCL rank per GPU is the layout nccl-tests' ``-g 1`` expects. Too many ranks oversubscribe
     GPUs (several ranks per GPU: NCCL init fails with "Duplicate GPU detected"), too few leave GPUs
-    and their IB NICs idle, so busbw drops below the SKU's reference (seeds: 16 = 2 × 8, ``ppr:8:node``;
-    research k8s.md R9).
+    and their IB NICs idle, so busbw drops below the SKU's reference (2 nodes × 8 GPUs: 16 ranks,
+    ``ppr:8:node``).
 
     ## Example
     ```text
@@ -283,8 +284,9 @@ def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Di
 
     ## Why is this bad?
     The workers run ``sshd -D`` and never exit, so the job stays Running forever after the
-    benchmark ends, holding every GPU and IB VF of the worker nodes (research k8s.md R10).
-    Seeds 000 and 003 set the policy on the launcher task.
+    benchmark ends, holding every GPU and IB VF of the worker nodes (volcano-sh/volcano job
+    policies). The published NDm A100 v4 AKS walkthroughs (jingchaozhang.github.io and the Azure HPC
+    blog, 2023) set the policy on the launcher task.
 
     ## Example
     ```yaml
@@ -321,7 +323,7 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
     ## Why is this bad?
     ``svc`` writes the hostfiles and gives pods stable DNS names; ``ssh`` installs the shared key that
-    lets mpirun start ranks on the workers (research k8s.md §3, R11). Without them mpirun cannot
+    lets mpirun start ranks on the workers (volcano-sh/volcano ``pkg/controllers/job/plugins``). Without them mpirun cannot
     read its hostfile or log in. ``plugins`` is ``map[string][]string``: a null value is pruned,
     which drops the plugin, so write ``ssh: []``.
 
@@ -366,7 +368,7 @@ def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
     ## Why is this bad?
     Volcano's webhook (and from v1.14 the CRD's ``tasks[].name`` pattern) rejects them; the svc
-    plugin's Service ``<job>`` and the pods' hostnames fail otherwise (research k8s.md §3, R8).
+    plugin's Service ``<job>`` and the pods' hostnames fail otherwise (``pkg/webhooks/admission/jobs/validate``).
 
     ## Example
     ```yaml
@@ -406,7 +408,7 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ``exitCode``, neither, an event repeated across policies, or ``*`` combined with other events.
 
     ## Why is this bad?
-    The webhook rejects the job (``validatePolicies``, research k8s.md §3). A typo such as
+    The webhook rejects the job (``validatePolicies`` in ``pkg/webhooks/admission/jobs/validate``). A typo such as
     ``action: Complete`` therefore makes the whole job fail to submit. Valid in 1.7: events
     ``* PodFailed PodEvicted Unknown TaskCompleted JobUpdated TaskFailed``, actions ``AbortJob
     RestartJob RestartTask TerminateJob CompleteJob ResumeJob`` (v1.15 adds ``PodPending``,

@@ -32,7 +32,8 @@ if [[ "$(printf '%s\n' 2.72.2 "$AZ_INSTALLED" | sort -V | head -n1)" != 2.72.2 ]
   exit 1
 fi
 
-# InfiniBand between the GPU nodes needs the AKS feature flag (seeds 000/003).
+# InfiniBand between the GPU nodes needs the AKS feature flag (Azure/aks-rdma-infiniband;
+# the 2023 NDm A100 v4 AKS walkthroughs on jingchaozhang.github.io and the Azure HPC blog).
 az extension add --name aks-preview --upgrade
 az feature register --namespace Microsoft.ContainerService --name AKSInfinibandSupport
 until [[ "$(az feature show --namespace Microsoft.ContainerService --name AKSInfinibandSupport --query properties.state -o tsv)" == "Registered" ]]; do

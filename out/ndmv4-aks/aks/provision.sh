@@ -25,7 +25,8 @@ OPERATORS_NAMESPACE='nvidia-operator'
 JOB_NAMESPACE='default'
 JOB_NAME='nccl-allreduce-job1'
 
-# InfiniBand between the GPU nodes needs the AKS feature flag (seeds 000/003).
+# InfiniBand between the GPU nodes needs the AKS feature flag (Azure/aks-rdma-infiniband;
+# the 2023 NDm A100 v4 AKS walkthroughs on jingchaozhang.github.io and the Azure HPC blog).
 az extension add --name aks-preview --upgrade
 az feature register --namespace Microsoft.ContainerService --name AKSInfinibandSupport
 until [[ "$(az feature show --namespace Microsoft.ContainerService --name AKSInfinibandSupport --query properties.state -o tsv)" == "Registered" ]]; do

@@ -1,0 +1,87 @@
+"""Rendered findings per rule: ``tests/rules/<CODE>/expect.snap`` is the text report (`hpcconf lint`'s
+default format) of CODE's findings in the bad fixture: location, severity, name, message, the
+quoted line with its caret span (end column) and the hint. ``test_rule_fixtures.py`` pins where
+findings are; this pins what users read, so a reworded message or a lost hint shows in review.
+
+Update after an intended change (a new rule, a renamed one, a better message)::
+
+    pytest tests/rules --update-snapshots        # or HPCCONF_UPDATE_SNAPSHOTS=1 pytest tests/rules
+
+then review ``git diff tests/rules``. The snapshot is generic: any directory with an
+``expect.yaml`` gets one, so rules added, moved or renamed only need the update run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from hpcconf.diagnostics import Diagnostic, SourceCache, render_text
+from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
+from hpcconf.lint.engine import lint_paths
+
+HERE = Path(__file__).resolve().parent
+SNAPSHOT = "expect.snap"
+CODES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and (p / "expect.yaml").exists())
+
+
+def _updating(config: pytest.Config) -> bool:
+    return bool(config.getoption("--update-snapshots")) or os.environ.get("HPCCONF_UPDATE_SNAPSHOTS") == "1"
+
+
+def _context(expect: dict) -> LintContext:
+    """The same options test_rule_fixtures.py gives the bad fixture (see tests/rules/README.md)."""
+    ctx = LintContext()
+    if expect.get("nccl_version"):
+        ctx.nccl_version = str(expect["nccl_version"])
+    if expect.get("sku"):
+        ctx.sku = lookup_sku(str(expect["sku"]))
+    ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
+    return ctx
+
+
+def render_bad_fixture(code: str) -> str:
+    """CODE's findings in ``bad.*`` (or ``bad/``) as the text report shows them, paths relative to
+    the rule's directory so the snapshot does not depend on where the checkout lives."""
+    directory = HERE / code
+    expect = YAML(typ="safe").load((directory / "expect.yaml").read_text(encoding="utf-8")) or {}
+    (bad,) = [p for p in directory.iterdir() if p.name.split(".")[0] == "bad"]
+    cwd = Path.cwd()
+    os.chdir(directory)
+    try:
+        result = lint_paths([bad.name], _context(expect), forced_kind=expect.get("kind"))
+    finally:
+        os.chdir(cwd)
+    findings = sorted((f for f in result.findings if f.code == code), key=Diagnostic.sort_key)
+    sources = SourceCache(texts=dict(result.sources))
+    text = "\n\n".join(render_text(f, sources) for f in findings) + "\n"
+    # A few findings name resolved paths (a SKU file, a missing directory): keep them checkout-independent.
+    return text.replace(f"{directory}/", "").replace(str(directory), ".")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_rendered_findings_match_snapshot(code, request):
+    rendered = render_bad_fixture(code)
+    snapshot = HERE / code / SNAPSHOT
+    if _updating(request.config):
+        if not snapshot.exists() or snapshot.read_text(encoding="utf-8") != rendered:
+            snapshot.write_text(rendered, encoding="utf-8")
+        return
+    assert snapshot.exists(), (f"tests/rules/{code} has no {SNAPSHOT}: run `pytest tests/rules --update-snapshots` "
+                               "and review the file")
+    recorded = snapshot.read_text(encoding="utf-8")
+    if recorded != rendered:
+        diff = "".join(difflib.unified_diff(recorded.splitlines(keepends=True), rendered.splitlines(keepends=True),
+                                            f"tests/rules/{code}/{SNAPSHOT}", "rendered now"))
+        pytest.fail(f"{code}: the rendered findings changed (if intended: pytest tests/rules "
+                    f"--update-snapshots):\n{diff}", pytrace=False)
+
+
+def test_no_snapshot_without_fixtures():
+    """A snapshot left behind by a removed or renamed rule directory."""
+    orphans = sorted(p.parent.name for p in HERE.glob(f"*/{SNAPSHOT}") if p.parent.name not in CODES)
+    assert not orphans, f"snapshots without expect.yaml (delete them): {orphans}"
