@@ -37,9 +37,15 @@ WILD = Path(__file__).resolve().parents[1].parent / "shared" / "upstream" / "wil
 
 # (file, line of the miss) -> the rule that now reports it there (or on one of its alt_lines).
 MISSES_CAUGHT: dict[tuple[str, int], str] = {
-    ("crusoe-cmk-nccl-gb200-mpijob.yaml", 50): "NCCL034",
+    ("crusoe-cmk-nccl-gb200-mpijob.yaml", 50): "NCCL012",
     ("nemo-csp-azure-nccl.sh", 1): "SLURM010",
-    ("user-mcwgem-train_node_4.sh", 11): "NCCL034",
+    ("user-mcwgem-train_node_4.sh", 11): "NCCL012",
+}
+# Findings the expert could not judge (hpcconf did not see the setting then), judged here, with the evidence.
+NEW_FINDINGS_JUDGED_TRUE: dict[tuple[str, str, int], str] = {
+    ("crusoe-ib-probe-multinode-mpijob.yaml", "NCCL010", 89):
+        "NCCL_BOOTSTRAP_TIMEOUT (an mpirun -x list item, read since list-form argv is parsed) is read by no "
+        "NCCL release (no match in NVIDIA/nccl at 5067397c) nor by nccl-rdma-sharp-plugins or aws-ofi-nccl",
 }
 # (file, line of the miss) -> why hpcconf does not report it yet.
 MISSES_NOT_YET_CAUGHT: dict[tuple[str, int], str] = {
@@ -125,7 +131,8 @@ def test_wild_files_hold_the_verdicts(tmp_path: Path, monkeypatch: pytest.Monkey
         problems += _judge(name, found, entry, tally, with_file=False)
         miss_problems, catches = _judge_misses(name, found, entry, tally)
         problems += miss_problems
-        judged = _keys(entry.get("true")) | _keys(entry.get("false")) | _keys(entry.get("debatable")) | catches
+        judged = _keys(entry.get("true")) | _keys(entry.get("false")) | _keys(entry.get("debatable")) | catches \
+            | {(code, line) for (file, code, line) in NEW_FINDINGS_JUDGED_TRUE if file == name}
         tally.unjudged += [f"{name}: {key}" for key in sorted(found - judged)]
     for group in verdicts["groups"]:
         work = tmp_path / ("group-" + group["group"])
