@@ -22,7 +22,7 @@ from ..context import LintContext
 from ..document import Document, DocumentSet
 from ..registry import rule
 from ..settings import env_settings
-from .helm import sriov_resources
+from .helm import rdma_shared_resources, sriov_resources
 from .k8s import NETWORKS_ANNOTATION, _dict, network_entries, per_deployment, pods, rdma_resources
 
 HDN_PREFIX = "nvidia.com/"
@@ -55,8 +55,9 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     Among the files linted together: a HostDeviceNetwork ``resourceName`` or a pod's
     ``nvidia.com/<name>`` / ``rdma/<name>`` request that no sriov device-plugin resource
     (network-operator ``sriovDevicePlugin.resources[].name`` up to 24.7, NicClusterPolicy
-    ``resourceList[]`` from 24.10) provides; and a HostDeviceNetwork backed by a prefix other than
-    ``nvidia.com`` (which it always assumes).
+    ``resourceList[]`` from 24.10) nor RDMA shared device-plugin resource (``rdma/<name>`` from
+    ``rdmaSharedDevicePlugin.resources[]`` or the NicClusterPolicy's ``configList[]``) provides;
+    and a HostDeviceNetwork backed by a prefix other than ``nvidia.com`` (which it always assumes).
 
     ## Why is this bad?
     Seeds 000 and 003 name the resource ``mlnxnics`` and ``infiniband``; mixing their files gives a
@@ -77,6 +78,8 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     provided: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY):
         for path, prefix, name, _ in sriov_resources(doc, ctx):
+            provided[f"{prefix}/{name}"] = doc
+        for path, prefix, name in rdma_shared_resources(doc):
             provided[f"{prefix}/{name}"] = doc
     if not provided:
         return
