@@ -87,7 +87,7 @@ DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization"
 
 
 def _walk(directory: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         if Path(root).name == "templates" and (Path(root).parent / "Chart.yaml").is_file():

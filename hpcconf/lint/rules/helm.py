@@ -310,7 +310,7 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
 
 def sriov_resources(doc: Document, ctx: LintContext) -> list[tuple[tuple, str, str, dict]]:
     """(path, prefix, name, selectors) of sriov device-plugin resources in values or a NicClusterPolicy."""
-    found = []
+    found: list[tuple[tuple, str, str, dict]] = []
     if doc.kind == Kind.HELM_NETWORK_OPERATOR:
         for index, item in enumerate(get(doc.data, "sriovDevicePlugin.resources") or []):
             if isinstance(item, dict) and item.get("name"):
@@ -333,7 +333,7 @@ def rdma_shared_resources(doc: Document) -> list[tuple[tuple, str, str]]:
     (``rdmaSharedDevicePlugin.resources[].name``) or a NicClusterPolicy (``configList[].resourceName``).
     The plugin registers them as ``rdma/<name>`` unless an entry sets ``resourcePrefix``
     (Mellanox/k8s-rdma-shared-dev-plugin README, "resourcePrefix ... default rdma")."""
-    found = []
+    found: list[tuple[tuple, str, str]] = []
     if doc.kind == Kind.HELM_NETWORK_OPERATOR:
         for index, item in enumerate(get(doc.data, "rdmaSharedDevicePlugin.resources") or []):
             if isinstance(item, dict) and item.get("name"):
