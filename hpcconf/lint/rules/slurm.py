@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -11,7 +11,7 @@ from ..context import LintContext
 from ..document import Document
 from ..registry import rule
 
-_SHEBANG_LATER = re.compile(r"^#!", re.M)
+_SHEBANG_LATER = re.compile(r"^#!", re.MULTILINE)
 
 
 @rule(code="SLURM001", name="sbatch-no-shebang", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,))
