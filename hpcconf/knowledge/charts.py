@@ -169,7 +169,32 @@ def _section_status(c: Chart, section: str, version: str) -> KeyStatus:
     children = [k for name, k in c.keys.items() if name.startswith(section + ".")]
     if not children:
         return "unknown"
-    return "present" if any(k.present_in(version) for k in children) else "absent"
+    if any(k.present_in(version) for k in children):
+        return "present"
+    # Every tracked child is gone, but the table tracks chosen keys only: the section is absent only if
+    # the chart's values.yaml nearest to this version lacks it too.
+    return "present" if section_in_values(c.name, version, section) else "absent"
+
+
+SECTIONS_FILE = DATA_FILE.with_name("chart_sections.yaml")
+
+
+@lru_cache(maxsize=1)
+def _sections() -> dict[str, dict[str, frozenset[str]]]:
+    raw = YAML(typ="safe").load(SECTIONS_FILE.read_text(encoding="utf-8")) or {}
+    return {chart: {str(v): frozenset(paths or ()) for v, paths in versions.items()} for chart, versions in raw.items()}
+
+
+def section_in_values(chart_name: str, version: str, section: str) -> bool:
+    """Whether ``section`` is a mapping in the values.yaml read at the release nearest to ``version`` (the
+    newest read at or before it, else the oldest read); False when no values.yaml of the chart was read."""
+    read = _sections().get(CHART_ALIASES.get(chart_name, chart_name)) or {}
+    if not read:
+        return False
+    ordered = sorted(read, key=version_key)
+    at_or_before = [v for v in ordered if version_key(v) <= version_key(version)]
+    nearest = at_or_before[-1] if at_or_before else ordered[0]
+    return section in read[nearest]
 
 
 def chart_has_key(chart_name: str, version: str, dotted_key: str) -> bool:

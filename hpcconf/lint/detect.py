@@ -30,10 +30,17 @@ _XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>
 _ENV_LINE = re.compile(r"^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 
 
+# `Dockerfile.<variant>` names a Dockerfile (Dockerfile.cuda, Dockerfile.dev), but not when the suffix says
+# the file is something else: a linter module (dockerfile.py), its docs, a template to render first.
+_NOT_DOCKERFILE_SUFFIXES = {"py", "pyc", "md", "rst", "txt", "j2", "jinja", "jinja2", "tpl", "tmpl", "json", "yaml",
+                            "yml", "toml", "sh", "go", "rs", "js", "ts", "html", "lock", "bak", "orig", "swp", "cfg"}
+
+
 def is_dockerfile_name(name: str) -> bool:
     lower = name.lower()
-    return lower == "dockerfile" or lower.startswith("dockerfile.") or lower.endswith(".dockerfile") \
-        or lower == "containerfile"
+    if lower.startswith("dockerfile."):
+        return lower.rsplit(".", 1)[1] not in _NOT_DOCKERFILE_SUFFIXES
+    return lower == "dockerfile" or lower.endswith(".dockerfile") or lower == "containerfile"
 
 
 def is_nccl_conf_name(name: str) -> bool:

@@ -89,12 +89,40 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 
 
 # -- loading ----------------------------------------------------------------------------------
+# What a directory walk leaves alone: documentation (it quotes configs and suppressions as prose) and
+# templates (not the file until rendered: Jinja, Go templates, Helm chart templates/).
+_NOT_LINTED_IN_WALK = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
+                       ".gotmpl")
+DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
+
+
 def _walk(directory: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / f for f in sorted(files) if not f.startswith(".") or f == ".nccl.conf")
+        if Path(root).name == "templates" and (Path(root).parent / "Chart.yaml").is_file():
+            dirs[:] = []
+            continue  # a Helm chart's templates: YAML only once helm renders them
+        found.extend(Path(root) / f for f in sorted(files)
+                     if (not f.startswith(".") or f == ".nccl.conf") and not _template_or_doc(f))
     return found
+
+
+def _template_or_doc(name: str) -> bool:
+    lower = name.lower()
+    return lower.endswith(_NOT_LINTED_IN_WALK) or any(f"{ext}." in lower for ext in (".tpl", ".j2", ".tmpl"))
+
+
+def deployment_dir(file: Path, top: Path) -> str:
+    """The deployment a walked file belongs to: the nearest directory at or above it (within the walked
+    tree) that holds a kustomization or a Helm chart, else the file's own directory."""
+    directory = file.parent
+    for candidate in [directory, *directory.parents]:
+        if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
+            return str(candidate)
+        if candidate == top:
+            break
+    return str(directory)
 
 
 class NotText(UsageError):
@@ -140,16 +168,21 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                                                 "Fix its permissions, or exclude it in [tool.hpcconf] exclude."))
                 files += 1
                 continue
-            sources[display] = text
             try:
                 docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
                                         source_path=str(file))
             except HpcconfError as error:  # YAML that does not parse
                 if not explicit and ("{{" in text or "{%" in text):
                     continue  # a Helm/Jinja template found in a walk: not YAML until rendered
+                sources[display] = text
                 findings.extend(error.diagnostics)
                 files += 1
                 continue
+            if docs:
+                sources[display] = text  # only files hpcconf lints are read for suppressions
+            if not explicit and len(paths) == 1:  # several paths: the user chose what belongs together
+                for doc in docs:
+                    doc.walk_group = str(deployment_dir(file, path))
             if not docs:
                 if explicit:
                     findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1,
@@ -163,7 +196,39 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 if doc.kind == "spec":
                     documents.extend(_compile_spec(doc, ctx, findings, sources))
                 documents.append(doc)
-    return documents, files
+    return _without_committed_outputs(documents), files
+
+
+def _without_committed_outputs(documents: list[Document]) -> list[Document]:
+    """Drop the committed outputs (a directory with an hpcconf manifest) of a spec linted in the same run:
+    the spec's compiled artifacts are the same files, so each setting is reported once, at the spec;
+    ``hpcconf build --check`` is what tells a stale or hand-edited output."""
+    specs = {Path(d.source_path).name for d in documents if d.kind == Kind.SPEC and d.source_path}
+    if not specs:
+        return documents
+    kept = []
+    for doc in documents:
+        manifest = _manifest_of(doc)
+        if manifest is not None and manifest.get("spec") in specs:
+            continue
+        kept.append(doc)
+    return kept
+
+
+def _manifest_of(doc: Document) -> dict | None:
+    if not doc.source_path or DisplayPath.parse(doc.path).compiled:
+        return None
+    for parent in Path(doc.source_path).resolve().parents:
+        candidate = parent / MANIFEST_NAME
+        if candidate.is_file():
+            import json
+
+            try:
+                data = json.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            return data if isinstance(data, dict) else None
+    return None
 
 
 def _forced_kind_mismatch(display: str, text: str, forced_kind: str, ctx: LintContext) -> list[Diagnostic]:
@@ -305,9 +370,11 @@ def cluster_groups(documents: list[Document]) -> list[list[Document]]:
     """Split documents into the clusters they belong to, for cross-file rules.
 
     A spec's artifacts are one cluster; so are the files under a directory holding an hpcconf
-    manifest (``out/<cluster>/``). Everything else given in one run is compared together, as
-    the user asked. Without this, linting ``out/`` would compare one cluster's job with another
-    cluster's HostDeviceNetwork.
+    manifest (``out/<cluster>/``). Files found by walking a directory belong to their deployment:
+    the nearest kustomization or Helm chart directory above them, else their own directory (a
+    multi-document file is inside it), when one directory is linted. Files and directories named
+    together on the command line are compared together, as the user asked. Without this, linting a repository root would compare one deployment's job
+    with another's HostDeviceNetwork.
     """
     groups: dict[str, list[Document]] = {}
     for doc in documents:
@@ -324,7 +391,7 @@ def _cluster_key(doc: Document) -> str:
             if (parent / MANIFEST_NAME).is_file():
                 doc.cluster_root = parent
                 return f"out:{parent}"
-    return ""
+    return f"dir:{doc.walk_group}" if doc.walk_group else ""
 
 
 # -- filtering ------------------------------------------------------------------------------

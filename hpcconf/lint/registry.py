@@ -39,7 +39,7 @@ from typing import Callable, Iterable
 from ..diagnostics import Severity
 
 REQUIRED_SECTIONS = ("## What it catches", "## Why is this bad?", "## Example", "## Fix")
-CODE_PATTERN = re.compile(r"^(HPC|SPEC|XA|K8S|VOL|HELM|NCCL|AZH|MPI|DKR)\d{3}$")
+CODE_PATTERN = re.compile(r"^(HPC|SPEC|XA|K8S|VOL|HELM|NCCL|AZH|MPI|DKR|SLURM)\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DOCS_URL = "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"
 

@@ -17,7 +17,8 @@ from .document import Document
 
 SETTING_KINDS = (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT, Kind.VOLCANO_JOB,
                  Kind.K8S_MANIFEST, Kind.DOCKERFILE)
-_VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\]*)"
+# An unquoted value ends at a quote too: in `opts+=" -x NCCL_X=1"` the quote closes the shell string.
+_VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\\"']*)"
 # In container command strings only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x
 # NAME=VALUE` (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
 _INLINE = re.compile(r"(?:(?:^|(?<=\s))-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
@@ -132,6 +133,8 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
                     value = str(item["value"])
                     yield Setting(str(item["name"]), value, name_span.line, name_span.column, span.column,
                                   span.column + len(value), "container env", value_line=span.line)
+        elif isinstance(node, list):
+            yield from _argv_settings(doc, path, node)
         elif isinstance(node, str) and "=" in node and path and path[-1] != "value":
             start = doc.yaml.position(path).line
             for text_line in node.splitlines():
@@ -144,6 +147,28 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
                     value, value_column = _unquote(match.group("value"), raw_start)
                     yield Setting(match.group("name"), value, line_number, name_col, value_column,
                                   raw_start + len(match.group("value")), "command")
+
+
+_ARGV_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)", re.S)
+
+
+def _argv_settings(doc: Document, path: tuple, argv: list) -> Iterator[Setting]:
+    """``mpirun`` arguments written as a YAML list (``- -x`` then ``- NAME=VALUE``), as Kubeflow MPIJobs do:
+    each item is one argv word, so the value is the whole item, quotes and all."""
+    assert doc.yaml is not None
+    for index in range(1, len(argv)):
+        item = argv[index]
+        if argv[index - 1] != "-x" or not isinstance(item, str):
+            continue
+        match = _ARGV_ASSIGNMENT.fullmatch(item)
+        if match is None:
+            continue
+        span = doc.yaml.position(path + (index,), prefer_value=True)
+        quoted = doc.lines[span.line - 1][span.column - 1:span.column] in ("'", '"') if span.line else False
+        name_col = span.column + quoted
+        value_col = name_col + len(match.group("name")) + 1
+        yield Setting(match.group("name"), match.group("value"), span.line, name_col, value_col,
+                      value_col + len(match.group("value")), "mpirun -x")
 
 
 def _locate(doc: Document, start: int, snippet: str, seen: set[tuple[int, str]]) -> tuple[int | None, int]:

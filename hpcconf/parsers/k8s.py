@@ -206,3 +206,27 @@ def sriov_resources(doc: YamlSource) -> list[tuple[tuple, str, str, dict]]:
                 found.append((("spec", "sriovDevicePlugin", "config"), str(item.get("resourcePrefix", "nvidia.com")),
                               str(item["resourceName"]), as_dict(item.get("selectors"))))
     return found
+
+
+def rdma_shared_resources(doc: YamlSource) -> list[tuple[tuple, str, str]]:
+    """(path, prefix, name) of the k8s-rdma-shared-dev-plugin's resources in network-operator values
+    (``rdmaSharedDevicePlugin.resources[].name``) or a NicClusterPolicy (``configList[].resourceName``).
+    The plugin registers them as ``rdma/<name>`` unless an entry sets ``resourcePrefix``
+    (Mellanox/k8s-rdma-shared-dev-plugin README, "resourcePrefix ... default rdma")."""
+    found: list[tuple[tuple, str, str]] = []
+    if doc.kind == Kind.HELM_NETWORK_OPERATOR:
+        for index, item in enumerate(get(doc.data, "rdmaSharedDevicePlugin.resources") or []):
+            if isinstance(item, dict) and item.get("name"):
+                found.append((("rdmaSharedDevicePlugin", "resources", index), str(item.get("resourcePrefix") or "rdma"),
+                              str(item["name"])))
+    elif doc.kind == Kind.NIC_CLUSTER_POLICY:
+        config = get(doc.data, "spec.rdmaSharedDevicePlugin.config")
+        try:
+            parsed = json.loads(config) if isinstance(config, str) else {}
+        except ValueError:
+            parsed = {}
+        for item in as_dict(parsed).get("configList") or []:
+            if isinstance(item, dict) and item.get("resourceName"):
+                found.append((("spec", "rdmaSharedDevicePlugin", "config"), str(item.get("resourcePrefix") or "rdma"),
+                              str(item["resourceName"])))
+    return found

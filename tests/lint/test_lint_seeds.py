@@ -55,8 +55,8 @@ def test_seed002_crusoe_conf_on_an_a100_sku():
 
 @pytest.mark.parametrize("name", ["000-ndmv4.Dockerfile", "003-ndmv4.Dockerfile"])
 def test_seed_dockerfiles(name):
-    assert lint(name) == [(name, 3, "DKR003"), (name, 3, "DKR004"), (name, 4, "DKR002"), (name, 5, "DKR002"),
-                          (name, 6, "DKR002"), (name, 7, "DKR002"), (name, 10, "DKR005")]
+    # The install layers hold no package lists (the `apt update` layer does: DKR003's one finding).
+    assert lint(name) == [(name, 3, "DKR003"), (name, 3, "DKR004"), (name, 10, "DKR005")]
 
 
 def test_seed000_dockerfile_with_its_job_names_the_workdir_assumption():

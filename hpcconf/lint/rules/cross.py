@@ -19,7 +19,15 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ...parsers.dockerfile import copied_files, workdir_copies
-from ...parsers.k8s import NETWORKS_ANNOTATION, as_dict, network_entries, pods, rdma_resources, sriov_resources
+from ...parsers.k8s import (
+    NETWORKS_ANNOTATION,
+    as_dict,
+    network_entries,
+    pods,
+    rdma_resources,
+    rdma_shared_resources,
+    sriov_resources,
+)
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
@@ -55,8 +63,9 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     Among the files linted together: a HostDeviceNetwork ``resourceName`` or a pod's
     ``nvidia.com/<name>`` / ``rdma/<name>`` request that no sriov device-plugin resource
     (network-operator ``sriovDevicePlugin.resources[].name`` up to 24.7, NicClusterPolicy
-    ``resourceList[]`` from 24.10) provides; and a HostDeviceNetwork backed by a prefix other than
-    ``nvidia.com`` (which it always assumes).
+    ``resourceList[]`` from 24.10) nor RDMA shared device-plugin resource (``rdma/<name>`` from
+    ``rdmaSharedDevicePlugin.resources[]`` or the NicClusterPolicy's ``configList[]``) provides;
+    and a HostDeviceNetwork backed by a prefix other than ``nvidia.com`` (which it always assumes).
 
     ## Why is this bad?
     The published NDm A100 v4 AKS walkthroughs (jingchaozhang.github.io and the Azure HPC
@@ -78,6 +87,8 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     provided: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.HELM_NETWORK_OPERATOR, Kind.NIC_CLUSTER_POLICY):
         for _path, prefix, name, _selectors in sriov_resources(doc):
+            provided[f"{prefix}/{name}"] = doc
+        for _path, prefix, name in rdma_shared_resources(doc):
             provided[f"{prefix}/{name}"] = doc
     if not provided:
         return

@@ -35,6 +35,39 @@ def _at(doc: Document, instruction: Instruction, message: str, hint: str, needle
     return doc.at_line(line, message, hint=hint, column=column, end_column=end)
 
 
+def _stages(instructions: list[Instruction]) -> list[tuple[str, str, list[Instruction]]]:
+    """(name, base image, instructions) per build stage, in order; the name is "" when unnamed."""
+    stages: list[tuple[str, str, list[Instruction]]] = []
+    for instruction in instructions:
+        if instruction.keyword == "FROM":
+            words = [w for w in instruction.arguments.split() if not w.startswith("--")]
+            named = len(words) >= 3 and words[1].lower() == "as"
+            stages.append((words[2].lower() if named else "", words[0].lower() if words else "", [instruction]))
+        elif stages:
+            stages[-1][2].append(instruction)
+    return stages
+
+
+def final_image_runs(doc: Document) -> list[Instruction]:
+    """The RUN instructions whose layers end up in the image that is built: those of the last stage and of
+    the stages it is built ``FROM`` in turn. A builder stage's layers are discarded (``COPY --from`` takes
+    files, not layers), so what they leave behind costs nothing."""
+    stages = _stages(doc.dockerfile.instructions)
+    if not stages:
+        return []
+    by_name = {name: (base, body) for name, base, body in stages if name}
+    chain: list[list[Instruction]] = []
+    _, base, body = stages[-1]
+    seen: set[str] = set()
+    while True:
+        chain.insert(0, body)
+        if base not in by_name or base in seen:
+            break
+        seen.add(base)
+        base, body = by_name[base]
+    return [i for body in chain for i in body if i.keyword == "RUN"]
+
+
 @rule(code="DKR001", name="dockerfile-base-image-unpinned", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
 def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``FROM`` uses an image without a tag, or ``:latest`` (after expanding ``ARG`` defaults).
@@ -86,17 +119,19 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     """A ``RUN`` that installs apt packages leaves ``/var/lib/apt/lists`` in the layer.
 
     ## What it catches
-    ``RUN apt-get install ...`` (or ``apt install``) whose command does not also remove
-    ``/var/lib/apt/lists/*``.
+    A ``RUN`` of the built image that runs ``apt-get update`` and ``apt-get install`` (or ``apt``)
+    but does not also remove ``/var/lib/apt/lists/*``; reported once per image, at the first such
+    layer. The lists are written by ``update``: a ``RUN`` that only installs adds none, and an
+    ``update`` in a layer of its own is DKR003's finding. Layers of builder stages that the final
+    image does not build ``FROM`` are discarded and not judged.
 
     ## Why is this bad?
-    The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node,
-    and a later ``RUN apt-get install`` in a rebuild may use stale lists from the cache
-    (hadolint DL3009). The published 2023 NDm A100 v4 AKS walkthroughs install four packages in four layers this way.
+    The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node;
+    removing them in a later ``RUN`` does not shrink the image (hadolint DL3009).
 
     ## Example
     ```dockerfile
-    RUN apt-get -y install infiniband-diags
+    RUN apt-get update && apt-get -y install infiniband-diags
     ```
 
     ## Fix
@@ -106,10 +141,12 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
         && rm -rf /var/lib/apt/lists/*
     ```
     """
-    for instruction in doc.dockerfile.of("RUN"):
-        if _APT_INSTALL.search(instruction.arguments) and not _APT_CLEAN.search(instruction.arguments):
-            yield _at(doc, instruction, "apt package lists are left in this layer",
+    for instruction in final_image_runs(doc):
+        command = instruction.arguments
+        if _APT_UPDATE.search(command) and _APT_INSTALL.search(command) and not _APT_CLEAN.search(command):
+            yield _at(doc, instruction, "apt package lists are left in this layer of the image",
                       hint="end the same RUN with `&& rm -rf /var/lib/apt/lists/*`")
+            return  # one finding per image: the fix is the same wherever the lists were written
 
 
 @rule(code="DKR003", name="dockerfile-apt-update-alone", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
@@ -117,7 +154,8 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``apt-get update`` runs in its own ``RUN``, apart from the ``install`` that needs it.
 
     ## What it catches
-    A ``RUN`` that updates the package lists without installing anything in the same command.
+    A ``RUN`` of the built image (not of a discarded builder stage) that updates the package lists
+    without installing anything in the same command; reported once per image.
 
     ## Why is this bad?
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
@@ -134,11 +172,12 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     ``RUN apt-get update && apt-get install -y build-essential && rm -rf /var/lib/apt/lists/*``.
     """
-    for instruction in doc.dockerfile.of("RUN"):
+    for instruction in final_image_runs(doc):
         if _APT_UPDATE.search(instruction.arguments) and not _APT_INSTALL.search(instruction.arguments):
             yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
                                         "reuse the cached, ageing lists",
                       hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
+            return  # one finding per image
 
 
 @rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))

@@ -115,6 +115,18 @@ def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield _at(doc, setting, problem)
 
 
+# nccl-tests' binaries (all_reduce_perf, sendrecv_perf, ...; *_perf_mpi in its MPI build) and its directory.
+_NCCL_TESTS = re.compile(r"(?<![\w-])(?:all_reduce|all_gather|alltoall|broadcast|reduce|reduce_scatter|sendrecv|"
+                         r"scatter|gather|hypercube)_perf(?:_mpi)?\b|\bnccl[-_]tests\b")
+
+
+def runs_nccl_tests(doc: Document) -> bool:
+    """Whether the document starts nccl-tests: there MPI only launches the ranks and exchanges NCCL's
+    unique id (nccl-tests ``common.cu`` ``MPI_Bcast``); every byte measured goes through NCCL's own
+    transports, so UCX's transport list does not touch the data path."""
+    return bool(_NCCL_TESTS.search(doc.text))
+
+
 @rule(code="MPI002", name="ucx-tls-sku-mismatch", severity=Severity.WARNING, kinds=MPI_KINDS)
 def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``UCX_TLS`` does not fit the SKU's network or GPUs (no rc on InfiniBand, rc without it, no cuda_ipc).
@@ -132,6 +144,11 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     without ``cuda_ipc`` GPU-to-GPU messages inside a node are staged through host memory.
     On a SKU without InfiniBand, ``rc`` finds no device and leaves nodes with no way to talk.
 
+    A file that runs nccl-tests (``all_reduce_perf`` and the other ``*_perf`` binaries) is not told
+    to add ``rc``: there MPI only starts the ranks and broadcasts NCCL's unique id, and NCCL moves
+    the data over InfiniBand itself, so ``UCX_TLS=tcp`` is a common, harmless bootstrap setting
+    (Azure's ND A100 v4 health checks use it).
+
     ## Example
     ```text
     # --sku ND40rs_v2
@@ -143,13 +160,15 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ``export UCX_TLS=tcp,sm,self,cuda_copy,cuda_ipc`` on the others (e.g. NC A100 v4).
     """
     sku = sku_for(doc, ctx)
+    bootstrap_only = runs_nccl_tests(doc)
     for setting in _mpi_settings(doc, ("UCX_TLS",)):
         if setting.name != "UCX_TLS" or setting.value.startswith("^") or not setting.value.strip():
             continue
         names = set(_tokens(setting.value))
         if "all" in names:
             continue
-        if sku is not None and sku.infiniband is not None and _has_ib(sku, ctx) and not names & IB_TRANSPORTS:
+        if sku is not None and sku.infiniband is not None and _has_ib(sku, ctx) and not names & IB_TRANSPORTS \
+                and not bootstrap_only:
             yield doc.at_line(setting.line, f"UCX_TLS={setting.value} has no InfiniBand transport although "
                               f"{sku.name} has {sku.infiniband.count} {sku.infiniband.rate} HCA(s): MPI traffic "
                               "between nodes goes over TCP", hint="add rc (e.g. rc,sm,self,cuda_copy,cuda_ipc)",
@@ -162,7 +181,7 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
                               hint="use tcp instead (tcp,sm,self,cuda_copy,cuda_ipc)",
                               column=setting.value_column, end_column=setting.end_column)
         multi_gpu = sku is None or sku.gpu.count > 1
-        if multi_gpu and "cuda_copy" in names and not names & {"cuda_ipc", "cuda"}:
+        if multi_gpu and "cuda_copy" in names and not names & {"cuda_ipc", "cuda"} and not bootstrap_only:
             where = f"{sku.name}'s {sku.gpu.count} GPUs" if sku is not None else "GPUs of one node"
             yield doc.at_line(setting.line, f"UCX_TLS has cuda_copy but not cuda_ipc: messages between {where} "
                               "are staged through host memory instead of NVLink/PCIe peer copies",

@@ -54,8 +54,11 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
     read across NCCL 2.3.5 to 2.30.7 (NVIDIA/nccl ``src/`` at every v2.x tag).
 
-    Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests) and
-    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service).
+    Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests),
+    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service), and the variables of NCCL's network
+    plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
+    Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
+    ``src/ib_plugin.c``) and ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl.
 
     ## Example
     ```text
@@ -68,9 +71,11 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     setting is obsolete for your NCCL version.
     """
     from ...knowledge import nccl_env
+    from ...knowledge.nccl_plugins import read_by_plugin
 
     for setting in _nccl_settings(doc):
-        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS):
+        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS) \
+                or read_by_plugin(setting.name) is not None:
             continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
@@ -140,13 +145,17 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``=^`` in the wrong order (``^`` must come first), malformed ``name:port`` entries, more than
     32 entries, ``:rail:plane`` before NCCL 2.29.7; with ``--sku``: names matching none of the
     SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA.
+    Without ``--sku``: entries that can name no RDMA device anywhere: network interface names
+    (``^ens,eth,docker``, which belong in ``NCCL_SOCKET_IFNAME``) and look-alike typos of HCA
+    names (``^m1x5_0`` with a digit one, ``MLX5_0`` in capitals).
 
     ## Why is this bad?
     NCCL matches these names as prefixes and silently drops what matches nothing; when no HCA is
     left it falls back to TCP sockets over Ethernet (tens of GB/s lost per node), or fails with
     "no IB device found". Azure's H200 NHC config excludes ``mlx5_an0`` (the accelerated-networking
     VF) because NCCL would otherwise try it as an IB rail (Azure/azurehpc-health-checks
-    ``conf/nd96isr_h200_v5.conf``).
+    ``conf/nd96isr_h200_v5.conf``). An exclusion that matches nothing (``NCCL_IB_HCA=^m1x5_0``,
+    found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
 
     ## Example
     ```text
@@ -159,6 +168,7 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``NCCL_IB_HCA==mlx5_ib0:1,mlx5_ib1:1``.
     """
     yield from _value_findings(doc, ctx, ("NCCL_IB_HCA",))
+    yield from _hca_name_findings(doc)
     ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
     if ctx.sku is None:
         return
@@ -187,6 +197,60 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no IB "
                                                  f"device of {ctx.sku_name} ({', '.join(devices)})",
                                    hint=f"use ={','.join(d + ':1' for d in devices)}")
+
+
+# How RDMA devices are named (ibv_devices): by the kernel driver (mlx5_0, bnxt_re0, irdma0, efa_0...) or
+# renamed by rdma-core's udev rules (ibp/ibs/ibo for InfiniBand, rocep/roces/roceo for RoCE, iwp/iws/iwo for
+# iWARP; rdma-core kernel-boot/rdma_rename.c).
+HCA_FAMILIES = ("mlx5_", "mlx4_", "ibp", "ibs", "ibo", "rocep", "roces", "roceo", "iwp", "iws", "iwo", "bnxt_re",
+                "irdma", "i40iw", "qedr", "hfi1_", "qib", "rxe", "siw", "erdma_", "efa_", "hns_", "cxgb4_",
+                "ocrdma", "vmw_pvrdma", "mana_", "ionic_", "usnic_")
+# Network interface (netdev) names: what NCCL_SOCKET_IFNAME takes, never an RDMA device's name.
+_NETDEV = re.compile(r"(?:eth|ens|enp|eno|enx|enP|em\d|docker|bond|virbr|veth|cni|flannel|cali|tun|tap|wlan|"
+                     r"lo$|ib\d+$)")
+_CONFUSABLE = {"1": "l", "l": "1", "0": "o", "o": "0"}
+
+
+def _hca_family(name: str) -> bool:
+    return any(name.startswith(f) or f.startswith(name) for f in HCA_FAMILIES)
+
+
+def _hca_typo(name: str) -> str | None:
+    """The HCA name ``name`` was probably meant to be: a digit for a look-alike letter (``m1x5_0``), or capitals
+    (NCCL compares names case-sensitively)."""
+    if name.lower() != name and _hca_family(name.lower()):
+        return name.lower()
+    for at, char in enumerate(name):
+        swapped = name[:at] + _CONFUSABLE.get(char, char) + name[at + 1:]
+        if swapped != name and any(swapped.startswith(f) for f in HCA_FAMILIES):
+            return swapped
+    return None
+
+
+def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
+    """Entries that cannot name an RDMA device on any machine: netdev names, and typos of HCA names."""
+    from ...knowledge.grammars import parse_if_list
+
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:
+            continue
+        parsed = parse_if_list(setting.value)
+        effect = "so nothing is excluded" if parsed.exclude else "so it selects no HCA"
+        for entry in parsed.entries:
+            if _hca_family(entry.name):
+                continue
+            column = setting.value_column + entry.offset
+            if _NETDEV.match(entry.name):
+                message = (f"NCCL_IB_HCA entry {entry.name!r} is a network interface name; NCCL_IB_HCA matches "
+                           f"RDMA device names (mlx5_0, ibp12s0...), {effect}")
+                hint = "name RDMA devices (`ibv_devices` lists them); interfaces go in NCCL_SOCKET_IFNAME"
+            elif (meant := _hca_typo(entry.name)) is not None:
+                message = f"NCCL_IB_HCA entry {entry.name!r} matches no RDMA device name, {effect}"
+                hint = f"did you mean {meant!r}?"
+            else:
+                continue
+            yield doc.at_line(setting.value_at, message, hint=hint, column=column,
+                              end_column=column + len(entry.name), severity=Severity.WARNING)
 
 
 @rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)

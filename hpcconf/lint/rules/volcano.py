@@ -142,6 +142,10 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     fails) while the started pods hold GPUs that another job could use (Volcano
     gang scheduling: use ``minAvailable == Σ replicas``; e.g. 1 launcher + 2 workers = 3).
 
+    A launcher task whose ``dependsOn`` names every other task is not reported: Volcano creates
+    its pod only once all the workers' pods are Running and Ready (``isDependsOnPodsReady`` in
+    Volcano's ``job_controller_actions.go``), which is the ordering a full gang would give.
+
     ## Example
     ```yaml
     spec:
@@ -155,10 +159,29 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     spec = _spec(doc)
     job_min = quantity(spec.get("minAvailable"))
     total = sum(_replicas(t) for _, t in _tasks(doc))
-    if job_min is None or job_min >= total or not _runs_mpirun(doc):
+    if job_min is None or job_min >= total or not _runs_mpirun(doc) or _launchers_wait_for_workers(doc):
         return
     yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} < {total} replicas: mpirun can start before "
                                                 "all its workers are scheduled", hint=f"set minAvailable: {total}")
+
+
+def _depends_on(task: dict) -> set[str]:
+    """Task names in ``dependsOn.name`` (a list, or one string as some examples write it)."""
+    names = (task.get("dependsOn") or {}).get("name") if isinstance(task.get("dependsOn"), dict) else None
+    if isinstance(names, str):
+        names = [names]
+    return {str(n) for n in names or [] if n}
+
+
+def _launchers_wait_for_workers(doc: Document) -> bool:
+    """Whether every task that runs mpirun lists all the other tasks in ``dependsOn``: Volcano then creates
+    its pods only once every pod of those tasks is Running and Ready (job_controller_actions.go,
+    isDependsOnPodsReady), so mpirun never starts without its workers, whatever minAvailable says."""
+    launchers = {pod.task_index for pod, *_ in mpirun_calls(doc)}
+    tasks = _tasks(doc)
+    names = {str(t.get("name", "")) for _, t in tasks}
+    return bool(launchers) and all(
+        (names - {str(t.get("name", ""))}) <= _depends_on(t) for i, t in tasks if i in launchers)
 
 
 def _hostfile_task_names(doc: Document) -> dict[str, str]:

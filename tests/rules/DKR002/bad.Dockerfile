@@ -1,10 +1,9 @@
-ARG FROM_IMAGE_NAME=nvcr.io/nvidia/pytorch:23.03-py3
-FROM ${FROM_IMAGE_NAME}
-RUN apt update
-RUN apt-get -y install build-essential
-RUN apt-get -y install infiniband-diags
-RUN apt-get -y install openssh-server
+FROM ubuntu:22.04 AS build
+RUN apt-get update && apt-get install -y build-essential
+RUN make -C /src
+FROM nvcr.io/nvidia/pytorch:23.03-py3 AS base
+RUN apt-get update && apt-get -y install infiniband-diags
+FROM base
 RUN apt-get -y install kmod
-COPY nccl-tests.sh .
-RUN ./nccl-tests.sh
-COPY ndv4-topo.xml .
+RUN apt-get update && apt-get -y install openssh-server
+COPY --from=build /src/out /opt/out

@@ -1,0 +1,6 @@
+#!/bin/bash
+# Copyright (c) 2023, Example Corp.
+# Licensed under the Apache License, Version 2.0.
+#SBATCH --nodes=2
+#SBATCH --gpus-per-node=8
+srun --mpi=pmix all_reduce_perf -b 8 -e 8G
