@@ -18,7 +18,7 @@ from .config import ConfigError, LintConfig, find_config, load_config
 from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
 from .engine import lint_paths
 from .formats import FORMATS, render
-from .registry import find_rule, load_rules
+from .registry import find_rule, load_rules, redirect_note, successors
 
 
 def _fail_usage(message: str, fmt: str = "text") -> None:
@@ -47,6 +47,15 @@ def build_config(config_file: Path | None, select: list[str], ignore: list[str],
         config.ignore = ignore
     config.no_inline_ignores = config.no_inline_ignores or no_inline_ignores
     return config
+
+
+def _note_redirects(config: LintConfig) -> None:
+    """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
+    rules = load_rules()
+    for selector in dict.fromkeys([*config.select, *config.ignore]):
+        note = redirect_note(selector, rules)
+        if note:
+            typer.echo(f"hpcconf: {note}", err=True)
 
 
 def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> None:
@@ -94,6 +103,7 @@ def lint_command(
         if kind is not None and kind not in Kind.all():
             raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
         config = build_config(config_file, _split_codes(select), _split_codes(ignore), no_inline_ignores)
+        _note_redirects(config)
         level = Severity(fail_level.lower()) if fail_level else (config.fail_level or Severity.ERROR)
         ctx = LintContext(config=config, nccl_version=newest_nccl_version())
         if nccl_version:
@@ -127,7 +137,8 @@ def rules_command(fmt: str = typer.Option("text", "--format", help="text or json
         import json
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
-                                "kinds": list(r.kinds), "summary": r.summary} for r in rules.values()], indent=2))
+                                "kinds": list(r.kinds), "summary": r.summary,
+                                "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
         return
     if fmt != "text":
         _fail_usage("--format must be text or json")
@@ -139,11 +150,17 @@ def rules_command(fmt: str = typer.Option("text", "--format", help="text or json
 def explain_command(code: str = typer.Argument(..., help="A rule code (NCCL001) or name.")) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
     found = find_rule(code)
-    if found is None:
+    moved = successors(code, load_rules())
+    if found is None and not moved:
         _fail_usage(f"no rule {code!r} (`hpcconf rules` lists them)")
         return
-    kinds = ", ".join(found.kinds) if found.kinds else ("all documents" if found.scope == "set" else "any file")
-    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {kinds})\n")
+    if moved:
+        typer.echo(redirect_note(code, load_rules()) + "\n")
+    if found is None:  # a code that was renamed: show where it went
+        for rule in moved:
+            typer.echo(f"{rule.code} {rule.name}: {rule.summary}")
+        return
+    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
     typer.echo(found.doc)
 
 
