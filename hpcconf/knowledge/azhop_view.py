@@ -102,7 +102,7 @@ def judge_identities(view: IdentitiesView) -> Iterator[Finding]:
         for ref, path in user.groups:
             if defined and ref not in defined:
                 what = f"gid {ref}" if view.group_ref == "gid" else f"group '{ref}'"
-                yield Finding(path, f"user '{user.name}' joins {what}, which no {view.groups_key} entry defines",
+                yield Finding(path, f"user '{user.name}' joins {what}, which {view.groups_key} does not define",
                               f"define it in {view.groups_key}, or use one of: {', '.join(map(str, sorted(defined, key=str)))}")
 
 
@@ -159,8 +159,8 @@ def judge_queue_names(view: QueuesView) -> Iterator[Finding]:
             continue
         path = queue.at("name")
         if len(name) > kb.QUEUE_NAME_MAX and name not in kb.SPECIAL_QUEUE_NAMES:
-            yield Finding(path, f"queue name '{name}' is {len(name)} characters; az-hop allows {kb.QUEUE_NAME_MAX} "
-                                "(the schema's limit of 9 is off by one)",
+            yield Finding(path, f"queue name '{name}' is {len(name)} characters; az-hop queue names are at most "
+                                f"{kb.QUEUE_NAME_MAX} (the schema's limit of 9 is off by one)",
                           "shorten it: hostnames <name>-pg0-<n> are cut at 15 characters (az-hop #1191)")
         elif queue.max_nodes is not None:
             host = kb.longest_hostname(name, queue.max_nodes, queue.colocate and view.queue_manager == "slurm")
@@ -169,7 +169,7 @@ def judge_queue_names(view: QueuesView) -> Iterator[Finding]:
                                     f"Windows/AD hostnames stop at {kb.HOSTNAME_MAX}",
                               "shorten the queue name or lower its node limit")
         if name in seen and not queue.duplicate_reported_elsewhere:
-            yield Finding(path, f"queue name '{name}' is already used by {seen[name]}",
+            yield Finding(path, f"queue name '{name}' is used twice (already by {seen[name]})",
                           "give each queue its own name: it is the nodearray and the partition")
         seen.setdefault(name, queue.label)
     if view.default_queue is not None and view.default_queue[0] not in seen:

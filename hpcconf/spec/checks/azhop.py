@@ -17,7 +17,7 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
 from ...knowledge.azhop_view import (Finding, GroupView, IdentitiesView, ImageRefsView, QueuesView, QueueView, UserView,
                                      judge_identities, judge_image_refs, judge_queue_limits, judge_queue_names)
-from ...resolve.azhop import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
+from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
 from ...rules_registry import spec_adapter
 from ..azhop import AzhopSettings
 from ..load import LoadedSpec
@@ -73,19 +73,21 @@ _EXTRA_QUEUE_FIELDS = ("name", "max_count", "max_core_count", "initial_count", "
 
 
 def queues_view(loaded: LoadedSpec, settings: AzhopSettings) -> QueuesView:
+    # hpcconf writes ColocateNodes for Slurm only (resolve.azhop), so under OpenPBS nothing is colocated.
+    slurm = settings.queue_manager == "slurm"
     queues = [QueueView(name=p.name, label=f"pools[{i}]", path=("pools", i), keys={"name": ("pools", i, "name")},
-                        max_nodes=p.count, max_count=p.count, colocate=p.placement.colocate,
+                        max_nodes=p.count, max_count=p.count, colocate=slurm and p.placement.colocate,
                         duplicate_reported_elsewhere=True)  # two pools with one name are HPC008
               for i, p in enumerate(loaded.cluster.pools)]
     for i, q in enumerate(settings.extra_queues):
         base = ("azhop", "extra_queues", i)
         limits = {"vm_size": q.vm_size, "max_count": q.max_count, "max_core_count": q.max_core_count}
         queues.append(QueueView(
-            name=q.name, label=f"azhop.extra_queues[{i}]", path=base,
+            name=q.name, label=f"extra_queues[{i}]", path=base,
             keys={f: base + (f,) for f in _EXTRA_QUEUE_FIELDS if _given(loaded, *base, f)},
             max_nodes=kb.queue_max_nodes({k: v for k, v in limits.items() if v is not None}),
             max_count=q.max_count, max_core_count=q.max_core_count, initial_count=q.initial_count,
-            idle_timeout=q.idle_timeout, type=q.type, colocate=q.colocate))
+            idle_timeout=q.idle_timeout, type=q.type, colocate=slurm and q.colocate))
     default = (settings.default_queue, ("azhop", "default_queue")) if settings.default_queue is not None else None
     return QueuesView(queues=tuple(queues), queue_manager=settings.queue_manager,
                       autoscale_idle_timeout=settings.autoscale_idle_timeout,
@@ -93,9 +95,9 @@ def queues_view(loaded: LoadedSpec, settings: AzhopSettings) -> QueuesView:
 
 
 def identities_view(loaded: LoadedSpec, settings: AzhopSettings) -> IdentitiesView:
-    groups = tuple(GroupView(name=g.name, gid=g.gid, label=f"azhop.groups[{i}]", gid_path=("azhop", "groups", i, "gid"))
+    groups = tuple(GroupView(name=g.name, gid=g.gid, label=f"groups[{i}]", gid_path=("azhop", "groups", i, "gid"))
                    for i, g in enumerate(settings.groups))
-    users = tuple(UserView(name=u.name, uid=u.uid, label=f"azhop.users[{i}]", name_path=("azhop", "users", i, "name"),
+    users = tuple(UserView(name=u.name, uid=u.uid, label=f"users[{i}]", name_path=("azhop", "users", i, "name"),
                            uid_path=("azhop", "users", i, "uid"),
                            groups=tuple((g, ("azhop", "users", i, "groups", j)) for j, g in enumerate(u.groups)))
                   for i, u in enumerate(settings.users))
@@ -123,9 +125,11 @@ def queue_names(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
 
 @spec_adapter(code="AZH012", name="azhop-queue-limits", severity=Severity.WARNING)
 def queue_limits(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """In a spec these are errors: hpcconf would write a queue setting it knows has no effect
+    (config.yml, written by hand, gets the rule's warning)."""
     settings = _settings(loaded)
     if settings is not None:
-        yield from _report(loaded, judge_queue_limits(queues_view(loaded, settings)), Severity.WARNING)
+        yield from _report(loaded, judge_queue_limits(queues_view(loaded, settings)), Severity.ERROR)
 
 
 @spec_adapter(code="AZH010", name="azhop-image-reference", severity=Severity.ERROR)

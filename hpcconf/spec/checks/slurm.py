@@ -373,12 +373,14 @@ def mpi_env_invalid(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic
     ## Example
     ```yaml
     mpi_env:
-      UCC_TL_NCCL_TUNE: "allreduce:0-inf"
+      UCX_TLS: rdma                          # not a UCX transport: nothing is left
+      UCC_TL_NCCL_TUNE: "allreduce:0-inf:fast"
     ```
 
     ## Fix
     ```yaml
     mpi_env:
+      UCX_TLS: rc,sm,self
       UCC_TL_NCCL_TUNE: "allreduce:0-inf:inf"
     ```
     """
