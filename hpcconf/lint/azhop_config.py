@@ -19,11 +19,11 @@ from .document import Document
 KINDS = (Kind.AZHOP_CONFIG,)
 
 
-def _data(doc: Document) -> dict:
+def config_data(doc: Document) -> dict:
     return doc.data if isinstance(doc.data, dict) else {}
 
 
-def _get(data: Any, *path: Any, default: Any = None) -> Any:
+def dig(data: Any, *path: Any, default: Any = None) -> Any:
     node = data
     for step in path:
         if isinstance(node, dict) and step in node:
@@ -35,22 +35,22 @@ def _get(data: Any, *path: Any, default: Any = None) -> Any:
     return node
 
 
-def _queues(data: dict) -> list[tuple[int, dict]]:
+def queues_of(data: dict) -> list[tuple[int, dict]]:
     queues = data.get("queues")
     return [(i, q) for i, q in enumerate(queues) if isinstance(q, dict)] if isinstance(queues, list) else []
 
 
-def _queue_manager(data: dict) -> str:
+def queue_manager_of(data: dict) -> str:
     value = data.get("queue_manager")
     return value if isinstance(value, str) else kb.DEFAULT_QUEUE_MANAGER
 
 
-def _subnets(data: dict) -> dict:
-    subnets = _get(data, "network", "vnet", "subnets")
+def subnets_of(data: dict) -> dict:
+    subnets = dig(data, "network", "vnet", "subnets")
     return subnets if isinstance(subnets, dict) else {}
 
 
-def _network(text: Any) -> Optional[ipaddress.IPv4Network]:
+def ipv4_network(text: Any) -> Optional[ipaddress.IPv4Network]:
     if not isinstance(text, str):
         return None
     try:
@@ -59,7 +59,7 @@ def _network(text: Any) -> Optional[ipaddress.IPv4Network]:
         return None
 
 
-def _true(value: Any) -> bool:
+def is_true(value: Any) -> bool:
     return value is True
 
 
@@ -70,29 +70,37 @@ def report(doc: Document, findings: Iterable[Finding]) -> Iterator[Diagnostic]:
                           severity=finding.severity)
 
 
-def _int(value: Any) -> Optional[int]:
+def as_int(value: Any) -> Optional[int]:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _str(value: Any) -> Optional[str]:
+def as_str(value: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 # -- views ------------------------------------------------------------------------------------------
 
 def identities_view(data: dict) -> IdentitiesView:
-    groups = data.get("usergroups") if isinstance(data.get("usergroups"), list) else []
-    users = data.get("users") if isinstance(data.get("users"), list) else []
-    group_views = tuple(GroupView(name=_str(g.get("name")), gid=_int(g.get("gid")), label=f"usergroups[{i}]",
+    groups = as_list(data.get("usergroups"))
+    users = as_list(data.get("users"))
+    group_views = tuple(GroupView(name=as_str(g.get("name")), gid=as_int(g.get("gid")), label=f"usergroups[{i}]",
                                   gid_path=("usergroups", i, "gid"))
                         for i, g in enumerate(groups) if isinstance(g, dict))
     user_views = []
     for i, user in enumerate(users):
         if not isinstance(user, dict):
             continue
-        member = user.get("groups") if isinstance(user.get("groups"), list) else []
-        refs = tuple((gid, ("users", i, "groups", j)) for j, gid in enumerate(member) if _int(gid) is not None)
-        user_views.append(UserView(name=_str(user.get("name")), uid=_int(user.get("uid")), label=f"users[{i}]",
+        member = as_list(user.get("groups"))
+        refs = tuple((gid, ("users", i, "groups", j)) for j, gid in enumerate(member) if as_int(gid) is not None)
+        user_views.append(UserView(name=as_str(user.get("name")), uid=as_int(user.get("uid")), label=f"users[{i}]",
                                    name_path=("users", i, "name"), uid_path=("users", i, "uid"), groups=refs))
     return IdentitiesView(groups=group_views, users=tuple(user_views),
                           groups_path=("usergroups",) if "usergroups" in data else None,
@@ -107,34 +115,35 @@ _QUEUE_KEYS = {"name": "name", "max_count": "max_count", "max_core_count": "max_
 
 def queues_view(data: dict) -> QueuesView:
     queues = []
-    for i, queue in _queues(data):
+    for i, queue in queues_of(data):
         keys = {field: ("queues", i, key) for field, key in _QUEUE_KEYS.items() if key in queue}
         queues.append(QueueView(
-            name=_str(queue.get("name")), label=f"queues[{i}]", path=("queues", i), keys=keys,
-            max_nodes=kb.queue_max_nodes(queue), max_count=_int(queue.get("max_count")),
-            max_core_count=_int(queue.get("max_core_count")), initial_count=_int(queue.get("initial_count")),
-            idle_timeout=_int(queue.get("idle_timeout")), type=_str(queue.get("type")) or "compute",
-            colocate=queue.get("ColocateNodes") is True, location=_str(queue.get("location")) or None,
-            subnet=_str(queue.get("subnet")), max_scale_set=_int(queue.get("MaxScaleSetSize")),
+            name=as_str(queue.get("name")), label=f"queues[{i}]", path=("queues", i), keys=keys,
+            max_nodes=kb.queue_max_nodes(queue), max_count=as_int(queue.get("max_count")),
+            max_core_count=as_int(queue.get("max_core_count")), initial_count=as_int(queue.get("initial_count")),
+            idle_timeout=as_int(queue.get("idle_timeout")), type=as_str(queue.get("type")) or "compute",
+            colocate=queue.get("ColocateNodes") is True, location=as_str(queue.get("location")) or None,
+            subnet=as_str(queue.get("subnet")), max_scale_set=as_int(queue.get("MaxScaleSetSize")),
             has_limit="max_count" in queue or "max_core_count" in queue))
-    return QueuesView(queues=tuple(queues), queue_manager=_queue_manager(data),
-                      autoscale_idle_timeout=_int(_get(data, "autoscale", "idle_timeout", default=1800)),
+    return QueuesView(queues=tuple(queues), queue_manager=queue_manager_of(data),
+                      autoscale_idle_timeout=as_int(dig(data, "autoscale", "idle_timeout", default=1800)),
                       idle_timeout_key="autoscale.idle_timeout")
 
 
 def image_refs_view(data: dict) -> ImageRefsView:
-    images, plans = [], []
+    images: list[tuple[str, tuple]] = []
+    plans: list[tuple[str, tuple]] = []
     for key in ("linux_base_image", "windows_base_image"):
         if isinstance(data.get(key), str):
             images.append((data[key], (key,)))
-    cyclecloud = data.get("cyclecloud") if isinstance(data.get("cyclecloud"), dict) else {}
+    cyclecloud = as_dict(data.get("cyclecloud"))
     if isinstance(cyclecloud.get("image"), str):
         images.append((cyclecloud["image"], ("cyclecloud", "image")))
     if isinstance(data.get("linux_base_plan"), str):
         plans.append((data["linux_base_plan"], ("linux_base_plan",)))
     if isinstance(cyclecloud.get("plan"), str):
         plans.append((cyclecloud["plan"], ("cyclecloud", "plan")))
-    for i, queue in _queues(data):
+    for i, queue in queues_of(data):
         if isinstance(queue.get("image"), str):
             images.append((queue["image"], ("queues", i, "image")))
         if isinstance(queue.get("plan"), str):

@@ -83,7 +83,7 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 
 # -- loading ----------------------------------------------------------------------------------
 def _walk(directory: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(root) / f for f in sorted(files) if not f.startswith(".") or f == ".nccl.conf")
@@ -266,6 +266,8 @@ def _engine_finding(rule: Rule, file: str, line: int, message: str, hint: str = 
 
 
 def _run(rule: Rule, args: tuple, where: Document | None) -> list[Diagnostic]:
+    if rule.check is None:
+        return []  # an engine finding: nothing to run
     token = current_rule.set(rule)
     try:
         produced = list(rule.check(*args) or ())

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.azhop_view import judge_identities
-from ..azhop_config import KINDS, _data, identities_view, report
+from ..azhop_config import KINDS, config_data, identities_view, report
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -61,4 +61,4 @@ def users_groups(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       - {name: project1, gid: 6000}
     ```
     """
-    yield from report(doc, judge_identities(identities_view(_data(doc))))
+    yield from report(doc, judge_identities(identities_view(config_data(doc))))

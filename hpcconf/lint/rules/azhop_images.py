@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.azhop_view import judge_image_refs
-from ..azhop_config import KINDS, _data, image_refs_view, report
+from ..azhop_config import KINDS, config_data, image_refs_view, report
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -37,4 +37,4 @@ def image_reference(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     linux_base_image: OpenLogic:CentOS:7_9-gen2:latest
     ```
     """
-    yield from report(doc, judge_image_refs(image_refs_view(_data(doc))))
+    yield from report(doc, judge_image_refs(image_refs_view(config_data(doc))))

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
-from ..azhop_config import KINDS, _data, _get, _network, _queues, _subnets, _true
+from ..azhop_config import KINDS, config_data, dig, ipv4_network, queues_of, subnets_of, is_true
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -46,21 +46,21 @@ def subnet_layout(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
           compute: {address_prefixes: "10.0.1.0/24"}
     ```
     """
-    data = _data(doc)
-    vnet = _get(data, "network", "vnet", default={})
+    data = config_data(doc)
+    vnet = dig(data, "network", "vnet", default={})
     if not isinstance(vnet, dict) or vnet.get("id"):
         return  # an existing VNet: only subnet names are used
-    space = _network(vnet.get("address_space"))
+    space = ipv4_network(vnet.get("address_space"))
     if "address_space" in vnet and space is None:
         yield doc.at_path(("network", "vnet", "address_space"), f"address_space '{vnet.get('address_space')}' is not an IPv4 CIDR range",
                           hint="write it like 10.0.0.0/23 (no host bits)", prefer_value=True)
     nets: list[tuple[str, ipaddress.IPv4Network]] = []
-    for role, subnet in _subnets(data).items():
+    for role, subnet in subnets_of(data).items():
         prefix = subnet.get("address_prefixes") if isinstance(subnet, dict) else None
         if prefix is None:
             continue
         path = ("network", "vnet", "subnets", role, "address_prefixes")
-        net = _network(prefix)
+        net = ipv4_network(prefix)
         if net is None:
             yield doc.at_path(path, f"subnet {role}: '{prefix}' is not an IPv4 CIDR range", hint="write it like 10.0.1.0/24 (no host bits)", prefer_value=True)
             continue
@@ -105,20 +105,20 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
           compute: {address_prefixes: "10.0.1.0/24"}   # 251 usable addresses
     ```
     """
-    data = _data(doc)
-    if _get(data, "network", "vnet", "id"):
+    data = config_data(doc)
+    if dig(data, "network", "vnet", "id"):
         return
-    compute = _network(_get(_subnets(data), "compute", "address_prefixes"))
+    compute = ipv4_network(dig(subnets_of(data), "compute", "address_prefixes"))
     if compute is None:
         return
     total = 0
-    for _, queue in _queues(data):
+    for _, queue in queues_of(data):
         if queue.get("subnet") or queue.get("location"):
             continue
         total += kb.queue_max_nodes(queue) or 0
     usable = kb.usable_ips(str(compute))
     path = ("network", "vnet", "subnets", "compute", "address_prefixes")
-    for i, queue in _queues(data):
+    for i, queue in queues_of(data):
         nodes = kb.queue_max_nodes(queue) or 0
         if nodes > usable and not (queue.get("subnet") or queue.get("location")):
             yield doc.at_path(path, f"compute subnet {compute} has {usable} usable addresses but queue '{queue.get('name')}' "
@@ -136,29 +136,29 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 def _conditions(data: dict) -> Iterator[tuple[tuple, str, tuple, str]]:
     """(trigger path, why, needed path, what) for each section a setting makes mandatory."""
     subnets = ("network", "vnet", "subnets")
-    if _true(_get(data, "anf", "create")):
+    if is_true(dig(data, "anf", "create")):
         yield ("anf", "create"), "anf.create", subnets + ("netapp",), "a netapp subnet (the ANF volume is delegated to it)"
-    if _true(_get(data, "lustre", "create")):
+    if is_true(dig(data, "lustre", "create")):
         yield ("lustre", "create"), "lustre.create", subnets + ("lustre",), "a lustre subnet"
         yield ("lustre", "create"), "lustre.create", ("lustre", "sku"), "lustre.sku"
         yield ("lustre", "create"), "lustre.create", ("lustre", "capacity"), "lustre.capacity"
-    if data.get("queue_manager") == "slurm" and _true(_get(data, "slurm", "accounting_enabled")) and not _get(data, "database", "fqdn"):
+    if data.get("queue_manager") == "slurm" and is_true(dig(data, "slurm", "accounting_enabled")) and not dig(data, "database", "fqdn"):
         yield ("slurm", "accounting_enabled"), "Slurm accounting in a new database", subnets + ("database",), "a database subnet"
-    auth = _get(data, "authentication", "user_auth", default="ad")
-    if auth == "ad" and not _true(_get(data, "domain", "use_existing_dc")):
-        trigger = ("authentication", "user_auth") if _get(data, "authentication", "user_auth") else ("authentication",)
+    auth = dig(data, "authentication", "user_auth", default="ad")
+    if auth == "ad" and not is_true(dig(data, "domain", "use_existing_dc")):
+        trigger = ("authentication", "user_auth") if dig(data, "authentication", "user_auth") else ("authentication",)
         yield trigger, "user_auth: ad (the default) with a new domain controller", subnets + ("ad",), "an ad subnet"
         yield trigger, "user_auth: ad (the default) with a new domain controller", ("ad", "vm_size"), "ad.vm_size"
-    if _get(data, "monitoring", "grafana", default=True) is not False:
-        yield (("monitoring", "grafana") if _get(data, "monitoring", "grafana") is not None else ("monitoring",)), \
+    if dig(data, "monitoring", "grafana", default=True) is not False:
+        yield (("monitoring", "grafana") if dig(data, "monitoring", "grafana") is not None else ("monitoring",)), \
             "monitoring.grafana (on by default)", ("grafana", "vm_size"), "grafana.vm_size"
-    if _true(_get(data, "bastion", "create")):
+    if is_true(dig(data, "bastion", "create")):
         yield ("bastion", "create"), "bastion.create", subnets + ("bastion",), "a bastion subnet (/26)"
-    if _true(_get(data, "vpn_gateway", "create")):
+    if is_true(dig(data, "vpn_gateway", "create")):
         yield ("vpn_gateway", "create"), "vpn_gateway.create", subnets + ("gateway",), "a gateway subnet"
-    if _get(data, "authentication", "httpd_auth") == "oidc":
+    if dig(data, "authentication", "httpd_auth") == "oidc":
         yield ("authentication", "httpd_auth"), "httpd_auth: oidc", ("authentication", "ood_auth_openidc"), "authentication.ood_auth_openidc"
-    if _true(_get(data, "domain", "use_existing_dc")):
+    if is_true(dig(data, "domain", "use_existing_dc")):
         yield ("domain", "use_existing_dc"), "domain.use_existing_dc", ("domain", "domain_join_user"), "domain.domain_join_user"
         yield ("domain", "use_existing_dc"), "domain.use_existing_dc", ("domain", "existing_dc_details"), "domain.existing_dc_details"
 
@@ -197,11 +197,11 @@ def conditional_sections(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
           netapp: {address_prefixes: "10.0.0.32/28"}
     ```
     """
-    data = _data(doc)
+    data = config_data(doc)
     for trigger, why, needed, what in _conditions(data):
-        if _get(data, *needed) is None:
+        if dig(data, *needed) is None:
             yield doc.at_path(trigger, f"{why} needs {what}, which is missing",
                               hint=f"add {'.'.join(needed)} (Bicep reads it without a fallback)", prefer_value=True)
-    if _true(_get(data, "anf", "dual_protocol")) and _get(data, "authentication", "user_auth", default="ad") != "ad":
+    if is_true(dig(data, "anf", "dual_protocol")) and dig(data, "authentication", "user_auth", default="ad") != "ad":
         yield doc.at_path(("anf", "dual_protocol"), "anf.dual_protocol (SMB) needs Active Directory, but user_auth is local",
                           hint="set dual_protocol: false or user_auth: ad", prefer_value=True)

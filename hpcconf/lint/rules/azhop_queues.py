@@ -11,7 +11,7 @@ from typing import Iterator
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
 from ...knowledge.azhop_view import judge_queue_limits, judge_queue_names
-from ..azhop_config import KINDS, _data, _get, _queue_manager, _queues, queues_view, report
+from ..azhop_config import KINDS, as_dict, config_data, dig, queue_manager_of, queues_of, queues_view, report
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -50,7 +50,7 @@ def queue_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       - name: nc96v4
     ```
     """
-    yield from report(doc, judge_queue_names(queues_view(_data(doc))))
+    yield from report(doc, judge_queue_names(queues_view(config_data(doc))))
 
 
 # -- AZH004 --------------------------------------------------------------------------------------------
@@ -88,10 +88,10 @@ def slurm_versions(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       cyclecloud_slurm_version: 3.0.4
     ```
     """
-    data = _data(doc)
+    data = config_data(doc)
     if data.get("queue_manager") != "slurm":
         return
-    slurm = data.get("slurm") if isinstance(data.get("slurm"), dict) else {}
+    slurm = as_dict(data.get("slurm"))
     given_slurm, given_cc = slurm.get("slurm_version"), slurm.get("cyclecloud_slurm_version")
     sv = given_slurm if isinstance(given_slurm, str) else kb.RUNTIME_SLURM_VERSION
     cc = given_cc if isinstance(given_cc, str) else kb.RUNTIME_CYCLECLOUD_SLURM_VERSION
@@ -109,7 +109,7 @@ def slurm_versions(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         yield doc.at_path(path, f"{missing} is not set: the playbooks install {sv} / cyclecloud-slurm {cc}, "
                                 f"not the schema's default {kb.SCHEMA_DEFAULT_SLURM_VERSION} / {kb.SCHEMA_DEFAULT_CYCLECLOUD_SLURM_VERSION}",
                           hint=f"write both: slurm_version: {sv} and cyclecloud_slurm_version: {cc}", severity=Severity.WARNING)
-    pinned = _get(data, "cyclecloud", "version")
+    pinned = dig(data, "cyclecloud", "version")
     if isinstance(pinned, str) and kb.version_key(cc)[:1] >= (3,) and kb.version_key(pinned)[:3] < kb.MIN_CYCLECLOUD_FOR_CC_SLURM_3:
         yield doc.at_path(("cyclecloud", "version"), f"cyclecloud-slurm {cc} needs CycleCloud 8.4.2 or newer, not {pinned}",
                           hint="raise cyclecloud.version (or remove it for the newest) or use cyclecloud-slurm 2.7.x", prefer_value=True)
@@ -118,7 +118,7 @@ def slurm_versions(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 # -- AZH011 --------------------------------------------------------------------------------------------
 
 def _effective_cc_slurm(data: dict) -> str:
-    value = _get(data, "slurm", "cyclecloud_slurm_version")
+    value = dig(data, "slurm", "cyclecloud_slurm_version")
     return value if isinstance(value, str) else kb.RUNTIME_CYCLECLOUD_SLURM_VERSION
 
 
@@ -160,10 +160,10 @@ def gpu_queue(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         ColocateNodes: true
     ```
     """
-    data = _data(doc)
-    slurm = _queue_manager(data) == "slurm"
+    data = config_data(doc)
+    slurm = queue_manager_of(data) == "slurm"
     old_cc = kb.version_key(_effective_cc_slurm(data))[:1] < (3,)
-    for i, queue in _queues(data):
+    for i, queue in queues_of(data):
         size = kb.parse_vm_size(str(queue.get("vm_size", "")))
         if size is None or not size.gpu or queue.get("type") == "remoteviz":
             continue
@@ -230,4 +230,4 @@ def queue_limits(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       - {name: htc, vm_size: Standard_F2s_v2, max_count: 64, image: "azhpc:azhop-compute:centos-7_9:latest", idle_timeout: 300}
     ```
     """
-    yield from report(doc, judge_queue_limits(queues_view(_data(doc))))
+    yield from report(doc, judge_queue_limits(queues_view(config_data(doc))))

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
-from ..azhop_config import KINDS, _data, _get
+from ..azhop_config import KINDS, as_list, config_data, dig
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -107,7 +107,7 @@ def queue_manager(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     queue_manager: slurm
     ```
     """
-    value = _data(doc).get("queue_manager")
+    value = config_data(doc).get("queue_manager")
     if isinstance(value, str) and value not in kb.QUEUE_MANAGERS:
         close = difflib.get_close_matches(value.strip().lower(), kb.QUEUE_MANAGERS, n=1, cutoff=0.5)
         hint = f"did you mean '{close[0]}'?" if close else "use slurm or openpbs"
@@ -140,9 +140,9 @@ def deprecated_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       azure_monitor_agent: false
     ```
     """
-    data = _data(doc)
+    data = config_data(doc)
     for path, why in kb.DEPRECATED_KEYS.items():
-        parent = _get(data, *path[:-1])
+        parent = dig(data, *path[:-1])
         if isinstance(parent, dict) and path[-1] in parent:
             yield doc.at_path(path, f"{'.'.join(path)} is deprecated", hint=why)
 
@@ -169,8 +169,8 @@ def image_version_float(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     Use a minor version that survives as a number, or name the minor version without a trailing zero
     in both the packer file and here (e.g. ``version: 8.1`` for both).
     """
-    data = _data(doc)
-    images = data.get("images") if isinstance(data.get("images"), list) else []
+    data = config_data(doc)
+    images = as_list(data.get("images"))
     for i, image in enumerate(images):
         if not isinstance(image, dict) or not isinstance(image.get("version"), float) or doc.yaml is None:
             continue

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
-from ..azhop_config import KINDS, _data, _get, _network, _subnets, _true
+from ..azhop_config import KINDS, config_data, dig, ipv4_network, subnets_of, is_true
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -47,17 +47,17 @@ def home_mount(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         options: 'vers=4,minorversion=1,sec=sys'
     ```
     """
-    data = _data(doc)
-    home = _get(data, "mounts", "home")
+    data = config_data(doc)
+    home = dig(data, "mounts", "home")
     if not isinstance(home, dict):
         return
     kind = home.get("type", "existing")
     base = ("mounts", "home")
     type_path = base + (("type",) if "type" in home else ())
-    if kind == "anf" and not _true(_get(data, "anf", "create")):
+    if kind == "anf" and not is_true(dig(data, "anf", "create")):
         yield doc.at_path(type_path, "home type 'anf' but no ANF volume is created (anf.create is not true)",
                           hint="add anf: {create: true, homefs_size_tb: 4, homefs_service_level: Standard}", prefer_value=True)
-    if kind == "azurefiles" and not _true(_get(data, "azurefiles", "create")):
+    if kind == "azurefiles" and not is_true(dig(data, "azurefiles", "create")):
         yield doc.at_path(type_path, "home type 'azurefiles' but no Azure Files share is created (azurefiles.create is not true)",
                           hint="add azurefiles: {create: true, size_gb: 1024}", prefer_value=True)
     for key in ("server", "export"):
@@ -74,7 +74,7 @@ def home_mount(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     if kind == "azurefiles" and isinstance(options, str) and "{{" not in options and not kb.nfs41_options(options):
         yield doc.at_path(base + ("options",), f"Azure Files NFS speaks only NFS 4.1; options '{options}' do not ask for it",
                           hint="use vers=4,minorversion=1,sec=sys or '{{anf_home_opts}}'", prefer_value=True)
-    if _true(_get(data, "anf", "create")) and _true(_get(data, "azurefiles", "create")):
+    if is_true(dig(data, "anf", "create")) and is_true(dig(data, "azurefiles", "create")):
         yield doc.at_path(("azurefiles", "create"), "both anf.create and azurefiles.create are true; home uses one of them",
                           hint="create only the storage mounts.home uses", prefer_value=True, severity=Severity.WARNING)
 
@@ -109,9 +109,9 @@ def amlfs_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
       capacity: 16
     ```
     """
-    data = _data(doc)
+    data = config_data(doc)
     lustre = data.get("lustre")
-    if not isinstance(lustre, dict) or not _true(lustre.get("create")):
+    if not isinstance(lustre, dict) or not is_true(lustre.get("create")):
         return
     sku, capacity = lustre.get("sku"), lustre.get("capacity")
     if not isinstance(sku, str) or not isinstance(capacity, int) or isinstance(capacity, bool):
@@ -119,7 +119,7 @@ def amlfs_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     problem = kb.amlfs_capacity_problem(sku, capacity)
     if problem:
         yield doc.at_path(("lustre", "capacity"), problem, hint="use a whole number of steps", prefer_value=True)
-    net = _network(_get(_subnets(data), "lustre", "address_prefixes"))
+    net = ipv4_network(dig(subnets_of(data), "lustre", "address_prefixes"))
     need = kb.amlfs_min_prefix(capacity)
     if net is not None and (need is None or net.prefixlen > need):
         want = f"/{need} or larger" if need else "more than a /23"

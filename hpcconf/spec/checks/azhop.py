@@ -107,7 +107,7 @@ def identities_view(loaded: LoadedSpec, settings: AzhopSettings) -> IdentitiesVi
 
 
 def image_refs_view(loaded: LoadedSpec, settings: AzhopSettings) -> ImageRefsView:
-    images = [(getattr(settings.images, key), ("azhop", "images", key) if _given(loaded, "azhop", "images", key) else ("azhop",))
+    images: list[tuple[str, tuple]] = [(getattr(settings.images, key), ("azhop", "images", key) if _given(loaded, "azhop", "images", key) else ("azhop",))
               for key in ("gpu", "cpu", "linux_base", "windows_base")]
     images += [(p.image, ("pools", i, "image")) for i, p in enumerate(loaded.cluster.pools) if p.image]
     images += [(q.image, ("azhop", "extra_queues", i, "image")) for i, q in enumerate(settings.extra_queues) if q.image]

@@ -16,6 +16,7 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge.grammars import check_nccl_algo, check_ucc_tune, check_ucx_tls
 from ...rules_registry import spec_rule
 from ..load import LoadedSpec
+from ..model import NodePool
 from . import at
 
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -34,7 +35,7 @@ def _slurm_platform(loaded: LoadedSpec) -> bool:
     return bool({"slurm", "azhop"} & set(loaded.cluster.platforms))
 
 
-def _crusoe_pools(loaded: LoadedSpec, catalog: Catalog) -> list[tuple[int, object]]:
+def _crusoe_pools(loaded: LoadedSpec, catalog: Catalog) -> list[tuple[int, NodePool]]:
     return [(i, p) for i, p in enumerate(loaded.cluster.pools) if _sku_provider(catalog, p.sku) == "crusoe"]
 
 
