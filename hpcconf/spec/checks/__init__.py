@@ -5,13 +5,16 @@ and each points at the exact key to change. Every check is a registered rule
 (:mod:`hpcconf.rules_registry`) with its own code and page, so ``hpcconf explain CODE`` describes
 what the user hit. Adding one is writing a function in any module of this package::
 
-    @spec_rule(code="HPC030", name="some-conflict", since="0.2.0")
+    @spec_rule(code="SPEC016", name="some-conflict", since="0.2.0")
     def some_conflict(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
         '''Summary line, then the four page sections.'''
         if ...:
             yield at(loaded, ("versions", "nccl"), "what is wrong", "how to fix it")
 
-and a fixture directory ``tests/rules/HPC030/`` (bad.yaml, good.yaml, expect.yaml).
+and a fixture directory ``tests/rules/SPEC016/`` (bad.yaml, good.yaml, expect.yaml). The rule runs in
+``hpcconf build`` (any finding refuses the spec, exit 2) and ``hpcconf lint SPEC`` (an always-selected
+error), and ``hpcconf rules`` / ``explain`` / ``docs/rules.md`` list it. A check that splits an
+existing code names it in ``formerly=("HPC005",)`` so suppressions of the old code keep working.
 """
 
 from __future__ import annotations
