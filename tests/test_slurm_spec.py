@@ -53,13 +53,13 @@ def test_private_key_path_is_refused(tmp_path):
 def test_crusoe_pool_needs_crusoe_block(tmp_path):
     spec = _spec(tmp_path, CRUSOE_POOL)
     [error] = _errors(spec)
-    assert error.code == "HPC004" and "slurm.crusoe" in error.message and error.line == _line_of(spec, "pools:")
+    assert error.code == "SPEC007" and "slurm.crusoe" in error.message and error.line == _line_of(spec, "pools:")
 
 
 def test_crusoe_block_without_crusoe_pool(tmp_path):
     spec = _spec(tmp_path, "pools: [{name: ndv2, sku: Standard_ND40rs_v2, count: 2}]\n" + CRUSOE_BLOCK)
     [error] = _errors(spec)
-    assert error.code == "HPC005" and error.line == _line_of(spec, "crusoe:")
+    assert error.code == "SPEC006" and error.line == _line_of(spec, "crusoe:")
 
 
 def test_ib_instance_needs_ib_network(tmp_path):

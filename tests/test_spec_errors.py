@@ -19,7 +19,7 @@ CASES = {
     "unknown-key.yaml": ("HPC003", 11, 5, "did you mean 'placement'?"),
     "unknown-top-key.yaml": ("HPC003", 11, 1, "did you mean 'nccl_env'?"),
     "missing-location.yaml": ("HPC004", 3, 1, "required field 'location'"),
-    "aks-without-image.yaml": ("HPC004", 6, 1, "needs a test_image"),
+    "aks-without-image.yaml": ("SPEC001", 6, 1, "needs a test_image"),
     "wrong-type-count.yaml": ("HPC005", 10, 12, "'two' must be a whole number"),
     "negative-count.yaml": ("HPC005", 10, 12, "-1 is out of range: it must be at least 1"),
     "bad-platform.yaml": ("HPC005", 6, 20, "did you mean 'aks'?"),

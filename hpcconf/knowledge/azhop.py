@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
+from .azhop_facts import ADMINS_GID, ALL_USERS_GID, LOCAL_ADMINS_GID
+from .versions import version_key
+
 # --------------------------------------------------------------------------------------------
 # The schema, as a table of our own
 # --------------------------------------------------------------------------------------------
@@ -362,21 +365,13 @@ MIN_CYCLECLOUD_FOR_CC_SLURM_3 = (8, 4, 2)
 def cyclecloud_slurm_for(slurm_version: str) -> Optional[str]:
     """The newest cyclecloud-slurm project that supports ``slurm_version``."""
     matches = [cc for cc, slurms in SLURM_PAIRS.items() if slurm_version in slurms]
-    return max(matches, key=_version_key) if matches else None
+    return max(matches, key=version_key) if matches else None
 
 
 def slurm_for(cyclecloud_slurm_version: str) -> Optional[str]:
     """The newest Slurm release ``cyclecloud_slurm_version`` supports."""
     slurms = SLURM_PAIRS.get(cyclecloud_slurm_version)
-    return max(slurms, key=_version_key) if slurms else None
-
-
-def _version_key(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", text))
-
-
-def version_key(text: str) -> tuple[int, ...]:
-    return _version_key(text)
+    return max(slurms, key=version_key) if slurms else None
 
 
 # Queue names become nodearray names and hostnames <queue>-pg<N>-<index> (ColocateNodes) or
@@ -438,7 +433,7 @@ def amlfs_capacity_problem(sku: str, capacity: int) -> Optional[str]:
 
 # Home directory placeholders az-hop fills from the ANF / Azure Files it creates (bicep/azhop.bicep).
 HOME_PLACEHOLDERS = {"server": "{{anf_home_ip}}", "export": "{{anf_home_path}}", "options": "{{anf_home_opts}}"}
-BUILTIN_GIDS = {5000: "all users", 5001: "az-hop admins", 5002: "local admins (sudo on nodes)"}
+BUILTIN_GIDS = {ALL_USERS_GID: "all users", ADMINS_GID: "az-hop admins", LOCAL_ADMINS_GID: "local admins (sudo on nodes)"}
 CUSTOM_GID_MIN = 6000
 
 

@@ -57,6 +57,17 @@ def build_config(config_file: Path | None, select: list[str], ignore: list[str],
     return config
 
 
+def _note_redirects(config: LintConfig) -> None:
+    """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
+    from .registry import load_rules, redirect_note
+
+    rules = load_rules()
+    for selector in dict.fromkeys([*config.select, *config.ignore]):
+        note = redirect_note(selector, rules)
+        if note:
+            typer.echo(f"hpcconf: {note}", err=True)
+
+
 def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> None:
     """A version outside hpcconf's tables is judged by the nearest one it knows: say so, once, on stderr."""
     from ..knowledge import charts as chart_table
@@ -109,6 +120,7 @@ def lint_command(
         if kind is not None and kind not in Kind.all():
             raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
         config = build_config(config_file, _split_codes(select), _split_codes(ignore), no_inline_ignores)
+        _note_redirects(config)
         level = Severity(fail_level.lower()) if fail_level else (config.fail_level or Severity.ERROR)
         ctx = LintContext(config=config, nccl_version=newest_nccl_version())
         if nccl_version:
@@ -144,7 +156,8 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
         import json
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
-                                "kinds": list(r.kinds), "summary": r.summary} for r in rules.values()], indent=2))
+                                "kinds": list(r.kinds), "summary": r.summary,
+                                "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
         return
     if fmt != "text":
         _fail_usage("--format must be text or json")
@@ -155,14 +168,20 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
 
 def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.")) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
-    from .registry import find_rule
+    from .registry import find_rule, load_rules, redirect_note, successors
 
     found = find_rule(code)
-    if found is None:
+    moved = successors(code, load_rules())
+    if found is None and not moved:
         _fail_usage(f"no rule {code!r} (`hpcconf rules` lists them)")
         return
-    kinds = ", ".join(found.kinds) if found.kinds else ("all documents" if found.scope == "set" else "any file")
-    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {kinds})\n")
+    if moved:
+        typer.echo(redirect_note(code, load_rules()) + "\n")
+    if found is None:  # a code that was renamed: show where it went
+        for rule in moved:
+            typer.echo(f"{rule.code} {rule.name}: {rule.summary}")
+        return
+    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
     typer.echo(found.doc)
 
 

@@ -9,7 +9,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from .registry import Rule, load_rules
+from .registry import Rule, load_rules, successors
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 FAMILIES = {"HPC": "Engine", "SPEC": "Spec", "XA": "Cross-artifact", "K8S": "Kubernetes", "VOL": "Volcano",
@@ -38,6 +38,18 @@ def _config_example() -> list[str]:
             break
         block.append(line[4:] if line.startswith("    ") else line.strip())
     return block
+
+
+def _lifecycle(rule: Rule, rules: dict[str, Rule]) -> list[str]:
+    """Where a split or renamed code went, so suppressions naming it can be understood."""
+    lines = []
+    if rule.formerly:
+        lines.append(f"*Formerly reported as {', '.join(rule.formerly)}; that code still selects and suppresses it.*")
+    moved = successors(rule.code, rules)
+    if moved:
+        lines.append(f"*Part of what {rule.code} reported has its own code now: "
+                     f"{', '.join(f'[{r.code}](#{r.code.lower()}-{r.name})' for r in moved)}.*")
+    return [*lines, ""] if lines else []
 
 
 def render_rules_doc() -> str:
@@ -75,7 +87,7 @@ def render_rules_doc() -> str:
            "## Rules", "",
            "| Code | Name | Severity | Applies to | Summary |", "|---|---|---|---|---|"]
     for rule in rules.values():
-        kinds = ", ".join(rule.kinds) or ("all files" if rule.scope != "document" else "")
+        kinds = rule.applies_to
         out.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | {rule.severity.value} | "
                    f"{kinds} | {rule.summary.replace('|', '/')} |")
     family = None
@@ -84,9 +96,8 @@ def render_rules_doc() -> str:
             family = _family(rule)
             out += ["", f"## {family} rules"]
         out += ["", f"### {rule.code} {rule.name}", "",
-                f"*Default severity: {rule.severity.value}. Applies to: "
-                f"{', '.join(rule.kinds) or ('the whole file set' if rule.scope == 'set' else 'any file')}.*", "",
-                rule.summary, "", _demote(rule.body)]
+                f"*Default severity: {rule.severity.value}. Applies to: {rule.applies_to}. Since {rule.since}.*", "",
+                *_lifecycle(rule, rules), rule.summary, "", _demote(rule.body)]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -79,6 +79,7 @@ class Document:
     artifact: Artifact | None = None  # the compiled artifact this document is
     context: "LintContext | None" = None  # the spec's own SKU / versions, replacing the command line's
     compile_failed: bool = False  # a spec that did not compile: its rules are skipped
+    compile_errors: list[Diagnostic] = field(default_factory=list)  # why: reported whatever --ignore says
     cluster_root: Path | None = None  # the output directory (holding a manifest) the file lies in
     walk_group: str = ""  # for a file found by walking a directory: the deployment directory it belongs to
     _xml_cache: dict[str | None, XmlDocument] = field(default_factory=dict, init=False, repr=False, compare=False)

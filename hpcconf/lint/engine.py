@@ -5,7 +5,8 @@
    spec is compiled (``hpcconf.pipeline.compile_spec``) and its artifacts are linted as
    documents named ``SPEC -> ARTIFACT`` (e.g. ``cluster.yaml -> aks/volcano-job.yaml``), with
    the spec's own SKU, NCCL and chart versions as context. A spec that fails validation
-   yields the loader's diagnostics as error findings (exit 1), and its rules are skipped;
+   yields the loader's diagnostics as error findings (exit 1) that no --ignore, --select or
+   suppression removes (build would refuse it), and its rules are skipped;
    a spec file that cannot be read is a usage error (exit 2).
 2. Check: per-document rules run on documents of their kinds; set rules run once on all.
 3. Filter: config severity overrides, ``select``/``ignore``, ``per-file-ignores`` and
@@ -21,7 +22,7 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
@@ -36,7 +37,7 @@ from .engine_rules import (
     UNRECOGNISED_FILE,
     UNUSED_SUPPRESSION,
 )
-from .registry import Rule, load_rules
+from .registry import Rule, load_rules, successors
 from .suppress import Suppression, find_suppressions
 
 if TYPE_CHECKING:
@@ -66,9 +67,10 @@ class LintResult:
 
 # -- selection ------------------------------------------------------------------------------
 def selector_matches(selector: str, rule: Rule) -> bool:
-    """A selector is ALL, a rule code, a code prefix (``NCCL``, ``NCCL0``) or a rule name."""
+    """A selector is ALL, a rule code, a code prefix (``NCCL``, ``NCCL0``), a rule name, or a code the rule
+    was formerly reported as (a split or renamed code keeps selecting and suppressing its successors)."""
     s = selector.strip()
-    return s.upper() == "ALL" or rule.code.startswith(s.upper()) or rule.name == s.lower()
+    return s.upper() == "ALL" or rule.code.startswith(s.upper()) or rule.name == s.lower() or s.upper() in rule.formerly
 
 
 def validate_selectors(selectors: list[str], rules: dict[str, Rule], what: str) -> None:
@@ -256,8 +258,10 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
         build = compile_spec(spec_doc.source_path or spec_doc.path)
     except HpcconfError as error:
         spec_doc.compile_failed = True  # spec rules need the compiled cluster: skip them
-        findings.extend(dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
-                        for d in error.diagnostics)
+        errors = [dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
+                  for d in error.diagnostics]
+        spec_doc.compile_errors = errors  # always reported: see lint_documents
+        findings.extend(errors)
         return []
     spec_ctx = context_for_build(ctx, build)
     spec_doc.context = spec_ctx
@@ -327,6 +331,8 @@ def _engine_finding(rule: Rule, file: str, line: int, message: str, hint: str = 
 
 
 def _run(rule: Rule, args: tuple, where: Document | None) -> list[Diagnostic]:
+    if rule.check is None:
+        return []  # an engine finding: nothing to run
     token = current_rule.set(rule)
     try:
         produced = list(rule.check(*args) or ())
@@ -411,9 +417,15 @@ def apply_config(findings: list[Diagnostic], config: LintConfig, rules: dict[str
 
 
 def apply_suppressions(findings: list[Diagnostic], sources: dict[str, str], rules: dict[str, Rule],
-                       config: LintConfig) -> list[Diagnostic]:
+                       config: LintConfig, unsuppressable: Sequence[Diagnostic] = ()) -> list[Diagnostic]:
+    """Drop suppressed findings; report suppression problems. ``unsuppressable`` findings stay
+    reported, but a suppression naming one is not also called unused."""
     suppressions: dict[str, list[Suppression]] = {file: find_suppressions(file, text)
                                                  for file, text in sources.items()}
+    for finding in unsuppressable:
+        for s in suppressions.get(finding.file, ()):
+            if finding.line in s.targets and _suppresses(s, finding, rules):
+                s.used.add(finding.code)
     kept = []
     for finding in findings:
         matching = [s for s in suppressions.get(finding.file, ())
@@ -431,7 +443,7 @@ def apply_suppressions(findings: list[Diagnostic], sources: dict[str, str], rule
 
 def _suppresses(suppression: Suppression, finding: Diagnostic, rules: dict[str, Rule]) -> bool:
     rule = rules.get(finding.code)
-    return any(c.upper() == finding.code or (rule is not None and c.lower() == rule.name)
+    return any(c.upper() == finding.code or (rule is not None and (c.lower() == rule.name or c.upper() in rule.formerly))
                for c in suppression.codes)
 
 
@@ -440,6 +452,18 @@ def _suppression_problems(s: Suppression, rules: dict[str, Rule], config: LintCo
     known = {c: next((r for r in rules.values() if c.upper() == r.code or c.lower() == r.name), None)
              for c in s.codes}
     for code, rule in known.items():
+        moved = successors(code, rules)
+        if moved and (rule is None or rule.code not in s.used):
+            if any(r.code in s.used for r in moved):
+                continue  # the old code suppressed one of the rules it was split into
+            if rule is None:  # renamed away: not unknown, but it matched nothing either
+                if any(is_enabled(r, config) for r in moved):
+                    problems.append(_engine_finding(UNUSED_SUPPRESSION, s.file, s.line,
+                                                    f"suppression of {code.upper()} (now {', '.join(r.code for r in moved)}) "
+                                                    "matches no finding",
+                                                    "Delete the comment, or move it to the line it is meant for.",
+                                                    s.column, s.end_column))
+                continue
         if rule is None:
             problems.append(_engine_finding(UNKNOWN_SUPPRESSION_CODE, s.file, s.line,
                                             f"suppression names unknown rule {code!r}",
@@ -472,9 +496,14 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
         sources.setdefault(doc.path, doc.text)
     raw = list(findings or []) + run_rules(documents, ctx, rules)
     raw = attribute_to_spec(raw, documents, sources)
+    # A spec that does not compile can never lint clean: `build` refuses it whatever --ignore,
+    # --select, per-file-ignores or inline suppressions say, so lint reports its errors regardless.
+    blocking = [d for doc in documents for d in doc.compile_errors]
+    raw = [d for d in raw if d not in blocking]
     kept = apply_config(raw, ctx.config, rules)
     if not ctx.config.no_inline_ignores:
-        kept = apply_suppressions(kept, sources, rules, ctx.config)
+        kept = apply_suppressions(kept, sources, rules, ctx.config, unsuppressable=blocking)
+    kept += blocking
     checked = files if files is not None else len({d.path for d in documents})
     return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
 

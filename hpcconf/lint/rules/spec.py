@@ -1,7 +1,8 @@
-"""Findings of the spec loader and its cross-field checks, registered so `hpcconf explain` knows them.
+"""Findings of the spec loader, registered so `hpcconf explain` knows them.
 
-The loader (hpcconf/spec/load.py, checks.py) reports these while it validates a spec, in
-`hpcconf build` (exit 2) and in `hpcconf lint SPEC` (as error findings, exit 1).
+The loader (hpcconf/spec/load.py) reports these while it validates a spec field by field, in
+`hpcconf build` (exit 2) and in `hpcconf lint SPEC` (as always-selected error findings, exit 1).
+The cross-field checks are rules of their own in hpcconf/spec/checks/ (HPC006, HPC008, HPC009, SPEC*).
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ engine_rule(code="HPC003", name="unknown-key", severity=Severity.ERROR, doc="""
 
     ## Why is this bad?
     A misspelt key is the error that costs days elsewhere: Helm ignores unknown values keys
-    without a word (research k8s.md §5: network-operator ≥ 24.10 dropped ``deployCR``), so the
-    setting you wrote never takes effect. hpcconf refuses instead of ignoring.
+    without a word (network-operator 24.10 dropped ``deployCR`` from its chart, and values that
+    still set it are ignored), so the setting you wrote never takes effect. hpcconf refuses
+    instead of ignoring.
 
     ## Example
     ```yaml
@@ -54,11 +56,12 @@ engine_rule(code="HPC003", name="unknown-key", severity=Severity.ERROR, doc="""
     """)
 
 engine_rule(code="HPC004", name="missing-field", severity=Severity.ERROR, doc="""
-    A required field is missing from the spec, or a platform needs a section the spec lacks.
+    A required field is missing from the spec.
 
     ## What it catches
-    Fields without a default (``metadata.location``, a pool's ``sku`` and ``count``) and
-    platform needs such as ``test_image`` for ``platforms: [aks]`` (the NCCL job runs it).
+    Fields without a default (``metadata.location``, a pool's ``sku`` and ``count``). Sections a
+    platform needs (``test_image`` for AKS, ``slurm.crusoe`` on Crusoe, ...) reported HPC004
+    before 0.2.0 and have their own codes now (``hpcconf explain HPC004`` lists them).
 
     ## Why is this bad?
     hpcconf would otherwise have to guess values that decide cost and placement (the region,
@@ -80,13 +83,16 @@ engine_rule(code="HPC005", name="invalid-value", severity=Severity.ERROR, doc=""
     ## What it catches
     Numbers out of range (``count: -1``), strings in the wrong format (cluster and pool names
     that Azure or Kubernetes would reject), CIDR ranges that do not parse, unpinned base
-    images, non-NCCL keys in ``nccl_env``, values that are not one of a field's choices.
+    images, non-NCCL keys in ``nccl_env``, values that are not one of a field's choices: each
+    field on its own. Checks that relate several fields reported HPC005 before 0.2.0 and have
+    their own codes now (``hpcconf explain HPC005`` lists them); ``--ignore HPC005`` and
+    ``# hpcconf: ignore[HPC005]`` still name them.
 
     ## Why is this bad?
     Each of these fails later and further away: a pool name with capitals fails ``az aks
     nodepool add`` after the cluster was created; ``nvcr.io/nvidia/pytorch:latest`` builds a
-    different NCCL next month (seed 000 pushed ``:latest``); ``CUDA_DEVICE_ORDER`` in
-    nccl.conf is read too late to matter (research nccl.md §3).
+    different NCCL next month; ``CUDA_DEVICE_ORDER`` in nccl.conf is read too late to matter
+    (NCCL reads nccl.conf after CUDA has enumerated the devices).
 
     ## Example
     ```yaml
@@ -96,27 +102,6 @@ engine_rule(code="HPC005", name="invalid-value", severity=Severity.ERROR, doc=""
 
     ## Fix
     Change the value as the hint says (here: a dated tag such as ``:24.05-py3`` or a digest).
-    """)
-
-engine_rule(code="HPC006", name="unknown-sku", severity=Severity.ERROR, doc="""
-    A pool names a VM size the SKU catalog does not have; the message suggests close names.
-
-    ## What it catches
-    Misspelt sizes (``Standard_ND96asr_v5``) and sizes hpcconf has no facts for.
-
-    ## Why is this bad?
-    Every derived value (GPUs per node, NCCL topology, IB NICs, pin masks) comes from the
-    catalog; without an entry hpcconf would have to invent hardware facts.
-
-    ## Example
-    ```yaml
-    pools:
-      - {name: gpu, sku: Standard_ND96asr_v5, count: 2}
-    ```
-
-    ## Fix
-    Use a name from ``hpcconf skus`` (short names and any case work: ``nd96asr_v4``), or add
-    your own SKU file with ``sku_dirs`` / ``--sku-dir``.
     """)
 
 engine_rule(code="HPC007", name="unsupported-api-version", severity=Severity.ERROR, doc="""
@@ -137,48 +122,6 @@ engine_rule(code="HPC007", name="unsupported-api-version", severity=Severity.ERR
     ## Fix
     Use ``apiVersion: hpcconf/v1``. When a new format exists, ``hpcconf migrate`` converts
     specs and keeps their comments.
-    """)
-
-engine_rule(code="HPC008", name="duplicate-pool", severity=Severity.ERROR, doc="""
-    Two pools have the same name.
-
-    ## What it catches
-    A pool ``name`` used twice in ``pools``.
-
-    ## Why is this bad?
-    The name becomes the AKS node pool, the Slurm partition and the AzHOP queue, and the
-    directory of the pool's NCCL files; two pools would overwrite each other's artifacts and
-    ``az aks nodepool add`` fails on the second.
-
-    ## Example
-    ```yaml
-    pools:
-      - {name: gpu, sku: Standard_ND96asr_v4, count: 2}
-      - {name: gpu, sku: Standard_NC48ads_A100_v4, count: 1}
-    ```
-
-    ## Fix
-    Give each pool its own name.
-    """)
-
-engine_rule(code="HPC009", name="unknown-pool", severity=Severity.ERROR, doc="""
-    A setting refers to a pool the spec does not have.
-
-    ## What it catches
-    ``nccl_test.pool``, ``slurm.partitions`` or ``slurm.test_nodes`` naming a pool that is not in
-    ``pools``.
-
-    ## Why is this bad?
-    The NCCL test would run on a different pool than intended, or not at all.
-
-    ## Example
-    ```yaml
-    nccl_test:
-      pool: gpus        # the pool is called gpu
-    ```
-
-    ## Fix
-    Use one of the pool names the hint lists.
     """)
 
 engine_rule(code="HPC100", name="sku-invalid", severity=Severity.ERROR, doc="""

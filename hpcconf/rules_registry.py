@@ -1,0 +1,224 @@
+"""The rule registry: every check that reports a finding is a registered rule with one code.
+
+It sits below ``spec`` and ``lint`` (it imports only :mod:`hpcconf.diagnostics`), so the spec's
+cross-field checks and the linter's rules share one registry, one code space and one page format.
+
+Three decorators register a function; its docstring is the rule page (a summary line, then
+``## What it catches``, ``## Why is this bad?`` with public evidence, ``## Example``, ``## Fix``):
+
+``@rule(code, name, severity, kinds=..., scope="document"|"set")``
+    A lint rule: ``check(doc, ctx)`` per document of a kind in ``kinds``, or
+    ``check(doc_set, ctx)`` once per cluster of files (``scope="set"``).
+``@spec_rule(code, name, severity)``
+    A cross-field check of an hpcconf spec: ``check(loaded, catalog)`` runs in
+    :func:`hpcconf.spec.checks.check_spec` after the spec validated field by field. Any
+    finding stops ``hpcconf build`` (exit 2) and is an always-selected error in ``hpcconf lint``.
+``@spec_adapter(code, name)``
+    The spec side of a config-file rule (AzHOP settings exist in a spec and in config.yml):
+    ``check(loaded, catalog)`` fills the same typed view the config side fills, and both call
+    one judgement, so a code has one meaning wherever it is reported.
+``engine_rule(code, name, severity, doc)``
+    A finding the loader or the lint engine reports itself (YAML syntax, unknown key, ...).
+
+Rules only *yield* diagnostics; the runner fills in code, name and (for spec rules) severity,
+so a spec rule yields ``at(loaded, ("pools", 0, "count"), "message", "hint")``.
+
+Lifecycle: ``since`` is the release a rule appeared in. ``formerly`` lists codes that used to
+cover what the rule reports (a code that was renamed or split): ``--ignore OLD``,
+``# hpcconf: ignore[OLD]`` and ``hpcconf explain OLD`` keep working and say where OLD went.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
+
+from .diagnostics import Severity
+
+REQUIRED_SECTIONS = ("## What it catches", "## Why is this bad?", "## Example", "## Fix")
+CODE_PATTERN = re.compile(r"^(HPC|SPEC|XA|K8S|VOL|HELM|NCCL|AZH|MPI|DKR|SLURM)\d{3}$")
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+VERSION_PATTERN = re.compile(r"^\d+\.\d+\.\d+$")
+DOCS_URL = "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"
+FIRST_RELEASE = "0.1.0"
+SCOPES = ("document", "set", "spec", "engine")
+
+Scope = str  # one of SCOPES
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    kinds: tuple[str, ...]
+    scope: Scope
+    check: Callable[..., Any] | None  # None for findings the loader or engine emits itself
+    doc: str
+    since: str = FIRST_RELEASE
+    formerly: tuple[str, ...] = ()  # old codes that now point here (renamed or split)
+    # A config-file rule whose judgement also applies to the spec (AzHOP settings exist in both):
+    # ``spec_check(loaded, catalog)`` maps the spec onto the same judgement, under the same code.
+    spec_check: Callable[..., Any] | None = None
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0].strip() if self.doc.strip() else ""
+
+    @property
+    def body(self) -> str:
+        """The docstring without its summary line: the rule page's sections."""
+        lines = self.doc.strip().splitlines()
+        return "\n".join(lines[1:]).strip()
+
+    def section(self, title: str) -> str:
+        """The text of ``## title`` up to the next ``## ``, or ""."""
+        match = re.search(rf"^## {re.escape(title)}\s*$(.*?)(?=^## |\Z)", self.body, re.M | re.S)
+        return match.group(1).strip() if match else ""
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_URL}#{self.code.lower()}-{self.name}"
+
+    @property
+    def spec_runner(self) -> Callable[..., Any] | None:
+        """What :func:`hpcconf.spec.checks.check_spec` calls for this rule, if anything."""
+        return self.check if self.scope == "spec" else self.spec_check
+
+    @property
+    def applies_to(self) -> str:
+        if self.scope == "spec":
+            return "hpcconf spec"
+        kinds = ", ".join(self.kinds) or ("the whole file set" if self.scope == "set" else "any file")
+        return kinds + (", hpcconf spec" if self.spec_check else "")
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
+         scope: Scope = "document", since: str = FIRST_RELEASE,
+         formerly: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+    """Register the decorated function as lint rule ``code``; its docstring is the rule page."""
+
+    def decorate(func: Callable) -> Callable:
+        _register(Rule(code=code, name=name, severity=severity, kinds=tuple(kinds), scope=scope, check=func,
+                       doc=inspect.cleandoc(func.__doc__ or ""), since=since, formerly=tuple(formerly)))
+        return func
+
+    return decorate
+
+
+def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, since: str = FIRST_RELEASE,
+              formerly: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+    """Register ``check(loaded, catalog) -> Iterator[Diagnostic]`` as a cross-field spec check.
+
+    A module under ``hpcconf/spec/checks/`` only has to exist for its rules to run:
+    :func:`hpcconf.spec.checks.check_spec` imports every module of that package.
+    """
+    return rule(code=code, name=name, severity=severity, scope="spec", since=since, formerly=formerly)
+
+
+def spec_adapter(*, code: str, name: str, severity: Severity) -> Callable[[Callable], Callable]:
+    """Run the config-file rule ``code`` on the spec too: ``check(loaded, catalog)`` maps the spec's
+    settings onto the rule's shared judgement. The rule page is the config-file rule's docstring;
+    ``name`` and ``severity`` must match it (checked when both are registered)."""
+
+    def decorate(func: Callable) -> Callable:
+        existing = REGISTRY.get(code)
+        if existing is not None:
+            _check_adapter(existing, name, severity)
+            REGISTRY[code] = replace(existing, spec_check=func)
+        else:
+            _PENDING_ADAPTERS[code] = (name, severity, func)
+        return func
+
+    return decorate
+
+
+_PENDING_ADAPTERS: dict[str, tuple[str, Severity, Callable[..., Any]]] = {}
+
+
+def _check_adapter(target: Rule, name: str, severity: Severity) -> None:
+    if target.name != name or target.severity != severity or target.scope == "spec":
+        raise ValueError(f"spec adapter {target.code} {name} ({severity.value}) does not match rule "
+                         f"{target.code} {target.name} ({target.severity.value})")
+
+
+def engine_rule(*, code: str, name: str, severity: Severity, doc: str, since: str = FIRST_RELEASE,
+                formerly: Iterable[str] = ()) -> Rule:
+    """Register a finding the loader or the lint engine emits itself (parse errors, suppression problems)."""
+    new = Rule(code=code, name=name, severity=severity, kinds=(), scope="engine", check=None,
+               doc=inspect.cleandoc(doc), since=since, formerly=tuple(formerly))
+    _register(new)
+    return new
+
+
+def _register(new: Rule) -> None:
+    if not CODE_PATTERN.match(new.code):
+        raise ValueError(f"rule code {new.code!r} must be a family prefix and 3 digits")
+    if not NAME_PATTERN.match(new.name):
+        raise ValueError(f"rule name {new.name!r} must be kebab-case")
+    if new.scope not in SCOPES:
+        raise ValueError(f"rule {new.code}: scope must be one of {', '.join(SCOPES)}")
+    if not VERSION_PATTERN.match(new.since):
+        raise ValueError(f"rule {new.code}: since {new.since!r} must be a release such as 0.1.0")
+    for old in new.formerly:
+        if not CODE_PATTERN.match(old) or old == new.code:
+            raise ValueError(f"rule {new.code}: formerly {old!r} must be another rule code")
+    old_rule = REGISTRY.get(new.code)
+    if old_rule is not None and (old_rule.name != new.name or _origin(old_rule) != _origin(new)):
+        raise ValueError(f"rule code {new.code} registered twice ({old_rule.name}, {new.name})")
+    for other in REGISTRY.values():
+        if other.name == new.name and other.code != new.code:
+            raise ValueError(f"rule name {new.name} used by {other.code} and {new.code}")
+    pending = _PENDING_ADAPTERS.get(new.code)
+    if pending is not None:
+        _check_adapter(new, pending[0], pending[1])
+        new = replace(new, spec_check=pending[2])
+    REGISTRY[new.code] = new
+
+
+def _origin(r: Rule) -> str:
+    return f"{r.check.__module__}.{r.check.__qualname__}" if r.check else "engine"
+
+
+def spec_checks() -> list[tuple[str, str, Severity, Callable[..., Any]]]:
+    """(code, name, severity, check) of every spec rule and spec adapter, by code.
+
+    Adapters whose config-file rule is not loaded (``hpcconf build`` imports no lint module) still
+    run; the lint registry attaches them to their rule when it loads.
+    """
+    found = {r.code: (r.code, r.name, r.severity, r.spec_runner) for r in REGISTRY.values() if r.spec_runner}
+    for code, (name, severity, func) in _PENDING_ADAPTERS.items():
+        found.setdefault(code, (code, name, severity, func))
+    return [found[code] for code in sorted(found)]  # type: ignore[misc]
+
+
+def successors(old_code: str, rules: dict[str, Rule] | None = None) -> list[Rule]:
+    """The rules that took over (part of) ``old_code``: renamed or split codes."""
+    old = old_code.strip().upper()
+    return [r for r in (rules or REGISTRY).values() if old in r.formerly]
+
+
+def redirect_note(old_code: str, rules: dict[str, Rule] | None = None) -> str:
+    """``HPC005 also names ... since 0.2.0`` for a code that was split or renamed, else ""."""
+    moved = successors(old_code, rules)
+    if not moved:
+        return ""
+    listed = ", ".join(f"{r.code} ({r.name})" for r in moved)
+    exists = old_code.strip().upper() in (rules or REGISTRY)
+    if exists:
+        return f"note: part of what {old_code.upper()} reported has its own code now: {listed}; " \
+               f"{old_code.upper()} selects and suppresses them too"
+    return f"note: {old_code.upper()} was renamed: {listed}; {old_code.upper()} still selects and suppresses it"
+
+
+def missing_sections(r: Rule) -> list[str]:
+    """Required page sections the rule's docstring lacks (checked by a guard test)."""
+    missing = [s for s in REQUIRED_SECTIONS if s not in r.doc]
+    if not r.summary or r.summary.startswith("#"):
+        missing.insert(0, "summary line")
+    return missing
