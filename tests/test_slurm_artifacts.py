@@ -85,6 +85,9 @@ def test_crusoe_nccl_conf_reproduces_seed_002(shared_dir):
     ours = dict(line.split("=", 1) for line in _artifacts(CRUSOE)["nccl/h100/nccl.conf"].splitlines()
                 if "=" in line and not line.startswith("#"))
     assert seed_conf["NCCL_IB_HCA"] == "^mlx5_0:1" and seed_conf["NCCL_ALGO"] == "NVLSTree"
+    # Seed 002's global NCCL_ALGO=NVLSTree strands single-node jobs and every collective but
+    # AllReduce; ours asks for NVLSTree for AllReduce only, with Ring beside it.
+    assert seed_conf.pop("NCCL_ALGO") == "NVLSTree" and ours["NCCL_ALGO"] == "allreduce:NVLSTree,Ring"
     for key, value in seed_conf.items():
         assert ours.get(key) == value, key
 
@@ -106,7 +109,7 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     # Seed 002 prints `-e 1G` but its log ran to maxBytes 2147483648, where its 460 GB/s row is: we run to 2G.
     assert "maxBytes 2147483648" in seed and our_flags.pop("-e") == "2G" and seed_flags.pop("-e") == "1G"
     assert {k: our_flags[k] for k in seed_flags} == seed_flags
-    for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "NVLSTree")):
+    for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "allreduce:NVLSTree,Ring")):
         assert f"export {key}={value}" in script
 
 

@@ -80,6 +80,9 @@ def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition
 def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
     """A node-setup script for plain Slurm: copies the nccl target's files to where nccl.conf points."""
     ours = [path for path in job.required_files if path.startswith(f"{NODE_NCCL_DIR}/")]
+    graph = cluster.pool(job.pool).nccl.graph_node_path
+    if ours and graph:
+        ours.append(graph)  # not named in nccl.conf: there for a job that gets every GPU to opt in
     if "slurm" not in cluster.platforms or not ours:
         return None  # vendor files (Crusoe) come with the image
     script = f"{job.directory}/install-nccl-files.sh"
