@@ -53,3 +53,69 @@ def test_aks_image_ships_no_graph_nothing_points_at(tmp_path):
     assert not any(path.endswith("-graph.xml") for path in artifacts)
     assert "graph" not in artifacts["image/Dockerfile"]
     assert "NCCL_GRAPH_FILE" not in artifacts["aks/volcano-job.yaml"]
+
+
+# --------------------------------------------------------------------------- Crusoe module versions
+
+REPO = Path(__file__).resolve().parents[1]
+CRUSOE = REPO / "examples" / "crusoe-h100-slurm.yaml"
+# crusoecloud/slurm variables.tf, the variables hpcconf may write (all of them, per version):
+MODULE_VARIABLES = {
+    # tag v3.0.0 (87aa39c): compute nodes only through `partitions`
+    "v3.0.0": {"location", "project_id", "ssh_public_key_path", "vpc_subnet_id", "partitions", "slurm_users"},
+    # 9f57d5e (last commit before v3): slurm_compute_node_type/_count/_ib_partition_id
+    "9f57d5e": {"location", "project_id", "ssh_public_key_path", "vpc_subnet_id", "slurm_compute_node_type",
+                "slurm_compute_node_count", "slurm_compute_node_ib_partition_id", "slurm_users"},
+    # b115d0c (2024-06-16): slurm_compute_node_ib_network_id
+    "b115d0c": {"location", "project_id", "ssh_public_key_path", "vpc_subnet_id", "slurm_compute_node_type",
+                "slurm_compute_node_count", "slurm_compute_node_ib_network_id", "slurm_users"},
+}
+# v3.0.0's partitions element: object({name, count, type, imex_support, ib_partition_id, image, custom_image,
+# reservation_id, extra_args}); none optional, so Terraform rejects an element missing one.
+PARTITION_ATTRIBUTES = {"name", "count", "type", "imex_support", "ib_partition_id", "image", "custom_image",
+                        "reservation_id", "extra_args"}
+
+
+def _crusoe(tmp_path: Path, version: str) -> dict[str, str]:
+    text = CRUSOE.read_text(encoding="utf-8").replace("module_version: v3.0.0", f"module_version: {version}")
+    if version == "b115d0c":
+        text = text.replace("    ib_partition_ids:\n      h100: 7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64", "")
+    spec = tmp_path / "crusoe.yaml"
+    spec.write_text(text, encoding="utf-8")
+    return {a.path: a.content for a in compile_spec(spec).artifacts}
+
+
+def _top_level_names(tfvars: str) -> set[str]:
+    import re
+    return set(re.findall(r"^([a-z_]+) = ", tfvars, re.M))
+
+
+@pytest.mark.parametrize("version", sorted(MODULE_VARIABLES))
+def test_tfvars_use_only_the_pinned_module_versions_variables(tmp_path, version):
+    artifacts = _crusoe(tmp_path, version)
+    names = _top_level_names(artifacts["slurm/terraform.tfvars"])
+    assert names == MODULE_VARIABLES[version]
+    partition = "h100" if version == "v3.0.0" else "batch"  # pre-v3 slurm.conf: PartitionName=batch
+    assert f"#SBATCH -p {partition}\n" in artifacts["slurm/h100/all_reduce_perf.sbatch"]
+
+
+def test_v3_partitions_element_has_every_attribute_and_the_ib_partition(tmp_path):
+    import re
+    tfvars = _crusoe(tmp_path, "v3.0.0")["slurm/terraform.tfvars"]
+    block = tfvars[tfvars.index("partitions = ["):tfvars.index("]\n", tfvars.index("partitions = ["))]
+    assert set(re.findall(r"^    ([a-z_]+)\s+= ", block, re.M)) == PARTITION_ATTRIBUTES
+    assert 'count           = 2' in block and 'type            = "h100-80gb-sxm-ib.8x"' in block
+    assert 'ib_partition_id = "7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64"' in block
+
+
+def test_ib_partition_ids_refused_for_the_module_that_creates_the_partition():
+    from pydantic import ValidationError
+
+    from hpcconf.spec.slurm import CrusoeSlurm
+    base = {"project_id": "5f0e8a52-3c1d-4b7e-9a26-8d4c2e1f7b90", "location": "us-east1-a",
+            "vpc_subnet_id": "80cf6356-da22-42c8-8925-d5fb1e3e55ad"}
+    with pytest.raises(ValidationError, match="b115d0c"):
+        CrusoeSlurm(**base, module_version="b115d0c", ib_partition_ids={"h100": "7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64"})
+    with pytest.raises(ValidationError, match="not an IB partition id"):
+        CrusoeSlurm(**base, ib_partition_ids={"h100": "nope"})
+    assert CrusoeSlurm(**base).module_version == "v3.0.0"
