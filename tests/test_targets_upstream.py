@@ -119,3 +119,32 @@ def test_ib_partition_ids_refused_for_the_module_that_creates_the_partition():
     with pytest.raises(ValidationError, match="not an IB partition id"):
         CrusoeSlurm(**base, ib_partition_ids={"h100": "nope"})
     assert CrusoeSlurm(**base).module_version == "v3.0.0"
+
+
+# --------------------------------------------------------------------------- offline topology evidence
+
+def _pci_devices(xml: str) -> tuple[dict[str, int], dict[str, int]]:
+    """NUMA node of each GPU (PCI class 0x03xx) and InfiniBand HCA (0x0207) in a topology file."""
+    from lxml import etree
+    gpus, hcas = {}, {}
+    for cpu in etree.fromstring(xml.encode()).iter("cpu"):
+        for pci in cpu.iter("pci"):
+            cls = pci.get("class", "")
+            if cls.startswith("0x03"):
+                gpus[pci.get("busid")] = int(cpu.get("numaid"))
+            elif cls.startswith("0x0207"):
+                hcas[pci.get("busid")] = int(cpu.get("numaid"))
+    return gpus, hcas
+
+
+@pytest.mark.parametrize("name", ["Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4", "Standard_ND96isr_H100_v5",
+                                  "Standard_ND96isr_H200_v5", "Standard_ND40rs_v2", "Standard_NC96ads_A100_v4"])
+def test_each_skus_topology_file_carries_its_catalog_bus_ids(name):
+    """The acceptance machine (2 x H200) cannot check bus ids or NUMA placement; this does, offline, per SKU."""
+    from hpcconf.catalog import Catalog
+    from hpcconf.targets.nccl_topology import render_topology_xml
+    sku = Catalog.load().get(name)
+    gpus, hcas = _pci_devices(render_topology_xml(sku))
+    assert gpus == {busid: node.numaid for node in sku.topology.numa for busid in node.gpus}
+    assert len(gpus) == sku.gpu.count
+    assert hcas == {busid: node.numaid for node in sku.topology.numa for busid in node.hcas}
