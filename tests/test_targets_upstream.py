@@ -148,3 +148,36 @@ def test_each_skus_topology_file_carries_its_catalog_bus_ids(name):
     assert gpus == {busid: node.numaid for node in sku.topology.numa for busid in node.gpus}
     assert len(gpus) == sku.gpu.count
     assert hcas == {busid: node.numaid for node in sku.topology.numa for busid in node.hcas}
+
+
+# --------------------------------------------------------------------------- spec values that built silently
+
+def test_min_bytes_above_max_bytes_is_refused_with_its_location(tmp_path):
+    from hpcconf.diagnostics import HpcconfError
+    spec = tmp_path / "s.yaml"
+    spec.write_text(HEAD + "platforms: [slurm]\npools: [{name: a, sku: Standard_ND96asr_v4, count: 2}]\n"
+                    "nccl_test:\n  min_bytes: 8G\n  max_bytes: 1M\n", encoding="utf-8")
+    with pytest.raises(HpcconfError) as caught:
+        compile_spec(spec)
+    problem = caught.value.diagnostics[0]
+    assert "min_bytes 8G is larger than max_bytes 1M" in problem.message and problem.line == 7
+
+
+def test_message_bytes_reads_sizes_as_nccl_tests_does():
+    from hpcconf.spec.model import NcclTest, message_bytes
+    assert (message_bytes("8"), message_bytes("1K"), message_bytes("2G")) == (8, 1024, 2 << 30)
+    assert NcclTest(min_bytes="1G", max_bytes="1G").max_bytes == "1G"  # equal is a one-size run
+
+
+def test_ipam_overlap_with_the_aks_ranges():
+    from hpcconf.resolve.network import ipam_overlaps
+    assert ipam_overlaps("192.168.0.0/16") == []  # the spec default
+    [overlap] = ipam_overlaps("10.0.128.0/17")
+    assert (overlap.name, overlap.cidr, overlap.shared) == ("service CIDR", "10.0.0.0/16", "10.0.128.0/17")
+    assert [o.name for o in ipam_overlaps("10.0.0.0/8")] == ["service CIDR", "pod CIDR"]
+    [overlap] = ipam_overlaps("10.244.10.0/24")
+    assert overlap.name == "pod CIDR" and overlap.shared == "10.244.10.0/24"
+    assert "overlaps the AKS pod CIDR 10.244.0.0/16" in overlap.message("10.244.10.0/24")
+    assert ipam_overlaps("10.1.0.0/16", service_cidr="10.1.0.0/24")[0].shared == "10.1.0.0/24"
+    with pytest.raises(ValueError):
+        ipam_overlaps("not-a-cidr")
