@@ -3,7 +3,12 @@
 import pytest
 
 from hpcconf.knowledge.nccl_algo import (
-    algorithms_available, enabled_algorithms, nccl_function, per_collective_algo, stranded_functions)
+    algorithms_available,
+    enabled_algorithms,
+    nccl_function,
+    per_collective_algo,
+    stranded_functions,
+)
 
 TUNED = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 

@@ -87,7 +87,7 @@ def _crusoe(tmp_path: Path, version: str) -> dict[str, str]:
 
 def _top_level_names(tfvars: str) -> set[str]:
     import re
-    return set(re.findall(r"^([a-z_]+) = ", tfvars, re.M))
+    return set(re.findall(r"^([a-z_]+) = ", tfvars, re.MULTILINE))
 
 
 @pytest.mark.parametrize("version", sorted(MODULE_VARIABLES))
@@ -103,7 +103,7 @@ def test_v3_partitions_element_has_every_attribute_and_the_ib_partition(tmp_path
     import re
     tfvars = _crusoe(tmp_path, "v3.0.0")["slurm/terraform.tfvars"]
     block = tfvars[tfvars.index("partitions = ["):tfvars.index("]\n", tfvars.index("partitions = ["))]
-    assert set(re.findall(r"^    ([a-z_]+)\s+= ", block, re.M)) == PARTITION_ATTRIBUTES
+    assert set(re.findall(r"^    ([a-z_]+)\s+= ", block, re.MULTILINE)) == PARTITION_ATTRIBUTES
     assert 'count           = 2' in block and 'type            = "h100-80gb-sxm-ib.8x"' in block
     assert 'ib_partition_id = "7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64"' in block
 

@@ -19,8 +19,6 @@ available"). Facts, from NVIDIA/nccl src/graph/tuning.cc at v2.28.9-1 (``ncclTop
 
 from __future__ import annotations
 
-from typing import Optional
-
 from .grammars import NCCL_ALGORITHMS, NCCL_FUNCTIONS, PER_FUNCTION_SYNTAX_SINCE, strtok
 from .nccl_env import NcclVersion, VersionLike, newest_version
 
@@ -40,7 +38,7 @@ P2P_OPERATIONS = frozenset({"sendrecv", "alltoall", "send", "recv", "gather", "s
 FALLBACK_ALGORITHM = "Ring"  # runs every tuned function on any node count and fabric
 
 
-def nccl_function(collective: str) -> Optional[str]:
+def nccl_function(collective: str) -> str | None:
     """NCCL's function name for a collective (``all_gather`` or ``AllGather``), None for point-to-point."""
     key = collective.lower()
     if key in P2P_OPERATIONS:
@@ -75,7 +73,7 @@ def _apply(elements: str, known: dict[str, str], strict: bool) -> frozenset[str]
     return frozenset(known.values()) - names if negate else frozenset(names)
 
 
-def enabled_algorithms(algo_setting: Optional[str], version: VersionLike | None = None) -> dict[str, frozenset[str]]:
+def enabled_algorithms(algo_setting: str | None, version: VersionLike | None = None) -> dict[str, frozenset[str]]:
     """Per NCCL function, the algorithms ``NCCL_ALGO=algo_setting`` leaves enabled (None: unset, all).
 
     Raises ValueError where NCCL itself rejects the value at init (2.24+: an unknown token or
@@ -121,7 +119,7 @@ def runnable_algorithms(function: str, nnodes: int, nvls: bool, *, ranks_per_nod
     return frozenset(algorithms)
 
 
-def algorithms_available(collective: str, algo_setting: Optional[str], nnodes: int, nvls: bool, *,
+def algorithms_available(collective: str, algo_setting: str | None, nnodes: int, nvls: bool, *,
                          ranks_per_node: int = 8, collnet: bool = False,
                          version: VersionLike | None = None) -> frozenset[str]:
     """Algorithms ``collective`` may run under ``NCCL_ALGO=algo_setting`` on ``nnodes`` nodes.
@@ -137,7 +135,7 @@ def algorithms_available(collective: str, algo_setting: Optional[str], nnodes: i
     return enabled & runnable_algorithms(function, nnodes, nvls, ranks_per_node=ranks_per_node, collnet=collnet)
 
 
-def stranded_functions(algo_setting: Optional[str], nnodes: int, nvls: bool, *, ranks_per_node: int = 8,
+def stranded_functions(algo_setting: str | None, nnodes: int, nvls: bool, *, ranks_per_node: int = 8,
                        collnet: bool = False, version: VersionLike | None = None) -> list[str]:
     """The NCCL functions left with no algorithm (each of their calls fails), in NCCL's order."""
     return [function for function in NCCL_FUNCTIONS
@@ -145,7 +143,7 @@ def stranded_functions(algo_setting: Optional[str], nnodes: int, nvls: bool, *, 
                                         collnet=collnet, version=version)]
 
 
-def per_collective_algo(preferred: str, version: VersionLike | None = None) -> Optional[str]:
+def per_collective_algo(preferred: str, version: VersionLike | None = None) -> str | None:
     """An NCCL_ALGO that asks for ``preferred`` only where it can run, with Ring beside it.
 
     Each function that can run ``preferred`` gets ``function:preferred,Ring`` (Ring: so that one

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Optional
 
 # `az aks create` defaults: --service-cidr 10.0.0.0/16 (learn.microsoft.com/azure/aks/configure-kubenet);
 # --pod-cidr 10.244.0.0/16 for kubenet and Azure CNI Overlay (learn.microsoft.com/azure/aks/azure-cni-overlay).
@@ -28,8 +27,8 @@ class CidrOverlap:
                 "pods would get IB addresses the cluster routes elsewhere")
 
 
-def ipam_overlaps(ipam_range: str, service_cidr: Optional[str] = None,
-                  pod_cidr: Optional[str] = None) -> list[CidrOverlap]:
+def ipam_overlaps(ipam_range: str, service_cidr: str | None = None,
+                  pod_cidr: str | None = None) -> list[CidrOverlap]:
     """The AKS ranges ``ipam_range`` overlaps (defaults where a range is not given), in that order.
 
     Raises ValueError for a range that is not a CIDR. Two CIDR blocks overlap only when one
