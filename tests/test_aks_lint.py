@@ -98,7 +98,7 @@ BREAKAGES = [
     ("volcano-job.yaml", "action: CompleteJob", "action: Complete", "VOL009"),
     ("volcano-job.yaml", "    svc: []\n", "", "VOL007"),
     ("volcano-job.yaml", "hostdev-net,hostdev-net,", "", "XA002"),
-    ("volcano-job.yaml", "NCCL_TOPO_FILE=/workspace/ndv4-topo.xml", "NCCL_TOPO_FILE=/workspace/topo.xml", "XA003"),
+    ("volcano-job.yaml", "NCCL_TOPO_FILE=/workspace/nd96amsr-a100-v4-topo.xml", "NCCL_TOPO_FILE=/workspace/topo.xml", "XA003"),
     ("volcano-job.yaml", "serviceAccountName: mpi-worker-view", "serviceAccountName: mpi-view", "XA006"),
     ("volcano-job.yaml", "                    - IPC_LOCK\n", "                    - NET_ADMIN\n", "K8S002"),
     ("gpu-operator-values.yaml", "nfd:\n  enabled: false", "nfd:\n  enabled: true", "HELM004"),

@@ -245,8 +245,8 @@ def test_job_points_at_the_topology_file_the_image_copies(blog):
     build, artifacts = blog
     call = _mpirun(_job(artifacts))
     topo = call.exports["NCCL_TOPO_FILE"]
-    assert topo == "/workspace/ndv4-topo.xml"
-    assert f"COPY ndv4-topo.xml {topo}" in artifacts["image/Dockerfile"].content
+    assert topo == "/workspace/nd96amsr-a100-v4-topo.xml"
+    assert f"COPY nd96amsr-a100-v4-topo.xml {topo}" in artifacts["image/Dockerfile"].content
     assert call.exports["NCCL_SOCKET_IFNAME"] == "eth0" and call.exports["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
 
 
@@ -272,8 +272,11 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
     seed_call, our_call = _mpirun(seed), _mpirun(ours)
     for key in ("np", "npernode", "ppr", "hostfile"):
         assert getattr(our_call, key) == getattr(seed_call, key)
-    for key in ("NCCL_TOPO_FILE", "NCCL_SOCKET_IFNAME", "CUDA_DEVICE_ORDER"):
+    for key in ("NCCL_SOCKET_IFNAME", "CUDA_DEVICE_ORDER"):
         assert our_call.exports[key] == seed_call.exports[key]
+    # The same directory; the file is named for the SKU (ND96asr_v4 and ND96amsr_A100_v4 share the family).
+    assert seed_call.exports["NCCL_TOPO_FILE"] == "/workspace/ndv4-topo.xml"
+    assert our_call.exports["NCCL_TOPO_FILE"] == "/workspace/nd96amsr-a100-v4-topo.xml"
     seed_init = seed_tasks[0]["template"]["spec"]
     our_init = ours["spec"]["tasks"][0]["template"]["spec"]
     assert our_init["initContainers"][0]["image"] == seed_init["initContainers"][0]["image"]

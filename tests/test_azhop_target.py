@@ -116,8 +116,12 @@ def test_cluster_init_installs_what_nccl_conf_names(build, tmp_path, queue):
             file = root / path.lstrip("/")
             assert file.is_file(), f"{key}={path} not installed"
             assert file.read_text(encoding="utf-8") == _artifact(build, f"nccl/{Path(path).name}").content
-    expected = {"ndv4": {"NCCL_TOPO_FILE"}, "nc48v4": set(), "nc96v4": {"NCCL_TOPO_FILE", "NCCL_GRAPH_FILE"}}[queue]
+    # No queue-wide graph: NC96's 4-GPU graph kills any job given fewer GPUs ("dev N not found").
+    expected = {"ndv4": {"NCCL_TOPO_FILE"}, "nc48v4": set(), "nc96v4": {"NCCL_TOPO_FILE"}}[queue]
     assert expected == {k for k in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") if k in settings}
+    if queue == "nc96v4":  # installed for a job that gets all 4 GPUs to opt in
+        graph = root / "opt/hpcconf/nccl/nc96ads-a100-v4-graph.xml"
+        assert graph.is_file() and f"NCCL_GRAPH_FILE={graph.relative_to(root).as_posix()}".replace("opt/", "/opt/", 1) in installed
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to run the cluster-init scripts")

@@ -22,8 +22,8 @@ def test_ndmv4_example_geometry():
     assert (pool.count, pool.gpus_per_node, pool.ranks, pool.ib_nics_per_node) == (2, 8, 16, 8)
     assert cluster.ib_resource == "nvidia.com/mlnxnics"
     assert cluster.test_image_ref == "jzacr2.azurecr.io/pytorch_nccl_tests_2303:23.03"
-    assert pool.nccl.topo_image_path == "/workspace/ndv4-topo.xml"
-    assert dict(pool.nccl.image_env)["NCCL_TOPO_FILE"] == "/workspace/ndv4-topo.xml"
+    assert pool.nccl.topo_image_path == "/workspace/nd96amsr-a100-v4-topo.xml"
+    assert dict(pool.nccl.image_env)["NCCL_TOPO_FILE"] == "/workspace/nd96amsr-a100-v4-topo.xml"
 
 
 def test_sku_short_name_and_case_resolve(tmp_path):

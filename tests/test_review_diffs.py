@@ -55,11 +55,14 @@ def substitute(line: str, tokens: dict[str, str]) -> str:
     return "".join(tokens.get(t, t) for t in TOKEN.findall(line))
 
 
-def one_field_change(base: str, tmp_path: Path, old: str, new: str) -> dict:
+def one_field_change(base: str, tmp_path: Path, old: str, new: str, tokens: dict[str, str] | None = None) -> dict:
     assert base.count(old) == 1, f"{old!r} must occur once in the spec"
     before, after = tmp_path / "before", tmp_path / "after"
     before.mkdir(), after.mkdir()
-    return changed(build_files(base, before), build_files(base.replace(old, new), after))
+    old_files = build_files(base, before)
+    # A file whose name carries the value (a topology file named for its SKU) is compared under its new name.
+    old_files = {substitute(path, tokens or {}): text for path, text in old_files.items()}
+    return changed(old_files, build_files(base.replace(old, new), after))
 
 
 CASES = {
@@ -69,7 +72,7 @@ CASES = {
                    {"4": "5", "32": "40", "5": "6"},
                    {"aks/provision.sh", "aks/volcano-job.yaml", "azhop/config.yml", "slurm/gpu/all_reduce_perf.sbatch"}),
     "SKU": ("sku: Standard_ND96amsr_A100_v4", "sku: Standard_ND96asr_v4",   # same NDv4 topology, 40 GB A100
-            {"Standard_ND96amsr_A100_v4": "Standard_ND96asr_v4"},
+            {"Standard_ND96amsr_A100_v4": "Standard_ND96asr_v4", "nd96amsr-a100-v4-topo.xml": "nd96asr-v4-topo.xml"},
             {"aks/provision.sh", "azhop/config.yml", "nccl/gpu/nccl.conf", "slurm/gpu/all_reduce_perf.sbatch"}),
     "chart version": ("gpu_operator: 26.7.0", "gpu_operator: 25.3.0",
                       {"26.7.0": "25.3.0", "v26.7.0": "v25.3.0"},
@@ -83,7 +86,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_one_field_change_touches_only_the_lines_that_carry_it(base_spec, tmp_path, case):
     old, new, tokens, must_change = CASES[case]
-    diffs = one_field_change(base_spec, tmp_path, old, new)
+    diffs = one_field_change(base_spec, tmp_path, old, new, tokens)
     assert must_change <= set(diffs), f"{case}: expected changes in {sorted(must_change - set(diffs))}"
     for path, blocks in diffs.items():
         for tag, old_lines, new_lines in blocks:

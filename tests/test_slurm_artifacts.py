@@ -55,10 +55,21 @@ def _users(text: str) -> list[dict[str, str]]:
 
 # --------------------------------------------------------------------------- Crusoe (seed 002)
 
-def test_tfvars_has_seed_002_variables_with_values(shared_dir):
+def _crusoe_at(tmp_path: Path, version: str) -> dict[str, str]:
+    """The Crusoe example for an older crusoecloud/slurm layout (no partition ids before 9f57d5e)."""
+    text = CRUSOE.read_text(encoding="utf-8").replace("module_version: v3.0.0", f"module_version: {version}")
+    if version == "b115d0c":
+        text = re.sub(r"    ib_partition_ids:\n      h100: .*\n", "", text)
+    spec = tmp_path / CRUSOE.name
+    spec.write_text(text, encoding="utf-8")
+    return _artifacts(spec)
+
+
+def test_tfvars_has_seed_002_variables_with_values(shared_dir, tmp_path):
+    """Seed 002 used the module's 2024-05 layout (b115d0c): its tfvars, reproduced at that version."""
     seed = _seed002(shared_dir)
     seed_vars = _hcl_assignments(seed[seed.index("# common configuration"):seed.index("2. After")])
-    ours_text = _artifacts(CRUSOE)["slurm/terraform.tfvars"]
+    ours_text = _crusoe_at(tmp_path, "b115d0c")["slurm/terraform.tfvars"]
     ours = _hcl_assignments(ours_text)
     assert set(ours) == set(seed_vars)
     for name in ("location", "ssh_public_key_path", "vpc_subnet_id", "slurm_compute_node_type", "slurm_compute_node_count"):
@@ -73,9 +84,8 @@ def test_tfvars_strings_are_quoted_for_hcl():
     assert hcl_string("${var.x} %{ if }") == '"$${var.x} %%{ if }"'
     ours = _hcl_assignments(_artifacts(CRUSOE)["slurm/terraform.tfvars"])
     for name, value in ours.items():
-        if name != "slurm_compute_node_count" and name != "slurm_users":
+        if name not in ("partitions", "slurm_users"):
             assert json.loads(value), name  # a JSON string is an HCL string once ${ is escaped
-    assert ours["slurm_compute_node_count"] == "2"
 
 
 def test_crusoe_nccl_conf_reproduces_seed_002(shared_dir):
@@ -85,6 +95,9 @@ def test_crusoe_nccl_conf_reproduces_seed_002(shared_dir):
     ours = dict(line.split("=", 1) for line in _artifacts(CRUSOE)["nccl/h100/nccl.conf"].splitlines()
                 if "=" in line and not line.startswith("#"))
     assert seed_conf["NCCL_IB_HCA"] == "^mlx5_0:1" and seed_conf["NCCL_ALGO"] == "NVLSTree"
+    # Seed 002's global NCCL_ALGO=NVLSTree strands single-node jobs and every collective but
+    # AllReduce; ours asks for NVLSTree for AllReduce only, with Ring beside it.
+    assert seed_conf.pop("NCCL_ALGO") == "NVLSTree" and ours["NCCL_ALGO"] == "allreduce:NVLSTree,Ring"
     for key, value in seed_conf.items():
         assert ours.get(key) == value, key
 
@@ -93,7 +106,7 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     seed = _seed002(shared_dir)
     seed_srun = shlex.split(re.search(r"^srun .*$", seed, re.M).group(0))
     script = _artifacts(CRUSOE)["slurm/h100/all_reduce_perf.sbatch"]
-    assert "#SBATCH --nodes=2" in script and "#SBATCH -p batch" in script
+    assert "#SBATCH --nodes=2" in script and "#SBATCH -p h100" in script  # module v3.0.0: a partition per pool
     assert "--mpi=pmix" in seed_srun and "--mpi=pmix" in script
     assert "--ntasks-per-node=8" in seed_srun and "#SBATCH --ntasks-per-node=8" in script
     assert "--gres=gpu:8" in seed_srun and "#SBATCH --gpus-per-node=8" in script
@@ -106,7 +119,7 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     # Seed 002 prints `-e 1G` but its log ran to maxBytes 2147483648, where its 460 GB/s row is: we run to 2G.
     assert "maxBytes 2147483648" in seed and our_flags.pop("-e") == "2G" and seed_flags.pop("-e") == "1G"
     assert {k: our_flags[k] for k in seed_flags} == seed_flags
-    for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "NVLSTree")):
+    for key, value in (("NCCL_IB_HCA", "'^mlx5_0:1'"), ("NCCL_ALGO", "allreduce:NVLSTree,Ring")):
         assert f"export {key}={value}" in script
 
 

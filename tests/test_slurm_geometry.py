@@ -127,11 +127,12 @@ def test_nccl_environment_matches_seed(both, partition):
     assert "module load mpi/openmpi" in ours[partition]["text"]
 
 
-def test_nc48_gets_no_graph_file_nc96_does(both):
-    """The graph file cut NC48 all_reduce 4x in seed 000 (57 vs 225 GB/s); only NC96 keeps it."""
+def test_no_job_gets_a_graph_file(both):
+    """The graph file cut NC48 all_reduce 4x in seed 000 (57 vs 225 GB/s); on NC96 it gained nothing
+    (28.1 vs 28.2 GB/s) and kills any job given fewer than 4 GPUs, so no job exports it."""
     _, ours = both
     assert "NCCL_GRAPH_FILE" not in ours["nc48v4"]["exports"]
-    assert ours["nc96v4"]["exports"]["NCCL_GRAPH_FILE"].endswith("ncv4-graph.xml")
+    assert "NCCL_GRAPH_FILE" not in ours["nc96v4"]["exports"]
 
 
 def test_masks_follow_topology_numa_not_rank_order():

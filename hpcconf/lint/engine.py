@@ -306,18 +306,18 @@ def context_for_build(ctx: LintContext, build: Build) -> LintContext:
 
 def sku_for_artifact(cluster: ResolvedCluster, artifact: Artifact) -> Sku | None:
     """The SKU an artifact is for: the pool named in its path (``nccl/<pool>/nccl.conf``), the pool
-    whose topology family names it (``nccl/ncv4-topo.xml``), or the only GPU SKU of the cluster."""
+    whose topology or graph file it is (``nccl/nc96ads-a100-v4-topo.xml``), or the only GPU SKU."""
     pools = cluster.pools
     parts = PurePosixPath(artifact.path).parts
     for pool in pools:
         if pool.name in parts[:-1]:
             return pool.sku
     name = parts[-1] if parts else ""
-    by_family = {id(p.sku): p.sku for p in pools
-                 if p.sku.nccl.topo_family and name.startswith(p.sku.nccl.topo_family + "-")
-                 and (not name.endswith("graph.xml") or p.sku.nccl.graph)}
-    if len(by_family) == 1:
-        return next(iter(by_family.values()))
+    # Resolved pools name their topology/graph files, one name per SKU.
+    by_file = {id(p.sku): p.sku for p in pools
+               if name and p.nccl is not None and name in (p.nccl.topo_file, p.nccl.graph_file)}
+    if len(by_file) == 1:
+        return next(iter(by_file.values()))
     gpu_skus = {p.sku.name: p.sku for p in pools if p.has_gpus}
     return next(iter(gpu_skus.values())) if len(gpu_skus) == 1 else None
 

@@ -107,7 +107,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku) -> ResolvedPool:
     return ResolvedPool(
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocate,
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
-        nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=spec.nccl_env),
+        nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=spec.nccl_env, nccl_version=spec.versions.nccl),
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional
 
 from ..catalog import Sku
+from ..knowledge.nccl_algo import per_collective_algo
 
 IMAGE_WORKDIR = "/workspace"  # WORKDIR of NVIDIA's PyTorch images, where seed 000/003 put the topo file
 NODE_NCCL_DIR = "/opt/hpcconf/nccl"  # where the node setup step installs hpcconf's topology files
@@ -18,8 +19,8 @@ NODE_NCCL_DIR = "/opt/hpcconf/nccl"  # where the node setup step installs hpccon
 
 @dataclass(frozen=True)
 class PoolNccl:
-    topo_file: Optional[str]  # file name of the generated topology, e.g. "ndv4-topo.xml"
-    graph_file: Optional[str]
+    topo_file: Optional[str]  # file name of the generated topology, e.g. "nd96amsr-a100-v4-topo.xml"
+    graph_file: Optional[str]  # installed on nodes for jobs that opt in; never named in node_conf
     node_conf: tuple[tuple[str, str], ...]  # /etc/nccl.conf lines on the node, in order
     image_env: tuple[tuple[str, str], ...]  # the same settings for a container using the test image
 
@@ -39,39 +40,65 @@ class PoolNccl:
         return dict(self.node_conf).get(key)
 
 
+def sku_file_stem(sku: Sku) -> str:
+    """A file-name stem unique to the SKU: Standard_ND96amsr_A100_v4 -> nd96amsr-a100-v4.
+
+    Topology files are named per SKU, not per azhpc-images family: SKUs of one family differ
+    (ND96asr_v4 and ND96amsr_A100_v4 in GPU memory, ND H100 v5 and ND H200 v5 in GPUs), and two
+    pools of one family in one cluster must not claim one file name.
+    """
+    return sku.name.removeprefix("Standard_").lower().replace("_", "-")
+
+
 def topology_file_names(sku: Sku) -> tuple[Optional[str], Optional[str]]:
-    family = sku.nccl.topo_family
-    if not family or sku.topology is None:
+    if not sku.nccl.topo_family or sku.topology is None:
         return None, None
-    return f"{family}-topo.xml", (f"{family}-graph.xml" if sku.nccl.graph else None)
+    stem = sku_file_stem(sku)
+    return f"{stem}-topo.xml", (f"{stem}-graph.xml" if sku.nccl.graph else None)
 
 
-def _settings(sku: Sku, infiniband: bool, topo: Optional[str], graph: Optional[str],
-              overrides: Mapping[str, str], socket_ifname: Optional[str] = None) -> tuple[tuple[str, str], ...]:
+def provider_algo(sku: Sku, nccl_version: Optional[str]) -> Optional[str]:
+    """The provider's algorithm (Crusoe: NVLSTree) only for the functions that can run it.
+
+    A global NCCL_ALGO=NVLSTree (Crusoe's /etc/nccl.conf) leaves single-node jobs and Broadcast,
+    AllGather and ReduceScatter with no algorithm; see :mod:`hpcconf.knowledge.nccl_algo`.
+    """
+    if not sku.nccl.algo:
+        return None
+    return per_collective_algo(sku.nccl.algo, nccl_version)
+
+
+def _settings(sku: Sku, infiniband: bool, topo: Optional[str],
+              overrides: Mapping[str, str], socket_ifname: Optional[str] = None,
+              nccl_version: Optional[str] = None) -> tuple[tuple[str, str], ...]:
     entries: dict[str, str] = {}
     entries.update(sku.nccl.conf)
+    entries.pop("NCCL_ALGO", None)  # the provider's global value; replaced by a per-function one below
     if topo:
         entries["NCCL_TOPO_FILE"] = topo
-    if graph:
-        entries["NCCL_GRAPH_FILE"] = graph
     if not infiniband:
         # Without IB, NCCL would probe for it on every init; say so explicitly (seed 000 NCv4 runs).
         entries["NCCL_IB_DISABLE"] = "1"
-    if sku.nccl.algo:
-        entries["NCCL_ALGO"] = sku.nccl.algo
+    algo = provider_algo(sku, nccl_version)
+    if algo:
+        entries["NCCL_ALGO"] = algo
     if socket_ifname:
         entries.setdefault("NCCL_SOCKET_IFNAME", socket_ifname)
     entries.update(overrides)  # the spec has the last word
     return tuple(entries.items())
 
 
-def resolve_pool_nccl(sku: Sku, infiniband: bool, overrides: Mapping[str, str]) -> PoolNccl:
+def resolve_pool_nccl(sku: Sku, infiniband: bool, overrides: Mapping[str, str],
+                      nccl_version: Optional[str] = None) -> PoolNccl:
     topo, graph = topology_file_names(sku)
     # A provider's own topology file (Crusoe remaps PCI addresses per hypervisor) exists only on its nodes.
     node_topo = f"{NODE_NCCL_DIR}/{topo}" if topo else sku.nccl.vendor_topo_file
-    node_conf = _settings(sku, infiniband, node_topo, graph and f"{NODE_NCCL_DIR}/{graph}", overrides)
+    # The graph file (NC96ads_A100_v4) is never named in nccl.conf: it describes all 4 GPUs, so a job
+    # given fewer dies at init ("dev N not found"), and it gains nothing (28.1 vs 28.2 GB/s, seed 000).
+    # Nodes get the file for a job to opt in with NCCL_GRAPH_FILE; the test image does not carry it.
+    node_conf = _settings(sku, infiniband, node_topo, overrides, nccl_version=nccl_version)
     # A pod has eth0 plus one net<N> per IB NIC: pin NCCL's bootstrap to eth0 as seeds 000/003 do.
     # Nodes keep the image's choice (Azure's and Crusoe's /etc/nccl.conf set no interface).
-    image_env = _settings(sku, infiniband, topo and f"{IMAGE_WORKDIR}/{topo}",
-                          graph and f"{IMAGE_WORKDIR}/{graph}", overrides, socket_ifname=sku.ethernet_interface)
+    image_env = _settings(sku, infiniband, topo and f"{IMAGE_WORKDIR}/{topo}", overrides,
+                          socket_ifname=sku.ethernet_interface, nccl_version=nccl_version)
     return PoolNccl(topo_file=topo, graph_file=graph, node_conf=node_conf, image_env=image_env)

@@ -20,7 +20,10 @@ from ..spec.slurm import CrusoeSlurm, SlurmSettings
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
 
-CRUSOE_PARTITION = "batch"  # crusoecloud/slurm's slurm.conf: PartitionName=batch Nodes=ALL Default=YES
+CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every compute node in PartitionName=batch
+# crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
+# default, ubuntu22.04-nvidia-slurm:latest, is the older OS).
+CRUSOE_DEFAULT_IMAGE = "ubuntu24.04-nvidia-slurm"
 AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (seed 000)
 UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); seed 001, open-mpi/ompi#9885
 
@@ -52,6 +55,19 @@ class SlurmPartition:
 
 
 @dataclass(frozen=True)
+class CrusoePartition:
+    """One element of crusoecloud/slurm v3.0.0's ``partitions`` list (the whole compute side before it)."""
+
+    name: str
+    pool: str
+    count: int
+    instance_type: str
+    ib_partition_id: Optional[str]
+    image: str
+    default: bool  # extra_args Default=YES (the first GPU pool)
+
+
+@dataclass(frozen=True)
 class ResolvedSlurm:
     partitions: tuple[SlurmPartition, ...]
     modules: tuple[str, ...]
@@ -59,7 +75,7 @@ class ResolvedSlurm:
     nccl_tests_dir: str
     collectives: str
     crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
-    crusoe_pool: Optional[str]
+    crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
 
     def partition(self, pool: str) -> SlurmPartition:
         return next(p for p in self.partitions if p.pool == pool)
@@ -181,12 +197,30 @@ def is_crusoe_cluster(cluster: "ResolvedCluster") -> bool:
     return "slurm" in cluster.platforms and any(p.sku.provider == "crusoe" for p in cluster.gpu_pools)
 
 
+def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
+    return settings.crusoe.module_version if settings.crusoe else None
+
+
 def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> str:
+    on_crusoe = pool.sku.provider == "crusoe" and "slurm" in cluster.platforms
+    if on_crusoe and _crusoe_module_version(settings) not in (None, "v3.0.0"):
+        return CRUSOE_LEGACY_PARTITION  # the module's slurm.conf names it; tfvars cannot rename it
     if pool.name in settings.partitions:
         return settings.partitions[pool.name]
-    if pool.sku.provider == "crusoe" and "slurm" in cluster.platforms:
-        return CRUSOE_PARTITION
-    return pool.name  # AzHOP: the queue name is the partition name
+    return pool.name  # AzHOP: the queue name; Crusoe v3.0.0: the partitions entry hpcconf writes
+
+
+def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tuple[CrusoePartition, ...]:
+    crusoe = settings.crusoe
+    if crusoe is None:
+        return ()
+    pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
+    return tuple(
+        CrusoePartition(name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count,
+                        instance_type=pool.sku.name,
+                        ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None,
+                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0)
+        for index, pool in enumerate(pools))
 
 
 def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
@@ -215,7 +249,7 @@ def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
     else:
         modules = AZHOP_MODULES if "azhop" in cluster.platforms else ()
     crusoe = is_crusoe_cluster(cluster)
-    crusoe_pool = next((p.name for p in cluster.gpu_pools if p.sku.provider == "crusoe"), None) if crusoe else None
     return ResolvedSlurm(partitions=partitions, modules=modules, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
-                         crusoe=settings.crusoe if crusoe else None, crusoe_pool=crusoe_pool)
+                         crusoe=settings.crusoe if crusoe else None,
+                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else ())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
 
 from .aks import AksSettings
 from .azhop import AzhopSettings
@@ -114,6 +114,20 @@ class NcclTest(StrictModel):
     iterations: int = Field(default=20, ge=1, description="-n: timed iterations per size.")
     warmup_iterations: int = Field(default=5, ge=0, description="-w: warm-up iterations per size.")
     check: bool = Field(default=True, description="-c 1: check results.")
+
+    @model_validator(mode="after")
+    def _size_range(self) -> "NcclTest":
+        # nccl-tests refuses -b above -e ("invalid sizes") before running anything.
+        if message_bytes(self.min_bytes) > message_bytes(self.max_bytes):
+            raise ValueError(f"min_bytes {self.min_bytes} is larger than max_bytes {self.max_bytes}; "
+                             "nccl-tests refuses the run (swap them)")
+        return self
+
+
+def message_bytes(size: str) -> int:
+    """nccl-tests' parsesize: a number with an optional K, M or G suffix (powers of 1024)."""
+    factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
+    return int(size.rstrip("KMG")) * factor
 
 
 def _nccl_key(key: str) -> str:

@@ -15,7 +15,7 @@ from typing import Optional
 from ..artifacts import Artifact, Kind
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
-from ..resolve.slurm import ResolvedSlurm, SlurmPartition
+from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
 from . import Target
 
@@ -80,6 +80,9 @@ def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition
 def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
     """A node-setup script for plain Slurm: copies the nccl target's files to where nccl.conf points."""
     ours = [path for path in job.required_files if path.startswith(f"{NODE_NCCL_DIR}/")]
+    graph = cluster.pool(job.pool).nccl.graph_node_path
+    if ours and graph:
+        ours.append(graph)  # not named in nccl.conf: there for a job that gets every GPU to opt in
     if "slurm" not in cluster.platforms or not ours:
         return None  # vendor files (Crusoe) come with the image
     script = f"{job.directory}/install-nccl-files.sh"
@@ -107,20 +110,35 @@ def render_jobs(cluster: ResolvedCluster) -> list[Artifact]:
     return artifacts
 
 
+def _hcl_partition(partition: CrusoePartition) -> dict[str, str]:
+    """One ``partitions`` element: every attribute of the module's object type (none is optional)."""
+    extra = {"Default": "YES" if partition.default else "NO", "MaxTime": "INFINITE", "State": "UP"}
+    return {
+        "name": hcl_string(partition.name), "count": str(partition.count), "type": hcl_string(partition.instance_type),
+        "imex_support": "false",  # IMEX is for GB200 NVL72 (module README); no catalog SKU needs it
+        "ib_partition_id": hcl_string(partition.ib_partition_id) if partition.ib_partition_id else "null",
+        "image": hcl_string(partition.image), "custom_image": "null", "reservation_id": "null",
+        "extra_args": "{ " + ", ".join(f"{hcl_string(k)} = {hcl_string(v)}" for k, v in extra.items()) + " }",
+    }
+
+
 def render_tfvars(cluster: ResolvedCluster) -> list[Artifact]:
     slurm = cluster.slurm
-    if slurm is None or slurm.crusoe is None or slurm.crusoe_pool is None:
+    if slurm is None or slurm.crusoe is None or not slurm.crusoe_partitions:
         return []
     crusoe = slurm.crusoe
-    pool = cluster.pool(slurm.crusoe_pool)
     users = [{"name": hcl_string(u.name), "uid": u.uid, "ssh_pubkey": hcl_string(u.ssh_public_key)}
              for u in crusoe.users]
+    first = slurm.crusoe_partitions[0]
     text = render_template(
-        "slurm/terraform.tfvars.j2", header=generated_by(cluster.spec_file),
+        "slurm/terraform.tfvars.j2", header=generated_by(cluster.spec_file), version=crusoe.module_version,
         location=hcl_string(crusoe.location), project_id=hcl_string(crusoe.project_id),
         ssh_public_key_path=hcl_string(crusoe.ssh_public_key_path), vpc_subnet_id=hcl_string(crusoe.vpc_subnet_id),
-        node_type=hcl_string(pool.sku.name), node_count=pool.count,
-        ib_network_id=hcl_string(crusoe.ib_network_id) if crusoe.ib_network_id else None, users=users)
+        partitions=[_hcl_partition(p) for p in slurm.crusoe_partitions],
+        node_type=hcl_string(first.instance_type), node_count=first.count,
+        ib_partition_id=hcl_string(first.ib_partition_id) if first.ib_partition_id else None,
+        ib_network_id=hcl_string(crusoe.ib_network_id) if crusoe.ib_network_id else None,
+        ib_network_comment=crusoe.ib_network_id, users=users)
     return [Artifact("slurm/terraform.tfvars", text, Kind.TFVARS, TARGET)]
 
 

@@ -1,6 +1,6 @@
 """The NCCL test image's build context: Dockerfile, nccl-tests build script, topology files.
 
-The Dockerfile copies the topology (and graph) file to the path the job's NCCL_TOPO_FILE
+The Dockerfile copies the topology file (never the graph: nothing in the job would point at it) to the path the job's NCCL_TOPO_FILE
 names, from the same resolved value, so the two cannot drift apart (seed 000 copied
 ndv4-topo.xml into /workspace and pointed the job at /workspace/ndv4-topo.xml by hand).
 """
@@ -25,7 +25,7 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
     pool = cluster.test_pool
     if cluster.test_image is None or pool is None:
         return []
-    topo_files = [a for a in topology_artifacts(pool, "image", "test-image")]
+    topo_files = [a for a in topology_artifacts(pool, "image", "test-image", with_graph=False)]
     copies = [(a.path.rsplit("/", 1)[-1], f"{IMAGE_WORKDIR}/{a.path.rsplit('/', 1)[-1]}") for a in topo_files]
     header = generated_by(cluster.spec_file)
     dockerfile = render_template(

@@ -7,6 +7,6 @@
 set -euo pipefail
 out="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 install -d -m 0755 /opt/hpcconf/nccl
-install -m 0644 "$out"/nccl/ndv2-topo.xml /opt/hpcconf/nccl/ndv2-topo.xml
+install -m 0644 "$out"/nccl/nd40rs-v2-topo.xml /opt/hpcconf/nccl/nd40rs-v2-topo.xml
 install -m 0644 --backup=numbered "$out"/nccl/ndv2/nccl.conf /etc/nccl.conf
 echo "$(hostname): NCCL files of pool ndv2 installed"
