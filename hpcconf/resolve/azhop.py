@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..knowledge import azhop as kb
 from ..spec.azhop import AzhopSettings, ExtraQueue
+from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
     from ..spec.model import Cluster
@@ -305,7 +306,7 @@ def _nccl_install(pool: "ResolvedPool") -> NcclInstall:
 
 
 def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
-    settings = cluster.spec.azhop or AzhopSettings()
+    settings = supported_azhop_images(cluster.spec.azhop or AzhopSettings())  # no end-of-life infra image
     queues = [_pool_queue(p, settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]
     queues = order_queues(queues, settings.default_queue or (cluster.pools[0].name if cluster.pools else None))
