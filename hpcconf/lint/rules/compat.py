@@ -120,6 +120,8 @@ def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[D
     for pool in cluster.gpu_pools:
         if compat.driver_drives(pool.sku.gpu.sm, driver) is False:
             arch = compat.gpu_architecture(pool.sku.gpu.sm)
+            if arch is None:  # driver_drives() is False only for a known architecture
+                continue
             pin = compat.legacy_driver_pin(pool.sku.gpu.sm)
             yield doc.at_path(path,
                               f"driver {driver} (R{compat.driver_branch(driver)}) cannot drive pool '{pool.name}': "
@@ -393,6 +395,8 @@ def gpu_operator_driver_drops_architecture(doc: Document, ctx: LintContext) -> I
     if not driver or compat.driver_drives(ctx.sku.gpu.sm, driver) is not False:
         return
     arch = compat.gpu_architecture(ctx.sku.gpu.sm)
+    if arch is None:
+        return
     pin = compat.legacy_driver_pin(ctx.sku.gpu.sm)
     where = "driver.version" if explicit else f"gpu-operator {version}'s default driver" + (" (newest known chart)" if assumed else "")
     yield doc.at_path(("driver", "version") if explicit else ("driver",) if "driver" in doc.data else (),
@@ -470,7 +474,7 @@ def azhop_image_end_of_life(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     if not isinstance(doc.data, dict):
         return
     places: list[tuple[tuple, Any]] = [(("linux_base_image",), doc.data.get("linux_base_image"))]
-    queues = doc.data.get("queues") if isinstance(doc.data.get("queues"), list) else []
+    queues: list = doc.data["queues"] if isinstance(doc.data.get("queues"), list) else []
     places += [(("queues", i, "image"), q.get("image")) for i, q in enumerate(queues) if isinstance(q, dict)]
     for path, image in places:
         retired = compat.image_retirement(str(image)) if isinstance(image, str) else None
