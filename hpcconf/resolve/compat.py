@@ -6,8 +6,8 @@ Kept apart from the other resolve modules so each default is one small function:
   known (the AKS job runs the image's NCCL, so lint must judge ``NCCL_*`` against that one);
 - ``versions.gpu_driver`` is pinned to the last branch that drives the pool's GPUs when the
   gpu-operator release's default driver no longer does (Volta/Pascal/Maxwell end with R580);
-- AzHOP's infrastructure image defaults to AlmaLinux 8.7 instead of az-hop's CentOS 7.9, which
-  reached end of life on 2024-06-30 (the user's explicit choice is kept and linted).
+- AzHOP's infrastructure image defaults to AlmaLinux 8.7 instead of az-hop's CentOS 7.9 (end of life
+  2024-06-30), CPU queues to Ubuntu 22.04 instead of 20.04 (2025-05-31); an explicit choice is kept and linted.
 """
 
 from __future__ import annotations
@@ -59,9 +59,17 @@ def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optiona
     return pins.pop() if len(pins) == 1 else None
 
 
+# The Azure HPC Ubuntu 22.04 image hpcconf already defaults GPU queues to (azhop.images.gpu).
+SUPPORTED_CPU_IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
+
+
 def supported_azhop_images(settings: AzhopSettings) -> AzhopSettings:
-    """az-hop's CentOS 7.9 infrastructure default replaced by its AlmaLinux 8.7 option, unless the spec chose."""
-    if "linux_base" in settings.images.model_fields_set or compat.image_retirement(settings.images.linux_base) is None:
+    """Default images past end of life replaced, unless the spec chose them: az-hop's CentOS 7.9 infrastructure
+    image by its AlmaLinux 8.7 option, the Ubuntu 20.04 CPU-queue image by the Ubuntu 22.04 HPC image."""
+    replacements = {"linux_base": SUPPORTED_LINUX_BASE, "cpu": SUPPORTED_CPU_IMAGE}
+    updates = {field: image for field, image in replacements.items()
+               if field not in settings.images.model_fields_set
+               and compat.image_retirement(getattr(settings.images, field)) is not None}
+    if not updates:
         return settings
-    images = settings.images.model_copy(update={"linux_base": SUPPORTED_LINUX_BASE})
-    return settings.model_copy(update={"images": images})
+    return settings.model_copy(update={"images": settings.images.model_copy(update=updates)})
