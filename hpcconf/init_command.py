@@ -97,6 +97,24 @@ def _doca_driver_tag(sku: Any) -> str | None:
     return doca_driver_default(release)  # the tag NVIDIA pairs with the pinned release
 
 
+def _pin_nccl_of_base(versions: list[dict[str, str]], base: str) -> None:
+    """The AKS job runs the base image's NCCL: pin that one, not hpcconf's default (lint HPC203)."""
+    from .knowledge.compat import ngc_release
+
+    release = ngc_release(base)
+    for item in versions:
+        if item["key"] == "nccl" and release is not None:
+            item.update(value=_scalar(release.nccl), comment=f"NCCL that {base.rsplit('/', 1)[-1]} ships")
+
+
+def _refusal(sku: Any, platforms: list[str]) -> str | None:
+    """Why the SKU cannot work on one of the platforms (knowledge.compat), or None."""
+    from .knowledge.compat import unsupported_reason
+
+    return next((f"{sku.name} cannot work on {p}: {reason}" for p in platforms
+                 if (reason := unsupported_reason(sku, p)) is not None), None)
+
+
 def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
                  registry: str | None, file: str, command: str) -> dict[str, Any]:
     """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
@@ -124,6 +142,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         if doca:
             context["versions"].append({"key": "doca_ofed", "value": doca,
                                         "comment": "DOCA driver network-operator deploys on the nodes"})
+        _pin_nccl_of_base(context["versions"], base)
         registry = registry or f"{re.sub(r'[^a-z0-9]', '', name)[:40]}acr.azurecr.io"
         context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
     if crusoe and "slurm" in platforms:
@@ -165,6 +184,9 @@ def init_command(
     except UnknownSku as exc:
         close = ", ".join(getattr(exc, "suggestions", []) or [])
         raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them")) from None
+    refusal = _refusal(found, platforms)
+    if refusal:
+        raise _usage(refusal)
     cluster_name = name or f"{_slug(found.name)}-{platforms[0]}"
     if not re.match(_model().NAME_PATTERN, cluster_name):
         raise _usage(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")

@@ -69,7 +69,7 @@ CASES = {
     "G4 Slurm version az-hop cannot install": (
         [("  slurm: 20.11.9 ", "  slurm: 23.11.7 ")], "AZH004", ("slurm: 23.11.7", "23.11.7"), "cannot install Slurm 23.11.7"),
     "G5 image URN with three parts": (
-        [("    image: microsoft-dsvm:ubuntu-hpc:2004:20.04.2023031501\n  - name: nc48v4", "    image: microsoft-dsvm:ubuntu-hpc:2004\n  - name: nc48v4")],
+        [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: microsoft-dsvm:ubuntu-hpc:2004\n  - name: nc48v4")],
         "AZH010", ("image: microsoft-dsvm:ubuntu-hpc:2004", "microsoft"), "publisher:offer:sku:version"),
     "G6 duplicate uid": (
         [("    - {name: john.john, uid: 10003}", "    - {name: john.john, uid: 10001}")], "AZH013", ("name: john.john", "10001"), "already used by users[0]"),
@@ -88,7 +88,7 @@ CASES = {
     "G7 queue name used twice": (
         [("    - name: execute", "    - name: nc48v4")], "AZH002", ("    - name: nc48v4", "nc48v4"), "used twice"),
     "G8 GPU image without a driver": (
-        [("    image: microsoft-dsvm:ubuntu-hpc:2004:20.04.2023031501\n  - name: nc48v4", "    image: OpenLogic:CentOS:7_9-gen2:latest\n  - name: nc48v4")],
+        [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: OpenLogic:CentOS:7_9-gen2:latest\n  - name: nc48v4")],
         "AZH011", ("image: OpenLogic:CentOS:7_9-gen2:latest", "OpenLogic"), "no NVIDIA driver"),
     "G8 InfiniBand pool not colocated": (
         [(POOL_COUNT, POOL_COUNT + "\n    placement: {colocate: false}")], "AZH011", ("colocate: false", "false"), "not colocated"),

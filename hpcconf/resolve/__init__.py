@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Catalog, Sku
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
+from .compat import derived_versions
 from .nccl import PoolNccl, resolve_pool_nccl
 
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
@@ -91,7 +92,7 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         platforms=tuple(spec.platforms),
         pools=pools,
         test_pool=test_pool,
-        versions=spec.versions,
+        versions=derived_versions(spec, pools),  # NCCL from the base image, legacy GPU drivers
         ib_network=spec.network.infiniband,
         ib_resource=f"nvidia.com/{spec.network.infiniband.resource_name}",
         test_image=image,

@@ -23,6 +23,7 @@ from ..spec.azhop_plan import (  # noqa: F401
     spec_queue_nodes,
     subnet_prefix,
 )
+from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -133,7 +134,7 @@ def _nccl_install(pool: "ResolvedPool") -> NcclInstall:
 
 
 def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
-    settings = cluster.spec.azhop or AzhopSettings()
+    settings = supported_azhop_images(cluster.spec.azhop or AzhopSettings())  # no end-of-life infra image
     queues = [_pool_queue(p, settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]
     queues = order_queues(queues, settings.default_queue or (cluster.pools[0].name if cluster.pools else None))

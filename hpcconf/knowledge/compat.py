@@ -1,0 +1,303 @@
+"""Compatibility facts between the parts a cluster is assembled from, each with its public source.
+
+The tables live in ``hpcconf/data/compat/*.yaml`` (one row per fact, a ``source:`` per row);
+this module loads them into frozen dataclasses and answers the questions resolve and lint ask:
+
+- which driver branch still drives a GPU architecture (Maxwell, Pascal and Volta end with R580),
+  and which driver to pin for it;
+- which RDMA stack still supports an HCA generation (ConnectX-3: none since MLNX_OFED 5.1);
+- which node OS a doca-driver tag is published for, and which Ubuntu AKS gives for a version;
+- which CUDA / NCCL / HPC-X an NGC PyTorch tag ships;
+- which cyclecloud-slurm release counts a VM size's GPUs right;
+- which VM sizes are retired and which OS images are past end of life, with the date.
+
+A question the tables cannot answer returns None: callers stay silent rather than guess.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from ruamel.yaml import YAML
+
+from .versions import at_least, version_key
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "compat"
+
+
+def version_at_least(version: str, threshold: str) -> bool:
+    return at_least(version, threshold)
+
+
+def driver_branch(driver_version: str) -> int:
+    """'580.126.20' -> 580 (the branch is the driver's major number)."""
+    return version_key(driver_version)[0]
+
+
+@lru_cache(maxsize=None)
+def _load(name: str) -> Any:
+    return YAML(typ="safe").load((DATA_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+# -- GPU architecture <-> driver branch ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class GpuArchitecture:
+    name: str
+    sm: tuple[int, ...]
+    last_branch: Optional[int]  # None: current branches still drive it
+    source: str
+
+
+@dataclass(frozen=True)
+class LegacyPin:
+    branch: int
+    driver: str
+    source: str
+
+
+@lru_cache(maxsize=1)
+def gpu_architectures() -> tuple[GpuArchitecture, ...]:
+    return tuple(GpuArchitecture(name=r["name"], sm=tuple(r["sm"]), last_branch=r["last_branch"], source=r["source"])
+                 for r in _load("gpu_architectures")["architectures"])
+
+
+def gpu_architecture(sm: int) -> Optional[GpuArchitecture]:
+    return next((a for a in gpu_architectures() if sm in a.sm), None)
+
+
+@lru_cache(maxsize=1)
+def legacy_pins() -> tuple[LegacyPin, ...]:
+    return tuple(LegacyPin(branch=int(r["branch"]), driver=str(r["driver"]), source=r["source"])
+                 for r in _load("gpu_architectures")["legacy_pins"])
+
+
+def driver_drives(sm: int, driver_version: str) -> Optional[bool]:
+    """Whether driver ``driver_version`` supports compute capability ``sm`` (None: unknown architecture)."""
+    arch = gpu_architecture(sm)
+    if arch is None:
+        return None
+    return arch.last_branch is None or driver_branch(driver_version) <= arch.last_branch
+
+
+def legacy_driver_pin(sm: int) -> Optional[LegacyPin]:
+    """The driver to pin for an architecture whose support ended with a branch; None when current."""
+    arch = gpu_architecture(sm)
+    if arch is None or arch.last_branch is None:
+        return None
+    return next((p for p in legacy_pins() if p.branch == arch.last_branch), None)
+
+
+def gpu_operator_default_driver(chart_version: str) -> Optional[str]:
+    """The driver a gpu-operator release installs by default (its values.yaml ``driver.version``)."""
+    from . import charts
+
+    value = charts.chart_default("gpu-operator", chart_version, "driver.version")
+    return str(value) if value is not None else None
+
+
+# -- HCA generation <-> RDMA stack --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HcaGeneration:
+    generation: str
+    kernel_driver: str
+    last_mlnx_ofed: Optional[str]
+    unsupported_since: Optional[str]  # first MLNX_OFED release without it
+    doca: bool  # DOCA-OFED (network-operator >= 24.7, current Azure HPC images) supports it
+    source: str
+
+    @property
+    def has_current_rdma_stack(self) -> bool:
+        return self.unsupported_since is None and self.doca
+
+
+@lru_cache(maxsize=1)
+def hca_generations() -> tuple[HcaGeneration, ...]:
+    rows = _load("nics")["hcas"]
+    return tuple(HcaGeneration(generation=r["generation"], kernel_driver=r["kernel_driver"],
+                               last_mlnx_ofed=r["last_mlnx_ofed"], unsupported_since=r["unsupported_since"],
+                               doca=bool(r["doca"]), source=r["source"]) for r in rows)
+
+
+def hca_generation(hca: Optional[str]) -> Optional[HcaGeneration]:
+    """The generation an HCA description names ('ConnectX-3 VF (mlx4)' -> ConnectX-3)."""
+    if not hca:
+        return None
+    for row in sorted(hca_generations(), key=lambda r: -len(r.generation)):
+        if re.search(rf"\b{re.escape(row.generation)}(?![0-9])", hca, re.I):
+            return row
+    return None
+
+
+# -- node OS: AKS default Ubuntu, doca-driver tags ----------------------------------------------
+
+@dataclass(frozen=True)
+class AksUbuntu:
+    kubernetes_from: str
+    kubernetes_until: Optional[str]
+    ubuntu: str
+    os_sku: str
+    source: str
+
+
+@dataclass(frozen=True)
+class DocaDriverTag:
+    tag: str
+    os: tuple[str, ...]
+    source: str
+
+
+@lru_cache(maxsize=1)
+def aks_default_ubuntu_table() -> tuple[AksUbuntu, ...]:
+    return tuple(AksUbuntu(kubernetes_from=str(r["kubernetes_from"]),
+                           kubernetes_until=str(r["kubernetes_until"]) if r["kubernetes_until"] else None,
+                           ubuntu=str(r["ubuntu"]), os_sku=r["os_sku"], source=r["source"])
+                 for r in _load("node_os")["aks_default_ubuntu"])
+
+
+def aks_default_ubuntu(kubernetes_version: str) -> Optional[AksUbuntu]:
+    """The Ubuntu release ``--os-sku Ubuntu`` gives on AKS at this Kubernetes version (None: not in the table)."""
+    for row in aks_default_ubuntu_table():
+        if version_at_least(kubernetes_version, row.kubernetes_from) and \
+                (row.kubernetes_until is None or not version_at_least(kubernetes_version, row.kubernetes_until)):
+            return row
+    return None
+
+
+@lru_cache(maxsize=1)
+def doca_driver_tags() -> tuple[DocaDriverTag, ...]:
+    return tuple(DocaDriverTag(tag=str(r["tag"]), os=tuple(r["os"]), source=r["source"])
+                 for r in _load("node_os")["doca_driver_os"])
+
+
+def doca_driver_tag(tag: Optional[str]) -> Optional[DocaDriverTag]:
+    return next((t for t in doca_driver_tags() if t.tag == tag), None) if tag else None
+
+
+# -- NGC PyTorch containers -------------------------------------------------------------------
+
+NGC_PYTORCH = re.compile(r"^(?:nvcr\.io/)?nvidia/pytorch:(\d{2}\.\d{2})-py3$")
+
+
+@dataclass(frozen=True)
+class NgcRelease:
+    tag: str  # "24.05"
+    cuda: str
+    nccl: str
+    hpcx: Optional[str]
+    ubuntu: str
+    source: str
+
+
+@lru_cache(maxsize=1)
+def ngc_pytorch_releases() -> tuple[NgcRelease, ...]:
+    return tuple(NgcRelease(tag=str(r["tag"]), cuda=str(r["cuda"]), nccl=str(r["nccl"]),
+                            hpcx=str(r["hpcx"]) if r["hpcx"] else None, ubuntu=str(r["ubuntu"]), source=r["source"])
+                 for r in _load("ngc_pytorch")["releases"])
+
+
+def ngc_pytorch_tag(image: str) -> Optional[str]:
+    """'nvcr.io/nvidia/pytorch:24.05-py3' -> '24.05'; None for any other image (or a digest)."""
+    match = NGC_PYTORCH.match(image.strip())
+    return match.group(1) if match else None
+
+
+def ngc_release(image: str) -> Optional[NgcRelease]:
+    """What an NGC PyTorch image ships, when the table has its tag."""
+    tag = ngc_pytorch_tag(image)
+    return next((r for r in ngc_pytorch_releases() if r.tag == tag), None) if tag else None
+
+
+# -- cyclecloud-slurm <-> GPU SKU ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GpuCountFix:
+    skus: tuple[str, ...]
+    fixed_in: str
+    source: str
+
+
+@lru_cache(maxsize=1)
+def cyclecloud_slurm_gpu_count_fixes() -> tuple[GpuCountFix, ...]:
+    return tuple(GpuCountFix(skus=tuple(r["skus"]), fixed_in=str(r["fixed_in"]), source=r["source"])
+                 for r in _load("cyclecloud_slurm")["gpu_count"])
+
+
+def cyclecloud_slurm_gpu_count_fix(sku_name: str, version: str) -> Optional[GpuCountFix]:
+    """The fix ``version`` lacks for ``sku_name`` (None when it has it or none is needed)."""
+    for fix in cyclecloud_slurm_gpu_count_fixes():
+        if sku_name in fix.skus and not version_at_least(version, fix.fixed_in):
+            return fix
+    return None
+
+
+# -- retired SKUs and images --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Retirement:
+    name: str  # the family or OS
+    date: _dt.date
+    replacement: str
+    source: str
+
+    def passed(self, today: Optional[_dt.date] = None) -> bool:
+        return (today or _dt.date.today()) >= self.date
+
+
+@dataclass(frozen=True)
+class _ImageRetirement:
+    pattern: re.Pattern
+    retirement: Retirement
+
+
+@lru_cache(maxsize=1)
+def _sku_retirements() -> dict[str, Retirement]:
+    table: dict[str, Retirement] = {}
+    for row in _load("retirements")["skus"]:
+        retirement = Retirement(name=row["family"], date=_as_date(row["retired"]), replacement=row["replacement"],
+                                source=row["source"])
+        table.update({name: retirement for name in row["names"]})
+    return table
+
+
+@lru_cache(maxsize=1)
+def _image_retirements() -> tuple[_ImageRetirement, ...]:
+    return tuple(_ImageRetirement(re.compile(r["match"]), Retirement(
+        name=r["name"], date=_as_date(r["end_of_life"]), replacement=r["replacement"], source=r["source"]))
+        for r in _load("retirements")["images"])
+
+
+def _as_date(value: Any) -> _dt.date:
+    return value if isinstance(value, _dt.date) else _dt.date.fromisoformat(str(value))
+
+
+def sku_retirement(sku_name: str) -> Optional[Retirement]:
+    return _sku_retirements().get(sku_name)
+
+
+def image_retirement(image: Optional[str]) -> Optional[Retirement]:
+    """The end of life an image reference (URN, image id or CycleCloud name) falls under."""
+    if not image:
+        return None
+    return next((r.retirement for r in _image_retirements() if r.pattern.search(image)), None)
+
+
+# -- SKU x platform: pairs that cannot work -----------------------------------------------------
+
+def unsupported_reason(sku: Any, platform: str, *, infiniband: bool = True,
+                       today: Optional[_dt.date] = None) -> Optional[str]:
+    """Why ``sku`` cannot work on ``platform`` (a sentence), or None. ``sku`` is a catalog Sku."""
+    retired = sku_retirement(sku.name) if sku.provider == "azure" else None
+    if retired is not None and retired.passed(today):
+        return f"{sku.name} ({retired.name}) was retired on {retired.date.isoformat()}; use {retired.replacement}"
+    hca = hca_generation(sku.infiniband.hca) if infiniband and sku.infiniband else None
+    if hca is not None and not hca.has_current_rdma_stack:
+        return (f"{sku.name}'s {hca.generation} HCA has no RDMA stack: MLNX_OFED dropped it in {hca.unsupported_since} "
+                f"(last: {hca.last_mlnx_ofed} LTS) and DOCA never supported it")
+    return None

@@ -1,0 +1,484 @@
+"""Compatibility rules: parts that each validate but do not work together today.
+
+Facts come from the compatibility knowledge base (``hpcconf.knowledge.compat``, one public source
+per table row). Spec rules (HPC2xx) read the spec and its resolved cluster and point at the spec
+line to change; file rules (HELM1xx, DKR1xx, AZH1xx) judge hand-written files and stay silent on
+artifacts hpcconf generated from a spec, whose spec rule already reports the same fact once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge import charts, compat, nccl_env
+from ...knowledge.versions import version_key
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+from .helm import chart_version, get
+
+CHART_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
+                "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
+
+
+def _spec_parts(doc: Document, ctx: LintContext) -> tuple[Any, Any]:
+    """(spec model, resolved cluster), or (None, None) when the spec did not compile."""
+    loaded, cluster = ctx.spec, ctx.cluster
+    spec = getattr(loaded, "cluster", None)
+    return (spec, cluster) if spec is not None and cluster is not None else (None, None)
+
+
+def _set_by_user(model: Any, field: str) -> bool:
+    return field in getattr(model, "model_fields_set", set())
+
+
+def _generated(doc: Document) -> bool:
+    return doc.artifact is not None
+
+
+def _today() -> dt.date:
+    return dt.date.today()
+
+
+# -- spec rules -----------------------------------------------------------------------------------
+
+@rule(code="HPC200", name="retired-vm-size", severity=Severity.ERROR, kinds=(Kind.SPEC,))
+def retired_vm_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pool uses a VM size Azure has retired.
+
+    ## What it catches
+    A pool whose ``sku`` is a retired Azure size, e.g. the NCv3 sizes (``Standard_NC24rs_v3``),
+    retired on 2025-09-30.
+
+    ## Why is this bad?
+    Azure no longer allocates retired sizes: ``az aks nodepool add``, CycleCloud and az-hop all fail to
+    create the nodes, so nothing hpcconf writes for the pool can run. Microsoft's NCv3 retirement notice
+    (learn.microsoft.com, virtual-machines/sizes/retirement/ncv3-series-retirement) gives 2025-09-30.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: gpu, sku: Standard_NC24rs_v3, count: 2}
+    ```
+
+    ## Fix
+    Move the pool to a current size (the message names the replacement, e.g. NC A100 v4).
+    """
+    spec, _ = _spec_parts(doc, ctx)
+    if spec is None:
+        return
+    for i, pool in enumerate(spec.pools):
+        retired = compat.sku_retirement(_catalog_name(ctx, pool.name) or pool.sku)
+        if retired is not None and retired.passed(_today()):
+            yield doc.at_path(("pools", i, "sku"), f"{pool.sku} ({retired.name}) was retired on "
+                              f"{retired.date.isoformat()}: Azure no longer creates these VMs",
+                              hint=f"use {retired.replacement} (source: {retired.source})", prefer_value=True)
+
+
+def _catalog_name(ctx: LintContext, pool_name: str) -> Optional[str]:
+    pools = getattr(ctx.cluster, "pools", ()) or ()
+    return next((p.sku.name for p in pools if p.name == pool_name), None)
+
+
+@rule(code="HPC201", name="gpu-driver-drops-architecture", severity=Severity.ERROR, kinds=(Kind.SPEC,))
+def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The GPU driver gpu-operator installs no longer supports the pool's GPU architecture.
+
+    ## What it catches
+    On ``aks``, a GPU pool whose architecture ended with an older driver branch than the one installed:
+    ``versions.gpu_driver``, or gpu-operator's default when it is unset. Maxwell, Pascal and Volta
+    (V100: NCv3, NDv2) end with R580; gpu-operator 26.7.0 installs 595.91.07 by default.
+
+    ## Why is this bad?
+    NVIDIA's Unix graphics feature deprecation schedule: "The release 580 series will be the last to
+    support GPUs based on the Maxwell, Pascal, and Volta architectures". A 590+ driver does not bind the
+    V100s, so the driver pod never becomes ready and no pod gets ``nvidia.com/gpu``.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: gpu, sku: Standard_ND40rs_v2, count: 2}
+    versions:
+      gpu_operator: 26.7.0
+      gpu_driver: 595.91.07
+    ```
+
+    ## Fix
+    Pin an R580 driver (``gpu_driver: 580.126.20``, gpu-operator 26.3.3's default) or drop
+    ``gpu_driver``: hpcconf then pins the R580 driver itself for such pools.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    if spec is None or "aks" not in spec.platforms:
+        return
+    driver = cluster.versions.gpu_driver or compat.gpu_operator_default_driver(cluster.versions.gpu_operator)
+    if not driver:
+        return
+    field = next((f for f in ("gpu_driver", "gpu_operator") if _set_by_user(spec.versions, f)), None)
+    path = ("versions", field) if field else ("platforms",)
+    for pool in cluster.gpu_pools:
+        if compat.driver_drives(pool.sku.gpu.sm, driver) is False:
+            arch = compat.gpu_architecture(pool.sku.gpu.sm)
+            if arch is None:  # driver_drives() is False only for a known architecture
+                continue
+            pin = compat.legacy_driver_pin(pool.sku.gpu.sm)
+            yield doc.at_path(path,
+                              f"driver {driver} (R{compat.driver_branch(driver)}) cannot drive pool '{pool.name}': "
+                              f"{pool.sku.gpu.model} is {arch.name}, supported up to R{arch.last_branch}",
+                              hint=f"pin versions.gpu_driver to an R{arch.last_branch} driver"
+                                   + (f" such as {pin.driver}" if pin else "") + f" (source: {arch.source})",
+                              prefer_value=True)
+
+
+@rule(code="HPC202", name="hca-without-rdma-stack", severity=Severity.ERROR, kinds=(Kind.SPEC,))
+def hca_without_rdma_stack(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pool uses InfiniBand through an HCA no current RDMA driver stack supports.
+
+    ## What it catches
+    A pool with InfiniBand enabled whose SKU's HCA is a ConnectX-3 (NCv3's ``mlx4`` virtual function).
+
+    ## Why is this bad?
+    MLNX_OFED dropped ConnectX-3 in 5.1 (4.9 LTS is the last release for it) and DOCA-OFED never
+    supported it. Every network-operator release ships MOFED 5.x or DOCA, and current Azure HPC images
+    do too, so there is no RDMA stack for the HCA: NCCL falls back to sockets or fails over IB.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: gpu, sku: Standard_NC24rs_v3, count: 2}
+    ```
+
+    ## Fix
+    Use a size with a ConnectX-5 or newer HCA, or set ``network.infiniband.enabled: false`` and run
+    NCCL over TCP.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    if spec is None or not spec.network.infiniband.enabled:
+        return
+    for i, pool in enumerate(cluster.pools):
+        hca = compat.hca_generation(pool.sku.infiniband.hca) if pool.sku.infiniband else None
+        if hca is not None and not hca.has_current_rdma_stack:
+            yield doc.at_path(("pools", i, "sku"), f"{pool.sku.name}'s {hca.generation} HCA has no RDMA stack: "
+                              f"MLNX_OFED dropped it in {hca.unsupported_since} and DOCA never supported it",
+                              hint="use a size with a ConnectX-5 or newer HCA, or set network.infiniband.enabled: "
+                                   f"false (source: {hca.source})", prefer_value=True)
+
+
+@rule(code="HPC203", name="nccl-contradicts-base-image", severity=Severity.ERROR, kinds=(Kind.SPEC,))
+def nccl_contradicts_base_image(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``versions.nccl`` names another NCCL than the one the AKS test image's base ships.
+
+    ## What it catches
+    On ``aks``, ``versions.nccl`` set to a version other than the NCCL in ``test_image.base``, when the
+    base is an NGC PyTorch image hpcconf knows (``nvcr.io/nvidia/pytorch:YY.MM-py3``).
+
+    ## Why is this bad?
+    The job runs the image's NCCL, not ``versions.nccl``; hpcconf and lint judge every ``NCCL_*``
+    setting against ``versions.nccl``. ``nvcr.io/nvidia/pytorch:24.05-py3`` ships NCCL 2.21.5
+    (NVIDIA PyTorch release notes 24.05): paired with 2.28.9, variables 2.21.5 does not read pass lint
+    and are silently ignored in the job.
+
+    ## Example
+    ```yaml
+    versions:
+      nccl: 2.28.9
+    test_image:
+      base: nvcr.io/nvidia/pytorch:24.05-py3
+    ```
+
+    ## Fix
+    Delete ``versions.nccl`` (hpcconf then takes the image's), or set it to the image's NCCL, or pick
+    a base image that ships the NCCL you want.
+    """
+    spec, _ = _spec_parts(doc, ctx)
+    if spec is None or "aks" not in spec.platforms or spec.test_image is None:
+        return
+    release = compat.ngc_release(spec.test_image.base)
+    if release is None or not _set_by_user(spec.versions, "nccl"):
+        return
+    if version_key(spec.versions.nccl) != version_key(release.nccl):
+        yield doc.at_path(("versions", "nccl"), f"versions.nccl {spec.versions.nccl} contradicts test_image.base: "
+                          f"pytorch:{release.tag}-py3 ships NCCL {release.nccl} (CUDA {release.cuda})",
+                          hint=f"set nccl: {release.nccl} or delete it (source: {release.source})", prefer_value=True)
+
+
+@rule(code="HPC204", name="unknown-version", severity=Severity.WARNING, kinds=(Kind.SPEC,))
+def unknown_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pinned version is outside what hpcconf's tables know, so its facts are not checked.
+
+    ## What it catches
+    A chart version (``versions.gpu_operator``, ``network_operator``, ``node_feature_discovery``,
+    ``volcano``) older or newer than every release hpcconf read; an NCCL version newer than the NCCL
+    variable table; an NGC PyTorch base image tag whose NCCL hpcconf does not know (info).
+
+    ## Why is this bad?
+    Chart keys, defaults and NCCL variables are checked against tables per release. For
+    ``gpu_operator: 99.0.0`` hpcconf would otherwise build and lint clean while knowing nothing about
+    that chart: its default driver, its values keys. You lose the checks without being told.
+
+    ## Example
+    ```yaml
+    versions:
+      gpu_operator: 99.0.0
+    ```
+
+    ## Fix
+    Pin a release hpcconf knows (the hint lists the newest), or accept the finding knowingly with
+    ``# hpcconf: ignore[HPC204] reason`` on the line.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    if spec is None:
+        return
+    if "aks" in spec.platforms:
+        yield from _unknown_charts(doc, spec)
+    yield from _unknown_nccl(doc, spec, cluster)
+    if "aks" in spec.platforms and spec.test_image is not None:
+        tag = compat.ngc_pytorch_tag(spec.test_image.base)
+        if tag is not None and compat.ngc_release(spec.test_image.base) is None:
+            known = ", ".join(r.tag for r in compat.ngc_pytorch_releases())
+            yield doc.at_path(("test_image", "base"), f"hpcconf does not know which NCCL pytorch:{tag}-py3 ships; "
+                              f"versions.nccl {cluster.versions.nccl} is taken as given",
+                              hint=f"check NVIDIA's PyTorch release notes for {tag} (tags hpcconf knows: {known})",
+                              prefer_value=True, severity=Severity.INFO)
+
+
+def _unknown_charts(doc: Document, spec: Any) -> Iterator[Diagnostic]:
+    for chart, field in CHART_FIELDS.items():
+        version = getattr(spec.versions, field)
+        known = charts.known_versions(chart)
+        if not known:
+            continue
+        key = version_key
+        if key(known[0]) <= key(version) <= key(known[-1]):
+            continue
+        newest = charts.newest_version(chart)
+        path = ("versions", field) if _set_by_user(spec.versions, field) else ("versions",)
+        yield doc.at_path(path, f"{chart} {version} is outside the releases hpcconf knows ({known[0]} to {known[-1]}): "
+                          "its values keys and defaults are not checked",
+                          hint=f"pin a known release such as {newest}", prefer_value=True)
+
+
+def _unknown_nccl(doc: Document, spec: Any, cluster: Any) -> Iterator[Diagnostic]:
+    version = str(cluster.versions.nccl)
+    newest = str(nccl_env.newest_version())
+    if version_key(version) <= version_key(newest):
+        return
+    path = ("versions", "nccl") if _set_by_user(spec.versions, "nccl") else ("test_image", "base")
+    yield doc.at_path(path, f"NCCL {version} is newer than the NCCL variable table ({newest}): variables it added "
+                      "or dropped are not checked", hint=f"pin NCCL {newest} or older", prefer_value=True)
+
+
+@rule(code="HPC205", name="doca-driver-node-os", severity=Severity.INFO, kinds=(Kind.SPEC,))
+def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The doca-driver image may not exist for the OS the AKS nodes run.
+
+    ## What it catches
+    On ``aks`` with InfiniBand and a NicClusterPolicy doca-driver tag hpcconf knows: an error when
+    ``aks.kubernetes_version`` gives a node Ubuntu the tag is not published for; an info when the
+    Kubernetes version is unpinned, so the node OS floats with the AKS default.
+
+    ## Why is this bad?
+    network-operator pulls ``doca-driver:<tag>-<os><version>-<arch>``; a tag missing for the node OS
+    leaves the driver pod in ImagePullBackOff and no node gets RDMA. With ``--os-sku Ubuntu`` AKS gives
+    Ubuntu 22.04 on Kubernetes 1.25-1.34 and 24.04 from 1.35 (AKS FAQ), so an unpinned cluster changes OS
+    when the default Kubernetes version moves.
+
+    ## Example
+    ```yaml
+    versions:
+      doca_ofed: doca3.4.1-26.04-1.1.0.0-1
+    aks:
+      kubernetes_version: "1.24"
+    ```
+
+    ## Fix
+    Pin ``aks.kubernetes_version`` to a version whose default Ubuntu the tag is published for.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    aks = getattr(cluster, "aks", None)
+    if spec is None or aks is None or not aks.infiniband or aks.ncp_from_values:
+        return
+    tag = compat.doca_driver_tag(aks.ofed_version)
+    if tag is None:
+        return
+    kubernetes = aks.settings.kubernetes_version
+    if kubernetes is None:
+        floats = ", ".join(f"Ubuntu {r.ubuntu} from {r.kubernetes_from}" for r in compat.aks_default_ubuntu_table())
+        yield doc.at_path(("versions", "doca_ofed") if _set_by_user(spec.versions, "doca_ofed") else ("platforms",),
+                          f"doca-driver {tag.tag} is published for {', '.join(tag.os)}; aks.kubernetes_version is "
+                          f"unpinned, so the node OS follows the AKS default ({floats})",
+                          hint="pin aks.kubernetes_version so the node OS cannot move under the driver", prefer_value=True)
+        return
+    ubuntu = compat.aks_default_ubuntu(kubernetes)
+    if ubuntu is None or f"ubuntu{ubuntu.ubuntu}" in tag.os:
+        return
+    yield doc.at_path(("aks", "kubernetes_version"), f"AKS {kubernetes} nodes run Ubuntu {ubuntu.ubuntu}; doca-driver "
+                      f"{tag.tag} is published only for {', '.join(tag.os)}",
+                      hint=f"pin a Kubernetes version whose default Ubuntu is one of those (source: {tag.source})",
+                      prefer_value=True, severity=Severity.ERROR)
+
+
+@rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.WARNING, kinds=(Kind.SPEC,))
+def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The cyclecloud-slurm release AzHOP installs may count the pool's GPUs wrong.
+
+    ## What it catches
+    On ``azhop``, a pool of ``Standard_ND96isr_H100_v5`` with a cyclecloud-slurm release older than 3.0.6
+    (az-hop's newest choice, and hpcconf's default, is 3.0.4).
+
+    ## Why is this bad?
+    azslurm reported 0 GPUs for ND H100 v5 (vanzod/ccslurm4ai#2), so no ``gres.conf`` is written and the
+    generated sbatch's ``--gpus-per-node=8`` cannot be satisfied. cyclecloud-slurm 3.0.6 (commit f0c08b4,
+    PR #206) added the ``slurm_gpus`` override in ``autoscale.json`` that fixes the count.
+
+    ## Example
+    ```yaml
+    platforms: [azhop]
+    pools:
+      - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 2}
+    ```
+
+    ## Fix
+    After deploying, check ``azslurm buckets`` shows 8 GPUs; if not, add the ``slurm_gpus`` override for the
+    size to ``/opt/azurehpc/slurm/autoscale.json`` by hand and run ``azslurm scale``, or deploy with
+    CycleCloud Workspace for Slurm, which ships a fixed cyclecloud-slurm.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    azhop = getattr(cluster, "azhop", None)
+    if spec is None or azhop is None:
+        return
+    version = azhop.slurm.cyclecloud_slurm
+    path = ("versions", "cyclecloud_slurm") if _set_by_user(spec.versions, "cyclecloud_slurm") else None
+    for i, pool in enumerate(cluster.pools):
+        fix = compat.cyclecloud_slurm_gpu_count_fix(pool.sku.name, version)
+        if fix is not None:
+            yield doc.at_path(path or ("pools", i, "sku"), f"cyclecloud-slurm {version} predates the GPU-count fix for "
+                              f"{pool.sku.name} ({fix.fixed_in}): Slurm may see 0 GPUs and reject --gpus-per-node",
+                              hint=f"verify `azslurm buckets` after deploy; override slurm_gpus in autoscale.json "
+                                   f"(source: {fix.source})", prefer_value=True)
+
+
+# -- hand-written files ---------------------------------------------------------------------------
+
+@rule(code="HELM100", name="gpu-operator-driver-drops-architecture", severity=Severity.ERROR,
+      kinds=(Kind.HELM_GPU_OPERATOR,))
+def gpu_operator_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """gpu-operator values install a driver that does not support the target SKU's GPUs.
+
+    ## What it catches
+    With ``--sku`` naming a Maxwell, Pascal or Volta SKU (V100: NCv3, NDv2), gpu-operator values whose
+    ``driver.version`` (or the chart's default, when unset) is newer than R580.
+
+    ## Why is this bad?
+    NVIDIA: "The release 580 series will be the last to support GPUs based on the Maxwell, Pascal, and
+    Volta architectures". gpu-operator 26.7.0 defaults to 595.91.07, so a V100 pool installed with
+    default values never gets a working driver.
+
+    ## Example
+    ```yaml
+    driver:
+      enabled: true
+      version: 595.91.07
+    ```
+
+    ## Fix
+    Pin ``driver.version`` to an R580 driver, e.g. ``580.126.20`` (gpu-operator 26.3.3's default).
+    """
+    if _generated(doc) or ctx.sku is None or not isinstance(doc.data, dict):
+        return
+    if get(doc.data, "driver.enabled") is False:
+        return  # the node image's driver is used
+    explicit = get(doc.data, "driver.version")
+    version, assumed = chart_version(ctx, "gpu-operator", doc)
+    driver = str(explicit) if explicit else (compat.gpu_operator_default_driver(version) if version else None)
+    if not driver or compat.driver_drives(ctx.sku.gpu.sm, driver) is not False:
+        return
+    arch = compat.gpu_architecture(ctx.sku.gpu.sm)
+    if arch is None:
+        return
+    pin = compat.legacy_driver_pin(ctx.sku.gpu.sm)
+    where = "driver.version" if explicit else f"gpu-operator {version}'s default driver" + (" (newest known chart)" if assumed else "")
+    yield doc.at_path(("driver", "version") if explicit else ("driver",) if "driver" in doc.data else (),
+                      f"{where} {driver} cannot drive {ctx.sku.name}'s {ctx.sku.gpu.model} ({arch.name}, supported up to "
+                      f"R{arch.last_branch})",
+                      hint=f"set driver.version to an R{arch.last_branch} driver" + (f" such as {pin.driver}" if pin else ""),
+                      prefer_value=True)
+
+
+@rule(code="DKR100", name="nccl-var-unread-by-base-image", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def nccl_var_unread_by_base_image(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An ``ENV NCCL_*`` setting the NCCL of the NGC base image does not read.
+
+    ## What it catches
+    A Dockerfile ``FROM nvcr.io/nvidia/pytorch:YY.MM-py3`` (a tag hpcconf knows) that sets an NCCL
+    variable only later NCCL releases read, judged against the NCCL that image ships rather than the
+    newest one.
+
+    ## Why is this bad?
+    NCCL ignores variables it does not know without a word. ``pytorch:24.05-py3`` ships NCCL 2.21.5
+    (NVIDIA PyTorch release notes): ``ENV NCCL_IB_ECE_ENABLE`` (read from NCCL 2.23.4) or other newer
+    knobs in that image do nothing, however current the documentation you copied them from.
+
+    ## Example
+    ```dockerfile
+    FROM nvcr.io/nvidia/pytorch:24.05-py3
+    ENV NCCL_IB_ECE_ENABLE=0
+    ```
+
+    ## Fix
+    Use a base image whose NCCL reads the variable, or drop the setting.
+    """
+    if _generated(doc):
+        return
+    froms = doc.dockerfile.of("FROM")
+    if not froms:
+        return
+    base = froms[-1].arguments.split()[0] if froms[-1].arguments.split() else ""
+    release = compat.ngc_release(base)
+    if release is None or any("nccl" in i.arguments.lower() and ("install" in i.arguments or "make" in i.arguments)
+                              for i in doc.dockerfile.of("RUN")):
+        return  # the image builds or installs its own NCCL: the base's version is not what runs
+    for name, (_, instruction) in sorted(doc.dockerfile.env().items()):
+        if not name.startswith("NCCL_") or nccl_env.lookup(name) is None or instruction.line < froms[-1].line:
+            continue
+        if not nccl_env.is_read_by(name, release.nccl):
+            yield doc.at_line(instruction.line, f"{name} is not read by NCCL {release.nccl}, which pytorch:{release.tag}-py3 "
+                              "ships: the setting does nothing", hint=f"use a newer base image or drop {name} "
+                              f"(source: {release.source})")
+
+
+@rule(code="AZH100", name="azhop-image-end-of-life", severity=Severity.WARNING, kinds=(Kind.AZHOP_CONFIG,))
+def azhop_image_end_of_life(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An AzHOP image is an OS past its end of life.
+
+    ## What it catches
+    ``linux_base_image`` or a queue ``image`` naming CentOS 7 (end of life 2024-06-30; az-hop's own
+    template default ``OpenLogic:CentOS:7_9-gen2:latest``) or Ubuntu 20.04 (standard support ended
+    2025-05-31; az-hop's ``azhpc:azhop-compute:ubuntu-2004`` queue images).
+
+    ## Why is this bad?
+    These images get no security updates and their package mirrors move to vault archives, so
+    az-hop's Ansible package installs fail or install unpatched software. New CUDA, DOCA and NCCL
+    releases no longer build for them.
+
+    ## Example
+    ```yaml
+    linux_base_image: "OpenLogic:CentOS:7_9-gen2:latest"
+    ```
+
+    ## Fix
+    Use az-hop's AlmaLinux 8.7 option (``almalinux:almalinux-x86_64:8_7-gen2:latest``) for the
+    infrastructure VMs and an Ubuntu 22.04 HPC image for queues.
+    """
+    if not isinstance(doc.data, dict):
+        return
+    places: list[tuple[tuple, Any]] = [(("linux_base_image",), doc.data.get("linux_base_image"))]
+    queues: list = doc.data["queues"] if isinstance(doc.data.get("queues"), list) else []
+    places += [(("queues", i, "image"), q.get("image")) for i, q in enumerate(queues) if isinstance(q, dict)]
+    for path, image in places:
+        retired = compat.image_retirement(str(image)) if isinstance(image, str) else None
+        if retired is not None and retired.passed(_today()):
+            yield doc.at_path(path, f"{image} is {retired.name}, past end of life since {retired.date.isoformat()}",
+                              hint=f"use {retired.replacement} (source: {retired.source})", prefer_value=True)

@@ -1,0 +1,75 @@
+"""Defaults chosen from the compatibility knowledge base (hpcconf.knowledge.compat).
+
+Kept apart from the other resolve modules so each default is one small function:
+
+- ``versions.nccl`` follows ``test_image.base`` when the spec leaves it unset and the NGC tag is
+  known (the AKS job runs the image's NCCL, so lint must judge ``NCCL_*`` against that one);
+- ``versions.gpu_driver`` is pinned to the last branch that drives the pool's GPUs when the
+  gpu-operator release's default driver no longer does (Volta/Pascal/Maxwell end with R580);
+- AzHOP's infrastructure image defaults to AlmaLinux 8.7 instead of az-hop's CentOS 7.9 (end of life
+  2024-06-30), CPU queues to Ubuntu 22.04 instead of 20.04 (2025-05-31); an explicit choice is kept and linted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from ..knowledge import compat
+from ..spec.azhop import AzhopSettings
+from ..spec.model import Cluster, Versions
+
+if TYPE_CHECKING:
+    from . import ResolvedPool
+
+# az-hop config.tpl.yml: "For AlmaLinux 8.7 use almalinux:almalinux-x86_64:8_7-gen2:latest".
+SUPPORTED_LINUX_BASE = "almalinux:almalinux-x86_64:8_7-gen2:latest"
+
+
+def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Versions:
+    """``spec.versions`` with the values the knowledge base derives for fields the spec left unset."""
+    updates: dict[str, str] = {}
+    nccl = nccl_from_base_image(spec)
+    if nccl is not None:
+        updates["nccl"] = nccl
+    driver = legacy_gpu_driver(spec, pools)
+    if driver is not None:
+        updates["gpu_driver"] = driver
+    return spec.versions.model_copy(update=updates) if updates else spec.versions
+
+
+def nccl_from_base_image(spec: Cluster) -> Optional[str]:
+    """The NCCL the AKS test image ships, when ``versions.nccl`` is unset and the NGC tag is known."""
+    if "aks" not in spec.platforms or spec.test_image is None or "nccl" in spec.versions.model_fields_set:
+        return None
+    release = compat.ngc_release(spec.test_image.base)
+    return release.nccl if release is not None else None
+
+
+def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optional[str]:
+    """The driver to pin in gpu-operator values when its default cannot drive a pool's GPUs."""
+    if "aks" not in spec.platforms or spec.versions.gpu_driver:
+        return None
+    default = compat.gpu_operator_default_driver(spec.versions.gpu_operator)
+    if default is None:
+        return None
+    pins = {pin.driver for pool in pools if pool.has_gpus
+            and compat.driver_drives(pool.sku.gpu.sm, default) is False
+            and (pin := compat.legacy_driver_pin(pool.sku.gpu.sm)) is not None}
+    # Mixed legacy branches cannot share one driver; leave that to lint (HPC201) rather than pick one.
+    return pins.pop() if len(pins) == 1 else None
+
+
+# The Azure HPC Ubuntu 22.04 image hpcconf already defaults GPU queues to (azhop.images.gpu).
+SUPPORTED_CPU_IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
+
+
+def supported_azhop_images(settings: AzhopSettings) -> AzhopSettings:
+    """Default images past end of life replaced, unless the spec chose them: az-hop's CentOS 7.9 infrastructure
+    image by its AlmaLinux 8.7 option, the Ubuntu 20.04 CPU-queue image by the Ubuntu 22.04 HPC image."""
+    replacements = {"linux_base": SUPPORTED_LINUX_BASE, "cpu": SUPPORTED_CPU_IMAGE}
+    updates = {field: image for field, image in replacements.items()
+               if field not in settings.images.model_fields_set
+               and compat.image_retirement(getattr(settings.images, field)) is not None}
+    if not updates:
+        return settings
+    return settings.model_copy(update={"images": settings.images.model_copy(update=updates)})
