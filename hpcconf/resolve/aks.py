@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 from ..knowledge import charts
 from ..knowledge.volcano import WORKER_TASK
 from ..spec.aks import AksSettings
+from ..spec.model import TestImage
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -66,6 +67,9 @@ class ResolvedAks:
     hostfile: str
     mpirun_env: tuple[tuple[str, str], ...]
     mpirun_mca: tuple[tuple[str, str], ...]
+    pool: "ResolvedPool"  # the test pool the job runs on
+    test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
+    image_ref: str  # its registry/name:tag
 
     @property
     def infiniband(self) -> bool:
@@ -141,6 +145,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     settings = cluster.spec.aks or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
+    assert cluster.test_image is not None and cluster.test_image_ref is not None, "check_spec requires a test_image for aks"
     versions = cluster.versions
     ib = cluster.ib_network
     nics = pool.ib_nics_per_node
@@ -175,8 +180,11 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         ofed_version=ofed,
         gpudirect_rdma=nics > 0,  # the network-operator deploys MOFED whenever IB is used
         gpu_driver_opt_out="flag" if charts.az_cli_has_gpu_driver_flag(versions.az_cli) else "tag",
-        acr_name=acr_name_for(settings, cluster.test_image.registry if cluster.test_image else None),
+        acr_name=acr_name_for(settings, cluster.test_image.registry),
         hostfile=hostfile_path(WORKER_TASK),
         mpirun_env=_mpirun_env(pool, cluster.mpi_env),
         mpirun_mca=_mpirun_mca(cluster.mpi_env),
+        pool=pool,
+        test_image=cluster.test_image,
+        image_ref=cluster.test_image_ref,
     )

@@ -17,8 +17,7 @@ from ..knowledge import azhop as kb
 from ..resolve import ResolvedCluster
 from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
 from ..templating import generated_by, render_template
-from . import Target
-from .nccl_files import nccl_conf, topology_artifacts
+from ._common import nccl_conf, platform_target, topology_artifacts
 
 CLUSTER_INIT = "azhop/cluster-init"
 DISPATCHER = f"{CLUSTER_INIT}/scripts/zz-hpcconf-nccl.sh"
@@ -79,9 +78,7 @@ def _queue_comment(q: AzhopQueue, first: bool, cluster: ResolvedCluster) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def config_context(cluster: ResolvedCluster) -> dict[str, Any]:
-    az = cluster.azhop
-    assert az is not None
+def config_context(cluster: ResolvedCluster, az: ResolvedAzhop) -> dict[str, Any]:
     s = az.settings
     users = [{"name": u.name, "uid": u.uid, "groups": [az.gids[g] for g in u.groups], "shell": u.shell} for u in s.users]
     return {
@@ -107,8 +104,8 @@ def _amlfs_note(az: ResolvedAzhop) -> Optional[str]:
     return f"{lustre.capacity_tib} TiB = {lustre.capacity_tib // step} x {step} TiB steps of {lustre.sku}"
 
 
-def config_yml(cluster: ResolvedCluster) -> Artifact:
-    return Artifact("azhop/config.yml", render_template("azhop/config.yml.j2", **config_context(cluster)),
+def config_yml(cluster: ResolvedCluster, az: ResolvedAzhop) -> Artifact:
+    return Artifact("azhop/config.yml", render_template("azhop/config.yml.j2", **config_context(cluster, az)),
                     Kind.AZHOP_CONFIG, "azhop")
 
 
@@ -140,9 +137,7 @@ def dispatcher(cluster: ResolvedCluster, installs: tuple[NcclInstall, ...]) -> A
     return Artifact(DISPATCHER, text, Kind.SHELL_SCRIPT, "azhop")
 
 
-def node_setup(cluster: ResolvedCluster) -> list[Artifact]:
-    az = cluster.azhop
-    assert az is not None
+def node_setup(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
     if not az.nccl_installs:
         return []
     # The same files the nccl target writes (rendered by its functions), so the two cannot drift.
@@ -153,8 +148,8 @@ def node_setup(cluster: ResolvedCluster) -> list[Artifact]:
     return [installer(cluster, i, produced) for i in az.nccl_installs] + [dispatcher(cluster, az.nccl_installs)]
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
-    return [config_yml(cluster), *node_setup(cluster)]
+def render(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
+    return [config_yml(cluster, az), *node_setup(cluster, az)]
 
 
-TARGETS = [Target("azhop", frozenset({"azhop"}), render)]
+TARGETS = [platform_target("azhop", frozenset({"azhop"}), lambda cluster: cluster.azhop, render)]

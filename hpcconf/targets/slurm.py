@@ -17,7 +17,7 @@ from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
-from . import Target
+from ._common import platform_target
 
 TARGET = "slurm"
 
@@ -95,10 +95,7 @@ def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Ar
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
-def render_jobs(cluster: ResolvedCluster) -> list[Artifact]:
-    slurm = cluster.slurm
-    if slurm is None:
-        return []
+def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
     artifacts = []
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
@@ -122,9 +119,8 @@ def _hcl_partition(partition: CrusoePartition) -> dict[str, str]:
     }
 
 
-def render_tfvars(cluster: ResolvedCluster) -> list[Artifact]:
-    slurm = cluster.slurm
-    if slurm is None or slurm.crusoe is None or not slurm.crusoe_partitions:
+def render_tfvars(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
+    if slurm.crusoe is None or not slurm.crusoe_partitions:
         return []
     crusoe = slurm.crusoe
     users = [{"name": hcl_string(u.name), "uid": u.uid, "ssh_pubkey": hcl_string(u.ssh_public_key)}
@@ -143,6 +139,6 @@ def render_tfvars(cluster: ResolvedCluster) -> list[Artifact]:
 
 
 TARGETS = [
-    Target("slurm-jobs", frozenset({"azhop", "slurm"}), render_jobs),
-    Target("slurm-tfvars", frozenset({"slurm"}), render_tfvars),
+    platform_target("slurm-jobs", frozenset({"azhop", "slurm"}), lambda cluster: cluster.slurm, render_jobs),
+    platform_target("slurm-tfvars", frozenset({"slurm"}), lambda cluster: cluster.slurm, render_tfvars),
 ]

@@ -11,14 +11,9 @@ from ..artifacts import Artifact, Kind
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import IMAGE_WORKDIR
 from ..templating import generated_by, render_template
-from .nccl_files import topology_artifacts
+from ._common import NCCL_TESTS_DIR, nccl_tests_binary, topology_artifacts
 
 MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (seed 000/003 build with it)
-NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
-
-
-def nccl_tests_binary(collective: str) -> str:
-    return f"{NCCL_TESTS_DIR}/build/{collective}_perf"
 
 
 def render(cluster: ResolvedCluster) -> list[Artifact]:

@@ -15,10 +15,11 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts, compat, nccl_env
 from ...knowledge.versions import version_key
+from ...parsers.k8s import get
+from ..chart_version import chart_version
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
-from .helm import chart_version, get
 
 CHART_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
                 "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}

@@ -7,7 +7,6 @@ Key existence per version: :mod:`hpcconf.knowledge.charts`.
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, Optional
 
 from ...artifacts import Kind
@@ -15,6 +14,7 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import get, sriov_resources
+from ..chart_version import chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
@@ -22,29 +22,6 @@ from ..registry import rule
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}
 MELLANOX, NVIDIA = "15b3", "10de"
-
-
-def chart_version(ctx: LintContext, chart: str, doc: Optional[Document] = None) -> tuple[Optional[str], bool]:
-    """(version, assumed): the spec's pin, the user's --chart, the version the values file's header
-    names ("# network-operator chart 23.4.0 values ...", as hpcconf writes it), or the newest known."""
-    pinned = ctx.pinned_version(chart)
-    if pinned:
-        return str(pinned).lstrip("v"), False
-    if chart in ctx.charts:
-        return ctx.charts[chart].lstrip("v"), False
-    declared = _declared_version(doc, chart) if doc is not None else None
-    if declared:
-        return declared, False
-    return charts.newest_version(chart), True
-
-
-def _declared_version(doc: Document, chart: str) -> Optional[str]:
-    pattern = re.compile(rf"^#.*\b{re.escape(chart)} chart v?(\d+\.\d+\.\d+\S*)")
-    for line in doc.lines[:5]:
-        match = pattern.match(line)
-        if match:
-            return match.group(1).rstrip(";,.")
-    return None
 
 
 def _path(dotted: str) -> tuple:

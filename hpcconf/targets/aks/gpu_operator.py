@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
+from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
 
 FILE = "gpu-operator-values.yaml"
 
 
-def values(cluster: ResolvedCluster) -> dict:
-    aks = cluster.aks
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     driver: dict = {"enabled": True}
     if cluster.versions.gpu_driver:
         driver["version"] = cluster.versions.gpu_driver
@@ -27,7 +27,7 @@ def values(cluster: ResolvedCluster) -> dict:
     }
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
-    text = yaml_file(cluster, [values(cluster)],
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    text = yaml_file(cluster, [values(cluster, aks)],
                      f"gpu-operator chart v{cluster.versions.gpu_operator.lstrip('v')} values for {cluster.name}.")
     return [Artifact(path(FILE), text, Kind.HELM_GPU_OPERATOR, "aks")]

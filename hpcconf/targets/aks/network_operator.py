@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts
 from ...resolve import ResolvedCluster
-from ...resolve.aks import MELLANOX_VENDOR, NCP_NAME, NETWORK_OPERATOR_REPO, NFD_LABEL_MELLANOX
+from ...resolve.aks import MELLANOX_VENDOR, NCP_NAME, NETWORK_OPERATOR_REPO, NFD_LABEL_MELLANOX, ResolvedAks
 from ._yaml import json_block, path, yaml_file
 
 VALUES_FILE = "network-operator-values.yaml"
@@ -29,8 +29,7 @@ def sriov_selector(cluster: ResolvedCluster) -> dict:
     return {"vendors": [MELLANOX_VENDOR], "linkTypes": ["infiniband"]}
 
 
-def values(cluster: ResolvedCluster) -> dict:
-    aks = cluster.aks
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     version = cluster.versions.network_operator
     nfd: dict = {"enabled": False}  # node-feature-discovery runs standalone (nfd-values.yaml)
     if charts.chart_has_key("network-operator", version, "nfd.deployNodeFeatureRules"):
@@ -67,9 +66,8 @@ def _component(image: str, version: str) -> dict:
     return {"image": image, "repository": NETWORK_OPERATOR_REPO, "version": charts.network_operator_operand_tag(version)}
 
 
-def nic_cluster_policy(cluster: ResolvedCluster) -> dict:
+def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     """The NicClusterPolicy a >= 24.10 network-operator needs (what the 24.7 chart rendered)."""
-    aks = cluster.aks
     version = cluster.versions.network_operator
     spec: dict = {
         "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -96,9 +94,8 @@ def nic_cluster_policy(cluster: ResolvedCluster) -> dict:
             "metadata": {"name": NCP_NAME}, "spec": spec}
 
 
-def ip_pool(cluster: ResolvedCluster) -> dict:
+def ip_pool(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     """nv-ipam pool backing the HostDeviceNetwork's addresses (lives with the operator)."""
-    aks = cluster.aks
     return {
         "apiVersion": "nv-ipam.nvidia.com/v1alpha1", "kind": "IPPool",
         "metadata": {"name": aks.ipam_pool_name, "namespace": aks.operators_namespace},
@@ -111,22 +108,21 @@ def ip_pool(cluster: ResolvedCluster) -> dict:
     }
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
-    aks = cluster.aks
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     if not aks.infiniband:
         return []  # no IB HCAs: nothing for the network-operator to drive (no OFED, VFs or secondary network)
     version = cluster.versions.network_operator
     how = ("the chart renders the NicClusterPolicy from these values" if aks.ncp_from_values
            else f"NicClusterPolicy keys are gone from the chart since 24.10: apply {NCP_FILE} after installing")
-    out = [Artifact(path(VALUES_FILE), yaml_file(cluster, [values(cluster)],
+    out = [Artifact(path(VALUES_FILE), yaml_file(cluster, [values(cluster, aks)],
                                                  f"network-operator chart {version} values for {cluster.name};", how + "."),
                     Kind.HELM_NETWORK_OPERATOR, "aks")]
     if not aks.ncp_from_values:
-        out.append(Artifact(path(NCP_FILE), yaml_file(cluster, [nic_cluster_policy(cluster)],
+        out.append(Artifact(path(NCP_FILE), yaml_file(cluster, [nic_cluster_policy(cluster, aks)],
                                                       f"NicClusterPolicy for network-operator {version} (cluster-scoped)."),
                             Kind.NIC_CLUSTER_POLICY, "aks"))
         if aks.uses_host_device_network and aks.ipam == "nv-ipam":
-            out.append(Artifact(path(IPPOOL_FILE), yaml_file(cluster, [ip_pool(cluster)],
+            out.append(Artifact(path(IPPOOL_FILE), yaml_file(cluster, [ip_pool(cluster, aks)],
                                                              f"nv-ipam IPPool for HostDeviceNetwork {aks.network_name}."),
                                 Kind.K8S_MANIFEST, "aks"))
     return out

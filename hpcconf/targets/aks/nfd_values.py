@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
+from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
 
 # AKS node labels: system pool mode, and the label AKS puts on GPU (N-series) nodes.
@@ -36,7 +37,7 @@ def values(cluster: ResolvedCluster) -> dict:
     }
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:  # noqa: ARG001 (one signature for AKS targets)
     version = cluster.versions.node_feature_discovery
     text = yaml_file(cluster, [values(cluster)],
                      f"node-feature-discovery chart {version} values for {cluster.name}.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts
 from ...resolve import ResolvedCluster
+from ...resolve.aks import ResolvedAks
 from ...templating import generated_by, render_template
 from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
@@ -32,9 +33,8 @@ def volcano_manifest_url(version: str) -> str:
     return f"https://raw.githubusercontent.com/volcano-sh/volcano/v{version.lstrip('v')}/installer/volcano-development.yaml"
 
 
-def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
-    aks = cluster.aks
-    pool = cluster.test_pool
+def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str]]:
+    pool = aks.pool
     out = [
         ("AZ_CLI_VERSION", cluster.versions.az_cli),  # what the opt-out below is spelled for (lint XA004 reads it)
         ("RESOURCE_GROUP", cluster.resource_group),
@@ -44,7 +44,7 @@ def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
     if aks.settings.kubernetes_version:
         out.append(("KUBERNETES_VERSION", aks.settings.kubernetes_version))
     if aks.acr_name:
-        out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{cluster.test_image.name}:{cluster.test_image.tag}")]
+        out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{aks.test_image.name}:{aks.test_image.tag}")]
     out += [
         ("SYSTEM_POOL", aks.settings.system_pool_name),
         ("SYSTEM_POOL_COUNT", str(aks.settings.system_pool_count)),
@@ -65,15 +65,14 @@ def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
     return out
 
 
-def other_pools(cluster: ResolvedCluster) -> list[dict]:
+def other_pools(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     """Spec pools besides the test pool: created too, with the same GPU-driver opt-out on GPU pools."""
     return [{"name": p.name, "gpu": p.has_gpus, "name_q": sh_quote(p.name), "count_q": sh_quote(p.count),
              "sku_q": sh_quote(p.sku.name), "disk_q": sh_quote(p.os_disk_gb)}
-            for p in cluster.pools if p.name != cluster.test_pool.name]
+            for p in cluster.pools if p.name != aks.pool_name]
 
 
-def helm_releases(cluster: ResolvedCluster) -> list[dict]:
-    aks = cluster.aks
+def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     v = cluster.versions
     network_steps: list[dict] = []  # after the chart: apply manifests once their CRDs exist
     if not aks.ncp_from_values:
@@ -97,22 +96,21 @@ def helm_releases(cluster: ResolvedCluster) -> list[dict]:
     return [r for r in releases if r["name"] != "network-operator" or aks.infiniband]
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
-    aks = cluster.aks
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     v = cluster.versions
     driver_note = v.gpu_driver or "(the chart's default)"
-    installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster)) + \
+    installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster, aks)) + \
         f" and Volcano {v.volcano}"
     text = render_template(
         "aks/provision.sh.j2",
         header=generated_by(cluster.spec_file),
         cluster_name=cluster.name, pool_name=aks.pool_name, pool_count=aks.worker_replicas, pool_sku=aks.sku,
         installs=installs, az_cli=v.az_cli,
-        variables=[(name, sh_quote(value)) for name, value in variables(cluster)],
-        other_pools=other_pools(cluster), acr=bool(aks.acr_name),
+        variables=[(name, sh_quote(value)) for name, value in variables(cluster, aks)],
+        other_pools=other_pools(cluster, aks), acr=bool(aks.acr_name),
         kubernetes_version=aks.settings.kubernetes_version,
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
-        helm_releases=helm_releases(cluster),
+        helm_releases=helm_releases(cluster, aks),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
         volcano_version=v.volcano, volcano_url=volcano_manifest_url(v.volcano),
         ib_resource=aks.ib_resource if aks.infiniband else None,

@@ -13,8 +13,9 @@ import shlex
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
+from ...resolve.aks import ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
-from ..test_image import nccl_tests_binary
+from .._common import nccl_tests_binary
 from ._yaml import block, path, yaml_file
 
 JOB_FILE = "volcano-job.yaml"
@@ -24,8 +25,7 @@ AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 SHM_SIZE = "8Gi"  # seed 000/003; NCCL's shared-memory transport needs more than the 64 MiB default
 
 
-def wait_for_workers_script(cluster: ResolvedCluster) -> str:
-    aks = cluster.aks
+def wait_for_workers_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
     selector = f"volcano.sh/job-name={aks.job_name},volcano.sh/task-spec={aks.worker_task}"
     return (
         f"until [[ \"$(kubectl get pod -l {selector} -o json | jq '.items | length')\" != 0 ]]; do\n"
@@ -43,8 +43,7 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
-def mpirun_script(cluster: ResolvedCluster) -> str:
-    aks = cluster.aks
+def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
     lines = [
         "mpirun --allow-run-as-root",
         f"-np {aks.np} -npernode {aks.gpus_per_worker}",
@@ -76,8 +75,7 @@ def _container(name: str, image: str, script: str, resources: dict, **extra) -> 
     return container
 
 
-def launcher_task(cluster: ResolvedCluster) -> dict:
-    aks = cluster.aks
+def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return {
         "replicas": 1,
         "name": aks.launcher_task,
@@ -85,17 +83,16 @@ def launcher_task(cluster: ResolvedCluster) -> dict:
         "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
         "template": {"spec": {
             "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
-                                "command": ["/bin/bash", "-c", block(wait_for_workers_script(cluster))]}],
+                                "command": ["/bin/bash", "-c", block(wait_for_workers_script(cluster, aks))]}],
             "serviceAccountName": aks.service_account,
-            "containers": [_container(aks.launcher_task, cluster.test_image_ref, mpirun_script(cluster),
+            "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks),
                                       {"requests": {"cpu": 1}})],
             "restartPolicy": "OnFailure",
         }},
     }
 
 
-def worker_task(cluster: ResolvedCluster) -> dict:
-    aks = cluster.aks
+def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     units = {"nvidia.com/gpu": aks.gpus_per_worker}
     if aks.infiniband:
         units[aks.ib_resource] = aks.ib_nics_per_worker
@@ -103,7 +100,7 @@ def worker_task(cluster: ResolvedCluster) -> dict:
     if aks.uses_host_device_network:
         template["metadata"] = {"annotations": {
             "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * aks.ib_nics_per_worker)}}
-    container = _container(aks.worker_task, cluster.test_image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
+    container = _container(aks.worker_task, aks.image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
                            {"requests": dict(units), "limits": dict(units)},
                            volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
     template["spec"] = {}
@@ -118,8 +115,7 @@ def worker_task(cluster: ResolvedCluster) -> dict:
     return {"replicas": aks.worker_replicas, "name": aks.worker_task, "template": template}
 
 
-def volcano_job(cluster: ResolvedCluster) -> dict:
-    aks = cluster.aks
+def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
         "metadata": {"name": aks.job_name, "namespace": aks.namespace},
@@ -127,13 +123,12 @@ def volcano_job(cluster: ResolvedCluster) -> dict:
             "minAvailable": aks.min_available,
             "schedulerName": "volcano",
             "plugins": {"ssh": [], "svc": []},  # ssh: keys for mpirun; svc: hostfile + DNS names
-            "tasks": [launcher_task(cluster), worker_task(cluster)],
+            "tasks": [launcher_task(cluster, aks), worker_task(cluster, aks)],
         },
     }
 
 
-def rbac(cluster: ResolvedCluster) -> list[dict]:
-    aks = cluster.aks
+def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount",
          "metadata": {"name": aks.service_account, "namespace": aks.namespace}},
@@ -144,12 +139,11 @@ def rbac(cluster: ResolvedCluster) -> list[dict]:
     ]
 
 
-def render(cluster: ResolvedCluster) -> list[Artifact]:
-    aks = cluster.aks
-    job = yaml_file(cluster, [volcano_job(cluster)],
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    job = yaml_file(cluster, [volcano_job(cluster, aks)],
                     f"NCCL {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
                     f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {aks.job_name}-{aks.launcher_task}-0")
-    roles = yaml_file(cluster, rbac(cluster),
+    roles = yaml_file(cluster, rbac(cluster, aks),
                       f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
     return [Artifact(path(JOB_FILE), job, Kind.VOLCANO_JOB, "aks"),
             Artifact(path(RBAC_FILE), roles, Kind.K8S_MANIFEST, "aks")]
