@@ -173,7 +173,8 @@ def main() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(141)
     except (OSError, UnicodeError) as exc:  # the file system said no: the user's to fix, not a bug
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        filename = getattr(exc, "filename", None)  # OSError has one, UnicodeError does not
+        where = f" {filename}" if filename else ""
         reason = getattr(exc, "strerror", None) or str(exc)
         typer.echo(f"hpcconf: error: cannot use{where}: {reason}. Check the path, its permissions and that it is "
                    "a UTF-8 text file (or a writable directory for --out).", err=True)

@@ -194,7 +194,7 @@ def spec_checks() -> list[tuple[str, str, Severity, Callable[..., Any]]]:
     found = {r.code: (r.code, r.name, r.severity, r.spec_runner) for r in REGISTRY.values() if r.spec_runner}
     for code, (name, severity, func) in _PENDING_ADAPTERS.items():
         found.setdefault(code, (code, name, severity, func))
-    return [found[code] for code in sorted(found)]  # type: ignore[misc]
+    return [found[code] for code in sorted(found)]
 
 
 def successors(old_code: str, rules: dict[str, Rule] | None = None) -> list[Rule]:

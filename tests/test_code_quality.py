@@ -30,17 +30,12 @@ def test_ruff_reports_nothing() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-# Remove the xfail marks once the errors left in other owners' code are fixed (the lead's merge):
-# mypy: targets/aks (H4), spec checks (H1); contracts: spec.checks_azhop -> resolve.azhop (layers) and
-# targets importing the hpcconf.targets registry / nccl_files (independence).
 @pytest.mark.mypy
-@pytest.mark.xfail(reason="mypy errors remain in targets/ and spec/ (other owners' code)", strict=False)
 def test_mypy_reports_nothing() -> None:
     result = _run("mypy", "hpcconf")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(reason="2 of 5 contracts broken in spec/ and targets/ (other owners' code)", strict=False)
 def test_import_contracts_hold() -> None:
     if importlib.util.find_spec("importlinter") is None:
         pytest.skip("import-linter is not installed (pip install -e '.[test]')")

@@ -125,9 +125,9 @@ class ResolvedAzhop:
 
 def _nccl_install(pool: "ResolvedPool") -> NcclInstall:
     files = []
-    if pool.nccl.topo_file:
+    if pool.nccl.topo_node_path:  # set exactly when topo_file is
         files.append((f"nccl/{pool.nccl.topo_file}", pool.nccl.topo_node_path))
-    if pool.nccl.graph_file:
+    if pool.nccl.graph_node_path:
         files.append((f"nccl/{pool.nccl.graph_file}", pool.nccl.graph_node_path))
     return NcclInstall(queue=pool.name, files=tuple(files), conf_artifact=f"nccl/{pool.name}/nccl.conf",
                        conf_node_path="/etc/nccl.conf")

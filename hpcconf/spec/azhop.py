@@ -66,7 +66,8 @@ class Network(StrictModel):
     @field_validator("address_space")
     @classmethod
     def _space(cls, value: str) -> str:
-        return _cidr(value)
+        _cidr(value)
+        return value
 
 
 class Home(StrictModel):

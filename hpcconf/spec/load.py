@@ -69,9 +69,10 @@ def _diagnostics(exc: ValidationError, document: YamlDocument) -> list[Diagnosti
     diags = []
     for error in exc.errors(include_url=False):
         loc = _data_path(error["loc"], document.data)
+        details: dict[str, Any] = dict(error)
         if error["loc"] and error["loc"][-1] == "[key]":  # a bad mapping key: point at the key itself
-            error = {**error, "type": error["type"], "_key_error": True}
-        diags.append(_diagnostic(error, loc, document))
+            details["_key_error"] = True
+        diags.append(_diagnostic(details, loc, document))
     return _dedupe(diags)
 
 

@@ -35,6 +35,13 @@ def check_public_key(value: str) -> str:
     return text
 
 
+UccCollective = Literal["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "barrier", "bcast", "reduce", "reduce_scatter", "reduce_scatterv"]
+
+
+def _allreduce_only() -> list[UccCollective]:
+    return ["allreduce"]
+
+
 class SlurmUser(StrictModel):
     name: str = Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$", description="Linux user name (lower case, at most 32 characters).")
     uid: int = Field(ge=1000, le=2147483647, description="Numeric user id, the same on every node; 1000 and up (lower ids are system accounts).")
@@ -101,6 +108,6 @@ class SlurmSettings(StrictModel):
     nccl_tests_dir: str = Field(default="/opt/nccl-tests/build", pattern=r"^/\S+$", description="Directory holding the nccl-tests binaries on the nodes (all_reduce_perf, ...).")
     modules: Optional[list[str]] = Field(default=None, description="Environment modules to load before srun (default: ['mpi/openmpi'] on AzHOP's HPC images, none otherwise).")
     collectives: Literal["nccl", "ucx", "ucc-nccl"] = Field(default="nccl", description="MPI path of the jobs: 'nccl' (nccl-tests only, no MPI tuning), 'ucx' (Open MPI over UCX with transports chosen for the SKU), 'ucc-nccl' (Open MPI collectives through UCC's NCCL team layer, plus the UCX settings). Anything but 'nccl' writes an MPI/UCX/UCC environment file.")
-    ucc_nccl_collectives: list[Literal["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "barrier", "bcast", "reduce", "reduce_scatter", "reduce_scatterv"]] = Field(
-        default_factory=lambda: ["allreduce"], min_length=1, description="ucc-nccl: MPI collectives UCC routes to NCCL for CUDA buffers (UCC_TL_NCCL_TUNE).")
+    ucc_nccl_collectives: list[UccCollective] = Field(
+        default_factory=_allreduce_only, min_length=1, description="ucc-nccl: MPI collectives UCC routes to NCCL for CUDA buffers (UCC_TL_NCCL_TUNE).")
     crusoe: Optional[CrusoeSlurm] = Field(default=None, description="Crusoe Slurm Terraform module variables (needed when the pools use Crusoe instance types).")

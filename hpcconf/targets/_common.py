@@ -46,10 +46,12 @@ def platform_target(name: str, platforms: frozenset[str], section: Callable[[Res
 def topology_artifacts(pool: ResolvedPool, directory: str, target: str, with_graph: bool = True) -> list[Artifact]:
     """The pool's topology (and opt-in graph) files under ``directory`` (shared with the test image's build context)."""
     out = []
-    if pool.nccl.topo_file:
-        out.append(Artifact(f"{directory}/{pool.nccl.topo_file}", render_topology_xml(pool.sku), Kind.NCCL_TOPOLOGY, target))
-    if with_graph and pool.nccl.graph_file:
-        out.append(Artifact(f"{directory}/{pool.nccl.graph_file}", render_graph_xml(pool.sku), Kind.NCCL_GRAPH, target))
+    topology = render_topology_xml(pool.sku) if pool.nccl.topo_file else None
+    if topology is not None:
+        out.append(Artifact(f"{directory}/{pool.nccl.topo_file}", topology, Kind.NCCL_TOPOLOGY, target))
+    graph = render_graph_xml(pool.sku) if with_graph and pool.nccl.graph_file else None
+    if graph is not None:
+        out.append(Artifact(f"{directory}/{pool.nccl.graph_file}", graph, Kind.NCCL_GRAPH, target))
     return out
 
 

@@ -25,6 +25,7 @@ while the same file with an ``<?xml?>`` prolog or a tab indent fails in xml.cc, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from ..catalog import Sku, Topology, TopoNet
 from ..templating import render_template
@@ -59,7 +60,7 @@ def _render(root: Node, header: str) -> str:
 
 # --------------------------------------------------------------------------- topology
 
-def _pci(busid: str, pci_class: str, topo: Topology, extra: list[tuple[str, str]] = (), children=()) -> Node:
+def _pci(busid: str, pci_class: str, topo: Topology, extra: Sequence[tuple[str, str]] = (), children=()) -> Node:
     attrs = [("busid", busid), ("class", pci_class), *extra,
              ("link_speed", topo.link_speed), ("link_width", str(topo.link_width))]
     return Node("pci", attrs, list(children))

@@ -7,10 +7,11 @@ Rules marked "needs --sku" compare the file with the catalog's facts for the tar
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...parsers.nccl_xml import XmlDocument, XmlElement
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -18,11 +19,11 @@ from ..registry import rule
 XML_KINDS = (Kind.NCCL_TOPOLOGY, Kind.NCCL_GRAPH)
 
 
-def _tree(doc: Document, ctx: LintContext):
+def _tree(doc: Document, ctx: LintContext) -> XmlDocument:
     return doc.nccl_xml(ctx.nccl_version)
 
 
-def _accepted(doc: Document, ctx: LintContext):
+def _accepted(doc: Document, ctx: LintContext) -> Optional[XmlDocument]:
     """The parsed tree when NCCL accepts the file; None when it rejects it (NCCL020 says why)."""
     tree = _tree(doc, ctx)
     return None if tree.fatal else tree
@@ -253,7 +254,7 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     tree = _accepted(doc, ctx)
     if tree is None:
         return
-    seen: list[tuple[object, set[int]]] = []
+    seen: list[tuple[XmlElement, set[int]]] = []
     sku_numa = {n.id: set(n.cpu_set()) for n in getattr(ctx.sku, "numa", []) or []} if ctx.sku is not None else {}
     for cpu in tree.iter("cpu"):
         affinity = cpu.get("affinity")
@@ -274,7 +275,7 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                 break
         else:
             numaid = cpu.get("numaid")
-            if numaid is not None and numaid.isdigit() and int(numaid) in sku_numa \
+            if ctx.sku is not None and numaid is not None and numaid.isdigit() and int(numaid) in sku_numa \
                     and sku_numa[int(numaid)] != cores:
                 yield doc.at_element(cpu, f"affinity of NUMA node {numaid} does not match {ctx.sku_name}'s cores "
                                           f"for that node", attribute="affinity",
@@ -313,7 +314,7 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         return
     tree = _accepted(doc, ctx)
     root = tree.root if tree is not None else None
-    if root is None:
+    if tree is None or root is None:
         return
     topology = getattr(ctx.sku, "topology", None)
     vendor_file = getattr(getattr(ctx.sku, "nccl", None), "vendor_topo_file", None)

@@ -241,8 +241,8 @@ def _worker_for(doc: Document, hostfile: Optional[str]) -> Optional[tuple[int, d
 
 def _task_gpus(task: dict) -> Optional[int]:
     template = _dict(task.get("template"))
-    counts = [gpu_count(c) for c in _dict(template.get("spec")).get("containers") or [] if isinstance(c, dict)]
-    counts = [c for c in counts if c is not None]
+    found = [gpu_count(c) for c in _dict(template.get("spec")).get("containers") or [] if isinstance(c, dict)]
+    counts = [c for c in found if c is not None]
     return sum(counts) if counts else None
 
 
@@ -293,8 +293,8 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def _completes(policies: object) -> bool:
-    return any(isinstance(p, dict) and p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
-               for p in policies or [])
+    return isinstance(policies, list) and any(
+        isinstance(p, dict) and p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob" for p in policies)
 
 
 @rule(code="VOL006", name="launcher-never-completes-job", severity=Severity.WARNING, kinds=JOB)
@@ -450,11 +450,11 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     version = volcano_version(ctx)
     newer = version is not None and parse_version(version) >= (1, 15, 0)
     events, actions = (EVENTS_115, ACTIONS_115) if newer else (EVENTS_17, ACTIONS_17)
-    places = [(("spec", "policies"), _spec(doc).get("policies"))]
+    places: list[tuple[tuple[str | int, ...], object]] = [(("spec", "policies"), _spec(doc).get("policies"))]
     places += [(("spec", "tasks", i, "policies"), t.get("policies")) for i, t in _tasks(doc)]
     for base, policies in places:
         seen: set[str] = set()
-        for index, policy in enumerate(policies or []):
+        for index, policy in enumerate(policies if isinstance(policies, list) else []):
             if not isinstance(policy, dict):
                 continue
             path = base + (index,)

@@ -8,6 +8,8 @@ GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver no
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts
 from ...resolve import ResolvedCluster
@@ -82,7 +84,7 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     no_comment = (f"network-operator {v.network_operator}: NicClusterPolicy rendered by the chart from values"
                   if aks.ncp_from_values else
                   f"network-operator {v.network_operator}: the chart no longer renders the NicClusterPolicy; apply it")
-    releases = [
+    releases: list[dict[str, Any]] = [
         {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
          "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE, "then": [],
          "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
