@@ -17,8 +17,9 @@ from typing import Any, List, Optional
 
 import typer
 
-from . import __version__
+from . import __version__, init_command
 from .diagnostics import HpcconfError, render_all
+from .lint import commands as lint_commands
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
@@ -145,21 +146,9 @@ def build(
                                config_file=config_file))
 
 
-def _register_optional_commands() -> None:
-    """Commands whose modules register themselves (lint, rules, explain, init, ...)."""
-    import importlib
-
-    for module_name in ("hpcconf.lint.commands", "hpcconf.init_command"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(app)
-
-
-_register_optional_commands()
+# Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff.
+lint_commands.register(app)
+init_command.register(app)
 
 
 def main() -> None:
