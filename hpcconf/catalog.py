@@ -18,8 +18,8 @@ from .diagnostics import Diagnostic, HpcconfError
 from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
 
-# NCCL maps <pci link_speed> to a per-lane rate by prefix match (src/graph/xml.h kvDictPciGen,
-# research nccl.md §5); any other value, "" included, silently falls back to 6 Gb/s per lane.
+# NCCL maps <pci link_speed> to a per-lane rate by prefix match (NVIDIA/nccl src/graph/xml.h kvDictPciGen,
+# src/graph/xml.cc); any other value, "" included, silently falls back to 6 Gb/s per lane.
 # Value: per-lane rate in units of 100 Mb/s, as NCCL stores it (PCI bandwidth = width * rate / 80 GB/s).
 NCCL_PCI_LINK_SPEEDS: dict[str, int] = {
     "2.5 GT/s": 15, "5 GT/s": 30, "8 GT/s": 60, "16 GT/s": 120, "32 GT/s": 240,

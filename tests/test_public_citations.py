@@ -2,7 +2,7 @@
 
 The project was built from private notes (numbered write-ups, research files, copies of upstream
 files beside the checkout). No user has those, so rule pages (`hpcconf explain`), docs, the JSON
-Schema, templates and the generated examples must cite the public source (an upstream file at a
+Schema, templates, the SKU catalog (skus/), the package source and the generated examples must cite the public source (an upstream file at a
 tag, a PR, a vendor page, docs/acceptance) or state the measured number instead.
 
 The pattern is stricter than the pre-stop hook's grep: it also catches ``research k8s.md``
@@ -26,7 +26,10 @@ PRIVATE = re.compile(
     r"seeds?[ _:]?\s*0\d\d|research[ /][a-z0-9_-]+\.md|research/|shared/upstream|\bprobe\b",
     re.IGNORECASE,
 )
-USER_FACING_DIRS = ("docs", "templates", "schemas", "out")
+USER_FACING_DIRS = ("docs", "templates", "schemas", "out", "skus")  # skus: `hpcconf skus X` prints the sources
+# The package's own text: its comments and string literals become hints, pages and headers, and a
+# reader of the code should be able to open what a comment cites just as a user can.
+SOURCE_DIRS = ("hpcconf",)
 
 # Rule pages whose module another engineer is restructuring (lint/rules/azhop.py is being split,
 # spec rules moved); their replacement text is listed in the ux branch report and applied after
@@ -53,8 +56,8 @@ def _without_pending_rule_sections(text: str) -> str:
 
 def _user_facing_files() -> list[Path]:
     files = []
-    for top in USER_FACING_DIRS:
-        files += [p for p in sorted((REPO / top).rglob("*")) if p.is_file()]
+    for top in USER_FACING_DIRS + SOURCE_DIRS:
+        files += [p for p in sorted((REPO / top).rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
     return files
 
 

@@ -7,7 +7,7 @@ Two parts:
   our own (:class:`Obj`, :class:`Str`, ...). :func:`validate_config` walks it and reports each
   problem with its path, so the linter can point at the line. ``tests/test_azhop_knowledge.py``
   proves it accepts and rejects the same documents as the upstream schema.
-* Facts the schema misses (research/azhop.md §2, gaps G1-G8): queue-manager values, supported
+* Facts the schema misses: queue-manager values, supported
   Slurm / cyclecloud-slurm pairs, runtime defaults, AMLFS steps and subnet sizes, queue-name and
   hostname limits, reserved IPs per subnet, GPU images known to carry (or lack) an NVIDIA driver.
 """
@@ -305,7 +305,7 @@ def allowed_keys(path: Sequence[Any]) -> list[str]:
 
 
 # Keys older az-hop releases accepted and the schema now rejects (tests/configs/config_full.yml,
-# seed 000's config.yml): the reason goes into the lint hint.
+# jingchaozhang.github.io's config.yml): the reason goes into the lint hint.
 LEGACY_KEYS: dict[str, str] = {
     "lustre_base_image": "IaaS Lustre was replaced by AMLFS (PR #1715); use lustre: {create, sku, capacity}",
     "lustre_base_plan": "IaaS Lustre was replaced by AMLFS (PR #1715); use lustre: {create, sku, capacity}",
@@ -323,7 +323,7 @@ LEGACY_KEYS: dict[str, str] = {
     "remoteviz": "remote-viz queues moved into queues: with type: remoteviz",
     "winviz": "Windows remote viz was removed",
 }
-# ASG names the template and the code use but the schema rejects (research D1).
+# ASG names the template and the code use but the schema rejects.
 ASG_NAME_DRIFT: dict[str, str] = {
     "asg-pbs": "the schema calls the scheduler ASG asg-sched",
     "asg-pbs-client": "the schema has no asg-pbs-client",
@@ -404,7 +404,7 @@ def usable_ips(cidr: str) -> int:
 
 
 # AMLFS: capacity step (TiB) per tier (bicep/amlfs.bicep, config.tpl.yml) and the minimum subnet for a
-# capacity (seed 000 "Determining network size", learn.microsoft.com amlfs-prerequisites).
+# capacity (jingchaozhang.github.io (2023) "Determining network size", learn.microsoft.com amlfs-prerequisites).
 AMLFS_STEP_TIB: dict[str, int] = {
     "AMLFS-Durable-Premium-40": 48, "AMLFS-Durable-Premium-125": 16,
     "AMLFS-Durable-Premium-250": 8, "AMLFS-Durable-Premium-500": 4,
@@ -489,7 +489,7 @@ def plan_problem(text: str) -> Optional[str]:
 # Marketplace offers (publisher, offer) whose images carry the NVIDIA datacenter driver, and offers
 # known to have none. Anything else (custom images, other offers) cannot be judged from its name.
 GPU_DRIVER_OFFERS: dict[tuple[str, str], str] = {
-    ("microsoft-dsvm", "ubuntu-hpc"): "Azure HPC image (azhpc-images): NVIDIA driver, CUDA, NCCL, MOFED; seed 000 ran NCv4/NDv4 on it",
+    ("microsoft-dsvm", "ubuntu-hpc"): "Azure HPC image (azhpc-images): NVIDIA driver, CUDA, NCCL, MOFED; jingchaozhang.github.io (2023) ran NCv4/NDv4 on it",
     ("almalinux", "almalinux-hpc"): "AlmaLinux HPC image (azhpc-images): NVIDIA driver, CUDA, NCCL, MOFED",
     ("openlogic", "centos-hpc"): "CentOS HPC image (azhpc-images, 7.9+): NVIDIA driver and MOFED",
     ("azhpc", "azhop-compute"): "az-hop compute image, built from the HPC rdma-gpgpu image (config.tpl.yml gpu queue)",

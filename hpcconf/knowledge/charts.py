@@ -3,7 +3,7 @@
 Helm ignores values for keys a chart does not have, without a word (none of these charts
 ships a values schema with ``additionalProperties: false``). So the only way to know that
 ``deployCR: true`` does nothing on network-operator 26.4.1 is a table of keys per version:
-``hpcconf/data/chart_keys.yaml``, adapted from the research table chart-key-matrix.yaml.
+``hpcconf/data/chart_keys.yaml``.
 
 A key exists in version V when ``since <= V < removed_in``. Children of a ``free_form`` key
 (nfd-worker.conf) always exist when it does. A key the table does not list is ``unknown``:

@@ -1,6 +1,6 @@
 """Which NCCL releases read which ``NCCL_*`` environment variables.
 
-The facts come from ``hpcconf/data/nccl_env_vars.tsv``, adapted from our research table (a scan of
+The facts come from ``hpcconf/data/nccl_env_vars.tsv`` (a scan of
 NVIDIA/nccl ``src/`` at every v2.x release tag). A variable is *read* by a release when that
 release's source looks it up (``NCCL_PARAM``, ``getenv``/``ncclGetEnv`` literal, ``ncclGetLevel``).
 NCCL silently ignores names it does not read, so a typo or a removed name is a setting that

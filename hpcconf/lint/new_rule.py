@@ -33,7 +33,7 @@ def {function}(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     What the consumer does with it, with evidence (a seed's numbers, an upstream source line,
-    a probe result).
+    a measurement).
 
     ## Example
     ```text

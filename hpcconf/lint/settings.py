@@ -20,7 +20,7 @@ SETTING_KINDS = (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.SHELL_SCRIPT, Kind.SBATCH_S
 # An unquoted value ends at a quote too: in `opts+=" -x NCCL_X=1"` the quote closes the shell string.
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s;\\\"']*)"
 # In container command strings only exported settings reach NCCL: `export NAME=VALUE`, `mpirun -x
-# NAME=VALUE` (a plain `NAME=VALUE` there is a shell variable, e.g. seed 000's NCCL_TESTS_EXE).
+# NAME=VALUE` (a plain `NAME=VALUE` there is a shell variable, e.g. jingchaozhang.github.io's NCCL_TESTS_EXE).
 _INLINE = re.compile(r"(?:(?:^|(?<=\s))-x\s+|(?:^|(?<=[\s;]))export\s+)(?P<name>[A-Z][A-Z0-9_]*)=" + _VALUE)
 _DOCKER_ENV = re.compile(r"(?:^\s*ENV\s+|(?<=\s))(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)
 _MPIRUN_X = re.compile(r"(?:^|(?<=\s))-x\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)=" + _VALUE)

@@ -566,7 +566,7 @@ def _required(element: XmlElement, kind: XmlKind) -> list[tuple[str, bool, str]]
 
 
 def required_attribute_problems(tree: XmlDocument) -> list[MissingAttribute]:
-    """Attributes NCCL needs that the parsed file lacks, per element (research §5)."""
+    """Attributes NCCL needs that the parsed file lacks, per element (NVIDIA/nccl src/graph/xml.cc)."""
     missing: list[MissingAttribute] = []
     for element in tree.iter():
         for attribute, fatal, consequence in _required(element, tree.kind):
@@ -587,7 +587,7 @@ def self_nvlink_targets(tree: XmlDocument) -> list[XmlElement]:
     """``<nvlink>`` elements aimed at their own GPU (the Azure ncv4 pattern since 2024-02).
 
     Any ``<nvlink>`` child switches off NVML NVLink discovery for that GPU; one that points at
-    itself leaves NCCL with no GPU-to-GPU NVLink at all (probe: 24 instead of 326 GB/s).
+    itself leaves NCCL with no GPU-to-GPU NVLink at all (measured: 24 instead of 326 GB/s all_reduce busbw).
     """
     found = []
     for gpu in tree.iter("gpu"):

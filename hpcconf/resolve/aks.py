@@ -19,11 +19,11 @@ from ..spec.model import TestImage
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
 
-# Seed 000/003 names; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
+# The names the 2023 NDm_v4 AKS walkthroughs use; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
 SERVICE_ACCOUNT = "mpi-worker-view"  # lets the launcher's init container watch the worker pods
 ROLE_BINDING = "default-view"
-KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # seed 000's wait-for-workers image
+KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # jingchaozhang.github.io's wait-for-workers image
 NCP_NAME = "nic-cluster-policy"  # the name the chart used and the operator expects
 MELLANOX_VENDOR = "15b3"
 NVIDIA_VENDOR = "10de"
@@ -89,7 +89,7 @@ class ResolvedAks:
 
 
 def hostfile_path(task: str) -> str:
-    """The file Volcano's svc plugin writes for ``task`` (research k8s.md §3)."""
+    """The file Volcano's svc plugin writes for ``task`` (volcano-sh/volcano pkg/controller/job/plugins/svc)."""
     return f"/etc/volcano/{task.replace('-', '_')}.host"
 
 
@@ -118,14 +118,14 @@ def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str
 
 def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """NCCL settings of the pool (topology path inside the image), then UCX/CUDA for mpirun."""
-    env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # seed 000/003 log NCCL init; keeps the busbw log readable
+    env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) log NCCL init; keeps the busbw log readable
     env.update(pool.nccl.image_env)
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
     if not pool.infiniband:
-        # No IB in the pod: keep UCX on the pod's Ethernet interface (seed 000's NC runs).
+        # No IB in the pod: keep UCX on the pod's Ethernet interface (jingchaozhang.github.io's NC runs).
         env.setdefault("UCX_TLS", "tcp")
         env.setdefault("UCX_NET_DEVICES", pool.sku.ethernet_interface)
-    # With IB VFs in the worker pods UCX picks them itself; seeds 000/003 forced UCX_TLS=tcp on
+    # With IB VFs in the worker pods UCX picks them itself; the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) forced UCX_TLS=tcp on
     # eth0, which sends MPI's traffic over the front-end network (lint MPI002).
     for key, value in mpi_env:
         if not key.startswith("OMPI_MCA_"):
@@ -134,7 +134,7 @@ def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> t
 
 
 def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    mca = {"coll_hcoll_enable": "0"}  # hcoll is not in the image; seed 000/003 turn it off
+    mca = {"coll_hcoll_enable": "0"}  # hcoll is not in the image; the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) turn it off
     for key, value in mpi_env:
         if key.startswith("OMPI_MCA_"):
             mca[key.removeprefix("OMPI_MCA_")] = value

@@ -13,7 +13,7 @@ from typing import Mapping, Optional
 from ..catalog import Sku
 from ..knowledge.nccl_algo import per_collective_algo
 
-IMAGE_WORKDIR = "/workspace"  # WORKDIR of NVIDIA's PyTorch images, where seed 000/003 put the topo file
+IMAGE_WORKDIR = "/workspace"  # WORKDIR of NVIDIA's PyTorch images, where the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) put the topo file
 NODE_NCCL_DIR = "/opt/hpcconf/nccl"  # where the node setup step installs hpcconf's topology files
 
 
@@ -77,7 +77,7 @@ def _settings(sku: Sku, infiniband: bool, topo: Optional[str],
     if topo:
         entries["NCCL_TOPO_FILE"] = topo
     if not infiniband:
-        # Without IB, NCCL would probe for it on every init; say so explicitly (seed 000 NCv4 runs).
+        # Without IB, NCCL would look for it on every init; say so explicitly (jingchaozhang.github.io's NCv4 runs, 2023).
         entries["NCCL_IB_DISABLE"] = "1"
     algo = provider_algo(sku, nccl_version)
     if algo:
@@ -94,10 +94,10 @@ def resolve_pool_nccl(sku: Sku, infiniband: bool, overrides: Mapping[str, str],
     # A provider's own topology file (Crusoe remaps PCI addresses per hypervisor) exists only on its nodes.
     node_topo = f"{NODE_NCCL_DIR}/{topo}" if topo else sku.nccl.vendor_topo_file
     # The graph file (NC96ads_A100_v4) is never named in nccl.conf: it describes all 4 GPUs, so a job
-    # given fewer dies at init ("dev N not found"), and it gains nothing (28.1 vs 28.2 GB/s, seed 000).
+    # given fewer dies at init ("dev N not found"), and it gains nothing (28.1 vs 28.2 GB/s, jingchaozhang.github.io, 2023).
     # Nodes get the file for a job to opt in with NCCL_GRAPH_FILE; the test image does not carry it.
     node_conf = _settings(sku, infiniband, node_topo, overrides, nccl_version=nccl_version)
-    # A pod has eth0 plus one net<N> per IB NIC: pin NCCL's bootstrap to eth0 as seeds 000/003 do.
+    # A pod has eth0 plus one net<N> per IB NIC: pin NCCL's bootstrap to eth0 as the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) do.
     # Nodes keep the image's choice (Azure's and Crusoe's /etc/nccl.conf set no interface).
     image_env = _settings(sku, infiniband, topo and f"{IMAGE_WORKDIR}/{topo}", overrides,
                           socket_ifname=sku.ethernet_interface, nccl_version=nccl_version)

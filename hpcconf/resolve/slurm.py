@@ -2,7 +2,7 @@
 
 Per GPU pool: the partition, how many nodes the test uses, the task geometry (one task per GPU,
 ``--cpus-per-task`` = vCPUs / GPUs) and the CPU mask of each local task, taken from the SKU's
-guest NUMA layout so that a task runs on the cores next to its GPU (seed 000's ``PIN_MASK``).
+guest NUMA layout so that a task runs on the cores next to its GPU (jingchaozhang.github.io's ``PIN_MASK``).
 Also the MPI/UCX/UCC environment the ``collectives`` choice asks for, and the Crusoe Terraform
 variables.
 """
@@ -24,8 +24,8 @@ CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every comp
 # crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
 # default, ubuntu22.04-nvidia-slurm:latest, is the older OS).
 CRUSOE_DEFAULT_IMAGE = "ubuntu24.04-nvidia-slurm"
-AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (seed 000)
-UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); seed 001, open-mpi/ompi#9885
+AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (jingchaozhang.github.io, 2023)
+UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); JSC's X-Dev blog ("MPI as API", 2023), open-mpi/ompi#9885
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def gpu_numa_nodes(sku: Sku) -> Optional[list[int]]:
     With a topology (the one NCCL is given) each GPU's bus id names its NUMA node; GPUs are
     numbered by bus id, as NVML and Slurm's gres do. Without one, GPUs are spread evenly over
     the NUMA nodes in order, which is how the NC A100 v4 sizes are built (one or two GPUs per
-    node, seed 000's nvidia-smi topo -m).
+    node, jingchaozhang.github.io's nvidia-smi topo -m).
     """
     gpus = sku.gpu.count
     if sku.topology is not None:
@@ -148,7 +148,7 @@ def cpus_per_task(sku: Sku) -> Optional[int]:
 
 def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     """UCX transports and devices the SKU can use: rc on InfiniBand, tcp otherwise (never sockcm,
-    removed in UCX 1.11); CUDA copy and IPC so GPU buffers move over NVLink/PCIe P2P (seed 004:
+    removed in UCX 1.11); CUDA copy and IPC so GPU buffers move over NVLink/PCIe P2P (rapidsai/ucx-py#311, ND40rs_v2:
     2.1 GB/s between two GPUs without cuda_ipc, 17-26 GB/s with it)."""
     network = "rc" if pool.infiniband else "tcp"
     env = [("UCX_TLS", f"{network},sm,self,cuda_copy,cuda_ipc")]
@@ -178,7 +178,7 @@ def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "Resolved
 
 
 def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
-    """What the job exports: NCCL_DEBUG=INFO (seed 000) unless set, then the pool's nccl.conf
+    """What the job exports: NCCL_DEBUG=INFO (jingchaozhang.github.io, 2023) unless set, then the pool's nccl.conf
     settings, so the job does not depend on what /etc/nccl.conf the image ships."""
     conf = dict(pool.nccl.node_conf)
     env = {"NCCL_DEBUG": conf.pop("NCCL_DEBUG", "INFO")}
@@ -226,7 +226,7 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
 def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
     if pool.name in settings.test_nodes:
         return settings.test_nodes[pool.name]
-    # Without InfiniBand a multi-node NCCL test only measures the Ethernet; seed 000 ran one node.
+    # Without InfiniBand a multi-node NCCL test only measures the Ethernet; jingchaozhang.github.io (2023) ran one node.
     return pool.count if pool.infiniband else 1
 
 

@@ -38,7 +38,7 @@ class SubnetPlan:
 
 
 def required_subnets(settings: AzhopSettings) -> dict[str, str]:
-    """Subnets this deployment needs (role -> why), in az-hop's order (research/azhop.md G3)."""
+    """Subnets this deployment needs (role -> why), in az-hop's order."""
     needed = {"frontend": "OnDemand and the deployer", "admin": "scheduler, CycleCloud, Grafana"}
     if settings.user_auth == "ad":
         needed["ad"] = "user_auth: ad deploys an AD VM"
@@ -88,7 +88,7 @@ def _carved_plan(settings: AzhopSettings, space: ipaddress.IPv4Network, needed: 
         return SubnetPlan((), (("", f"address space {space} is too small for az-hop", "use a /23 or larger"),))
     compute = list(space.subnets(prefixlen_diff=1))[1]
     lower = list(space.subnets(prefixlen_diff=1))[0]
-    # netapp is carved even without ANF, as az-hop's template does, so a volume can be added later (seed 000).
+    # netapp is carved even without ANF, as az-hop's template does, so a volume can be added later (jingchaozhang.github.io, 2023).
     roles = [r for r, _ in kb.INFRA_SUBNETS if r in needed or r == "netapp"]
     taken: list[ipaddress.IPv4Network] = []
     subnets = []
@@ -177,7 +177,7 @@ class SlurmVersions:
 
 
 def slurm_versions(slurm: Optional[str], cyclecloud_slurm: Optional[str]) -> SlurmVersions:
-    """Both versions, always: az-hop's runtime defaults differ from its schema's (research D2)."""
+    """Both versions, always: az-hop's runtime defaults differ from its schema's."""
     if slurm and cyclecloud_slurm:
         return SlurmVersions(slurm, cyclecloud_slurm, "versions.slurm and versions.cyclecloud_slurm")
     if slurm:

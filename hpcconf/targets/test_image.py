@@ -1,7 +1,7 @@
 """The NCCL test image's build context: Dockerfile, nccl-tests build script, topology files.
 
 The Dockerfile copies the topology file (never the graph: nothing in the job would point at it) to the path the job's NCCL_TOPO_FILE
-names, from the same resolved value, so the two cannot drift apart (seed 000 copied
+names, from the same resolved value, so the two cannot drift apart (jingchaozhang.github.io (2023) copied
 ndv4-topo.xml into /workspace and pointed the job at /workspace/ndv4-topo.xml by hand).
 """
 
@@ -13,7 +13,7 @@ from ..resolve.nccl import IMAGE_WORKDIR
 from ..templating import generated_by, render_template
 from ._common import NCCL_TESTS_DIR, nccl_tests_binary, topology_artifacts
 
-MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (seed 000/003 build with it)
+MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
 
 
 def render(cluster: ResolvedCluster) -> list[Artifact]:

@@ -2,7 +2,7 @@
 
 ``driver.rdma.enabled`` loads nvidia-peermem, which needs MOFED: it is on exactly when the
 network-operator deploys the OFED/DOCA driver (InfiniBand pools). The node pool is created
-without the AKS GPU driver, so ``driver.enabled`` is true (research k8s.md R6/R7).
+without the AKS GPU driver, so ``driver.enabled`` is true.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``resourceName`` is the bare device-plugin name (the operator adds ``nvidia.com/``);
 ``networkNamespace`` is the job's namespace, because pod annotations resolve network names in
-their own namespace; ``ipam`` is a JSON string spliced verbatim into the NAD (research k8s.md §2).
+their own namespace; ``ipam`` is a JSON string spliced verbatim into the NAD.
 """
 
 from __future__ import annotations

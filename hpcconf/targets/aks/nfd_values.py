@@ -1,10 +1,10 @@
-"""node-feature-discovery values (seed 000/003's ``--set-json`` flags as a values file).
+"""node-feature-discovery values (the 2023 NDm_v4 AKS walkthroughs' ``--set-json`` flags as a values file).
 
 The operators select nodes by NFD labels: network-operator operands by
 ``feature.node.kubernetes.io/pci-15b3.present``, gpu-operator by ``pci-10de.present`` (or the
 class-qualified forms). nfd-worker's built-in PCI defaults (classes 03/0b40/12, label fields
 class+vendor) would produce ``pci-0207_15b3.present`` instead, which nothing selects, so the
-whitelist and ``deviceLabelFields: [vendor]`` are set here (research k8s.md R4).
+whitelist and ``deviceLabelFields: [vendor]`` are set here.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every value comes from the spec through shell variables set once at the top (quoted); the
 GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver none`` from
-2.72.2, the ``SkipGPUDriverInstall=true`` tag before; never seed 000's
+2.72.2, the ``SkipGPUDriverInstall=true`` tag before; never jingchaozhang.github.io's
 ``SkipGPUDriverInstallation``); every ``helm upgrade -i`` pins ``--version``.
 """
 

@@ -1,6 +1,6 @@
 """The Volcano job that runs nccl-tests through mpirun, plus the ServiceAccount/RoleBinding it uses.
 
-Seed 000's job with its mistakes fixed: one worker task (seed 000 repeated ``mpiworker``, which
+The 2023 NDm_v4 AKS walkthrough's job with its mistakes fixed: one worker task (jingchaozhang.github.io (2023) repeated ``mpiworker``, which
 Volcano's admission rejects as "duplicated task name"), and every number derived instead of
 typed: ``minAvailable`` = launcher + workers (gang), ``-np`` = workers × GPUs per node,
 ``-npernode`` / ``ppr:N:node`` = GPUs per node, ``-hostfile`` = the file the svc plugin writes
@@ -22,7 +22,7 @@ JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
 SSH_PORT = 22
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
-SHM_SIZE = "8Gi"  # seed 000/003; NCCL's shared-memory transport needs more than the 64 MiB default
+SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
 def wait_for_workers_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
