@@ -110,9 +110,10 @@ def _pin_nccl_of_base(versions: list[dict[str, str]], base: str) -> None:
 def _refusal(sku: Any, platforms: list[str]) -> str | None:
     """Why the SKU cannot work on one of the platforms (knowledge.compat), or None."""
     from .knowledge.compat import unsupported_reason
+    from .spec.checks.hardware import hardware_refusal
 
     return next((f"{sku.name} cannot work on {p}: {reason}" for p in platforms
-                 if (reason := unsupported_reason(sku, p)) is not None), None)
+                 if (reason := unsupported_reason(sku, p) or hardware_refusal(sku, p)) is not None), None)
 
 
 def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
