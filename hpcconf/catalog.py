@@ -8,9 +8,9 @@ directory of YAML files (``Catalog.load(extra_dirs=...)``).
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 from pathlib import Path
-import datetime as _dt
 from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -653,3 +653,21 @@ class Catalog:
             by_key.setdefault(_lookup_keys(canonical)[-1], canonical)
         matches = difflib.get_close_matches(query, list(by_key), n=limit, cutoff=0.6)
         return [by_key[m] for m in matches]
+
+
+# --------------------------------------------------------------------------- the public format
+
+SKU_SCHEMA_ID = "https://hpcconf.dev/schemas/hpcconf-sku.schema.json"
+
+
+def sku_schema_text() -> str:
+    """The JSON Schema of a SKU file, as committed in schemas/hpcconf-sku.schema.json (docs/skus.md)."""
+    import json
+
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": SKU_SCHEMA_ID,
+              **Sku.model_json_schema(mode="validation")}
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":  # python -m hpcconf.catalog > schemas/hpcconf-sku.schema.json
+    print(sku_schema_text(), end="")

@@ -214,3 +214,20 @@ def test_init_refuses_hardware_no_target_compiles_for(tmp_path, sku, platform, r
     assert result.exit_code == 2, result.output
     assert reason in result.output and "cannot work on" in result.output
     assert not (tmp_path / "spec.yaml").exists()
+
+
+def test_init_with_sku_dir_records_it_and_builds(tmp_path, monkeypatch):
+    from hpcconf.resources import resource_dir
+
+    skus = tmp_path / "my-skus"
+    skus.mkdir()
+    text = (resource_dir("skus") / "Standard_ND96isr_H100_v5.yaml").read_text(encoding="utf-8")
+    (skus / "Standard_ND96isr_H100_v5_custom.yaml").write_text(
+        text.replace("name: Standard_ND96isr_H100_v5\n", "name: Standard_ND96isr_H100_v5_custom\n"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5_custom", "--platform", "slurm",
+                     "--sku-dir", "my-skus", "-o", "specs/spec.yaml")
+    assert result.exit_code == 0, result.output
+    spec = (tmp_path / "specs" / "spec.yaml").read_text(encoding="utf-8")
+    assert "sku_dirs: [../my-skus]" in spec
+    assert hpcconf("build", "specs/spec.yaml", "-o", "out").exit_code == 0
