@@ -8,9 +8,10 @@ directory of YAML files (``Catalog.load(extra_dirs=...)``).
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -39,26 +40,96 @@ class _Strict(BaseModel):
 
 # --------------------------------------------------------------------------- hardware facts
 
+GpuVendor = Literal["nvidia", "amd"]
+Collective = Literal["nccl", "rccl"]
+CpuArch = Literal["x86_64", "arm64"]
+# The collective library each vendor's GPUs run, and the PCI vendor id its GPUs report.
+COLLECTIVE_OF_VENDOR: dict[str, str] = {"nvidia": "nccl", "amd": "rccl"}
+PCI_VENDOR_OF_VENDOR: dict[str, str] = {"nvidia": "0x10de", "amd": "0x1002"}
+
+
 class Gpu(_Strict):
+    vendor: GpuVendor = "nvidia"
     model: str
-    count: int = Field(ge=1)
-    memory_gb: int = Field(ge=1)
-    sm: int = Field(ge=30)  # CUDA compute capability x10: 70 V100, 80 A100, 90 H100/H200
+    count: int = Field(ge=1)  # GPUs per VM / node
+    memory_gb: int = Field(ge=1)  # per GPU
+    # CUDA compute capability x10 (70 V100, 80 A100, 90 H100/H200, 100 B200/GB200); NVIDIA only.
+    sm: int | None = Field(default=None, ge=30)
+    collective: Collective | None = None  # derived from vendor when omitted: nccl (NVIDIA), rccl (AMD)
     pci_device: str | None = Field(default=None, pattern=_HEX4)  # e.g. "0x20b5" (A100 PCIe 80GB)
-    pci_vendor: str = Field(default="0x10de", pattern=_HEX4)
+    pci_vendor: str | None = Field(default=None, pattern=_HEX4)  # derived from vendor when omitted
     pci_subsystem_device: str | None = Field(default=None, pattern=_HEX4)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vendor_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            vendor = data.get("vendor", "nvidia")
+            if vendor in COLLECTIVE_OF_VENDOR:
+                data = {**data}
+                data.setdefault("collective", COLLECTIVE_OF_VENDOR[vendor])
+                data.setdefault("pci_vendor", PCI_VENDOR_OF_VENDOR[vendor])
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Gpu":
+        if self.collective != COLLECTIVE_OF_VENDOR[self.vendor]:
+            raise ValueError(f"collective {self.collective!r} does not run on {self.vendor} GPUs "
+                             f"(use {COLLECTIVE_OF_VENDOR[self.vendor]!r})")
+        if self.pci_vendor != PCI_VENDOR_OF_VENDOR[self.vendor]:
+            raise ValueError(f"pci_vendor {self.pci_vendor} is not {self.vendor}'s ({PCI_VENDOR_OF_VENDOR[self.vendor]})")
+        if self.vendor == "nvidia" and self.sm is None:
+            raise ValueError("an NVIDIA GPU needs sm (CUDA compute capability x10, e.g. 90 for H100)")
+        if self.vendor != "nvidia" and self.sm is not None:
+            raise ValueError("sm is a CUDA compute capability: only NVIDIA GPUs have one")
+        return self
+
+
+class Cpu(_Strict):
+    """The host CPU the guest sees: its architecture decides which binaries and images can run."""
+    arch: CpuArch = "x86_64"
+    vendor: str | None = None  # "Intel", "AMD", "NVIDIA" (Grace)
+    model: str | None = None  # "Xeon Platinum 8480C", "EPYC 7V13", "Grace"
+    sockets: int | None = Field(default=None, ge=1)
+
+
+class Lifecycle(_Strict):
+    """Whether the size can still be deployed: the provider's announcement, with its date."""
+    status: Literal["available", "retiring", "retired"] = "available"
+    date: _dt.date | None = None  # the retirement date (announced for retiring, past for retired)
+    replacement: str | None = None  # what the provider recommends instead
+    source: str | None = None  # the announcement (a URL)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Lifecycle":
+        if self.status == "available" and self.date is not None:
+            raise ValueError("an available size has no retirement date; use status: retiring")
+        if self.status != "available" and (self.date is None or not self.source):
+            raise ValueError(f"status {self.status} needs the date and the source that announced it")
+        return self
+
+    def effective_status(self, today: _dt.date | None = None) -> str:
+        """retiring becomes retired once its date has passed."""
+        if self.status == "retiring" and self.date is not None and self.date <= (today or _dt.date.today()):
+            return "retired"
+        return self.status
 
 
 class NvLink(_Strict):
     present: bool
     nvswitch: bool = False
     nvls: bool = False  # NVLink SHARP (NVSwitch gen 3+): enables NCCL's NVLS / NVLSTree algorithms
+    # GPUs in one NVLink domain: the VM's GPUs on an HGX board (8), the whole rack on NVL72 (72,
+    # spanning 18 VMs of 4 GPUs). None: the VM's GPUs (present) or none (not present).
+    domain_gpus: int | None = Field(default=None, ge=2)
     description: str
 
     @model_validator(mode="after")
     def _consistent(self) -> "NvLink":
         if self.nvswitch and not self.present:
             raise ValueError("nvswitch: true needs present: true")
+        if self.domain_gpus is not None and not self.present:
+            raise ValueError("domain_gpus needs present: true")
         if self.nvls and not self.nvswitch:
             raise ValueError("nvls: true needs nvswitch: true (NVLS runs on NVSwitch)")
         return self
@@ -251,6 +322,7 @@ class Sku(_Strict):
     family: str
     vcpus: int | None = Field(default=None, ge=1)
     memory_gib: int | None = Field(default=None, ge=1)
+    cpu: Cpu = Cpu()
     gpu: Gpu
     nvlink: NvLink
     infiniband: Infiniband | None = None
@@ -259,6 +331,8 @@ class Sku(_Strict):
     nccl: NcclDefaults = NcclDefaults()
     topology: Topology | None = None  # None: let NCCL auto-detect (no topo file)
     busbw: list[BusBw] = []
+    # None in a package file: the lifecycle comes from hpcconf's retirement table (filled in on load).
+    lifecycle: Lifecycle | None = None
     sources: dict[str, str]  # source key -> citation
     cites: dict[str, list[str]] = {}  # top-level field -> source keys backing it
     notes: list[str] = []
@@ -268,7 +342,19 @@ class Sku(_Strict):
         self._check_numa()
         self._check_topology()
         self._check_sources()
+        self._check_hardware()
         return self
+
+    def _check_hardware(self) -> None:
+        domain = self.nvlink.domain_gpus
+        if domain is not None and domain % self.gpu.count:
+            raise ValueError(f"nvlink.domain_gpus {domain} is not a multiple of gpu.count {self.gpu.count} "
+                             f"(a domain holds whole VMs)")
+        if self.topology is not None and self.topology.cpu.arch != self.cpu.arch:
+            raise ValueError(f"topology.cpu.arch {self.topology.cpu.arch} contradicts cpu.arch {self.cpu.arch}")
+        if self.gpu.vendor != "nvidia" and (self.nvlink.present or self.topology is not None or self.nccl != NcclDefaults()):
+            raise ValueError(f"nvlink, topology and nccl describe NVIDIA GPUs; a {self.gpu.vendor} SKU leaves them "
+                             f"at present: false / null / {{}}")
 
     def _check_numa(self) -> None:
         seen: set[int] = set()
@@ -320,6 +406,21 @@ class Sku(_Strict):
                     raise ValueError(f"cites.{fact}: {key!r} is not a key of sources")
 
     # -- derived values used by several generators
+
+    @property
+    def nvlink_domain_gpus(self) -> int:
+        """GPUs one NVLink domain holds: 1 without NVLink, the VM's GPUs unless the domain is larger."""
+        if not self.nvlink.present:
+            return 1
+        return self.nvlink.domain_gpus or self.gpu.count
+
+    @property
+    def nvlink_spans_nodes(self) -> bool:
+        """The NVLink domain is larger than one VM (GB200/GB300 NVL72: 72 GPUs over 18 VMs)."""
+        return self.nvlink_domain_gpus > self.gpu.count
+
+    def lifecycle_status(self, today: _dt.date | None = None) -> str:
+        return self.lifecycle.effective_status(today) if self.lifecycle else "available"
 
     @property
     def short_name(self) -> str:
@@ -464,6 +565,24 @@ def _fast_parse(text: str, path: Path) -> Sku | None:
     return sku if path.stem in (sku.name, f"{sku.provider}-{sku.name}") else None
 
 
+def _with_lifecycle(sku: Sku) -> Sku:
+    """The SKU with its lifecycle from hpcconf's retirement table when its file gives none.
+
+    The table (``hpcconf/data/compat/retirements.yaml``) is the one source for the Azure sizes it
+    lists; package SKU files leave ``lifecycle`` out (tests/test_catalog.py holds them to it).
+    """
+    if sku.lifecycle is not None or sku.provider != "azure":
+        return sku
+    from .knowledge.compat import sku_retirement
+
+    retired = sku_retirement(sku.name)
+    if retired is None:
+        return sku.model_copy(update={"lifecycle": Lifecycle()})
+    status = "retired" if retired.passed(None) else "retiring"
+    return sku.model_copy(update={"lifecycle": Lifecycle(status=status, date=retired.date,
+                                                         replacement=retired.replacement, source=retired.source)})
+
+
 class Catalog:
     """All known SKUs by canonical name; lookups accept short names and any case."""
 
@@ -496,7 +615,7 @@ class Catalog:
                 except HpcconfError as exc:
                     diags.extend(exc.diagnostics)
                     continue
-                skus[sku.name] = sku
+                skus[sku.name] = _with_lifecycle(sku)
                 files[sku.name] = path
         if diags:
             raise HpcconfError(diags)
@@ -534,3 +653,21 @@ class Catalog:
             by_key.setdefault(_lookup_keys(canonical)[-1], canonical)
         matches = difflib.get_close_matches(query, list(by_key), n=limit, cutoff=0.6)
         return [by_key[m] for m in matches]
+
+
+# --------------------------------------------------------------------------- the public format
+
+SKU_SCHEMA_ID = "https://hpcconf.dev/schemas/hpcconf-sku.schema.json"
+
+
+def sku_schema_text() -> str:
+    """The JSON Schema of a SKU file, as committed in schemas/hpcconf-sku.schema.json (docs/skus.md)."""
+    import json
+
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": SKU_SCHEMA_ID,
+              **Sku.model_json_schema(mode="validation")}
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":  # python -m hpcconf.catalog > schemas/hpcconf-sku.schema.json
+    print(sku_schema_text(), end="")

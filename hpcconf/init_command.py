@@ -11,6 +11,7 @@ version, so ``migrate`` says there is nothing to do (or refuses a version it doe
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable, List, Optional
@@ -110,9 +111,10 @@ def _pin_nccl_of_base(versions: list[dict[str, str]], base: str) -> None:
 def _refusal(sku: Any, platforms: list[str]) -> str | None:
     """Why the SKU cannot work on one of the platforms (knowledge.compat), or None."""
     from .knowledge.compat import unsupported_reason
+    from .spec.checks.hardware import hardware_refusal
 
     return next((f"{sku.name} cannot work on {p}: {reason}" for p in platforms
-                 if (reason := unsupported_reason(sku, p)) is not None), None)
+                 if (reason := unsupported_reason(sku, p) or hardware_refusal(sku, p)) is not None), None)
 
 
 def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
@@ -136,6 +138,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         "aks": "aks" in platforms,
         "test_image": None,
         "crusoe": None,
+        "sku_dirs": [],
     }
     if "aks" in platforms:
         doca = _doca_driver_tag(sku)
@@ -157,11 +160,13 @@ def render_init_spec(context: dict[str, Any]) -> str:
     return render_template("init/spec.yaml.j2", **context)
 
 
-def _validate(text: str, display_name: str) -> None:
-    """Compile the scaffold before writing it: init never leaves a spec that does not build."""
+def _validate(text: str, display_name: str, spec_path: Path | None = None) -> None:
+    """Compile the scaffold before writing it: init never leaves a spec that does not build.
+
+    ``spec_path`` is where it will be written: its sku_dirs are relative to that file."""
     from .pipeline import compile_spec
 
-    compile_spec(Path(display_name), text=text, display_name=display_name)
+    compile_spec(spec_path or Path(display_name), text=text, display_name=display_name)
 
 
 def init_command(
@@ -173,12 +178,17 @@ def init_command(
     registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable); the spec records it in sku_dirs."),
 ) -> None:
     """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
     from .catalog import Catalog, UnknownSku
 
     platforms = _platforms(platform)
-    catalog = Catalog.load()
+    try:
+        catalog = Catalog.load(extra_dirs=sku_dir)
+    except HpcconfError as exc:
+        typer.echo(render_all(exc.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID) from None
     try:
         found = catalog.get(sku)
     except UnknownSku as exc:
@@ -197,11 +207,15 @@ def init_command(
     shown_platforms = " ".join(f"--platform {p}" for p in platforms)
     command = f"hpcconf init --sku {found.name} --nodes {nodes} {shown_platforms}"
     file_name = "spec.yaml" if to_stdout else target.name
-    text = render_init_spec(init_context(found, nodes, platforms, cluster_name, location, registry,
-                                         "spec.yaml" if to_stdout else target.as_posix(), command))
+    spec_path = Path("spec.yaml") if to_stdout else target
+    context_dirs = [_scalar(os.path.relpath(d.resolve(), spec_path.resolve().parent)) for d in sku_dir]
+    context = init_context(found, nodes, platforms, cluster_name, location, registry,
+                           "spec.yaml" if to_stdout else target.as_posix(), command)
+    context["sku_dirs"] = context_dirs
+    text = render_init_spec(context)
     shown = f"{file_name} (not written)"
     try:
-        _validate(text, shown)
+        _validate(text, shown, spec_path)
     except HpcconfError as error:  # a bad --location/--registry value, or a bug: never write a broken spec
         from .diagnostics import SourceCache
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, shared_path
 from ruamel.yaml import YAML
 
-from hpcconf.catalog import Catalog, UnknownSku, cpumask_groups, parse_cpulist
+from hpcconf.catalog import Catalog, Sku, UnknownSku, cpumask_groups, load_sku_file, parse_cpulist
 from hpcconf.diagnostics import HpcconfError
 from hpcconf.resources import resource_dir
 
@@ -327,3 +327,67 @@ def test_file_name_must_match_sku_name(tmp_path):
     text = (resource_dir("skus") / "Standard_NC24ads_A100_v4.yaml").read_text()
     err = _error(tmp_path, text, "Standard_NC24ads_A100_v5")
     assert "does not match" in err.diagnostics[0].message
+
+
+# -- vendor, architecture, NVLink domain, lifecycle ------------------------------------------------
+
+def test_vendor_decides_collective_and_pci_vendor():
+    from hpcconf.catalog import Gpu
+
+    amd = Gpu.model_validate({"vendor": "amd", "model": "MI300X", "count": 8, "memory_gb": 192})
+    assert (amd.collective, amd.pci_vendor, amd.sm) == ("rccl", "0x1002", None)
+    nvidia = Gpu.model_validate({"model": "H100", "count": 8, "memory_gb": 80, "sm": 90})
+    assert (nvidia.vendor, nvidia.collective, nvidia.pci_vendor) == ("nvidia", "nccl", "0x10de")
+    with pytest.raises(ValueError, match="does not run on amd"):
+        Gpu.model_validate({"vendor": "amd", "model": "MI300X", "count": 8, "memory_gb": 192, "collective": "nccl"})
+    with pytest.raises(ValueError, match="needs sm"):
+        Gpu.model_validate({"model": "H100", "count": 8, "memory_gb": 80})
+    with pytest.raises(ValueError, match="only NVIDIA"):
+        Gpu.model_validate({"vendor": "amd", "model": "MI300X", "count": 8, "memory_gb": 192, "sm": 94})
+
+
+def test_nvl72_domain_spans_vms_and_hgx_domain_is_the_vm(catalog):
+    gb200 = catalog.get("Standard_ND128isr_NDR_GB200_v6")
+    assert (gb200.cpu.arch, gb200.nvlink_domain_gpus, gb200.nvlink_spans_nodes) == ("arm64", 72, True)
+    h100 = catalog.get("Standard_ND96isr_H100_v5")
+    assert (h100.cpu.arch, h100.nvlink_domain_gpus, h100.nvlink_spans_nodes) == ("x86_64", 8, False)
+    assert catalog.get("Standard_NC40ads_H100_v5").nvlink_domain_gpus == 1
+    mi300x = catalog.get("Standard_ND96isr_MI300X_v5")
+    assert (mi300x.gpu.vendor, mi300x.gpu.collective) == ("amd", "rccl")
+
+
+def test_domain_must_hold_whole_vms_and_topology_arch_must_match(catalog):
+    data = catalog.get("Standard_ND96isr_H100_v5").model_dump(mode="json", exclude_none=True)
+    data["nvlink"]["domain_gpus"] = 12
+    with pytest.raises(ValueError, match="not a multiple of gpu.count"):
+        Sku.model_validate(data)
+    data = catalog.get("Standard_ND96isr_H100_v5").model_dump(mode="json", exclude_none=True)
+    data["cpu"] = {"arch": "arm64"}
+    with pytest.raises(ValueError, match="contradicts cpu.arch"):
+        Sku.model_validate(data)
+
+
+def test_lifecycle_comes_from_the_retirement_table_for_azure_sizes(catalog):
+    from hpcconf.knowledge.compat import sku_retirement
+
+    for path in resource_dir("skus").glob("*.yaml"):
+        sku = load_sku_file(path)
+        if sku.provider == "azure":
+            assert sku.lifecycle is None, f"{path.name}: lifecycle comes from retirements.yaml, not the SKU file"
+    nc24 = catalog.get("Standard_NC24rs_v3")
+    assert nc24.lifecycle is not None and nc24.lifecycle.date.isoformat() == "2025-09-30"
+    assert nc24.lifecycle_status() == "retired" and nc24.lifecycle.source == sku_retirement("Standard_NC24rs_v3").source
+    assert all(sku.lifecycle is not None for sku in catalog)
+    assert catalog.get("Standard_ND96isr_H200_v5").lifecycle_status() == "available"
+
+
+def test_retiring_becomes_retired_after_its_date():
+    import datetime
+
+    from hpcconf.catalog import Lifecycle
+
+    life = Lifecycle(status="retiring", date=datetime.date(2030, 1, 1), source="https://example.invalid/notice")
+    assert life.effective_status(datetime.date(2029, 12, 31)) == "retiring"
+    assert life.effective_status(datetime.date(2030, 1, 1)) == "retired"
+    with pytest.raises(ValueError, match="needs the date"):
+        Lifecycle(status="retired")

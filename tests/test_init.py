@@ -201,3 +201,33 @@ def test_a_bad_option_is_reported_on_the_line_it_would_fill(tmp_path):
     assert "x.yaml (not written):10:13: error[HPC005]" in result.stderr
     assert "location: not a region" in result.stderr and "hpcconf-init-" not in result.stderr
     assert not target.exists()
+
+
+@pytest.mark.parametrize("sku, platform, reason", [
+    ("Standard_ND96isr_MI300X_v5", "aks", "has AMD GPUs (AMD Instinct MI300X, collectives through RCCL) but hpcconf's AKS artifacts install NVIDIA's gpu-operator"),
+    ("Standard_ND96isr_MI300X_v5", "slurm", "NVIDIA nccl-tests"),
+    ("Standard_ND128isr_NDR_GB200_v6", "aks", "host CPU is arm64 (Grace)"),
+    ("Standard_ND128isr_GB300_v6", "azhop", "host CPU is arm64"),
+])
+def test_init_refuses_hardware_no_target_compiles_for(tmp_path, sku, platform, reason):
+    result = hpcconf("init", "--sku", sku, "--platform", platform, "-o", str(tmp_path / "spec.yaml"))
+    assert result.exit_code == 2, result.output
+    assert reason in result.output and "cannot work on" in result.output
+    assert not (tmp_path / "spec.yaml").exists()
+
+
+def test_init_with_sku_dir_records_it_and_builds(tmp_path, monkeypatch):
+    from hpcconf.resources import resource_dir
+
+    skus = tmp_path / "my-skus"
+    skus.mkdir()
+    text = (resource_dir("skus") / "Standard_ND96isr_H100_v5.yaml").read_text(encoding="utf-8")
+    (skus / "Standard_ND96isr_H100_v5_custom.yaml").write_text(
+        text.replace("name: Standard_ND96isr_H100_v5\n", "name: Standard_ND96isr_H100_v5_custom\n"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5_custom", "--platform", "slurm",
+                     "--sku-dir", "my-skus", "-o", "specs/spec.yaml")
+    assert result.exit_code == 0, result.output
+    spec = (tmp_path / "specs" / "spec.yaml").read_text(encoding="utf-8")
+    assert "sku_dirs: [../my-skus]" in spec
+    assert hpcconf("build", "specs/spec.yaml", "-o", "out").exit_code == 0

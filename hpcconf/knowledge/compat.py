@@ -67,7 +67,7 @@ def gpu_architectures() -> tuple[GpuArchitecture, ...]:
                  for r in _load("gpu_architectures")["architectures"])
 
 
-def gpu_architecture(sm: int) -> Optional[GpuArchitecture]:
+def gpu_architecture(sm: Optional[int]) -> Optional[GpuArchitecture]:
     return next((a for a in gpu_architectures() if sm in a.sm), None)
 
 
@@ -77,7 +77,7 @@ def legacy_pins() -> tuple[LegacyPin, ...]:
                  for r in _load("gpu_architectures")["legacy_pins"])
 
 
-def driver_drives(sm: int, driver_version: str) -> Optional[bool]:
+def driver_drives(sm: Optional[int], driver_version: str) -> Optional[bool]:
     """Whether driver ``driver_version`` supports compute capability ``sm`` (None: unknown architecture)."""
     arch = gpu_architecture(sm)
     if arch is None:
@@ -85,7 +85,7 @@ def driver_drives(sm: int, driver_version: str) -> Optional[bool]:
     return arch.last_branch is None or driver_branch(driver_version) <= arch.last_branch
 
 
-def legacy_driver_pin(sm: int) -> Optional[LegacyPin]:
+def legacy_driver_pin(sm: Optional[int]) -> Optional[LegacyPin]:
     """The driver to pin for an architecture whose support ended with a branch; None when current."""
     arch = gpu_architecture(sm)
     if arch is None or arch.last_branch is None:
