@@ -71,6 +71,11 @@ class Gpu(_Strict):
                 data.setdefault("pci_vendor", PCI_VENDOR_OF_VENDOR[vendor])
         return data
 
+    @property
+    def pci_vendor_id(self) -> str:
+        """The GPU's PCI vendor id: the file's, else its vendor's (the validator makes them agree)."""
+        return self.pci_vendor or PCI_VENDOR_OF_VENDOR[self.vendor]
+
     @model_validator(mode="after")
     def _consistent(self) -> "Gpu":
         if self.collective != COLLECTIVE_OF_VENDOR[self.vendor]:

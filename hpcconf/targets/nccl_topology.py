@@ -78,9 +78,9 @@ def _gpu_pci(sku: Sku, topo: Topology, busid: str) -> Node:
     if not topo.gpu_elements:
         return _pci(busid, topo.gpu_class, topo)
     dev = topo.cuda_order().index(busid)
-    ids = [("vendor", sku.gpu.pci_vendor), ("device", sku.gpu.pci_device or "")]
+    ids = [("vendor", sku.gpu.pci_vendor_id), ("device", sku.gpu.pci_device or "")]
     if sku.gpu.pci_subsystem_device:
-        ids += [("subsystem_vendor", sku.gpu.pci_vendor), ("subsystem_device", sku.gpu.pci_subsystem_device)]
+        ids += [("subsystem_vendor", sku.gpu.pci_vendor_id), ("subsystem_device", sku.gpu.pci_subsystem_device)]
     gpu = Node("gpu", [("dev", str(dev)), ("sm", str(sku.gpu.sm)), ("rank", str(dev)), ("gdr", "1")])
     return _pci(busid, topo.gpu_class, topo, ids, [gpu])
 
