@@ -9,6 +9,7 @@ plugin resources (Helm values or a NicClusterPolicy), which cross-file checks ma
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Protocol
 
@@ -230,3 +231,56 @@ def rdma_shared_resources(doc: YamlSource) -> list[tuple[tuple, str, str]]:
                 found.append((("spec", "rdmaSharedDevicePlugin", "config"), str(item.get("resourcePrefix") or "rdma"),
                               str(item["resourceName"])))
     return found
+
+
+# --------------------------------------------------------------------------- volumes and env values
+
+@dataclass(frozen=True)
+class Mount:
+    mount_path: str
+    source: str  # the volume's type key: hostPath, configMap, persistentVolumeClaim, emptyDir...; "" unknown
+
+
+def _volume_sources(pod: PodRef) -> dict[str, str]:
+    sources = {}
+    for volume in pod.spec.get("volumes") or []:
+        if isinstance(volume, dict) and volume.get("name"):
+            sources[str(volume["name"])] = next((str(k) for k in volume if k != "name"), "")
+    return sources
+
+
+def volume_mounts(doc: YamlSource) -> list[Mount]:
+    """Every ``volumeMounts[].mountPath`` of every container (init containers too) in the document."""
+    found = []
+    for pod in pods(doc):
+        sources = _volume_sources(pod)
+        for _, container in pod.containers(init=True):
+            for mount in container.get("volumeMounts") or []:
+                if isinstance(mount, dict) and mount.get("mountPath"):
+                    found.append(Mount(str(mount["mountPath"]).rstrip("/") or "/",
+                                       sources.get(str(mount.get("name", "")), "")))
+    return found
+
+
+def mount_holding(path: str, mounts: list[Mount]) -> Mount | None:
+    """The mount under which ``path`` lies (the deepest), or None: the file then comes from the image."""
+    holding = [m for m in mounts if path == m.mount_path or path.startswith(m.mount_path.rstrip("/") + "/")]
+    return max(holding, key=lambda m: len(m.mount_path), default=None)
+
+
+# `$(VAR)` is Kubernetes' own expansion (and `$$` its escape); `$VAR` and `${VAR}` are shell syntax.
+_SHELL_REFERENCE = re.compile(r"(?<!\$)\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)[^}]*\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def shell_references(value: str) -> list[str]:
+    """Names referenced as ``$NAME`` or ``${NAME}`` in ``value`` (``$$`` escapes and ``$(NAME)`` excluded)."""
+    text = value.replace("$$", "")
+    return [m.group("braced") or m.group("bare") for m in _SHELL_REFERENCE.finditer(text)]
+
+
+def env_values(pod: PodRef) -> Iterator[tuple[tuple, str, str]]:
+    """(YAML path of the value, name, value) of every literal ``env[].value`` of the pod's containers."""
+    for path, container in pod.containers(init=True):
+        for index, item in enumerate(container.get("env") or []):
+            if isinstance(item, dict) and "name" in item and isinstance(item.get("value"), str):
+                yield path + ("env", index, "value"), str(item["name"]), item["value"]

@@ -22,11 +22,13 @@ from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     as_dict,
+    mount_holding,
     network_entries,
     pods,
     rdma_resources,
     rdma_shared_resources,
     sriov_resources,
+    volume_mounts,
 )
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -199,7 +201,8 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
 
     ## What it catches
     ``NCCL_TOPO_FILE`` (or ``NCCL_GRAPH_FILE``) set in a Kubernetes job (``mpirun -x`` or container
-    ``env``), linted with the image's Dockerfile, where no ``COPY``/``ADD`` puts a file at that path.
+    ``env``), linted with the image's Dockerfile, where no ``COPY``/``ADD`` puts a file at that path
+    and no volume of the job (``hostPath``, ``configMap``, PVC...) is mounted over it.
 
     ## Why is this bad?
     NCCL treats a missing topology file as "detect the topology yourself" and logs it at INFO only,
@@ -221,12 +224,15 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     if not images:
         return
     for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        mounts = volume_mounts(doc)
         for setting in env_settings(doc, "NCCL_"):
             if setting.name not in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") or setting.dynamic or not setting.value:
                 continue
             path = posixpath.normpath(setting.value)
             if any(path in known for _, known, _ in images):
                 continue
+            if mount_holding(path, mounts) is not None:
+                continue  # a hostPath/configMap/PVC volume supplies it: not the image's business
             if any(posixpath.basename(path) in unknown for _, _, unknown in images):
                 continue  # copied to the base image's WORKDIR: cannot tell from here
             copied = sorted(p for _, known, _ in images for p in known if p.endswith(".xml"))

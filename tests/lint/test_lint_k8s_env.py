@@ -1,0 +1,58 @@
+"""Kubernetes env values as Kubernetes reads them: volumes supply files, `$VAR` stays literal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths, lint_text
+from hpcconf.parsers.k8s import Mount, mount_holding, shell_references
+
+JOB = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nccl
+spec:
+  volumes:
+    - name: topo
+      hostPath: {{path: /etc/crusoe/nccl_topo, type: Directory}}
+  containers:
+    - name: test
+      image: example.azurecr.io/nccl-tests:23.03
+      env:
+        - name: NCCL_TOPO_FILE
+          value: {value}
+      volumeMounts:
+        - {{name: topo, mountPath: /opt/nccl_topo}}
+"""
+
+
+@pytest.mark.parametrize("value, expected", [("/opt/nccl_topo/h200.xml", []), ("/workspace/h200.xml", ["XA003"])])
+def test_topology_file_on_a_host_path_volume_is_present(tmp_path: Path, monkeypatch, value, expected):
+    (tmp_path / "Dockerfile").write_text("FROM nvcr.io/nvidia/pytorch:24.07-py3\nCOPY h200.xml /opt/h200.xml\n")
+    (tmp_path / "pod.yaml").write_text(JOB.format(value=value))
+    monkeypatch.chdir(tmp_path)
+    found = [f.code for f in lint_paths(["."], LintContext()).findings if f.code.startswith("XA")]
+    assert found == expected
+
+
+def test_mount_holding_picks_the_deepest_mount():
+    mounts = [Mount("/opt", "emptyDir"), Mount("/opt/nccl_topo", "hostPath")]
+    assert mount_holding("/opt/nccl_topo/a.xml", mounts) == mounts[1]
+    assert mount_holding("/opt/nccl_topology.xml", mounts) == mounts[0]
+    assert mount_holding("/workspace/a.xml", mounts) is None
+
+
+def test_shell_references_exclude_kubernetes_syntax():
+    assert shell_references("${A}/lib:$B:$(C):$$D") == ["A", "B"]
+    assert shell_references("$(NCCL_HOME)/topo.xml") == []
+
+
+def test_dollar_var_in_an_env_value_is_literal():
+    text = JOB.format(value="$TOPO_DIR/h200.xml")
+    assert [(f.line, f.code) for f in lint_text(text, "pod.yaml", LintContext()).findings] == [(14, "K8S005")]
+    assert lint_text(text.replace("image: example", "image: ${REGISTRY}/example"), "pod.yaml",
+                     LintContext()).findings == []  # an envsubst template: rendered before apply
