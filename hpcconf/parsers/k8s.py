@@ -1,6 +1,7 @@
 """The pod model of Kubernetes workloads and Volcano jobs, read from plain YAML data.
 
-Pods are found in Volcano jobs (``spec.tasks[].template``) and in ordinary workloads (Pod,
+Pods are found in Volcano jobs (``spec.tasks[].template``), Kubeflow MPIJobs
+(``spec.mpiReplicaSpecs.<role>.template``) and in ordinary workloads (Pod,
 Deployment, StatefulSet, DaemonSet, Job, CronJob, PodTemplate). Each container comes with its
 YAML path, so a finding can point at the exact key. Also the network-operator's SR-IOV device
 plugin resources (Helm values or a NicClusterPolicy), which cross-file checks match pods against.
@@ -82,6 +83,9 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
             yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                          as_dict(template.get("metadata")), task, index)
         return
+    if data.get("kind") == "MPIJob":
+        yield from _mpijob_pods(data)
+        return
     path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
     if path is None:
         return
@@ -93,6 +97,19 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
     for key in meta_path:
         meta = as_dict(meta).get(key)
     yield PodRef(path, as_dict(node), meta_path, as_dict(meta))
+
+
+def _mpijob_pods(data: dict) -> Iterator[PodRef]:
+    """Kubeflow MPIJob (``kubeflow.org/v2beta1``, also v1): ``spec.mpiReplicaSpecs.<Launcher|Worker>.template``.
+    The replica spec stands where a Volcano task does (``replicas`` and the pod template)."""
+    specs = as_dict(as_dict(data.get("spec")).get("mpiReplicaSpecs"))
+    for index, (role, replica) in enumerate(specs.items()):
+        if not isinstance(replica, dict):
+            continue
+        template = as_dict(replica.get("template"))
+        base = ("spec", "mpiReplicaSpecs", role, "template")
+        yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
+                     as_dict(template.get("metadata")), {"name": str(role), **replica}, index)
 
 
 def resources(container: dict, which: str) -> dict:

@@ -56,3 +56,36 @@ def test_dollar_var_in_an_env_value_is_literal():
     assert [(f.line, f.code) for f in lint_text(text, "pod.yaml", LintContext()).findings] == [(14, "K8S005")]
     assert lint_text(text.replace("image: example", "image: ${REGISTRY}/example"), "pod.yaml",
                      LintContext()).findings == []  # an envsubst template: rendered before apply
+
+
+MPIJOB = """\
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: nccl-tests
+spec:
+  slotsPerWorker: 8
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: launcher
+              image: example.azurecr.io/nccl-tests:23.03
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: worker
+              image: example.azurecr.io/nccl-tests:23.03
+              resources:
+                requests:
+                  nvidia.com/gpu: 8
+"""
+
+
+def test_mpijob_pod_templates_go_through_the_pod_model():
+    findings = lint_text(MPIJOB, "mpijob.yaml", LintContext()).findings
+    assert (24, "K8S001") in [(f.line, f.code) for f in findings]  # request without limit, in the Worker
