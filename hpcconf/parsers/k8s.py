@@ -301,3 +301,53 @@ def env_values(pod: PodRef) -> Iterator[tuple[tuple, str, str]]:
         for index, item in enumerate(container.get("env") or []):
             if isinstance(item, dict) and "name" in item and isinstance(item.get("value"), str):
                 yield path + ("env", index, "value"), str(item["name"]), item["value"]
+
+
+# --------------------------------------------------------------------------- network CRs (NADs)
+
+# Kinds that render a NetworkAttachmentDefinition, by the operator that renders it. The Mellanox
+# network-operator's are cluster-scoped and put the NAD in spec.networkNamespace ("default" when unset,
+# Mellanox/network-operator api/v1alpha1); the sriov-network-operator's are namespaced and default the
+# NAD to their own namespace (k8snetworkplumbingwg/sriov-network-operator api/v1).
+NAD_KINDS = {"HostDeviceNetwork": "mellanox", "MacvlanNetwork": "mellanox", "IPoIBNetwork": "mellanox",
+             "SriovNetwork": "sriov", "SriovIBNetwork": "sriov", "OVSNetwork": "sriov"}
+
+
+@dataclass(frozen=True)
+class NetworkCr:
+    kind: str
+    name: str
+    nad_namespace: str
+    resource_name: str  # "" when the network carries no device-plugin resource (macvlan, ipoib)
+    ipam: dict  # spec.ipam parsed from its JSON string; {} when absent or not JSON
+
+
+def network_cr(data: Any) -> NetworkCr | None:
+    """The NAD-rendering network a document defines (HostDeviceNetwork, MacvlanNetwork, SriovIBNetwork...)."""
+    if not isinstance(data, dict) or str(data.get("kind", "")) not in NAD_KINDS:
+        return None
+    kind = str(data["kind"])
+    metadata, spec = as_dict(data.get("metadata")), as_dict(data.get("spec"))
+    own_namespace = str(metadata.get("namespace") or "default")
+    default_ns = "default" if NAD_KINDS[kind] == "mellanox" else own_namespace
+    try:
+        ipam = json.loads(spec["ipam"]) if isinstance(spec.get("ipam"), str) and spec["ipam"].strip() else {}
+    except ValueError:
+        ipam = {}
+    return NetworkCr(kind, str(metadata.get("name") or ""), str(spec.get("networkNamespace") or default_ns),
+                     str(spec.get("resourceName") or ""), as_dict(ipam))
+
+
+def ipam_pool_names(ipam: dict) -> list[str]:
+    """nv-ipam pools an IPAM config asks for: ``poolName`` is one name or a comma list (IPv4,IPv6)."""
+    if ipam.get("type") != "nv-ipam" or not isinstance(ipam.get("poolName"), str):
+        return []
+    return [name.strip() for name in ipam["poolName"].split(",") if name.strip()]
+
+
+def sriov_policy_resources(data: Any) -> list[str]:
+    """``spec.resourceName`` of a SriovNetworkNodePolicy (the sriov-network-operator's device plugin resource)."""
+    if not isinstance(data, dict) or data.get("kind") != "SriovNetworkNodePolicy":
+        return []
+    name = as_dict(data.get("spec")).get("resourceName")
+    return [str(name)] if name else []

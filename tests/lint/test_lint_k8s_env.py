@@ -89,3 +89,54 @@ spec:
 def test_mpijob_pod_templates_go_through_the_pod_model():
     findings = lint_text(MPIJOB, "mpijob.yaml", LintContext()).findings
     assert (24, "K8S001") in [(f.line, f.code) for f in findings]  # request without limit, in the Worker
+
+
+NETWORKS = """\
+apiVersion: mellanox.com/v1alpha1
+kind: NicClusterPolicy
+metadata:
+  name: nic-cluster-policy
+spec:
+  sriovDevicePlugin:
+    image: sriov-network-device-plugin
+    config: '{"resourceList": [{"resourcePrefix": "nvidia.com", "resourceName": "hostdev"}]}'
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: ib-sriov, namespace: nvidia-network-operator}
+spec: {resourceName: mlnxnics, numVfs: 8, nicSelector: {vendor: "15b3"}}
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovIBNetwork
+metadata: {name: sriov-ib, namespace: nvidia-network-operator}
+spec: {resourceName: {resource}, networkNamespace: {nad_namespace}}
+---
+apiVersion: mellanox.com/v1alpha1
+kind: MacvlanNetwork
+metadata: {name: macvlan}
+spec: {master: ens1f0, mode: bridge}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: test
+  namespace: jobs
+  annotations: {k8s.v1.cni.cncf.io/networks: "sriov-ib,macvlan"}
+spec:
+  containers:
+    - name: test
+      image: example.azurecr.io/nccl-tests:23.03
+      resources: {limits: {nvidia.com/mlnxnics: 1}}
+"""
+
+
+@pytest.mark.parametrize("resource, nad_namespace, expected", [
+    ("mlnxnics", "jobs", [(30, "XA005")]),  # the MacvlanNetwork's NAD defaults to 'default'
+    ("mlnxnic", "default", [(18, "XA001"), (30, "XA002"), (30, "XA005")]),
+])
+def test_network_crs_of_both_operators(tmp_path: Path, monkeypatch, resource, nad_namespace, expected):
+    (tmp_path / "net.yaml").write_text(NETWORKS.replace("{resource}", resource)
+                                       .replace("{nad_namespace}", nad_namespace))
+    monkeypatch.chdir(tmp_path)
+    found = [(f.line, f.code) for f in lint_paths(["."], LintContext()).findings if f.code.startswith("XA")]
+    assert sorted(found) == sorted(expected)
