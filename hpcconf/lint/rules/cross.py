@@ -190,7 +190,10 @@ def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:
 
 def _attachments_against_networks(doc: Document, where: tuple, entries: list[tuple[str, str]],
                                   units: dict[str, int], networks: dict[str, tuple[str, str]]) -> Iterator[Diagnostic]:
-    for missing in sorted({n for _, n in entries if n not in networks}):
+    # Unknown names are judged only beside HostDeviceNetworks (as before): a macvlan or sriov example linted
+    # next to a pod says nothing about the networks its cluster defines elsewhere.
+    has_hdn = any(kind == "HostDeviceNetwork" for kind, _ in networks.values())
+    for missing in sorted({n for _, n in entries if n not in networks} if has_hdn else set()):
         yield doc.at_path(where, f"network '{missing}' is not a network of this set "
                                  f"(known: {', '.join(sorted(networks))})", hint="use the network's name")
     by_resource: dict[str, int] = {}
