@@ -281,12 +281,34 @@ def test_required_attributes():
         '</system>\n')
     assert doc.ok
     found = {(m.element.name, m.attribute, m.fatal) for m in required_attribute_problems(doc)}
-    assert found == {("cpu", "familyid", True), ("cpu", "modelid", True), ("pci", "link_speed", True),
-                     ("gpu", "rank", False), ("nvlink", "target", True), ("net", "dev", False)}
+    # link_speed of a GPU's <pci> and familyid/modelid of the CPU above it: NCCL fills them from sysfs
+    assert found == {("gpu", "rank", False), ("nvlink", "target", True), ("net", "dev", False)}
     graph = parse_graph('<graphs version="1">\n  <graph id="0" pattern="4">\n    <channel><gpu/></channel>\n'
                         '  </graph>\n</graphs>\n')
     missing = {(m.element.name, m.attribute) for m in required_attribute_problems(graph)}
     assert ("graph", "nchannels") in missing and ("gpu", "dev") in missing and ("graph", "id") not in missing
+
+
+def test_real_device_attributes_are_filled_from_sysfs():
+    """aws-ofi-nccl's g5.48xl-topo.xml form: bare <pci busid> under <cpu numaid>; NCCL fills the rest
+    (ncclTopoGetXmlFromSys / ncclTopoGetXmlFromCpu) or trims the branch when the busid is no local device."""
+    pcis = "".join(f'    <pci busid="0000:00:{16 + i:02x}.0"/>\n' for i in range(4))
+    doc = parse_topology(f'<system version="1">\n  <cpu numaid="0">\n{pcis}  </cpu>\n  <cpu numaid="1"/>\n</system>\n')
+    assert doc.ok and required_attribute_problems(doc) == []
+
+
+def test_a_branch_kept_by_net_name_must_be_complete():
+    """ncclTopoFillNet keeps a <net name> found in the file as written: nothing above it is filled."""
+    doc = parse_topology(
+        '<system version="1">\n'
+        '  <cpu numaid="0">\n'
+        '    <pci busid="0000:50:00.0" class="0x020000">\n'
+        '      <nic><net name="mlx5_0" dev="0"/></nic>\n'
+        '    </pci>\n'
+        '  </cpu>\n'
+        '</system>\n')
+    found = {(m.element.name, m.attribute, m.fatal) for m in required_attribute_problems(doc)}
+    assert found == {("cpu", "arch", True), ("pci", "link_width", True), ("pci", "link_speed", True)}
 
 
 def test_graph_dev_is_hex_from_2_21():

@@ -1,6 +1,7 @@
 """The pod model of Kubernetes workloads and Volcano jobs, read from plain YAML data.
 
-Pods are found in Volcano jobs (``spec.tasks[].template``) and in ordinary workloads (Pod,
+Pods are found in Volcano jobs (``spec.tasks[].template``), Kubeflow MPIJobs
+(``spec.mpiReplicaSpecs.<role>.template``) and in ordinary workloads (Pod,
 Deployment, StatefulSet, DaemonSet, Job, CronJob, PodTemplate). Each container comes with its
 YAML path, so a finding can point at the exact key. Also the network-operator's SR-IOV device
 plugin resources (Helm values or a NicClusterPolicy), which cross-file checks match pods against.
@@ -9,6 +10,7 @@ plugin resources (Helm values or a NicClusterPolicy), which cross-file checks ma
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Protocol
 
@@ -81,6 +83,9 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
             yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                          as_dict(template.get("metadata")), task, index)
         return
+    if data.get("kind") == "MPIJob":
+        yield from _mpijob_pods(data)
+        return
     path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
     if path is None:
         return
@@ -92,6 +97,19 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
     for key in meta_path:
         meta = as_dict(meta).get(key)
     yield PodRef(path, as_dict(node), meta_path, as_dict(meta))
+
+
+def _mpijob_pods(data: dict) -> Iterator[PodRef]:
+    """Kubeflow MPIJob (``kubeflow.org/v2beta1``, also v1): ``spec.mpiReplicaSpecs.<Launcher|Worker>.template``.
+    The replica spec stands where a Volcano task does (``replicas`` and the pod template)."""
+    specs = as_dict(as_dict(data.get("spec")).get("mpiReplicaSpecs"))
+    for index, (role, replica) in enumerate(specs.items()):
+        if not isinstance(replica, dict):
+            continue
+        template = as_dict(replica.get("template"))
+        base = ("spec", "mpiReplicaSpecs", role, "template")
+        yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
+                     as_dict(template.get("metadata")), {"name": str(role), **replica}, index)
 
 
 def resources(container: dict, which: str) -> dict:
@@ -230,3 +248,106 @@ def rdma_shared_resources(doc: YamlSource) -> list[tuple[tuple, str, str]]:
                 found.append((("spec", "rdmaSharedDevicePlugin", "config"), str(item.get("resourcePrefix") or "rdma"),
                               str(item["resourceName"])))
     return found
+
+
+# --------------------------------------------------------------------------- volumes and env values
+
+@dataclass(frozen=True)
+class Mount:
+    mount_path: str
+    source: str  # the volume's type key: hostPath, configMap, persistentVolumeClaim, emptyDir...; "" unknown
+
+
+def _volume_sources(pod: PodRef) -> dict[str, str]:
+    sources = {}
+    for volume in pod.spec.get("volumes") or []:
+        if isinstance(volume, dict) and volume.get("name"):
+            sources[str(volume["name"])] = next((str(k) for k in volume if k != "name"), "")
+    return sources
+
+
+def volume_mounts(doc: YamlSource) -> list[Mount]:
+    """Every ``volumeMounts[].mountPath`` of every container (init containers too) in the document."""
+    found = []
+    for pod in pods(doc):
+        sources = _volume_sources(pod)
+        for _, container in pod.containers(init=True):
+            for mount in container.get("volumeMounts") or []:
+                if isinstance(mount, dict) and mount.get("mountPath"):
+                    found.append(Mount(str(mount["mountPath"]).rstrip("/") or "/",
+                                       sources.get(str(mount.get("name", "")), "")))
+    return found
+
+
+def mount_holding(path: str, mounts: list[Mount]) -> Mount | None:
+    """The mount under which ``path`` lies (the deepest), or None: the file then comes from the image."""
+    holding = [m for m in mounts if path == m.mount_path or path.startswith(m.mount_path.rstrip("/") + "/")]
+    return max(holding, key=lambda m: len(m.mount_path), default=None)
+
+
+# `$(VAR)` is Kubernetes' own expansion (and `$$` its escape); `$VAR` and `${VAR}` are shell syntax.
+_SHELL_REFERENCE = re.compile(r"(?<!\$)\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)[^}]*\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def shell_references(value: str) -> list[str]:
+    """Names referenced as ``$NAME`` or ``${NAME}`` in ``value`` (``$$`` escapes and ``$(NAME)`` excluded)."""
+    text = value.replace("$$", "")
+    return [m.group("braced") or m.group("bare") for m in _SHELL_REFERENCE.finditer(text)]
+
+
+def env_values(pod: PodRef) -> Iterator[tuple[tuple, str, str]]:
+    """(YAML path of the value, name, value) of every literal ``env[].value`` of the pod's containers."""
+    for path, container in pod.containers(init=True):
+        for index, item in enumerate(container.get("env") or []):
+            if isinstance(item, dict) and "name" in item and isinstance(item.get("value"), str):
+                yield path + ("env", index, "value"), str(item["name"]), item["value"]
+
+
+# --------------------------------------------------------------------------- network CRs (NADs)
+
+# Kinds that render a NetworkAttachmentDefinition, by the operator that renders it. The Mellanox
+# network-operator's are cluster-scoped and put the NAD in spec.networkNamespace ("default" when unset,
+# Mellanox/network-operator api/v1alpha1); the sriov-network-operator's are namespaced and default the
+# NAD to their own namespace (k8snetworkplumbingwg/sriov-network-operator api/v1).
+NAD_KINDS = {"HostDeviceNetwork": "mellanox", "MacvlanNetwork": "mellanox", "IPoIBNetwork": "mellanox",
+             "SriovNetwork": "sriov", "SriovIBNetwork": "sriov", "OVSNetwork": "sriov"}
+
+
+@dataclass(frozen=True)
+class NetworkCr:
+    kind: str
+    name: str
+    nad_namespace: str
+    resource_name: str  # "" when the network carries no device-plugin resource (macvlan, ipoib)
+    ipam: dict  # spec.ipam parsed from its JSON string; {} when absent or not JSON
+
+
+def network_cr(data: Any) -> NetworkCr | None:
+    """The NAD-rendering network a document defines (HostDeviceNetwork, MacvlanNetwork, SriovIBNetwork...)."""
+    if not isinstance(data, dict) or str(data.get("kind", "")) not in NAD_KINDS:
+        return None
+    kind = str(data["kind"])
+    metadata, spec = as_dict(data.get("metadata")), as_dict(data.get("spec"))
+    own_namespace = str(metadata.get("namespace") or "default")
+    default_ns = "default" if NAD_KINDS[kind] == "mellanox" else own_namespace
+    try:
+        ipam = json.loads(spec["ipam"]) if isinstance(spec.get("ipam"), str) and spec["ipam"].strip() else {}
+    except ValueError:
+        ipam = {}
+    return NetworkCr(kind, str(metadata.get("name") or ""), str(spec.get("networkNamespace") or default_ns),
+                     str(spec.get("resourceName") or ""), as_dict(ipam))
+
+
+def ipam_pool_names(ipam: dict) -> list[str]:
+    """nv-ipam pools an IPAM config asks for: ``poolName`` is one name or a comma list (IPv4,IPv6)."""
+    if ipam.get("type") != "nv-ipam" or not isinstance(ipam.get("poolName"), str):
+        return []
+    return [name.strip() for name in ipam["poolName"].split(",") if name.strip()]
+
+
+def sriov_policy_resources(data: Any) -> list[str]:
+    """``spec.resourceName`` of a SriovNetworkNodePolicy (the sriov-network-operator's device plugin resource)."""
+    if not isinstance(data, dict) or data.get("kind") != "SriovNetworkNodePolicy":
+        return []
+    name = as_dict(data.get("spec")).get("resourceName")
+    return [str(name)] if name else []

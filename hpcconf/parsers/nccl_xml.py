@@ -523,8 +523,57 @@ class MissingAttribute:
                           self.element.line, self.element.column, self.fatal)
 
 
+def _named_net_only(element: XmlElement) -> bool:
+    """True when NCCL keeps ``element`` without filling it from sysfs.
+
+    ``ncclTopoFillNet`` (``xml.cc``) first looks for a ``<net name=...>`` already in the file and, when
+    the name is the local device's, keeps that node as written: its ``<pci>``/``<cpu>`` ancestors never
+    go through ``ncclTopoGetXmlFromSys``. Every other ``<pci>`` either is a real device (a GPU, a NIC or
+    a bridge above one: ``ncclTopoGetXmlFromSys`` fills class, vendor, device, link_speed and link_width
+    from sysfs/NVML, and ``ncclTopoGetXmlFromCpu`` the CPU's affinity, arch, vendor, familyid, modelid)
+    or is removed by ``ncclTopoTrimXml`` (no kept GPU or NIC below it, NCCL 2.8+).
+    """
+    if any(True for _ in element.iter("gpu")):
+        return False
+    return any(net.get("name") for net in element.iter("net"))
+
+
+def _cpu_filled(cpu: XmlElement) -> bool:
+    """NCCL reaches this ``<cpu>`` from a device it fills (so ``ncclTopoGetXmlFromCpu`` fills it too)."""
+    return any(not _named_net_only(pci) for pci in cpu.children if pci.name == "pci" and not pci.ignored)
+
+
+_SYSFS = "NCCL fills it from sysfs only for real devices, and this branch is kept by its <net name> as written"
+
+
+def _required_cpu(element: XmlElement) -> list[tuple[str, bool, str]]:
+    if not element.children:
+        return []  # ncclTopoTrimXml removes a <cpu> with nothing under it
+    need = [("numaid", True, "NCCL fails to build the topology")]
+    if _cpu_filled(element):
+        return need
+    consequence = "NCCL fails to build the topology: nothing under this <cpu> is filled from sysfs"
+    need.append(("arch", True, consequence))
+    if element.get("arch") == "x86_64":
+        need.append(("vendor", True, consequence))
+        if element.get("vendor") in _INTEL_LIKE:
+            need += [("familyid", True, "NCCL needs it to pick Intel/Zhaoxin tuning"),
+                     ("modelid", True, "NCCL needs it to pick Intel/Zhaoxin tuning")]
+    return need
+
+
+def _required_pci(element: XmlElement) -> list[tuple[str, bool, str]]:
+    if _named_net_only(element):
+        return [(a, True, f"NCCL fails to build the topology ({_SYSFS})")
+                for a in ("busid", "class", "link_width", "link_speed")]
+    if element.children:
+        # A bridge without busid above a real device: ncclTopoGetXmlFromSys cannot follow it.
+        return [("busid", True, "NCCL cannot match it to a device (it matches <pci> by busid)")]
+    return []
+
+
 def _required(element: XmlElement, kind: XmlKind) -> list[tuple[str, bool, str]]:
-    """(attribute, fatal when missing, consequence) that NCCL needs on ``element``."""
+    """(attribute, fatal when missing, consequence) that NCCL needs on ``element`` and cannot fill itself."""
     name = element.name
     if kind == "graph":
         if name == "graph":
@@ -537,15 +586,9 @@ def _required(element: XmlElement, kind: XmlKind) -> list[tuple[str, bool, str]]
             return [("dev", True, "NCCL fails to import the channel")]
         return []
     if name == "cpu":
-        need = [("numaid", True, "NCCL fails to build the topology"), ("arch", True, "NCCL fails to build the topology")]
-        if element.get("arch") == "x86_64":
-            need.append(("vendor", True, "NCCL fails to build the topology on x86_64"))
-            if element.get("vendor") in _INTEL_LIKE:
-                need += [("familyid", True, "NCCL needs it to pick Intel/Zhaoxin tuning"),
-                         ("modelid", True, "NCCL needs it to pick Intel/Zhaoxin tuning")]
-        return need
+        return _required_cpu(element)
     if name == "pci":
-        return [(a, True, "NCCL fails to build the topology") for a in ("busid", "class", "link_width", "link_speed")]
+        return _required_pci(element)
     if name == "gpu":
         return [("dev", False, "NCCL fills it from NVML for local GPUs"), ("sm", False, "NCCL fills it from NVML"),
                 ("gdr", False, "NCCL sets it for local GPUs"),

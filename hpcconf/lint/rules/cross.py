@@ -22,11 +22,16 @@ from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     as_dict,
+    ipam_pool_names,
+    mount_holding,
+    network_cr,
     network_entries,
     pods,
     rdma_resources,
     rdma_shared_resources,
+    sriov_policy_resources,
     sriov_resources,
+    volume_mounts,
 )
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -38,11 +43,6 @@ HDN_PREFIX = "nvidia.com/"
 
 def _namespace(doc: Document) -> str:
     return str(as_dict(as_dict(doc.data).get("metadata")).get("namespace") or "default")
-
-
-def _hdns(docs: DocumentSet) -> dict[str, Document]:
-    return {str(as_dict(d.data.get("metadata")).get("name")): d for d in docs.of_kind(Kind.HOST_DEVICE_NETWORK)
-            if isinstance(d.data, dict)}
 
 
 def _hdn_resource(doc: Document) -> str:
@@ -93,6 +93,19 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     if not provided:
         return
     names = ", ".join(sorted(provided))
+    # The sriov-network-operator's policies add resources under its own resourcePrefix (nvidia.com in the
+    # network-operator's chart, openshift.io upstream): a pod or network naming one is matched by name alone.
+    policy_names = {name for doc in docs for name in sriov_policy_resources(doc.data)}
+    provided_names = {p.split("/", 1)[1] for p in provided} | policy_names
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        network = network_cr(doc.data)
+        if network is None or network.kind not in ("SriovNetwork", "SriovIBNetwork") or not network.resource_name:
+            continue
+        if network.resource_name not in provided_names:
+            yield doc.at_path(("spec", "resourceName"), f"resourceName {network.resource_name} is not provided: "
+                                                        f"the device plugins provide {names}",
+                              hint="use the resourceName of the SriovNetworkNodePolicy (or device plugin) that "
+                                   "creates the VFs")
     for doc in docs.of_kind(Kind.HOST_DEVICE_NETWORK):
         wanted = _hdn_resource(doc)
         if wanted and wanted not in provided:
@@ -106,7 +119,7 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
         for pod in pods(doc):
             for path, container in pod.containers():
                 for name in rdma_resources(container):
-                    if name not in provided:
+                    if name not in provided and name.split("/", 1)[1] not in policy_names:
                         which = "limits" if name in as_dict(as_dict(container.get("resources")).get("limits")) else "requests"
                         yield doc.at_path(path + ("resources", which, name),
                                           f"{name} is requested, but the device plugin provides {names}; the pod "
@@ -142,36 +155,59 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
     ## Fix
     One entry per requested unit: eight ``hostdev-net`` entries for 8 units.
     """
-    hdns = _hdns(docs)
+    networks = _networks(docs)
     for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
         for pod in pods(doc):
             entries = network_entries(pod.annotations.get(NETWORKS_ANNOTATION))
             if not entries:
                 continue
             where = pod.metadata_path + ("annotations", NETWORKS_ANNOTATION)
-            if hdns:
-                for missing in sorted({n for _, n in entries if n not in hdns}):
-                    yield doc.at_path(where, f"network '{missing}' is not a HostDeviceNetwork of this set "
-                                             f"(known: {', '.join(sorted(hdns))})", hint="use the HostDeviceNetwork's name")
             units: dict[str, int] = {}
             for _, container in pod.containers():
                 for name, count in rdma_resources(container).items():
                     units[name] = units.get(name, 0) + count
-            if hdns:
-                by_resource: dict[str, int] = {}
-                for _, name in entries:
-                    if name in hdns:
-                        resource = _hdn_resource(hdns[name])
-                        by_resource[resource] = by_resource.get(resource, 0) + 1
-                for resource, count in sorted(by_resource.items()):
-                    if units.get(resource, 0) != count:
-                        yield doc.at_path(where, f"{count} attachment(s) of {resource} networks, but the pod requests "
-                                                 f"{units.get(resource, 0)} {resource}", hint="one entry per requested unit")
+            if networks:
+                yield from _attachments_against_networks(doc, where, entries, units, networks)
             elif len(units) == 1:
                 (resource, count), = units.items()
                 if count != len(entries):
                     yield doc.at_path(where, f"{len(entries)} network attachment(s), but the pod requests {count} "
                                              f"{resource}", hint="one entry per requested unit")
+
+
+def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:
+    """name -> (kind, device resource or "") of the networks and NADs linted together."""
+    found: dict[str, tuple[str, str]] = {}
+    for doc in docs:
+        network = network_cr(doc.data)
+        if network is not None and network.name:
+            resource = _hdn_resource(doc) if network.kind == "HostDeviceNetwork" else network.resource_name
+            found[network.name] = (network.kind, resource)
+        elif isinstance(doc.data, dict) and doc.data.get("kind") == "NetworkAttachmentDefinition":
+            found[str(as_dict(doc.data.get("metadata")).get("name") or "")] = ("NetworkAttachmentDefinition", "")
+    return found
+
+
+def _attachments_against_networks(doc: Document, where: tuple, entries: list[tuple[str, str]],
+                                  units: dict[str, int], networks: dict[str, tuple[str, str]]) -> Iterator[Diagnostic]:
+    # Unknown names are judged only beside HostDeviceNetworks (as before): a macvlan or sriov example linted
+    # next to a pod says nothing about the networks its cluster defines elsewhere.
+    has_hdn = any(kind == "HostDeviceNetwork" for kind, _ in networks.values())
+    for missing in sorted({n for _, n in entries if n not in networks} if has_hdn else set()):
+        yield doc.at_path(where, f"network '{missing}' is not a network of this set "
+                                 f"(known: {', '.join(sorted(networks))})", hint="use the network's name")
+    by_resource: dict[str, int] = {}
+    for _, name in entries:
+        resource = networks.get(name, ("", ""))[1]
+        if resource:  # macvlan/ipoib networks and plain NADs move no device-plugin unit into the pod
+            by_resource[resource] = by_resource.get(resource, 0) + 1
+    for resource, count in sorted(by_resource.items()):
+        # a sriov-network-operator resourceName carries no prefix: match it with any prefix
+        requested = units.get(resource) if "/" in resource else \
+            next((n for r, n in units.items() if r.split("/", 1)[1] == resource), None)
+        if (requested or 0) != count:
+            yield doc.at_path(where, f"{count} attachment(s) of {resource} networks, but the pod requests "
+                                     f"{requested or 0} {resource}", hint="one entry per requested unit")
 
 
 # --------------------------------------------------------------------------- XA003
@@ -199,7 +235,8 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
 
     ## What it catches
     ``NCCL_TOPO_FILE`` (or ``NCCL_GRAPH_FILE``) set in a Kubernetes job (``mpirun -x`` or container
-    ``env``), linted with the image's Dockerfile, where no ``COPY``/``ADD`` puts a file at that path.
+    ``env``), linted with the image's Dockerfile, where no ``COPY``/``ADD`` puts a file at that path
+    and no volume of the job (``hostPath``, ``configMap``, PVC...) is mounted over it.
 
     ## Why is this bad?
     NCCL treats a missing topology file as "detect the topology yourself" and logs it at INFO only,
@@ -221,12 +258,15 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     if not images:
         return
     for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
+        mounts = volume_mounts(doc)
         for setting in env_settings(doc, "NCCL_"):
             if setting.name not in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") or setting.dynamic or not setting.value:
                 continue
             path = posixpath.normpath(setting.value)
             if any(path in known for _, known, _ in images):
                 continue
+            if mount_holding(path, mounts) is not None:
+                continue  # a hostPath/configMap/PVC volume supplies it: not the image's business
             if any(posixpath.basename(path) in unknown for _, _, unknown in images):
                 continue  # copied to the base image's WORKDIR: cannot tell from here
             copied = sorted(p for _, known, _ in images for p in known if p.endswith(".xml"))
@@ -338,17 +378,20 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.HOST_DEVICE_NETWORK), scope="set")
 @per_deployment
 def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A pod attaches a HostDeviceNetwork whose NAD lives in another namespace.
+    """A pod attaches a network (HostDeviceNetwork, MacvlanNetwork, SriovIBNetwork...) whose NAD lives in
+    another namespace.
 
     ## What it catches
-    A ``k8s.v1.cni.cncf.io/networks`` entry written without a namespace, naming a HostDeviceNetwork
-    whose ``spec.networkNamespace`` differs from the pod's (job's) namespace.
+    A ``k8s.v1.cni.cncf.io/networks`` entry written without a namespace, naming a network CR linted
+    with it whose NetworkAttachmentDefinition is rendered in another namespace than the pod's: the
+    network-operator's HostDeviceNetwork, MacvlanNetwork and IPoIBNetwork put it in
+    ``spec.networkNamespace`` (``default`` when unset); the sriov-network-operator's SriovNetwork and
+    SriovIBNetwork in ``spec.networkNamespace``, else their own namespace.
 
     ## Why is this bad?
-    The operator renders the NetworkAttachmentDefinition in ``spec.networkNamespace``; Multus
-    resolves bare names in the pod's own namespace, so the pod fails to start with "cannot find a
-    network-attachment-definition" (Multus). Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) uses ``default``
-    for both.
+    Multus resolves bare names in the pod's own namespace, so the pod fails to start with "cannot
+    find a network-attachment-definition" (Multus). Jingchaozhang.github.io's NDm A100 v4 AKS
+    walkthrough (2023) uses ``default`` for both.
 
     ## Example
     ```yaml
@@ -359,24 +402,82 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
     ## Fix
     Set ``spec.networkNamespace`` to the job's namespace (or write ``<namespace>/<name>`` in the annotation).
     """
-    hdns = _hdns(docs)
-    if not hdns:
+    networks = {}
+    for doc in docs:
+        network = network_cr(doc.data)
+        if network is not None and network.name:
+            networks[network.name] = network
+    if not networks:
         return
     for doc in docs.of_kind(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST):
         namespace = _namespace(doc)
         for pod in pods(doc):
             for entry_ns, name in network_entries(pod.annotations.get(NETWORKS_ANNOTATION)):
-                hdn = hdns.get(name)
-                if hdn is None:
+                network = networks.get(name)
+                if network is None:
                     continue
                 target = entry_ns or namespace
-                nad_ns = str(as_dict(hdn.data.get("spec")).get("networkNamespace") or "default")
-                if target != nad_ns:
+                if target != network.nad_namespace:
                     yield doc.at_path(pod.metadata_path + ("annotations", NETWORKS_ANNOTATION),
-                                      f"network '{name}' is looked up in namespace '{target}', but HostDeviceNetwork "
-                                      f"'{name}' creates its NAD in '{nad_ns}'",
-                                      hint=f"set the HostDeviceNetwork's networkNamespace to {target}")
+                                      f"network '{name}' is looked up in namespace '{target}', but {network.kind} "
+                                      f"'{name}' creates its NAD in '{network.nad_namespace}'",
+                                      hint=f"set the {network.kind}'s networkNamespace to {target}")
                     break
+
+
+# --------------------------------------------------------------------------- XA008
+
+_POOL_KINDS = {"ippool": "IPPool", "cidrpool": "CIDRPool"}  # nv-ipam's poolType -> the CR kind
+
+
+@rule(code="XA008", name="ipam-pool-undefined", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,), scope="set")
+@per_deployment
+def ipam_pool_undefined(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A network's nv-ipam ``poolName`` names no IPPool/CIDRPool among the files linted with it.
+
+    ## What it catches
+    ``spec.ipam`` of a HostDeviceNetwork, MacvlanNetwork, IPoIBNetwork or SriovIBNetwork with
+    ``"type": "nv-ipam"`` whose ``poolName`` (one name, or ``IPv4,IPv6``) is not the name of an
+    ``IPPool`` (or, with ``"poolType": "cidrpool"``, a ``CIDRPool``) in the same deployment. Only
+    when at least one pool of that kind is linted with it: a pool defined elsewhere is not judged.
+
+    ## Why is this bad?
+    The nv-ipam CNI plugin finds no pool of that name and fails the pod's network setup; the pod
+    stays in ContainerCreating ("failed to allocate IP", Mellanox/nvidia-k8s-ipam).
+
+    ## Example
+    ```yaml
+    kind: IPPool
+    metadata: {name: pool1, namespace: nvidia-network-operator}
+    ---
+    kind: MacvlanNetwork
+    spec:
+      ipam: '{"type": "nv-ipam", "poolName": "pool-1"}'
+    ```
+
+    ## Fix
+    Use the IPPool's ``metadata.name``.
+    """
+    pools: dict[str, set[str]] = {"ippool": set(), "cidrpool": set()}
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        data = as_dict(doc.data)
+        kind = {v: k for k, v in _POOL_KINDS.items()}.get(str(data.get("kind", "")))
+        if kind and str(data.get("apiVersion", "")).startswith("nv-ipam.nvidia.com/"):
+            pools[kind].add(str(as_dict(data.get("metadata")).get("name") or ""))
+    for doc in docs:
+        network = network_cr(doc.data)
+        if network is None:
+            continue
+        pool_kind = str(network.ipam.get("poolType") or "ippool").lower()
+        known = pools.get(pool_kind)
+        if not known:
+            continue
+        for name in ipam_pool_names(network.ipam):
+            if name not in known:
+                yield doc.at_path(("spec", "ipam"), f"{network.kind} '{network.name}' asks nv-ipam for pool "
+                                                    f"'{name}', but the {_POOL_KINDS[pool_kind]}s here are "
+                                                    f"{', '.join(sorted(known))}; its pods get no address",
+                                  hint="use the pool's metadata.name", prefer_value=True)
 
 
 # --------------------------------------------------------------------------- XA006

@@ -15,6 +15,7 @@ from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     POD_KINDS,
     as_dict,
+    env_values,
     gpu_count,
     has_ipc_lock,
     is_extended,
@@ -22,6 +23,7 @@ from ...parsers.k8s import (
     pods,
     rdma_resources,
     resources,
+    shell_references,
 )
 from ..context import LintContext
 from ..document import Document
@@ -214,3 +216,71 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
         yield doc.at_path(path, "whereabouts IPAM without \"range\"", hint="add \"range\": \"<CIDR>\"")
     if kind == "nv-ipam" and not (config.get("poolName") or config.get("poolNames")):
         yield doc.at_path(path, "nv-ipam IPAM without \"poolName\"", hint="name the IPPool: \"poolName\": \"<pool>\"")
+
+
+# --------------------------------------------------------------------------- K8S005
+
+_COMMAND_KEYS = {"command", "args"}
+
+
+def _walk_scalars(node, path: tuple) -> Iterator[tuple[tuple, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk_scalars(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk_scalars(value, path + (index,))
+    elif isinstance(node, str):
+        yield path, node
+
+
+def _rendered_before_apply(doc: Document, env_paths: set[tuple]) -> bool:
+    """The file is a template (envsubst, Helm): ``$VAR`` outside env values and commands, or ``{{``."""
+    if "{{" in doc.text or "envsubst" in doc.text:
+        return True
+    for path, value in _walk_scalars(doc.data, ()):
+        if path in env_paths or _COMMAND_KEYS & {p for p in path if isinstance(p, str)}:
+            continue  # a shell in the container may expand its command line
+        if shell_references(value):
+            return True
+    return False
+
+
+@rule(code="K8S005", name="env-value-shell-expansion", severity=Severity.WARNING, kinds=POD_KINDS)
+def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container ``env`` value uses shell ``$VAR``/``${VAR}`` syntax, which Kubernetes does not expand.
+
+    ## What it catches
+    ``env: [{name: X, value: "...$VAR..."}]`` in a pod template, in a file that is not itself a
+    template (no ``$VAR`` elsewhere in it, no ``{{ }}``, no mention of envsubst).
+
+    ## Why is this bad?
+    Kubernetes expands only ``$(VAR)`` in ``env[].value``, and only for variables defined earlier in
+    the same container ("Define dependent environment variables", kubernetes.io); ``$VAR`` and
+    ``${VAR}`` reach the process as literal text. ``PATH=/opt/bin:$PATH`` leaves the container with
+    no usable ``PATH``; ``NCCL_TOPO_FILE=$TOPO_DIR/topo.xml`` names a file that does not exist, which
+    NCCL ignores with an INFO line only. A shell in ``command`` does not re-expand the value either.
+
+    ## Example
+    ```yaml
+    env:
+      - name: LD_LIBRARY_PATH
+        value: /usr/local/nccl/lib:$LD_LIBRARY_PATH
+    ```
+
+    ## Fix
+    Write ``$(VAR)`` for a variable defined earlier in the same ``env`` list, the literal value, or
+    set the variable in the container's shell command (``export X=...$VAR``).
+    """
+    for pod in pods(doc):
+        found = [(path, name, value, shell_references(value)) for path, name, value in env_values(pod)]
+        found = [item for item in found if item[3]]
+        if not found:
+            continue
+        if _rendered_before_apply(doc, {path for path, *_ in env_values(pod)}):
+            return
+        for path, name, value, names in found:
+            yield doc.at_path(path, f"{name}={value}: Kubernetes does not expand ${names[0]} in an env value; "
+                                    "the container gets the literal text",
+                              hint=f"use $({names[0]}) for a variable defined earlier in this env list, or set "
+                                   f"{name} in the container's shell command", prefer_value=True)

@@ -151,26 +151,37 @@ def pci_link_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule(code="NCCL024", name="nccl-xml-missing-attribute", severity=Severity.ERROR, kinds=XML_KINDS)
 def missing_attribute(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """An element lacks an attribute NCCL needs (fatal), or one whose absence drops the element.
+    """An element lacks an attribute NCCL needs and cannot fill itself (fatal), or one whose absence drops it.
 
     ## What it catches
-    Missing ``numaid``/``arch``/``vendor`` on ``<cpu>``, ``busid``/``class``/``link_*`` on ``<pci>``,
-    ``count``/``tclass``/``target`` on ``<nvlink>``, graph attributes (``nchannels``, ``typeintra``...),
-    ``<gpu dev>`` in graph channels: fatal. A ``<gpu>`` without ``rank`` or a ``<net>`` without
-    ``dev`` is dropped silently (warning).
+    NCCL completes a topology file from the machine: for each local GPU and NIC,
+    ``ncclTopoGetXmlFromSys`` (``src/graph/xml.cc``) fills a missing ``class``, ``vendor``, ``device``,
+    ``link_speed`` and ``link_width`` of its ``<pci busid>`` and of every ``<pci>`` above it from
+    sysfs/NVML, and ``ncclTopoGetXmlFromCpu`` the ``<cpu>``'s ``affinity``, ``arch``, ``vendor``,
+    ``familyid`` and ``modelid``; ``ncclTopoTrimXml`` then drops every branch with no local GPU or NIC.
+    So a bare ``<pci busid="0000:00:16.0"/>`` (aws-ofi-nccl's ``g5.48xl-topo.xml``) is complete. What is
+    not filled, and reported here: a branch kept because its ``<net name>`` matches a local NIC
+    (``ncclTopoFillNet`` keeps that node as written and fills nothing above it) lacking ``busid``,
+    ``class`` or ``link_*`` on its ``<pci>`` or ``arch``/``vendor`` on its ``<cpu>``; a ``<cpu>`` without
+    ``numaid``; a ``<pci>`` holding devices without ``busid``; ``count``/``tclass``/``target`` on
+    ``<nvlink>``; graph attributes (``nchannels``, ``typeintra``...) and ``<gpu dev>`` in graph
+    channels. A ``<gpu>`` without ``rank`` or a ``<net>`` without ``dev`` is dropped silently (warning).
 
     ## Why is this bad?
-    ``topo.cc``/``search.cc`` read these with ``xmlGetAttr...`` and fail the init when they are
-    absent ("Attribute X of node Y not found"); the silent cases leave a GPU or NIC out of the
-    topology NCCL plans with.
+    ``topo.cc``/``search.cc`` read these with ``xmlGetAttrStr``/``xmlGetAttrInt`` and fail the init
+    when they are absent ("Attribute X of node Y not found"); the silent cases leave a GPU or NIC out of
+    the topology NCCL plans with.
 
     ## Example
     ```xml
-    <pci busid="0001:00:00.0" class="0x030200">
+    <pci busid="0101:00:00.0" class="0x020700">
+      <nic><net name="mlx5_ib0" dev="0"/></nic>
+    </pci>
     ```
 
     ## Fix
-    Add the attribute named in the message (here ``link_speed`` and ``link_width``).
+    Add the attribute named in the message (here ``link_speed`` and ``link_width``), or drop the
+    ``<net>`` element and let NCCL detect the NIC.
     """
     from ...parsers.nccl_xml import required_attribute_problems
 
