@@ -250,3 +250,11 @@ def test_only_infiniband_queues_are_colocated_by_default(build, tmp_path):
     spec.write_text(HEAD + "pools:\n  - {name: nc96, sku: Standard_NC96ads_A100_v4, count: 2, placement: {colocate: true}}\n"
                     "azhop: {}\n", encoding="utf-8")
     assert _config(compile_spec(spec))["queues"][0]["ColocateNodes"] is True
+
+
+@pytest.mark.parametrize("sku", ["Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5"])
+def test_ncads_h100_v5_queues_use_accelerated_networking(sku, tmp_path):
+    # ncadsh100v5-series.md (MicrosoftDocs/azure-compute-docs @05e75b14): "Accelerated Networking: Supported".
+    spec = tmp_path / "nch100.yaml"
+    spec.write_text(HEAD + f"pools:\n  - {{name: nch100, sku: {sku}, count: 2}}\nazhop: {{}}\n", encoding="utf-8")
+    assert _config(compile_spec(spec))["queues"][0]["EnableAcceleratedNetworking"] is True
