@@ -265,8 +265,12 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
         assert (mine["name"], mine["replicas"], mine.get("policies")) == (theirs["name"], theirs["replicas"], theirs.get("policies"))
         assert mine["template"].get("metadata") == theirs["template"].get("metadata")
         mc, tc = mine["template"]["spec"]["containers"][0], theirs["template"]["spec"]["containers"][0]
-        for key in ("name", "securityContext", "ports", "workingDir", "resources", "volumeMounts"):
+        for key in ("name", "securityContext", "ports", "workingDir", "volumeMounts"):
             assert mc.get(key) == tc.get(key), key
+        # Seed 000's workers requested only GPUs and NICs (BestEffort QoS); ours add cpu and memory.
+        assert mc["resources"].get("limits") == tc["resources"].get("limits")
+        extended = {k: v for k, v in mc["resources"]["requests"].items() if k not in ("cpu", "memory") or mc["name"] == "mpimaster"}
+        assert extended == tc["resources"]["requests"]
         for key in ("restartPolicy", "terminationGracePeriodSeconds", "volumes"):
             assert mine["template"]["spec"].get(key) == theirs["template"]["spec"].get(key), key
     seed_call, our_call = _mpirun(seed), _mpirun(ours)
@@ -280,7 +284,9 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
     seed_init = seed_tasks[0]["template"]["spec"]
     our_init = ours["spec"]["tasks"][0]["template"]["spec"]
     assert our_init["initContainers"][0]["image"] == seed_init["initContainers"][0]["image"]
-    assert our_init["initContainers"][0]["command"] == seed_init["initContainers"][0]["command"]
+    # Seed 000 looped in bash over `kubectl get ... | jq`; the image needs neither with kubectl wait alone.
+    assert seed_init["initContainers"][0]["command"][:2] == ["/bin/bash", "-c"]
+    assert our_init["initContainers"][0]["command"][:3] == ["kubectl", "wait", "pod"]
     assert our_init["serviceAccountName"] == seed_init["serviceAccount"]  # the non-deprecated field
 
 
@@ -459,3 +465,19 @@ def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
     worker = _task(_job(artifacts), "mpiworker")["template"]["spec"]
     assert worker["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"}
     assert "nodeSelector" not in _task(_job(_build(CURRENT)[1]), "mpiworker")["template"]["spec"]
+
+
+def test_wait_for_workers_needs_no_shell_or_jq(blog, current):
+    for _build_, artifacts in (blog, current):
+        init = _task(_job(artifacts), "mpimaster")["template"]["spec"]["initContainers"][0]
+        assert init["command"] == ["kubectl", "wait", "pod", "-l",
+                                   "volcano.sh/job-name=nccl-allreduce-job1,volcano.sh/task-spec=mpiworker",
+                                   "--for=condition=Ready", "--timeout=600s"]
+
+
+def test_workers_request_cpu_and_memory_from_the_sku(current):
+    # 96 vCPUs / 1900 GiB (ND96amsr_A100_v4): a tenth of the CPUs and a fifth of the memory left to the
+    # kubelet reservations and the operator DaemonSets; requests without cpu/memory would be BestEffort.
+    worker = _task(_job(current[1]), "mpiworker")["template"]["spec"]["containers"][0]
+    assert worker["resources"]["requests"] == {"cpu": 87, "memory": "1520Gi", "nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
+    assert worker["resources"]["limits"] == {"nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
