@@ -481,3 +481,41 @@ def test_workers_request_cpu_and_memory_from_the_sku(current):
     worker = _task(_job(current[1]), "mpiworker")["template"]["spec"]["containers"][0]
     assert worker["resources"]["requests"] == {"cpu": 87, "memory": "1520Gi", "nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
     assert worker["resources"]["limits"] == {"nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
+
+
+def _provision_vars(artifacts) -> dict[str, str]:
+    text = artifacts["aks/provision.sh"].content
+    return {k: shlex.split(v)[0] for k, v in (line.split("=", 1) for line in text.splitlines()
+                                              if line[:1].isupper() and "=" in line and " " not in line.split("=", 1)[0])}
+
+
+def test_provision_pins_kubernetes_version_and_node_os(blog, current):
+    # Unpinned, --os-sku Ubuntu follows the AKS default (22.04 to 1.34, 24.04 from 1.35) under the driver images.
+    cur = _provision_vars(current[1])
+    assert (cur["KUBERNETES_VERSION"], cur["OS_SKU"]) == ("1.35", "Ubuntu2404")
+    text = current[1]["aks/provision.sh"].content
+    assert '--kubernetes-version "$KUBERNETES_VERSION"' in text
+    assert text.count('--os-sku "$OS_SKU"') == 2 and "--os-sku Ubuntu " not in text
+    old = _provision_vars(blog[1])
+    assert (old["KUBERNETES_VERSION"], old["OS_SKU"]) == ("1.26", "Ubuntu2204")
+
+
+def test_os_sku_follows_the_spec_and_the_doca_driver_tag(tmp_path):
+    base = CURRENT.read_text(encoding="utf-8").replace("aks:\n  namespace: nccl-test\n", "")
+    for extra, expected in (("aks: {os_sku: Ubuntu2204}\n", ("1.35", "Ubuntu2204")),
+                            ("aks: {kubernetes_version: '1.33'}\n", ("1.33", "Ubuntu2204"))):
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(base + extra, encoding="utf-8")
+        got = _provision_vars(_build(spec)[1])
+        assert (got["KUBERNETES_VERSION"], got["OS_SKU"]) == expected
+
+
+def test_os_sku_falls_back_to_an_ubuntu_the_doca_tag_is_published_for(monkeypatch):
+    from hpcconf.knowledge import compat
+    from hpcconf.resolve.compat import aks_os_sku
+
+    only_2204 = compat.DocaDriverTag(tag="t", os=("ubuntu22.04",), source="test")
+    monkeypatch.setattr(compat, "doca_driver_tag", lambda tag: only_2204 if tag == "t" else None)
+    assert aks_os_sku(None, "1.35", "t") == "Ubuntu2204"
+    assert aks_os_sku(None, "1.35", None) == "Ubuntu2404"
+    assert aks_os_sku("AzureLinux", "1.35", "t") == "AzureLinux"
