@@ -468,7 +468,7 @@ def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
 
 
 def test_wait_for_workers_needs_no_shell_or_jq(blog, current):
-    for _build_, artifacts in (blog, current):
+    for _, artifacts in (blog, current):
         init = _task(_job(artifacts), "mpimaster")["template"]["spec"]["initContainers"][0]
         assert init["command"] == ["kubectl", "wait", "pod", "-l",
                                    "volcano.sh/job-name=nccl-allreduce-job1,volcano.sh/task-spec=mpiworker",
