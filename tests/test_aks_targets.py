@@ -265,8 +265,12 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
         assert (mine["name"], mine["replicas"], mine.get("policies")) == (theirs["name"], theirs["replicas"], theirs.get("policies"))
         assert mine["template"].get("metadata") == theirs["template"].get("metadata")
         mc, tc = mine["template"]["spec"]["containers"][0], theirs["template"]["spec"]["containers"][0]
-        for key in ("name", "securityContext", "ports", "workingDir", "resources", "volumeMounts"):
+        for key in ("name", "securityContext", "ports", "workingDir", "volumeMounts"):
             assert mc.get(key) == tc.get(key), key
+        # Seed 000's workers requested only GPUs and NICs (BestEffort QoS); ours add cpu and memory.
+        assert mc["resources"].get("limits") == tc["resources"].get("limits")
+        extended = {k: v for k, v in mc["resources"]["requests"].items() if k not in ("cpu", "memory") or mc["name"] == "mpimaster"}
+        assert extended == tc["resources"]["requests"]
         for key in ("restartPolicy", "terminationGracePeriodSeconds", "volumes"):
             assert mine["template"]["spec"].get(key) == theirs["template"]["spec"].get(key), key
     seed_call, our_call = _mpirun(seed), _mpirun(ours)
@@ -280,7 +284,9 @@ def test_job_differs_from_seed_000_only_where_seed_000_was_wrong(blog):
     seed_init = seed_tasks[0]["template"]["spec"]
     our_init = ours["spec"]["tasks"][0]["template"]["spec"]
     assert our_init["initContainers"][0]["image"] == seed_init["initContainers"][0]["image"]
-    assert our_init["initContainers"][0]["command"] == seed_init["initContainers"][0]["command"]
+    # Seed 000 looped in bash over `kubectl get ... | jq`; the image needs neither with kubectl wait alone.
+    assert seed_init["initContainers"][0]["command"][:2] == ["/bin/bash", "-c"]
+    assert our_init["initContainers"][0]["command"][:3] == ["kubectl", "wait", "pod"]
     assert our_init["serviceAccountName"] == seed_init["serviceAccount"]  # the non-deprecated field
 
 
@@ -459,3 +465,57 @@ def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
     worker = _task(_job(artifacts), "mpiworker")["template"]["spec"]
     assert worker["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"}
     assert "nodeSelector" not in _task(_job(_build(CURRENT)[1]), "mpiworker")["template"]["spec"]
+
+
+def test_wait_for_workers_needs_no_shell_or_jq(blog, current):
+    for _, artifacts in (blog, current):
+        init = _task(_job(artifacts), "mpimaster")["template"]["spec"]["initContainers"][0]
+        assert init["command"] == ["kubectl", "wait", "pod", "-l",
+                                   "volcano.sh/job-name=nccl-allreduce-job1,volcano.sh/task-spec=mpiworker",
+                                   "--for=condition=Ready", "--timeout=600s"]
+
+
+def test_workers_request_cpu_and_memory_from_the_sku(current):
+    # 96 vCPUs / 1900 GiB (ND96amsr_A100_v4): a tenth of the CPUs and a fifth of the memory left to the
+    # kubelet reservations and the operator DaemonSets; requests without cpu/memory would be BestEffort.
+    worker = _task(_job(current[1]), "mpiworker")["template"]["spec"]["containers"][0]
+    assert worker["resources"]["requests"] == {"cpu": 87, "memory": "1520Gi", "nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
+    assert worker["resources"]["limits"] == {"nvidia.com/gpu": 8, "nvidia.com/mlnxnics": 8}
+
+
+def _provision_vars(artifacts) -> dict[str, str]:
+    text = artifacts["aks/provision.sh"].content
+    return {k: shlex.split(v)[0] for k, v in (line.split("=", 1) for line in text.splitlines()
+                                              if line[:1].isupper() and "=" in line and " " not in line.split("=", 1)[0])}
+
+
+def test_provision_pins_kubernetes_version_and_node_os(blog, current):
+    # Unpinned, --os-sku Ubuntu follows the AKS default (22.04 to 1.34, 24.04 from 1.35) under the driver images.
+    cur = _provision_vars(current[1])
+    assert (cur["KUBERNETES_VERSION"], cur["OS_SKU"]) == ("1.35", "Ubuntu2404")
+    text = current[1]["aks/provision.sh"].content
+    assert '--kubernetes-version "$KUBERNETES_VERSION"' in text
+    assert text.count('--os-sku "$OS_SKU"') == 2 and "--os-sku Ubuntu " not in text
+    old = _provision_vars(blog[1])
+    assert (old["KUBERNETES_VERSION"], old["OS_SKU"]) == ("1.26", "Ubuntu2204")
+
+
+def test_os_sku_follows_the_spec_and_the_doca_driver_tag(tmp_path):
+    base = CURRENT.read_text(encoding="utf-8").replace("aks:\n  namespace: nccl-test\n", "")
+    for extra, expected in (("aks: {os_sku: Ubuntu2204}\n", ("1.35", "Ubuntu2204")),
+                            ("aks: {kubernetes_version: '1.33'}\n", ("1.33", "Ubuntu2204"))):
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(base + extra, encoding="utf-8")
+        got = _provision_vars(_build(spec)[1])
+        assert (got["KUBERNETES_VERSION"], got["OS_SKU"]) == expected
+
+
+def test_os_sku_falls_back_to_an_ubuntu_the_doca_tag_is_published_for(monkeypatch):
+    from hpcconf.knowledge import compat
+    from hpcconf.resolve.compat import aks_os_sku
+
+    only_2204 = compat.DocaDriverTag(tag="t", os=("ubuntu22.04",), source="test")
+    monkeypatch.setattr(compat, "doca_driver_tag", lambda tag: only_2204 if tag == "t" else None)
+    assert aks_os_sku(None, "1.35", "t") == "Ubuntu2204"
+    assert aks_os_sku(None, "1.35", None) == "Ubuntu2404"
+    assert aks_os_sku("AzureLinux", "1.35", "t") == "AzureLinux"

@@ -230,3 +230,31 @@ def test_files_the_slurm_jobs_expect_are_installed_on_their_partition(build, tmp
         root = _install(tmp_path / partition, build, partition)
         for path in set(re.findall(r"/opt/hpcconf/nccl/[\w.-]+", job.content)):
             assert (root / path.lstrip("/")).is_file(), f"{job.path} expects {path} on partition {partition}"
+
+
+def test_config_creates_a_nat_gateway_for_outbound_access(build, tmp_path):
+    # az-hop creates a NAT gateway only when config.yml says so (bicep/azhop.bicep defaults create to false),
+    # and new Azure VNets no longer get default outbound access: the nodes could not reach package mirrors.
+    assert _config(build)["nat_gateway"] == {"create": True}
+    spec = tmp_path / "no-nat.yaml"
+    spec.write_text(HEAD + ND + "azhop:\n  network: {nat_gateway: false}\n", encoding="utf-8")
+    assert _config(compile_spec(spec))["nat_gateway"] == {"create": False}
+
+
+def test_only_infiniband_queues_are_colocated_by_default(build, tmp_path):
+    # A placement group matters for InfiniBand only; elsewhere it just caps the queue at one scale set.
+    queues = {q["name"]: q for q in _config(build)["queues"]}
+    assert queues["ndv4"]["ColocateNodes"] is True
+    assert queues["nc48v4"]["ColocateNodes"] is False and queues["nc96v4"]["ColocateNodes"] is False
+    spec = tmp_path / "explicit.yaml"
+    spec.write_text(HEAD + "pools:\n  - {name: nc96, sku: Standard_NC96ads_A100_v4, count: 2, placement: {colocate: true}}\n"
+                    "azhop: {}\n", encoding="utf-8")
+    assert _config(compile_spec(spec))["queues"][0]["ColocateNodes"] is True
+
+
+@pytest.mark.parametrize("sku", ["Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5"])
+def test_ncads_h100_v5_queues_use_accelerated_networking(sku, tmp_path):
+    # ncadsh100v5-series.md (MicrosoftDocs/azure-compute-docs @05e75b14): "Accelerated Networking: Supported".
+    spec = tmp_path / "nch100.yaml"
+    spec.write_text(HEAD + f"pools:\n  - {{name: nch100, sku: {sku}, count: 2}}\nazhop: {{}}\n", encoding="utf-8")
+    assert _config(compile_spec(spec))["queues"][0]["EnableAcceleratedNetworking"] is True

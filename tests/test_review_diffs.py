@@ -72,8 +72,11 @@ CASES = {
                    {"4": "5", "32": "40", "5": "6"},
                    {"aks/provision.sh", "aks/volcano-job.yaml", "azhop/config.yml", "slurm/gpu/all_reduce_perf.sbatch"}),
     "SKU": ("sku: Standard_ND96amsr_A100_v4", "sku: Standard_ND96asr_v4",   # same NDv4 topology, 40 GB A100
-            {"Standard_ND96amsr_A100_v4": "Standard_ND96asr_v4", "nd96amsr-a100-v4-topo.xml": "nd96asr-v4-topo.xml"},
-            {"aks/provision.sh", "azhop/config.yml", "nccl/gpu/nccl.conf", "slurm/gpu/all_reduce_perf.sbatch"}),
+            # the workers' memory request follows the size's memory (1900 GiB vs 900 GiB)
+            {"Standard_ND96amsr_A100_v4": "Standard_ND96asr_v4", "nd96amsr-a100-v4-topo.xml": "nd96asr-v4-topo.xml",
+             "1520Gi": "720Gi"},
+            {"aks/provision.sh", "aks/volcano-job.yaml", "azhop/config.yml", "nccl/gpu/nccl.conf",
+             "slurm/gpu/all_reduce_perf.sbatch"}),
     "chart version": ("gpu_operator: 26.7.0", "gpu_operator: 25.3.0",
                       {"26.7.0": "25.3.0", "v26.7.0": "v25.3.0"},
                       {"aks/gpu-operator-values.yaml", "aks/provision.sh"}),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,17 @@ def test_generated_scripts_are_valid_bash(spec, tmp_path):
             file.write_text(text, encoding="utf-8")
             result = subprocess.run([bash, "-n", str(file)], capture_output=True, text=True)
             assert result.returncode == 0, (path, result.stderr)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to run the job's environment block")
+def test_nc48_job_drops_a_stale_graph_file_from_the_environment(tmp_path):
+    # NCCL opens NCCL_GRAPH_FILE whenever it is set, even empty, and fails init if it cannot
+    # (NVIDIA/nccl src/graph/search.cc + xml.cc ncclTopoGetXmlGraphFromFile): it must be unset.
+    build = compile_spec(REPO / "examples" / "azhop-ncv4.yaml")
+    script = next(a for a in build.artifacts if a.path == "slurm/nc48v4/all_reduce_perf.sbatch").content
+    env_block = script[:script.index("source /etc/profile.d/modules.sh")]
+    probe = tmp_path / "env.sh"
+    probe.write_text(env_block + 'echo "graph=${NCCL_GRAPH_FILE-unset}"\n', encoding="utf-8")
+    out = subprocess.run(["bash", str(probe)], env={"NCCL_GRAPH_FILE": "/opt/microsoft/ncv4/graph.xml", "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("graph=unset")

@@ -106,7 +106,7 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
 def _resolve_pool(spec: Cluster, pool, sku: Sku) -> ResolvedPool:
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
-        name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocate,
+        name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=spec.nccl_env, nccl_version=spec.versions.nccl),
     )

@@ -15,6 +15,7 @@ from ..knowledge import charts
 from ..knowledge.volcano import WORKER_TASK
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
+from .compat import aks_kubernetes_version, aks_os_sku
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -46,6 +47,8 @@ class ResolvedAks:
     service_account: str
     role_binding: str
     kubectl_image: str
+    kubernetes_version: str  # always pinned in provision.sh
+    os_sku: str  # az aks --os-sku of every pool
     pool_name: str
     sku: str
     worker_replicas: int
@@ -153,6 +156,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ipam: Ipam = "whereabouts" if charts.network_operator_has_whereabouts(versions.network_operator) else "nv-ipam"
     ofed = versions.doca_ofed if ncp_from_values else \
         (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
+    kubernetes = aks_kubernetes_version(settings.kubernetes_version)
     return ResolvedAks(
         settings=settings,
         namespace=settings.namespace,
@@ -163,6 +167,8 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         service_account=SERVICE_ACCOUNT,
         role_binding=ROLE_BINDING,
         kubectl_image=f"{KUBECTL_IMAGE}:v{versions.kubectl.lstrip('v')}",
+        kubernetes_version=kubernetes,
+        os_sku=aks_os_sku(settings.os_sku, kubernetes, None if ncp_from_values else ofed),
         pool_name=pool.name,
         sku=pool.sku.name,
         worker_replicas=pool.count,

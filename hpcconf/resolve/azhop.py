@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
 
 # GPU families whose sizes accept EnableAcceleratedNetworking (az-hop's config.tpl.yml enables it on
-# its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it).
+# its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it, and
+# MicrosoftDocs/azure-compute-docs sizes/gpu-accelerated/ncadsh100v5-series.md @05e75b14 lists
+# "Accelerated Networking: Supported" for NCads H100 v5).
 MAX_SCALE_SET_DEFAULT = 100
-ACCELNET_FAMILIES = frozenset({"NC A100 v4", "ND A100 v4", "NDm A100 v4", "ND H100 v5", "ND H200 v5"})
+ACCELNET_FAMILIES = frozenset({"NC A100 v4", "NCads H100 v5", "ND A100 v4", "NDm A100 v4", "ND H100 v5", "ND H200 v5"})
 
 
 # -- queues ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..knowledge import compat
+from ..knowledge.versions import version_key
 from ..spec.azhop import AzhopSettings
 from ..spec.model import Cluster, Versions
 
@@ -73,3 +74,31 @@ def supported_azhop_images(settings: AzhopSettings) -> AzhopSettings:
     if not updates:
         return settings
     return settings.model_copy(update={"images": settings.images.model_copy(update=updates)})
+
+
+# -- AKS node OS --------------------------------------------------------------------------------
+
+OS_SKU_BY_UBUNTU = {"22.04": "Ubuntu2204", "24.04": "Ubuntu2404"}
+
+
+def aks_kubernetes_version(pinned: Optional[str]) -> str:
+    """The spec's version, else the newest Kubernetes minor the node-OS table names (its last row's start)."""
+    if pinned:
+        return pinned
+    return max((row.kubernetes_from for row in compat.aks_default_ubuntu_table()), key=version_key)
+
+
+def aks_os_sku(pinned: Optional[str], kubernetes_version: str, doca_tag: Optional[str]) -> str:
+    """``--os-sku`` for every pool: the spec's, else the Ubuntu AKS gives at this Kubernetes version (AKS FAQ),
+    unless the doca-driver tag (when hpcconf knows it) is published only for other Ubuntu releases; then the
+    newest of those, so network-operator's driver image exists for the node OS."""
+    if pinned:
+        return pinned
+    row = compat.aks_default_ubuntu(kubernetes_version)
+    ubuntu = row.ubuntu if row is not None else "22.04"
+    tag = compat.doca_driver_tag(doca_tag)
+    if tag is not None and f"ubuntu{ubuntu}" not in tag.os:
+        published = sorted((os.removeprefix("ubuntu") for os in tag.os if os.removeprefix("ubuntu") in OS_SKU_BY_UBUNTU),
+                           key=version_key)
+        ubuntu = published[-1] if published else ubuntu
+    return OS_SKU_BY_UBUNTU[ubuntu]

@@ -44,6 +44,12 @@ class SlurmPartition:
     nccl_env: tuple[tuple[str, str], ...]  # exported in the job: the pool's nccl.conf + NCCL_DEBUG
     required_files: tuple[str, ...]  # files the NCCL settings name (topology/graph); the job checks them
     mpi_env: tuple[tuple[str, str], ...]  # MPI/UCX/UCC settings (empty for plain NCCL without mpi_env)
+    graph_opt_in: Optional[str] = None  # a graph file installed for jobs to opt in to (NC96ads_A100_v4)
+
+    @property
+    def unsets_graph_file(self) -> bool:
+        """No graph file is set or offered for this SKU: one in the environment is stale (another size's)."""
+        return self.graph_opt_in is None and all(key != "NCCL_GRAPH_FILE" for key, _ in self.nccl_env)
 
     @property
     def ranks(self) -> int:
@@ -236,7 +242,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
         nodes=test_nodes(settings, pool), ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
         cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
-        nccl_env=nccl_job_env(pool), required_files=required_files(pool),
+        nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
         mpi_env=mpi_env(cluster, settings, pool),
     )
 

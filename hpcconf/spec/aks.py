@@ -7,7 +7,7 @@ section; versions live in the spec-wide `versions:` block.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import Field
 
@@ -20,7 +20,8 @@ DNS_1035_LABEL = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"
 class AksSettings(StrictModel):
     namespace: str = Field(default="default", pattern=DNS_LABEL, description="Namespace of the NCCL job and its HostDeviceNetwork.")
     operators_namespace: str = Field(default="nvidia-operator", pattern=DNS_LABEL, description="Namespace of node-feature-discovery, network-operator and gpu-operator (the 2023 NDm A100 v4 AKS walkthroughs use nvidia-operator). Labelled pod-security privileged.")
-    kubernetes_version: Optional[str] = Field(default=None, pattern=r"^\d+\.\d+(\.\d+)?$", description="AKS Kubernetes version (None: the region's default).")
+    kubernetes_version: Optional[str] = Field(default=None, pattern=r"^\d+\.\d+(\.\d+)?$", description="AKS Kubernetes version (default: the newest release hpcconf's node-OS table knows; provision.sh always pins one, so the node OS cannot move with the region's default).")
+    os_sku: Optional[Literal["Ubuntu2204", "Ubuntu2404", "AzureLinux"]] = Field(default=None, description="Node OS of every pool (az aks --os-sku). Default: the Ubuntu AKS gives at kubernetes_version, or, when the NicClusterPolicy's doca-driver tag is not published for that one, the newest Ubuntu it is published for.")
     system_pool_name: str = Field(default="system", pattern=r"^[a-z][a-z0-9]{0,11}$", description="Name of the AKS system node pool (lower case letters and digits, at most 12).")
     system_pool_sku: str = Field(default="Standard_D4s_v5", description="VM size of the AKS system pool.")
     system_pool_count: int = Field(default=2, ge=1, le=100)

@@ -62,6 +62,7 @@ class Network(StrictModel):
     bastion: bool = Field(default=False, description="Create an Azure Bastion (needs a /26 bastion subnet).")
     vpn_gateway: bool = Field(default=False, description="Create a VPN gateway (needs a gateway subnet).")
     public_ip: bool = Field(default=True, description="Public IPs for the deployer/jumpbox and OnDemand (locked_down_network.public_ip).")
+    nat_gateway: bool = Field(default=True, description="Create a NAT gateway for the subnets' outbound internet access (az-hop's config.tpl.yml default; without it az-hop creates none, and new VNets get no default outbound access: learn.microsoft.com default-outbound-access).")
 
     @field_validator("address_space")
     @classmethod

@@ -36,7 +36,11 @@ class Metadata(StrictModel):
 
 
 class Placement(StrictModel):
-    colocate: bool = Field(default=True, description="Keep the pool's nodes together (proximity placement group / AzHOP ColocateNodes). Needed for multi-node InfiniBand jobs.")
+    colocate: Optional[bool] = Field(default=None, description="Keep the pool's nodes together (one placement group / scale set: AzHOP ColocateNodes). Needed for multi-node InfiniBand jobs, which only connect VMs of one placement group. Default: true when the SKU has InfiniBand, false otherwise (a placement group only caps the scale set).")
+
+    def colocated(self, sku_has_infiniband: bool) -> bool:
+        """The effective choice: the spec's, else colocated exactly when the SKU has InfiniBand."""
+        return sku_has_infiniband if self.colocate is None else self.colocate
 
 
 class NodePool(StrictModel):

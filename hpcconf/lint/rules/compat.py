@@ -271,31 +271,31 @@ def _unknown_nccl(doc: Document, spec: Any, cluster: Any) -> Iterator[Diagnostic
                       "or dropped are not checked", hint=f"pin NCCL {newest} or older", prefer_value=True)
 
 
-@rule(code="HPC205", name="doca-driver-node-os", severity=Severity.INFO, kinds=(Kind.SPEC,))
+@rule(code="HPC205", name="doca-driver-node-os", severity=Severity.ERROR, kinds=(Kind.SPEC,))
 def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """The doca-driver image may not exist for the OS the AKS nodes run.
+    """The doca-driver image does not exist for the OS the AKS nodes run.
 
     ## What it catches
-    On ``aks`` with InfiniBand and a NicClusterPolicy doca-driver tag hpcconf knows: an error when
-    ``aks.kubernetes_version`` gives a node Ubuntu the tag is not published for; an info when the
-    Kubernetes version is unpinned, so the node OS floats with the AKS default.
+    On ``aks`` with InfiniBand and a NicClusterPolicy doca-driver tag hpcconf knows: the node OS
+    ``provision.sh`` pins (``aks.os_sku``, by default the Ubuntu AKS gives at ``aks.kubernetes_version``)
+    is not one the tag is published for.
 
     ## Why is this bad?
     network-operator pulls ``doca-driver:<tag>-<os><version>-<arch>``; a tag missing for the node OS
     leaves the driver pod in ImagePullBackOff and no node gets RDMA. With ``--os-sku Ubuntu`` AKS gives
-    Ubuntu 22.04 on Kubernetes 1.25-1.34 and 24.04 from 1.35 (AKS FAQ), so an unpinned cluster changes OS
-    when the default Kubernetes version moves.
+    Ubuntu 22.04 on Kubernetes 1.25-1.34 and 24.04 from 1.35 (AKS FAQ); Azure Linux has no doca-driver
+    image at all.
 
     ## Example
     ```yaml
     versions:
       doca_ofed: doca3.4.1-26.04-1.1.0.0-1
     aks:
-      kubernetes_version: "1.24"
+      os_sku: AzureLinux
     ```
 
     ## Fix
-    Pin ``aks.kubernetes_version`` to a version whose default Ubuntu the tag is published for.
+    Use an ``aks.os_sku`` (or a Kubernetes version whose default Ubuntu) the tag is published for.
     """
     spec, cluster = _spec_parts(doc, ctx)
     aks = getattr(cluster, "aks", None)
@@ -304,21 +304,14 @@ def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     tag = compat.doca_driver_tag(aks.ofed_version)
     if tag is None:
         return
-    kubernetes = aks.settings.kubernetes_version
-    if kubernetes is None:
-        floats = ", ".join(f"Ubuntu {r.ubuntu} from {r.kubernetes_from}" for r in compat.aks_default_ubuntu_table())
-        yield doc.at_path(("versions", "doca_ofed") if _set_by_user(spec.versions, "doca_ofed") else ("platforms",),
-                          f"doca-driver {tag.tag} is published for {', '.join(tag.os)}; aks.kubernetes_version is "
-                          f"unpinned, so the node OS follows the AKS default ({floats})",
-                          hint="pin aks.kubernetes_version so the node OS cannot move under the driver", prefer_value=True)
+    node_os = {"Ubuntu2204": "ubuntu22.04", "Ubuntu2404": "ubuntu24.04"}.get(aks.os_sku, aks.os_sku)
+    if node_os in tag.os:
         return
-    ubuntu = compat.aks_default_ubuntu(kubernetes)
-    if ubuntu is None or f"ubuntu{ubuntu.ubuntu}" in tag.os:
-        return
-    yield doc.at_path(("aks", "kubernetes_version"), f"AKS {kubernetes} nodes run Ubuntu {ubuntu.ubuntu}; doca-driver "
+    settings = aks.settings
+    path = ("aks", "os_sku") if settings.os_sku else ("aks", "kubernetes_version") if settings.kubernetes_version else ("platforms",)
+    yield doc.at_path(path, f"AKS nodes run {aks.os_sku} (Kubernetes {aks.kubernetes_version}); doca-driver "
                       f"{tag.tag} is published only for {', '.join(tag.os)}",
-                      hint=f"pin a Kubernetes version whose default Ubuntu is one of those (source: {tag.source})",
-                      prefer_value=True, severity=Severity.ERROR)
+                      hint=f"choose an aks.os_sku the tag is published for (source: {tag.source})", prefer_value=True)
 
 
 @rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.WARNING, kinds=(Kind.SPEC,))

@@ -83,11 +83,17 @@ def _given(loaded: LoadedSpec, *path: str | int) -> bool:
 _EXTRA_QUEUE_FIELDS = ("name", "max_count", "max_core_count", "initial_count", "idle_timeout", "type", "colocate")
 
 
-def queues_view(loaded: LoadedSpec, settings: AzhopSettings) -> QueuesView:
+def _sku_has_infiniband(catalog: Catalog, name: str) -> bool:
+    sku = _sku(catalog, name)
+    return sku is not None and sku.infiniband is not None
+
+
+def queues_view(loaded: LoadedSpec, settings: AzhopSettings, catalog: Catalog) -> QueuesView:
     # hpcconf writes ColocateNodes for Slurm only (resolve.azhop), so under OpenPBS nothing is colocated.
     slurm = settings.queue_manager == "slurm"
     queues = [QueueView(name=p.name, label=f"pools[{i}]", path=("pools", i), keys={"name": ("pools", i, "name")},
-                        max_nodes=p.count, max_count=p.count, colocate=slurm and p.placement.colocate,
+                        max_nodes=p.count, max_count=p.count,
+                        colocate=slurm and p.placement.colocated(_sku_has_infiniband(catalog, p.sku)),
                         duplicate_reported_elsewhere=True)  # two pools with one name are HPC008
               for i, p in enumerate(loaded.cluster.pools)]
     for i, q in enumerate(settings.extra_queues):
@@ -131,7 +137,7 @@ def image_refs_view(loaded: LoadedSpec, settings: AzhopSettings) -> ImageRefsVie
 def queue_names(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     settings = _settings(loaded)
     if settings is not None:
-        yield from _report(loaded, judge_queue_names(queues_view(loaded, settings)), Severity.ERROR)
+        yield from _report(loaded, judge_queue_names(queues_view(loaded, settings, catalog)), Severity.ERROR)
 
 
 @spec_adapter(code="AZH012", name="azhop-queue-limits", severity=Severity.WARNING)
@@ -140,7 +146,7 @@ def queue_limits(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     (config.yml, written by hand, gets the rule's warning)."""
     settings = _settings(loaded)
     if settings is not None:
-        yield from _report(loaded, judge_queue_limits(queues_view(loaded, settings)), Severity.ERROR)
+        yield from _report(loaded, judge_queue_limits(queues_view(loaded, settings, catalog)), Severity.ERROR)
 
 
 @spec_adapter(code="AZH010", name="azhop-image-reference", severity=Severity.ERROR)
@@ -306,7 +312,7 @@ def _gpu_pool_placement(loaded: LoadedSpec, settings: AzhopSettings, catalog: Ca
     # The size's InfiniBand decides, not network.infiniband.enabled: AZH011 judges config.yml by the size name.
     if sku.infiniband is None or pool.count < 2:
         return
-    if not pool.placement.colocate:
+    if pool.placement.colocate is False:  # unset means colocated for an InfiniBand size
         yield _diag(loaded, ("pools", i, "placement", "colocate"),
                     f"pool '{pool.name}' runs multi-node InfiniBand jobs on {pool.count} x {sku.name} but is not colocated",
                     "set placement.colocate: true (az-hop ColocateNodes): InfiniBand only connects VMs of one scale set / placement group")

@@ -43,8 +43,7 @@ def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str
         ("LOCATION", cluster.location),
         ("CLUSTER_NAME", cluster.name),
     ]
-    if aks.settings.kubernetes_version:
-        out.append(("KUBERNETES_VERSION", aks.settings.kubernetes_version))
+    out += [("KUBERNETES_VERSION", aks.kubernetes_version), ("OS_SKU", aks.os_sku)]
     if aks.acr_name:
         out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{aks.test_image.name}:{aks.test_image.tag}")]
     out += [
@@ -110,7 +109,7 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         installs=installs, az_cli=v.az_cli,
         variables=[(name, sh_quote(value)) for name, value in variables(cluster, aks)],
         other_pools=other_pools(cluster, aks), acr=bool(aks.acr_name),
-        kubernetes_version=aks.settings.kubernetes_version,
+        kubernetes_version=aks.kubernetes_version,
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster, aks),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,

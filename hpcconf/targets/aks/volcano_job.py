@@ -10,6 +10,7 @@ for the worker task, one ``k8s.v1.cni.cncf.io/networks`` entry per IB NIC.
 from __future__ import annotations
 
 import shlex
+from typing import Optional
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
@@ -25,16 +26,15 @@ AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
-def wait_for_workers_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
+def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
+    """The launcher's init container: ``kubectl wait`` alone, so the kubectl image needs no shell and no jq.
+
+    minAvailable is every replica, so Volcano creates the worker pods with the launcher (one gang); should
+    the wait still find none ("no matching resources found"), the init container fails and the kubelet
+    restarts it under the pod's restartPolicy (OnFailure) until the workers are Ready.
+    """
     selector = f"volcano.sh/job-name={aks.job_name},volcano.sh/task-spec={aks.worker_task}"
-    return (
-        f"until [[ \"$(kubectl get pod -l {selector} -o json | jq '.items | length')\" != 0 ]]; do\n"
-        "  echo \"Waiting for MPI worker pods...\"\n"
-        "  sleep 3\n"
-        "done\n"
-        "echo \"Waiting for MPI worker pods to be ready...\"\n"
-        f"kubectl wait pod -l {selector} --for=condition=Ready --timeout=600s\n"
-    )
+    return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", "--timeout=600s"]
 
 
 def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
@@ -83,7 +83,7 @@ def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
         "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
         "template": {"spec": {
             "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
-                                "command": ["/bin/bash", "-c", block(wait_for_workers_script(cluster, aks))]}],
+                                "command": wait_for_workers_command(cluster, aks)}],
             "serviceAccountName": aks.service_account,
             "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks),
                                       {"requests": {"cpu": 1}})],
@@ -92,16 +92,34 @@ def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     }
 
 
+def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[str, int | str]:
+    """cpu/memory requests for the one worker a node runs, from the SKU's size: without them the pod is
+    BestEffort (the first evicted under memory pressure, and a second pod could share its node's CPUs).
+
+    Headroom is left for what runs beside it: the kubelet/system reservations AKS subtracts from
+    allocatable (about 0.3 cores and, on older node images, ~2-5% of memory on these sizes) and the
+    operator DaemonSets (driver, device plugins, NFD). A tenth of the vCPUs (at least 2) and a fifth of the
+    memory cover both; the worker stays Burstable, free to use more when it is idle.
+    """
+    requests: dict[str, int | str] = {}
+    if vcpus is not None:
+        requests["cpu"] = vcpus - max(2, vcpus // 10)
+    if memory_gib is not None:
+        requests["memory"] = f"{memory_gib * 4 // 5}Gi"
+    return requests
+
+
 def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     units = {"nvidia.com/gpu": aks.gpus_per_worker}
     if aks.infiniband:
         units[aks.ib_resource] = aks.ib_nics_per_worker
+    sku = cluster.pool(aks.pool_name).sku
     template: dict = {}
     if aks.uses_host_device_network:
         template["metadata"] = {"annotations": {
             "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * aks.ib_nics_per_worker)}}
     container = _container(aks.worker_task, aks.image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
-                           {"requests": dict(units), "limits": dict(units)},
+                           {"requests": {**worker_cpu_memory(sku.vcpus, sku.memory_gib), **units}, "limits": dict(units)},
                            volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for

@@ -10,6 +10,8 @@ AZ_CLI_VERSION='2.75.0'
 RESOURCE_GROUP='ndmv4-aks-current-rg'
 LOCATION='southcentralus'
 CLUSTER_NAME='ndmv4-aks-current'
+KUBERNETES_VERSION='1.35'
+OS_SKU='Ubuntu2404'
 ACR_NAME='hpcconfdemo'
 TEST_IMAGE='nccl-tests:25.10'
 SYSTEM_POOL='system'
@@ -48,13 +50,17 @@ az group create --name "$RESOURCE_GROUP" --location "$LOCATION"
 az acr create --resource-group "$RESOURCE_GROUP" --name "$ACR_NAME" --sku Standard
 az acr build --registry "$ACR_NAME" --image "$TEST_IMAGE" --timeout 7200 "$HERE/../image"
 
+# Kubernetes version and node OS pinned (aks.kubernetes_version, aks.os_sku): with a bare --os-sku Ubuntu
+# the node Ubuntu follows the AKS default (22.04 up to Kubernetes 1.34, 24.04 from 1.35: AKS FAQ), and the
+# driver images must exist for the OS the nodes run.
 az aks create \
   --resource-group "$RESOURCE_GROUP" \
   --name "$CLUSTER_NAME" \
   --location "$LOCATION" \
+  --kubernetes-version "$KUBERNETES_VERSION" \
   --enable-managed-identity \
   --generate-ssh-keys \
-  --os-sku Ubuntu \
+  --os-sku "$OS_SKU" \
   --nodepool-name "$SYSTEM_POOL" \
   --node-count "$SYSTEM_POOL_COUNT" \
   --node-vm-size "$SYSTEM_POOL_SKU" \
@@ -69,7 +75,7 @@ az aks nodepool add \
   --node-count "$GPU_POOL_COUNT" \
   --node-vm-size "$GPU_POOL_SKU" \
   --node-osdisk-size "$GPU_POOL_OS_DISK_GB" \
-  --os-sku Ubuntu \
+  --os-sku "$OS_SKU" \
   --gpu-driver none
 
 az aks get-credentials --overwrite-existing --resource-group "$RESOURCE_GROUP" --name "$CLUSTER_NAME"
