@@ -75,3 +75,15 @@ def test_clean_build_prints_one_summary_line(tmp_path):
     assert len(summary) == 1 and "0 errors, 0 warnings" in summary[0] and "lists them" in summary[0]
     quiet = hpcconf("build", str(REPO / "examples" / "ndmv4-aks-current.yaml"), "-o", str(tmp_path), "-q")
     assert quiet.output == ""
+
+
+def test_error_in_an_artifact_is_reported_at_the_spec_line_that_set_it(tmp_path, monkeypatch):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text((REPO / "examples" / "ndmv4-aks-current.yaml").read_text() + "nccl_env:\n  NCCL_ALGO: Tree\n")
+    monkeypatch.chdir(tmp_path)
+    result = hpcconf("build", "spec.yaml")
+    assert result.exit_code == 1, result.output
+    line = len(spec.read_text().splitlines())
+    assert f"spec.yaml:{line}:14: error[NCCL029]" in result.output
+    assert "seen in aks/volcano-job.yaml" in result.output
+    assert not (tmp_path / "out").exists()
