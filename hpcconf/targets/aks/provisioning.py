@@ -35,10 +35,12 @@ def volcano_manifest_url(version: str) -> str:
     return f"https://raw.githubusercontent.com/volcano-sh/volcano/v{version.lstrip('v')}/installer/volcano-development.yaml"
 
 
-def cidr_options(settings: AksSettings) -> list[tuple[str, str, str]]:
+def cidr_options(settings: AksSettings | None) -> list[tuple[str, str, str]]:
     """(variable, az aks create flag, value) for the cluster ranges the spec sets (SPEC017 checks the IPAM
     range against them); AKS requires --dns-service-ip inside a custom --service-cidr (.10 by convention)."""
-    out = []
+    out: list[tuple[str, str, str]] = []
+    if settings is None:
+        return out
     if settings.service_cidr:
         network = ipaddress.ip_network(settings.service_cidr)
         out += [("SERVICE_CIDR", "service-cidr", settings.service_cidr),
@@ -59,7 +61,7 @@ def variables(cluster: ResolvedCluster) -> list[tuple[str, str]]:
     ]
     if aks.settings.kubernetes_version:
         out.append(("KUBERNETES_VERSION", aks.settings.kubernetes_version))
-    out += [(name, value) for name, _flag, value in cidr_options(aks.settings)]
+    out += [(name, value) for name, _flag, value in cidr_options(aks.settings if aks else None)]
     if aks.acr_name:
         out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{cluster.test_image.name}:{cluster.test_image.tag}")]
     out += [
@@ -128,7 +130,7 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
         variables=[(name, sh_quote(value)) for name, value in variables(cluster)],
         other_pools=other_pools(cluster), acr=bool(aks.acr_name),
         kubernetes_version=aks.settings.kubernetes_version,
-        cidr_flags=[(flag, name) for name, flag, _value in cidr_options(aks.settings)],
+        cidr_flags=[(flag, name) for name, flag, _value in cidr_options(aks.settings if aks else None)],
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
