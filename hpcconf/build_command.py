@@ -24,6 +24,7 @@ from typing import Sequence
 
 import typer
 
+from .build_lint import lint_builds, report_lint
 from .diagnostics import HpcconfError, render_all
 from .pipeline import Build, compile_spec
 from .writer import GENERATOR, MANIFEST_NAME, manifest_text, read_manifest, sha256, write_artifacts
@@ -252,6 +253,13 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         return EXIT_INVALID
     if _same_output_dirs(builds):
         return EXIT_INVALID
+    linted = lint_builds(builds, config.lint)  # what `hpcconf lint SPEC` says of them (hpcconf.build_lint)
+    if linted is None:
+        return EXIT_INVALID
+    action = "check" if check else "diff" if diff else "force" if force else "write"
+    lint_failed = report_lint(builds, linted, action=action, quiet=quiet)
+    if lint_failed and action == "write":
+        return EXIT_STALE
     orphans = _orphaned_outputs(builds, out_root) if _covers_output_root(list(specs) or [Path(".")], out_root) else []
     if check or diff:
         dirty = bool(orphans)
@@ -262,7 +270,7 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         _report_orphans(orphans, out_root, err=False)
         if check and dirty:
             typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
-        return EXIT_STALE if (dirty and check) else EXIT_OK
+        return EXIT_STALE if ((dirty or lint_failed) and check) else EXIT_OK
     status = EXIT_OK
     for b in builds:
         status = max(status, _write(b, out_root / b.name, force, quiet))

@@ -2,7 +2,8 @@
 
 Exit codes (documented in the README):
   0  success / nothing to report
-  1  lint findings at or above --fail-level, or `build --check` found stale or hand-edited files
+  1  lint findings at or above --fail-level; `build --check` found stale or hand-edited files or lint
+     errors; `build` refused to overwrite hand edits or to write artifacts with lint errors
   2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option
  70  an internal error (a bug in hpcconf): one line saying so; HPCCONF_DEBUG=1 shows the traceback
 """
@@ -132,7 +133,7 @@ def build(
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
     explain: bool = typer.Option(False, "--explain", help="With --diff/--check: say which spec fields each changed file depends on."),
-    force: bool = typer.Option(False, "--force", help="Overwrite generated files even if they were edited by hand."),
+    force: bool = typer.Option(False, "--force", help="Overwrite generated files even if they were edited by hand, and write despite lint errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only problems."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file (.hpcconf.toml or pyproject.toml); default: the nearest one."),
 ) -> None:

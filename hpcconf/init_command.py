@@ -150,7 +150,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
     if crusoe and "slurm" in platforms:
         context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
-                             "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_network_id": _PLACEHOLDER_UUID if ib else None}
+                             "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_partition_id": _PLACEHOLDER_UUID if ib else None}
     return context
 
 

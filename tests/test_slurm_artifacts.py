@@ -61,7 +61,7 @@ def _crusoe_at(tmp_path: Path, version: str) -> dict[str, str]:
     """The Crusoe example for an older crusoecloud/slurm layout (no partition ids before 9f57d5e)."""
     text = CRUSOE.read_text(encoding="utf-8").replace("module_version: v3.0.0", f"module_version: {version}")
     if version == "b115d0c":
-        text = re.sub(r"    ib_partition_ids:\n      h100: .*\n", "", text)
+        text = re.sub(r"    ib_partition_ids:.*\n      h100: .*\n", "", text)
     spec = tmp_path / CRUSOE.name
     spec.write_text(text, encoding="utf-8")
     return _artifacts(spec)

@@ -16,7 +16,7 @@ CRUSOE_BLOCK = """slurm:
     project_id: 5f0e8a52-3c1d-4b7e-9a26-8d4c2e1f7b90
     location: us-east1-a
     vpc_subnet_id: 80cf6356-da22-42c8-8925-d5fb1e3e55ad
-    ib_network_id: 2c6b9e41-7d3a-4f58-b1e0-9a7c5d3e2f16
+    ib_partition_ids: {h100: 7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64}
 """
 
 
@@ -62,10 +62,47 @@ def test_crusoe_block_without_crusoe_pool(tmp_path):
     assert error.code == "SPEC006" and error.line == _line_of(spec, "crusoe:")
 
 
-def test_ib_instance_needs_ib_network(tmp_path):
-    block = "\n".join(line for line in CRUSOE_BLOCK.splitlines() if "ib_network_id" not in line) + "\n"
-    [error] = _errors(_spec(tmp_path, CRUSOE_POOL + block))
-    assert "ib_network_id" in error.message and "TCP" in error.message
+def _crusoe(version: str, ib: str) -> str:
+    """The Crusoe block for module ``version`` with ``ib`` as its InfiniBand line ("" for none)."""
+    lines = [line for line in CRUSOE_BLOCK.splitlines() if "ib_partition_ids" not in line]
+    return "\n".join(lines + [f"    module_version: {version}"] + ([f"    {ib}"] if ib else [])) + "\n"
+
+
+NETWORK = "ib_network_id: 2c6b9e41-7d3a-4f58-b1e0-9a7c5d3e2f16"
+PARTITION = "ib_partition_ids: {h100: 7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64}"
+
+
+@pytest.mark.parametrize("version, ib, code, needle", [
+    ("b115d0c", "", "SPEC009", "ib_network_id"),
+    ("9f57d5e", "", "SPEC016", "ib_partition_ids"),
+    ("v3.0.0", "", "SPEC016", "ib_partition_ids"),
+    ("v3.0.0", NETWORK, "SPEC016", "ib_partition_ids"),  # v3 only names the network in a comment
+])
+def test_ib_instance_needs_what_its_module_version_reads(tmp_path, version, ib, code, needle):
+    [error] = _errors(_spec(tmp_path, CRUSOE_POOL + _crusoe(version, ib)))
+    assert error.code == code and needle in error.message and "TCP" in error.message
+
+
+@pytest.mark.parametrize("version, ib", [("b115d0c", NETWORK), ("9f57d5e", PARTITION), ("v3.0.0", PARTITION)])
+def test_ib_instance_with_what_its_module_version_reads_compiles(tmp_path, version, ib):
+    assert compile_spec(_spec(tmp_path, CRUSOE_POOL + _crusoe(version, ib))).artifacts
+
+
+TWO_POOLS = "pools: [{name: h100, sku: h100-80gb-sxm-ib.8x, count: 2}, {name: h2, sku: h100-80gb-sxm-ib.8x, count: 1}]\n"
+
+
+@pytest.mark.parametrize("version", ["9f57d5e", "b115d0c"])
+def test_second_crusoe_pool_is_refused_before_v3(tmp_path, version):
+    ib = NETWORK if version == "b115d0c" else PARTITION
+    errors = _errors(_spec(tmp_path, TWO_POOLS + _crusoe(version, ib)))
+    assert [e.code for e in errors] == ["SPEC008"] and version in errors[0].message
+
+
+def test_v3_takes_one_partition_per_pool(tmp_path):
+    ids = "ib_partition_ids: {h100: 7a1d3c52-9e84-4b6f-a2d0-5c8e1f3b9a64, h2: 3e9f1b27-64ac-4d05-8b1e-2f7a9c0d5e83}"
+    build = compile_spec(_spec(tmp_path, TWO_POOLS + _crusoe("v3.0.0", ids)))
+    tfvars = next(a.content for a in build.artifacts if a.path.endswith("terraform.tfvars"))
+    assert 'name            = "h2"' in tfvars and "3e9f1b27-64ac-4d05-8b1e-2f7a9c0d5e83" in tfvars
 
 
 def test_duplicate_uid(tmp_path):

@@ -263,6 +263,13 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
         spec_doc.compile_errors = errors  # always reported: see lint_documents
         findings.extend(errors)
         return []
+    return artifact_documents(spec_doc, build, ctx, findings, sources)
+
+
+def artifact_documents(spec_doc: Document, build: Build, ctx: LintContext, findings: list[Diagnostic],
+                       sources: dict[str, str]) -> list[Document]:
+    """The artifacts ``build`` compiled from ``spec_doc``, as documents named ``SPEC -> ARTIFACT``
+    with the spec's own SKU and versions as their context."""
     spec_ctx = context_for_build(ctx, build)
     spec_doc.context = spec_ctx
     documents = []
@@ -568,6 +575,22 @@ def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = Non
     sources: dict[str, str] = {}
     documents, files = load_paths(paths, ctx, forced_kind, findings, sources)
     return lint_documents(documents, ctx, sources, findings, files)
+
+
+def lint_build(build: Build, ctx: LintContext) -> LintResult:
+    """Lint a spec compiled already, as ``hpcconf lint SPEC`` does, without loading or compiling it
+    again: ``hpcconf build`` checks what it is about to write."""
+    rules = load_rules()
+    validate_selectors(ctx.config.select, rules, "select")
+    validate_selectors(ctx.config.ignore, rules, "ignore")
+    loaded = build.spec
+    text = _read(loaded.path)
+    spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
+                        source_path=str(loaded.path))
+    findings: list[Diagnostic] = []
+    sources = {spec_doc.path: text}
+    documents = artifact_documents(spec_doc, build, ctx, findings, sources) + [spec_doc]
+    return lint_documents(documents, ctx, sources, findings, 1)
 
 
 def lint_text(text: str, name: str, ctx: LintContext | None = None, kind: str | None = None) -> LintResult:

@@ -7,9 +7,10 @@ section; versions live in the spec-wide `versions:` block.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .base import StrictModel
 
@@ -27,3 +28,15 @@ class AksSettings(StrictModel):
     system_pool_count: int = Field(default=2, ge=1, le=100)
     acr_name: Optional[str] = Field(default=None, pattern=r"^[a-zA-Z0-9]{5,50}$", description="Azure Container Registry to create and attach (default: derived from test_image.registry when it is *.azurecr.io).")
     job_name: Optional[str] = Field(default=None, pattern=DNS_1035_LABEL, description="Name of the Volcano job (default: nccl-<collective>-job1, e.g. nccl-allreduce-job1). The svc plugin makes it a Service name, so it must be a DNS-1035 label.")
+    service_cidr: Optional[str] = Field(default=None, description="The cluster's service CIDR (az aks create --service-cidr; None: AKS's default 10.0.0.0/16). provision.sh passes it, with --dns-service-ip its 10th address; SPEC017 checks the IB IPAM range against it.")
+    pod_cidr: Optional[str] = Field(default=None, description="The cluster's pod CIDR (az aks create --pod-cidr, kubenet or Azure CNI Overlay; None: AKS's default 10.244.0.0/16). provision.sh passes it; SPEC017 checks the IB IPAM range against it.")
+
+    @field_validator("service_cidr", "pod_cidr")
+    @classmethod
+    def _cidr(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            try:
+                ipaddress.ip_network(value, strict=True)
+            except ValueError as exc:
+                raise ValueError(f"not a valid CIDR range ({exc}); write it like 10.0.0.0/16") from None
+        return value

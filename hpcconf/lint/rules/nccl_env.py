@@ -12,6 +12,7 @@ import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge.nccl_algo import stranded_functions
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -284,7 +285,8 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
 
     ## What it catches
     ``NCCL_ALGO`` listing only NVLS or NVLSTree for a collective on a VM size whose NVLink has no
-    NVSwitch with SHARP (A100 and V100 sizes, the NC PCIe sizes).
+    NVSwitch with SHARP (A100 and V100 sizes, the NC PCIe sizes). A value that fails on every
+    machine, NVLink SHARP or not (a global ``NCCL_ALGO=NVLSTree``), is NCCL029's and not repeated here.
 
     ## Why is this bad?
     NVLS needs third-generation NVSwitch (H100/H200 HGX, ``search.cc``). Where it is missing, NCCL
@@ -297,7 +299,7 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ## Example
     ```text
     # with --sku ND96asr_v4
-    NCCL_ALGO=NVLSTree
+    NCCL_ALGO=allreduce:NVLS
     ```
 
     ## Fix
@@ -309,6 +311,8 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_ALGO" or setting.dynamic or setting.value.startswith("^"):
             continue
+        if any(stranded_everywhere(setting.value, ctx.nccl_version)):
+            continue  # NCCL029 reports it: it fails on every machine, NVLink SHARP or not
         for entry in setting.value.split(";"):
             tokens = {t.strip().lower() for t in entry.split(":")[-1].split(",") if t.strip()}
             if tokens and tokens <= {"nvls", "nvlstree"}:
@@ -316,6 +320,76 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
                                                      f"but {ctx.sku_name} has no NVLink SHARP (NVSwitch gen 3)",
                                        hint="remove NCCL_ALGO or add Ring/Tree")
                 break
+
+
+def stranded_everywhere(value: str, nccl_version: str) -> tuple[list[str], list[str]]:
+    """(functions stranded on every multi-node machine, further ones stranded on every single node)
+    under ``NCCL_ALGO=value``: the machine is taken as capable as any (NVLink SHARP, CollNet, one
+    or eight GPUs per node), so what is left stranded fails wherever the file is used.
+    A value NCCL rejects outright is NCCL011's, and strands nothing here."""
+    try:
+        multi = [f for f in stranded_functions(value, 2, True, collnet=True, version=nccl_version)
+                 if f in stranded_functions(value, 2, True, collnet=True, ranks_per_node=1, version=nccl_version)]
+        single = stranded_functions(value, 1, True, collnet=True, version=nccl_version)
+    except ValueError:
+        return [], []
+    return multi, [f for f in single if f not in multi]
+
+
+@rule(code="NCCL029", name="nccl-algo-strands-collective", severity=Severity.ERROR, kinds=SETTING_KINDS,
+      since="0.2.0")
+def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_ALGO`` leaves a collective, or a single-node run, with no algorithm it can run.
+
+    ## What it catches
+    An ``NCCL_ALGO`` value after which some NCCL function (AllReduce, AllGather, ReduceScatter,
+    Broadcast, Reduce) has no algorithm left that it can run, on any machine: a global value
+    without Ring (Broadcast and Reduce run Ring only; AllGather and ReduceScatter run Ring, PAT,
+    NVLS or CollNetDirect, never Tree or NVLSTree), or a value whose only algorithm for a function
+    is NVLSTree, which NCCL turns off on a single node. The judgement assumes the most capable
+    machine (NVLink SHARP, CollNet), so a finding here fails everywhere; a value that fails only
+    on VM sizes without NVLink SHARP is NCCL014's.
+
+    ## Why is this bad?
+    ``NCCL_ALGO`` restricts the algorithms NCCL's tuner may pick (``src/graph/tuning.cc``); a
+    function with none left fails every call with ``no algorithm/protocol available for function
+    ... NCCL_ALGO was set to ...``. Measured on 2 x H200 with NCCL 2.28.9: a global
+    ``NCCL_ALGO=NVLSTree`` failed all_gather, reduce_scatter and broadcast, and all_reduce on one
+    node; a global ``NCCL_ALGO=Tree`` failed all_gather, reduce_scatter and broadcast. Training
+    jobs call all of them (FSDP all_gather/reduce_scatter, parameter broadcast at start-up).
+
+    ## Example
+    ```text
+    NCCL_ALGO=NVLSTree
+    ```
+
+    ## Fix
+    Remove ``NCCL_ALGO`` (the tuner picks per message size), or, from NCCL 2.24, restrict only
+    the collective you mean and keep Ring beside it: ``NCCL_ALGO=allreduce:NVLSTree,Ring``.
+    Before 2.24 a global value must include Ring.
+    """
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_ALGO" or setting.dynamic:
+            continue
+        multi, single = stranded_everywhere(setting.value, ctx.nccl_version)
+        if not (multi or single):
+            continue
+        parts = []
+        if multi:
+            parts.append(f"{', '.join(multi)} with no algorithm")
+        if single:
+            parts.append(f"{', '.join(single)} with none on a single node")
+        plain = not any(c in setting.value for c in ":;^")  # one global list
+        if not multi:
+            example = f"{setting.value},Ring" if ";" not in setting.value else "allreduce:NVLSTree,Ring"
+            fix = f"keep Ring beside it (NCCL_ALGO={example}): NVLSTree is off on a single node"
+        elif ctx.nccl_at_least("2.24"):
+            example = f"allreduce:{setting.value},Ring" if plain else "allreduce:NVLSTree,Ring"
+            fix = f"remove NCCL_ALGO, or restrict only the collective you mean, with Ring: NCCL_ALGO={example}"
+        else:
+            fix = "remove NCCL_ALGO, or keep Ring in it (NCCL before 2.24 has no per-collective NCCL_ALGO)"
+        yield _setting_finding(doc, setting, f"NCCL_ALGO={setting.value} leaves {'; and '.join(parts)}: "
+                                             f"every such call fails (NCCL {ctx.nccl_version})", hint=fix)
 
 
 @rule(code="NCCL017", name="nccl-env-value-invalid", severity=Severity.WARNING, kinds=SETTING_KINDS)

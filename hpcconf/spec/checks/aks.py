@@ -8,6 +8,7 @@ from typing import Iterator
 from ...catalog import Catalog, UnknownSku
 from ...diagnostics import Diagnostic
 from ...knowledge import charts
+from ...knowledge.network import ipam_overlaps
 from ...knowledge.volcano import WORKER_TASK
 from ...rules_registry import spec_rule
 from ..load import LoadedSpec
@@ -182,3 +183,47 @@ def ipam_range_too_small(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
         yield at(loaded, ("network", "infiniband", "ipam_range"),
                  f"ipam_range {ib.ipam_range} has {size} addresses; {pool.count} nodes x {sku.infiniband.count} IB NICs need {needed}",
                  "use a larger range, e.g. 192.168.0.0/16")
+
+
+@spec_rule(code="SPEC017", name="ipam-range-overlaps-cluster", since="0.2.0")
+def ipam_range_overlaps_cluster(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """``network.infiniband.ipam_range`` overlaps the AKS cluster's service or pod CIDR.
+
+    ## What it catches
+    On AKS with InfiniBand: an IPAM range for the secondary (RDMA) network that shares addresses
+    with the cluster's service CIDR or pod CIDR: ``aks.service_cidr`` / ``aks.pod_cidr`` when the
+    spec sets them, else AKS's defaults (``az aks create``: service CIDR 10.0.0.0/16, pod CIDR
+    10.244.0.0/16 for kubenet and Azure CNI Overlay).
+
+    ## Why is this bad?
+    Each pod attached to the secondary network gets an address from the IPAM range and a route
+    for that whole range through its RDMA interface. Where the range covers the service CIDR,
+    that route captures traffic to every ClusterIP, kube-dns's (10.0.0.10 by default) included:
+    name lookups and service calls from the pod time out, and the MPI launcher cannot resolve its
+    workers. Where it covers the pod CIDR, traffic to other pods goes out of the wrong interface.
+    Nothing fails at build or apply time.
+
+    ## Example
+    ```yaml
+    network:
+      infiniband: {ipam_range: 10.0.0.0/8}
+    ```
+
+    ## Fix
+    Use a range outside both, e.g. ``192.168.0.0/16`` (the default), or set ``aks.service_cidr``
+    / ``aks.pod_cidr`` to the ranges your cluster really uses.
+    """
+    if not _on_aks(loaded) or not _uses_ib(loaded, catalog):
+        return
+    ipam = loaded.cluster.network.infiniband.ipam_range
+    aks = loaded.cluster.aks
+    service, pod = (aks.service_cidr, aks.pod_cidr) if aks is not None else (None, None)
+    for overlap in ipam_overlaps(ipam, service_cidr=service, pod_cidr=pod):
+        hijacked = ("service traffic (kube-dns included)" if overlap.name == "service CIDR"
+                    else "traffic to other pods")
+        where = "aks.service_cidr" if overlap.name == "service CIDR" else "aks.pod_cidr"
+        yield at(loaded, ("network", "infiniband", "ipam_range"),
+                 f"ipam_range {ipam} overlaps the cluster's {overlap.name} {overlap.cidr} ({overlap.shared} is in "
+                 f"both): the secondary network's route sends {hijacked} out of the RDMA interface",
+                 f"use a range outside {overlap.cidr}, e.g. 192.168.0.0/16, or set {where} to the range the "
+                 "cluster uses")

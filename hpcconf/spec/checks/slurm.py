@@ -19,6 +19,7 @@ from ...knowledge.versions import Version
 from ...rules_registry import spec_rule
 from ..load import LoadedSpec
 from ..model import NodePool
+from ..slurm import CrusoeSlurm
 from . import at
 
 PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -38,6 +39,25 @@ def _slurm_platform(loaded: LoadedSpec) -> bool:
 
 def _crusoe_pools(loaded: LoadedSpec, catalog: Catalog) -> list[tuple[int, NodePool]]:
     return [(i, p) for i, p in enumerate(loaded.cluster.pools) if _sku_provider(catalog, p.sku) == "crusoe"]
+
+
+# crusoecloud/slurm versions with one compute node type (slurm_compute_node_type/_count): before the
+# v3.0.0 `partitions` list (variables.tf at 9f57d5e and b115d0c).
+CRUSOE_ONE_NODE_TYPE = ("9f57d5e", "b115d0c")
+CRUSOE_IB_NETWORK_VERSIONS = ("b115d0c",)  # slurm_compute_node_ib_network_id: the module creates the partition
+CRUSOE_IB_PARTITION_VERSIONS = ("v3.0.0", "9f57d5e")  # an ib_partition_id per partition / for the compute nodes
+
+
+def _crusoe_settings(loaded: LoadedSpec) -> CrusoeSlurm | None:
+    slurm = loaded.cluster.slurm
+    return slurm.crusoe if slurm is not None and _slurm_platform(loaded) else None
+
+
+def _crusoe_ib_pools(loaded: LoadedSpec, catalog: Catalog) -> list[tuple[int, NodePool]]:
+    """Crusoe pools whose instance type has InfiniBand, when the spec runs with InfiniBand."""
+    if not loaded.cluster.network.infiniband.enabled:
+        return []
+    return [(i, p) for i, p in _crusoe_pools(loaded, catalog) if catalog.get(p.sku).infiniband is not None]
 
 
 @spec_rule(code="SPEC006", name="crusoe-settings-unused", since="0.2.0", formerly=("HPC005",))
@@ -108,15 +128,18 @@ def crusoe_settings_missing(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Di
 
 @spec_rule(code="SPEC008", name="crusoe-second-pool", since="0.2.0", formerly=("HPC005",))
 def crusoe_second_pool(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    """Two pools use Crusoe instance types on platform slurm; Crusoe's Slurm module makes one node type.
+    """Two Crusoe pools with a pre-v3 Crusoe Slurm module, which makes one compute node type.
 
     ## What it catches
-    A second pool with a Crusoe SKU when ``slurm`` or ``azhop`` is in ``platforms``.
+    A second pool with a Crusoe SKU when ``slurm`` or ``azhop`` is in ``platforms`` and
+    ``slurm.crusoe.module_version`` is ``9f57d5e`` or ``b115d0c``. The default ``v3.0.0`` takes
+    a ``partitions`` list, one Slurm partition per pool, so any number of pools is fine there.
     Reported as HPC005 (invalid-value) before 0.2.0.
 
     ## Why is this bad?
-    Crusoe's Slurm Terraform module takes one ``slurm_compute_node_type`` and one count; a second
-    pool would be silently dropped from the tfvars hpcconf writes.
+    Before v3.0.0 Crusoe's Slurm Terraform module (github.com/crusoecloud/slurm, variables.tf at
+    9f57d5e and b115d0c) takes one ``slurm_compute_node_type`` and one count; a second pool would
+    be silently dropped from the tfvars hpcconf writes.
 
     ## Example
     ```yaml
@@ -126,51 +149,108 @@ def crusoe_second_pool(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnos
     ```
 
     ## Fix
-    Keep one Crusoe GPU pool per cluster; make a second cluster spec for the other type.
+    Use the module's v3.0.0 (``module_version: v3.0.0``, the default), or keep one Crusoe GPU
+    pool per cluster and make a second cluster spec for the other type.
     """
+    settings = _crusoe_settings(loaded)
+    version = settings.module_version if settings is not None else "v3.0.0"
     crusoe_pools = _crusoe_pools(loaded, catalog)
-    if _slurm_platform(loaded) and len(crusoe_pools) > 1:
+    if _slurm_platform(loaded) and version in CRUSOE_ONE_NODE_TYPE and len(crusoe_pools) > 1:
         i, pool = crusoe_pools[1]
         yield at(loaded, ("pools", i),
-                 f"Crusoe's Slurm module makes one compute node type; pool '{pool.name}' is a second Crusoe pool",
-                 "keep one Crusoe GPU pool per cluster", prefer_value=False)
+                 f"Crusoe's Slurm module at {version} makes one compute node type; pool '{pool.name}' is a "
+                 "second Crusoe pool",
+                 "use module_version: v3.0.0 (one Slurm partition per pool), or keep one Crusoe GPU pool per "
+                 "cluster", prefer_value=False)
 
 
 @spec_rule(code="SPEC009", name="crusoe-ib-network-missing", since="0.2.0", formerly=("HPC004",))
 def crusoe_ib_network_missing(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    """A Crusoe InfiniBand pool has no ``slurm.crusoe.ib_network_id``.
+    """A Crusoe InfiniBand pool has no ``slurm.crusoe.ib_network_id`` (module ``b115d0c``).
 
     ## What it catches
-    ``slurm.crusoe`` without ``ib_network_id`` while the Crusoe pool's instance type has
-    InfiniBand and ``network.infiniband.enabled`` is true. Reported as HPC004 (missing-field) before 0.2.0.
+    ``slurm.crusoe`` with ``module_version: b115d0c`` and without ``ib_network_id`` while the
+    Crusoe pool's instance type has InfiniBand and ``network.infiniband.enabled`` is true. Later
+    module versions take an IB partition instead (SPEC016). Reported as HPC004 (missing-field) before 0.2.0.
 
     ## Why is this bad?
-    Crusoe attaches VMs to an IB partition only when the instance is created with an IB network
-    (``crusoe networking ib-networks list``); without it the nodes have no IB partition and NCCL
-    falls back to TCP sockets at a fraction of the bandwidth, with no error.
+    The module at b115d0c creates the compute nodes' IB partition in the IB network given as
+    ``slurm_compute_node_ib_network_id`` (github.com/crusoecloud/slurm variables.tf at b115d0c,
+    default null); without it the nodes have no IB partition and NCCL falls back to TCP sockets
+    at a fraction of the bandwidth, with no error.
 
     ## Example
     ```yaml
     slurm:
-      crusoe: {project_id: 5a1e..., location: us-east1-a, vpc_subnet_id: 9b2f...}
+      crusoe: {module_version: b115d0c, project_id: 5a1e..., location: us-east1-a, vpc_subnet_id: 9b2f...}
     ```
 
     ## Fix
     Add ``ib_network_id`` (from ``crusoe networking ib-networks list``), or set
     ``network.infiniband.enabled: false`` if you mean to run without InfiniBand.
     """
-    cluster = loaded.cluster
-    crusoe_pools = _crusoe_pools(loaded, catalog)
-    settings = cluster.slurm.crusoe if cluster.slurm else None
-    if not _slurm_platform(loaded) or settings is None or not crusoe_pools or settings.ib_network_id is not None:
+    settings = _crusoe_settings(loaded)
+    if settings is None or settings.module_version not in CRUSOE_IB_NETWORK_VERSIONS or settings.ib_network_id:
         return
-    _, pool = crusoe_pools[0]
-    if catalog.get(pool.sku).infiniband is not None and cluster.network.infiniband.enabled:
+    crusoe_pools = _crusoe_pools(loaded, catalog)
+    if not crusoe_pools:
+        return
+    _, pool = crusoe_pools[0]  # this module version makes one compute node type (SPEC008)
+    if catalog.get(pool.sku).infiniband is not None and loaded.cluster.network.infiniband.enabled:
         yield at(loaded, ("slurm", "crusoe"),
                  f"{pool.sku} has InfiniBand but slurm.crusoe.ib_network_id is not set: the nodes get no IB "
                  "partition and NCCL falls back to TCP sockets",
                  "set ib_network_id (`crusoe networking ib-networks list`), or network.infiniband.enabled: false",
                  prefer_value=False)
+
+
+@spec_rule(code="SPEC016", name="crusoe-ib-partition-missing", since="0.2.0")
+def crusoe_ib_partition_missing(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """A Crusoe InfiniBand pool has no ``slurm.crusoe.ib_partition_ids`` entry (module v3.0.0, 9f57d5e).
+
+    ## What it catches
+    A pool whose Crusoe instance type has InfiniBand, with ``network.infiniband.enabled`` true,
+    when ``slurm.crusoe.module_version`` is ``v3.0.0`` (the default) or ``9f57d5e`` and
+    ``slurm.crusoe.ib_partition_ids`` has no entry for that pool. (Module ``b115d0c`` takes an IB
+    network instead: SPEC009.)
+
+    ## Why is this bad?
+    These module versions attach an instance to InfiniBand only through the IB partition id they
+    are given: v3.0.0 per ``partitions`` entry (``ib_partition_id``, null gives the instance no
+    ``host_channel_adapters``), 9f57d5e as ``slurm_compute_node_ib_partition_id`` (default null;
+    github.com/crusoecloud/slurm main.tf and variables.tf at those refs). Without it the nodes come
+    up with no IB partition and NCCL runs over TCP sockets at a fraction of the bandwidth, with no error.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: h100, sku: h100-80gb-sxm-ib.8x, count: 2}
+    slurm:
+      crusoe: {project_id: 5a1e..., location: us-east1-a, vpc_subnet_id: 9b2f...}
+    ```
+
+    ## Fix
+    Create an IB partition in your IB network and name it per pool:
+    ``ib_partition_ids: {h100: <id from crusoe networking ib-partitions list>}``, or set
+    ``network.infiniband.enabled: false`` if you mean to run without InfiniBand.
+    """
+    settings = _crusoe_settings(loaded)
+    if settings is None or settings.module_version not in CRUSOE_IB_PARTITION_VERSIONS:
+        return
+    pools = _crusoe_ib_pools(loaded, catalog)
+    if settings.module_version in CRUSOE_ONE_NODE_TYPE:
+        crusoe = _crusoe_pools(loaded, catalog)
+        pools = [p for p in pools if p == crusoe[0]]  # the one node type the tfvars describe (others: SPEC008)
+    for _, pool in pools:
+        if settings.ib_partition_ids.get(pool.name):
+            continue
+        where = ("slurm", "crusoe", "ib_partition_ids") if settings.ib_partition_ids else ("slurm", "crusoe")
+        yield at(loaded, where,
+                 f"pool '{pool.name}' ({pool.sku}) has InfiniBand but slurm.crusoe.ib_partition_ids has no "
+                 f"'{pool.name}' entry: module {settings.module_version} creates its nodes without an IB partition "
+                 "and NCCL falls back to TCP sockets",
+                 f"add ib_partition_ids: {{{pool.name}: <id>}} (`crusoe networking ib-partitions list`), "
+                 "or network.infiniband.enabled: false", prefer_value=False)
 
 
 @spec_rule(code="SPEC010", name="sku-nccl-algo-unknown", since="0.2.0", formerly=("HPC005",))

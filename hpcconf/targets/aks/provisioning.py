@@ -8,12 +8,14 @@ GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver no
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts
 from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
+from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
 from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
@@ -35,6 +37,21 @@ def volcano_manifest_url(version: str) -> str:
     return f"https://raw.githubusercontent.com/volcano-sh/volcano/v{version.lstrip('v')}/installer/volcano-development.yaml"
 
 
+def cidr_options(settings: AksSettings | None) -> list[tuple[str, str, str]]:
+    """(variable, az aks create flag, value) for the cluster ranges the spec sets (SPEC017 checks the IPAM
+    range against them); AKS requires --dns-service-ip inside a custom --service-cidr (.10 by convention)."""
+    out: list[tuple[str, str, str]] = []
+    if settings is None:
+        return out
+    if settings.service_cidr:
+        network = ipaddress.ip_network(settings.service_cidr)
+        out += [("SERVICE_CIDR", "service-cidr", settings.service_cidr),
+                ("DNS_SERVICE_IP", "dns-service-ip", str(network[10]))]
+    if settings.pod_cidr:
+        out.append(("POD_CIDR", "pod-cidr", settings.pod_cidr))
+    return out
+
+
 def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str]]:
     pool = aks.pool
     out = [
@@ -44,6 +61,7 @@ def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str
         ("CLUSTER_NAME", cluster.name),
     ]
     out += [("KUBERNETES_VERSION", aks.kubernetes_version), ("OS_SKU", aks.os_sku)]
+    out += [(name, value) for name, _flag, value in cidr_options(aks.settings)]
     if aks.acr_name:
         out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{aks.test_image.name}:{aks.test_image.tag}")]
     out += [
@@ -110,6 +128,7 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         variables=[(name, sh_quote(value)) for name, value in variables(cluster, aks)],
         other_pools=other_pools(cluster, aks), acr=bool(aks.acr_name),
         kubernetes_version=aks.kubernetes_version,
+        cidr_flags=[(flag, name) for name, flag, _value in cidr_options(aks.settings)],
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster, aks),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
