@@ -17,7 +17,9 @@ SPEC arguments may be files, quoted globs or directories (hpcconf.spec_discovery
 from __future__ import annotations
 
 import difflib
+import os
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -27,7 +29,19 @@ import typer
 from .build_lint import lint_builds, report_lint
 from .diagnostics import HpcconfError, render_all
 from .pipeline import Build, compile_spec
-from .writer import GENERATOR, MANIFEST_NAME, manifest_text, read_manifest, sha256, write_artifacts
+from .writer import (
+    GENERATOR,
+    MANIFEST_NAME,
+    STAGING_MARK,
+    OutputRefused,
+    manifest_text,
+    output_lock,
+    read_bytes,
+    read_manifest,
+    refuse_symlinks,
+    sha256,
+    write_artifacts,
+)
 
 EXIT_OK, EXIT_STALE, EXIT_INVALID = 0, 1, 2
 
@@ -43,17 +57,44 @@ class Comparison:
     # Files on disk that no hpcconf build wrote (not in the manifest): a build never deletes
     # them, and an edited generated file that is not in the manifest is protected the same way.
     unowned: list[str] = field(default_factory=list)
+    # Why a file differs when its text alone would not say (CRLF line endings, not UTF-8).
+    notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
         return not (self.new or self.stale or self.edited or self.extra)
 
 
-def _read(path: Path) -> str | None:
+def _encoding_note(data: bytes, content: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8: saved in another encoding"
+    if text.replace("\r\n", "\n") == content:
+        return "only the line endings differ (CRLF)"
+    return None
+
+
+def _as_text(data: bytes | None) -> str | None:
+    """Bytes on disk as text for a diff; bytes that are not UTF-8 show as U+FFFD (compared as bytes anyway)."""
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _files_on_disk(out_dir: Path) -> list[str]:
+    """Every regular file under ``out_dir`` (relative, sorted); a link anywhere is refused, never followed."""
+    refuse_symlinks(out_dir)
+    if not out_dir.is_dir():
+        return []
+    found = []
+    for directory, dirnames, filenames in os.walk(out_dir, followlinks=False):
+        for name in sorted(dirnames + filenames):
+            rel = (Path(directory) / name).relative_to(out_dir).as_posix()
+            mode = os.lstat(Path(directory) / name).st_mode
+            if stat.S_ISLNK(mode):
+                refuse_symlinks(out_dir, rel)
+            if stat.S_ISREG(mode):
+                found.append(rel)
+    return sorted(found)
 
 
 def _unified(path: str, old: str | None, new: str | None) -> str:
@@ -71,15 +112,18 @@ def expected_files(build: Build) -> dict[str, str]:
 
 
 def compare(build: Build, out_dir: Path) -> Comparison:
+    """Compare byte for byte: a file re-encoded (Latin-1) or converted to CRLF differs from what hpcconf wrote."""
     result = Comparison(out_dir)
+    refuse_symlinks(out_dir)
     recorded = (read_manifest(out_dir) or {}).get("files", {})
     expected = expected_files(build)
     for rel, content in sorted(expected.items()):
-        current = _read(out_dir / rel)
-        if current is None:
+        data = read_bytes(out_dir, rel)
+        current = _as_text(data)
+        if data is None:
             result.new.append(rel)
-        elif current != content:
-            if rel == MANIFEST_NAME or (rel in recorded and sha256(current) == recorded[rel]["sha256"]):
+        elif data != content.encode("utf-8"):
+            if rel == MANIFEST_NAME or (rel in recorded and sha256(data) == recorded[rel]["sha256"]):
                 result.stale.append(rel)
             else:  # changed since hpcconf wrote it, or never written by hpcconf
                 result.edited.append(rel)
@@ -88,20 +132,22 @@ def compare(build: Build, out_dir: Path) -> Comparison:
         else:
             continue
         result.diffs[rel] = _unified(rel, current, content)
-    if out_dir.is_dir():
-        for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
-            rel = path.relative_to(out_dir).as_posix()
-            if rel in expected:
-                continue
-            current = _read(path)
-            if rel not in recorded:
-                result.extra.append(rel)
-                result.unowned.append(rel)
-            elif current is None or sha256(current) != recorded[rel]["sha256"]:
-                result.edited.append(rel)  # generated once, edited since, and a build would delete it
-            else:
-                result.extra.append(rel)
-            result.diffs[rel] = _unified(rel, current, None)
+        note = _encoding_note(data, content) if data is not None else None
+        if note:
+            result.notes[rel] = note
+    for rel in _files_on_disk(out_dir):
+        if rel in expected:
+            continue
+        data = read_bytes(out_dir, rel)
+        current = _as_text(data)
+        if rel not in recorded:
+            result.extra.append(rel)
+            result.unowned.append(rel)
+        elif data is None or sha256(data) != recorded[rel]["sha256"]:
+            result.edited.append(rel)  # generated once, edited since, and a build would delete it
+        else:
+            result.extra.append(rel)
+        result.diffs[rel] = _unified(rel, current, None)
     result.edited.sort()
     return result
 
@@ -157,6 +203,10 @@ def _lines_text(lines: list[int]) -> str:
     return f"differs at line{'s' if len(lines) > 1 else ''} {shown}"
 
 
+def _why_differs(comparison: Comparison, name: str) -> str:
+    return comparison.notes.get(name) or _lines_text(edited_lines(comparison.diffs[name]))
+
+
 def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain: bool,
                   sku_dirs: Sequence[Path] = ()) -> None:
     spec = build.spec.file
@@ -166,10 +216,11 @@ def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain
         return
     for label, names in (("missing", comparison.new), ("stale", comparison.stale)):
         for name in names:
-            typer.echo(f"{spec}: {label}: {out}/{name}")
+            note = f" ({comparison.notes[name]})" if name in comparison.notes else ""
+            typer.echo(f"{spec}: {label}: {out}/{name}{note}")
     for name in comparison.edited:
         origin = "not written by hpcconf" if name in comparison.unowned else "edited by hand"
-        typer.echo(f"{spec}: {origin}: {out}/{name} ({_lines_text(edited_lines(comparison.diffs[name]))})")
+        typer.echo(f"{spec}: {origin}: {out}/{name} ({_why_differs(comparison, name)})")
     for name in comparison.extra:
         why = "not generated by this spec" if name in comparison.unowned else "no longer generated"
         typer.echo(f"{spec}: extra ({why}): {out}/{name}")
@@ -199,7 +250,7 @@ def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
     comparison = compare(build, out_dir)
     if comparison.edited and not force:
         for name in comparison.edited:
-            lines = _lines_text(edited_lines(comparison.diffs[name]))
+            lines = _why_differs(comparison, name)
             action = "delete" if name not in {a.path for a in build.artifacts} else "overwrite"
             origin = "not written by hpcconf" if name in comparison.unowned else "edited by hand"
             typer.echo(f"{out_dir.as_posix()}/{name}: {origin} ({lines}); refusing to {action} it.", err=True)
@@ -260,6 +311,17 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
     lint_failed = report_lint(builds, linted, action=action, quiet=quiet)
     if lint_failed and action == "write":
         return EXIT_STALE
+    try:
+        return _check_or_write(builds, out_root, specs, sku_dirs, check=check, diff=diff, explain=explain,
+                               force=force, quiet=quiet, lint_failed=lint_failed)
+    except OutputRefused as refusal:
+        typer.echo(f"hpcconf: error: {refusal}", err=True)
+        typer.echo("build refused: nothing was written.", err=True)
+        return EXIT_INVALID
+
+
+def _check_or_write(builds: list[Build], out_root: Path, specs: Sequence[Path], sku_dirs: Sequence[Path], *,
+                    check: bool, diff: bool, explain: bool, force: bool, quiet: bool, lint_failed: bool) -> int:
     orphans = _orphaned_outputs(builds, out_root) if _covers_output_root(list(specs) or [Path(".")], out_root) else []
     if check or diff:
         dirty = bool(orphans)
@@ -272,8 +334,9 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
             typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
         return EXIT_STALE if ((dirty or lint_failed) and check) else EXIT_OK
     status = EXIT_OK
-    for b in builds:
-        status = max(status, _write(b, out_root / b.name, force, quiet))
+    with output_lock(out_root):  # a concurrent build into the same root waits: the two never interleave
+        for b in builds:
+            status = max(status, _write(b, out_root / b.name, force, quiet))
     _report_orphans(orphans, out_root, err=True)
     return status
 
@@ -299,8 +362,12 @@ def _orphaned_outputs(builds: list[Build], out_root: Path) -> list[tuple[str, st
         return []
     names = {b.name for b in builds}
     found = []
-    for directory in sorted(d for d in out_root.iterdir() if d.is_dir() and d.name not in names):
-        manifest = read_manifest(directory)
+    for directory in sorted(d for d in out_root.iterdir()
+                            if d.is_dir() and not d.is_symlink() and d.name not in names and STAGING_MARK not in d.name):
+        try:
+            manifest = read_manifest(directory)
+        except OutputRefused:
+            manifest = {"spec": "? (its manifest is invalid)"}
         if manifest is not None:
             found.append((directory.name, str(manifest.get("spec", "?"))))
     return found

@@ -64,14 +64,20 @@ class SourceCache:
     """Reads source files once, so the renderer can quote the offending line."""
 
     texts: dict[str, str] = field(default_factory=dict)
+    _redacted: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def line(self, file: str, line: int) -> str | None:
-        if file not in self.texts:
-            try:
-                self.texts[file] = Path(file).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                self.texts[file] = ""
-        lines = self.texts[file].splitlines()
+        """Line ``line`` of ``file``, with any secret in it replaced by ``****`` (never quoted back)."""
+        if file not in self._redacted:
+            if file not in self.texts:
+                try:
+                    self.texts[file] = Path(file).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    self.texts[file] = ""
+            from .secret_scan import redact
+
+            self._redacted[file] = redact(self.texts[file]).splitlines()
+        lines = self._redacted[file]
         return lines[line - 1] if 0 < line <= len(lines) else None
 
 

@@ -148,8 +148,71 @@ def _syntax_error(file: str, exc: YAMLError) -> HpcconfError:
     return HpcconfError([diag.at(file, line, col)])
 
 
+MAX_YAML_BYTES = 1024 * 1024  # 1 MiB of YAML (specs, manifests, values files): parsing takes ~1,000x that in memory
+MAX_YAML_DEPTH = 64  # nested mappings/sequences; real files nest under 20, deeper ones overflow the stack
+
+
+def _refuse_oversized(text: str, file: str) -> None:
+    if len(text) > MAX_YAML_BYTES and len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise HpcconfError([Diagnostic(
+            code="HPC001", name="yaml-syntax", message=f"file larger than {MAX_YAML_BYTES // 1024} KiB; refused unparsed",
+            hint="hpcconf reads cluster specs and configuration files of a few KiB; split or trim this one "
+                 "(see docs/security.md, limits).").at(file, 1, 1)])
+
+
+def _could_nest_deeply(text: str) -> bool:
+    """Cheap test that skips the depth scan for ordinary files: nesting needs brackets or indentation."""
+    if text.count("[") + text.count("{") > MAX_YAML_DEPTH:
+        return True
+    return any(len(line) - len(line.lstrip(" -?:")) > MAX_YAML_DEPTH for line in text.splitlines())
+
+
+def _prescan_events(text: str) -> Any:
+    """YAML events from the C parser when there is one (fast), else from the pure one."""
+    try:
+        return YAML(typ="safe", pure=False).parse(StringIO(text))
+    except Exception:  # noqa: BLE001 - no C extension: the pure parser, only where nesting is plausible
+        return _yaml().parse(StringIO(text)) if _could_nest_deeply(text) else iter(())
+
+
+def _refuse_deep_nesting(text: str, file: str) -> None:
+    """Refuse, at the place it happens, nesting deeper than :data:`MAX_YAML_DEPTH` or more than
+    :data:`MAX_EXPANDED_NODES` values, before the (slow, recursive) round-trip parse."""
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
+
+    depth = values = 0
+    try:
+        for event in _prescan_events(text):
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                values += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise _limit_error(file, event, f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                       "No spec or configuration file nests this deep; flatten it.")
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, (ScalarEvent, AliasEvent)):
+                values += 1
+            if values > MAX_EXPANDED_NODES:
+                raise _limit_error(file, event, f"more than {MAX_EXPANDED_NODES:,} values",
+                                   "hpcconf reads cluster specs and configuration files; this is not one.")
+    except HpcconfError:
+        raise
+    except Exception:  # noqa: BLE001 - a syntax error: the round-trip parser reports it with its own words
+        return
+
+
+def _limit_error(file: str, event: Any, message: str, hint: str) -> HpcconfError:
+    mark = getattr(event, "start_mark", None)
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return HpcconfError([Diagnostic(code="HPC001", name="yaml-syntax", message=message, hint=hint).at(file, line, column)])
+
+
 def load_documents(text: str, file: str) -> list[YamlDocument]:
-    """Parse every YAML document in ``text``; raise :class:`HpcconfError` on bad YAML."""
+    """Parse every YAML document in ``text``; raise :class:`HpcconfError` on bad YAML, an oversized
+    file (:data:`MAX_YAML_BYTES`) or deep nesting (:data:`MAX_YAML_DEPTH`), each at file:line:col."""
+    _refuse_oversized(text, file)
+    _refuse_deep_nesting(text, file)
     try:
         raws = list(_yaml().load_all(StringIO(text)))
     except (MarkedYAMLError, YAMLError) as exc:

@@ -49,35 +49,53 @@ def test_manifest_is_deterministic():
     assert manifest_text(arts, "d.yaml", "t") == manifest_text(list(reversed(arts)), "d.yaml", "t")
 
 
-def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+def test_a_failed_swap_leaves_no_staging_directory(tmp_path, monkeypatch):
     import hpcconf.writer as writer
 
-    def boom(src, dst):
-        raise OSError("disk full")
+    def boom(staging, out_dir):
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(writer.os, "replace", boom)
+    monkeypatch.setattr(writer, "_swap_in", boom)
     arts = _artifacts()
     with pytest.raises(OSError):
-        write_artifacts(tmp_path, arts, manifest_text(arts, "d.yaml", "t"))
-    assert [p.name for p in tmp_path.rglob("*.tmp")] == []
+        write_artifacts(tmp_path / "demo", arts, manifest_text(arts, "d.yaml", "t"))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_write_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
     """A failure while staging the second file leaves neither the first file nor new directories behind."""
     import hpcconf.writer as writer
 
-    real_stage = writer._stage
+    real_write = writer._write_file
     calls = []
 
-    def flaky(path, text, mode, created):
-        calls.append(path)
+    def flaky(staging, rel, content, out_dir):
+        calls.append(rel)
         if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real_stage(path, text, mode, created)
+            raise OSError(28, "No space left on device", str(out_dir / rel))
+        return real_write(staging, rel, content, out_dir)
 
-    monkeypatch.setattr(writer, "_stage", flaky)
+    monkeypatch.setattr(writer, "_write_file", flaky)
     out = tmp_path / "out" / "demo"
     arts = _artifacts()
     with pytest.raises(OSError):
         write_artifacts(out, arts, manifest_text(arts, "d.yaml", "t"))
     assert not (tmp_path / "out").exists(), [p for p in tmp_path.rglob("*")]
+
+
+def test_a_failure_half_way_keeps_the_previous_output(tmp_path, monkeypatch):
+    import hpcconf.writer as writer
+
+    arts = _artifacts()
+    out = tmp_path / "demo"
+    write_artifacts(out, arts[:1], manifest_text(arts[:1], "d.yaml", "t"))
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def boom(staging, out_dir):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer, "_swap_in", boom)
+    with pytest.raises(OSError):
+        write_artifacts(out, arts, manifest_text(arts, "d.yaml", "t"))
+    assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]

@@ -124,6 +124,11 @@ def all_vars() -> list[VarInfo]:
 
 def known_versions() -> list[NcclVersion]:
     """The releases the table names (first/last readers and default changes), oldest first."""
+    return list(_known_versions())
+
+
+@lru_cache(maxsize=1)  # asked once per variable a file sets: recomputing it made lint slow on long env lists
+def _known_versions() -> tuple[NcclVersion, ...]:
     found: set[tuple[int, int, int]] = set()
     for info in _table().values():
         found.add(info.first.key)
@@ -131,7 +136,7 @@ def known_versions() -> list[NcclVersion]:
             found.add(info.last.key)
         for match in re.finditer(r"\b(\d+\.\d+\.\d+):", info.notes):
             found.add(NcclVersion.parse(match.group(1)).key)
-    return [NcclVersion(*key) for key in sorted(found)]
+    return tuple(NcclVersion(*key) for key in sorted(found))
 
 
 def newest_version() -> NcclVersion:
@@ -162,7 +167,12 @@ def is_read_by(name: str, version: VersionLike | None = None) -> bool:
 
 
 def names_read_by(version: VersionLike | None = None) -> list[str]:
-    return [name for name in sorted(_table()) if is_read_by(name, version)]
+    return list(_names_read_by(version))
+
+
+@lru_cache(maxsize=64)  # asked once per unknown variable (for "did you mean"): linear, not quadratic, in their number
+def _names_read_by(version: VersionLike | None) -> tuple[str, ...]:
+    return tuple(name for name in sorted(_table()) if is_read_by(name, version))
 
 
 def _renamed_to(name: str) -> list[str]:

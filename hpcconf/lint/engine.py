@@ -133,9 +133,12 @@ class NotText(UsageError):
 
 def _read(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
-    except UnicodeDecodeError:
-        raise NotText(f"{path}: not a UTF-8 text file") from None
+        data = path.read_bytes()
+        return data.decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise NotText(f"{path}:{line}:{column}: not a UTF-8 text file (byte 0x{data[exc.start]:02x})") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -512,7 +515,18 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
         kept = apply_suppressions(kept, sources, rules, ctx.config, unsuppressable=blocking)
     kept += blocking
     checked = files if files is not None else len({d.path for d in documents})
+    kept = _scrub_secrets(kept, sources)
     return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
+
+
+def _scrub_secrets(findings: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
+    """No message or hint repeats a secret value a rule happened to quote (hpcconf.secret_scan)."""
+    from ..secret_scan import scrub, secret_values
+
+    values = set().union(*(secret_values(text) for text in sources.values())) if sources else set()
+    if not values:
+        return findings
+    return [dataclasses.replace(f, message=scrub(f.message, values), hint=scrub(f.hint, values)) for f in findings]
 
 
 _ASSIGNMENT = re.compile(r"(?:^|[\s'\"])(?:export\s+|-x\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
@@ -534,10 +548,11 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
             origins[doc.path] = (doc, keys)
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
+    split: dict[str, list[str]] = {}
     for finding in findings:
         where = DisplayPath.parse(finding.file)
         spec_path, artifact = where.spec, where.file if where.compiled else ""
-        moved = _moved_to_spec(finding, origins.get(spec_path), artifact, sources) if artifact else None
+        moved = _moved_to_spec(finding, origins.get(spec_path), artifact, sources, split) if artifact else None
         if moved is None:
             out.append(finding)
             continue
@@ -549,11 +564,13 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
 
 
 def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
-                   sources: dict[str, str]) -> Diagnostic | None:
+                   sources: dict[str, str], split: dict[str, list[str]]) -> Diagnostic | None:
     if origin is None or not finding.line:
         return None
     spec_doc, keys = origin
-    lines = sources.get(finding.file, "").splitlines()
+    if finding.file not in split:  # split each source once, not once per finding (quadratic on long files)
+        split[finding.file] = sources.get(finding.file, "").splitlines()
+    lines = split[finding.file]
     if not 0 < finding.line <= len(lines):
         return None
     names = [m.group(1) for m in _ASSIGNMENT.finditer(lines[finding.line - 1]) if m.group(1) in keys]

@@ -138,8 +138,15 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
         elif isinstance(node, str) and "=" in node and path and path[-1] != "value":
             start = doc.yaml.position(path).line
             for text_line in node.splitlines():
+                anchor = _locate_line(doc, start, text_line, seen_lines)
+                if anchor is not None:
+                    start = anchor[0] + 1  # the scalar's next line is below this one: never rescan from the top
                 for match in _INLINE.finditer(text_line):
-                    line_number, column = _locate(doc, start, match.group(0), seen_lines)
+                    line_number: int | None
+                    if anchor is not None:  # one search per line: per match it was quadratic in the line's length
+                        line_number, column = anchor[0], anchor[1] + match.start(0)
+                    else:
+                        line_number, column = _locate(doc, start, match.group(0), seen_lines)
                     if line_number is None:
                         continue
                     name_col = column + match.start("name") - match.start(0)
@@ -169,6 +176,14 @@ def _argv_settings(doc: Document, path: tuple, argv: list) -> Iterator[Setting]:
         value_col = name_col + len(match.group("name")) + 1
         yield Setting(match.group("name"), match.group("value"), span.line, name_col, value_col,
                       value_col + len(match.group("value")), "mpirun -x")
+
+
+def _locate_line(doc: Document, start: int, text_line: str, seen: set[tuple[int, str]]) -> tuple[int, int] | None:
+    """The source line (at or after ``start``) holding the whole ``text_line`` verbatim, once per text."""
+    if len(text_line.strip()) < 8:  # too short to be told apart from other lines: match per setting
+        return None
+    number, column = _locate(doc, start, text_line, seen)
+    return (number, column) if number is not None else None
 
 
 def _locate(doc: Document, start: int, snippet: str, seen: set[tuple[int, str]]) -> tuple[int | None, int]:

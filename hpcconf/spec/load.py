@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from ..diagnostics import Diagnostic, HpcconfError
 from ..yamlpos import YamlDocument, load_document
 from .model import API_VERSION, Cluster
+from .text_safety import unsafe_strings
 
 
 @dataclass(frozen=True)
@@ -32,15 +33,62 @@ class LoadedSpec:
         return self.document.file
 
 
+MAX_SPEC_BYTES = 1024 * 1024  # 1 MiB: a real spec is a few KiB; parsing is ~1,000x the text in memory
+
+
+def _unreadable(path: Path, message: str, hint: str, line: int | None = None, column: int | None = None) -> HpcconfError:
+    diag = Diagnostic(code="HPC000", name="unreadable-file", message=message, hint=hint, file=str(path))
+    return HpcconfError([diag.at(str(path), line, column) if line else diag])
+
+
 def read_spec_text(path: Path) -> str:
+    """The spec's text; refused (located, HPC000) when missing, over :data:`MAX_SPEC_BYTES` or not UTF-8."""
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
-        raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file", message=f"spec file not found: {path}",
-                                       hint="Check the path; run `hpcconf init` to create a spec.", file=str(path))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HpcconfError([Diagnostic(code="HPC000", name="unreadable-file", message=f"cannot read {path}: {exc}",
-                                       hint="The spec must be a UTF-8 text file.", file=str(path))]) from None
+        raise _unreadable(path, f"spec file not found: {path}",
+                          "Check the path; run `hpcconf init` to create a spec.") from None
+    except OSError as exc:
+        raise _unreadable(path, f"cannot read {path}: {exc.strerror or exc}",
+                          "Check the file's permissions; the spec must be a readable UTF-8 text file.") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise _unreadable(path, f"spec larger than {MAX_SPEC_BYTES // 1024} KiB; refused unread",
+                          "A cluster spec is a few KiB; this is not one (see docs/security.md, limits).", 1, 1)
+    return decode_utf8(raw, path)
+
+
+def secret_diagnostics(text: str, file: str) -> list[Diagnostic]:
+    """A spec holding a credential is refused: everything in it is copied into generated files."""
+    from ..secret_scan import CODES, DESCRIPTIONS, first_per_block, scan_text
+
+    found = []
+    for secret in first_per_block(scan_text(text)):
+        named = f" in '{secret.key}'" if secret.key else ""
+        found.append(Diagnostic(
+            code=CODES[secret.kind], name=_SECRET_NAMES[secret.kind],
+            message=f"{DESCRIPTIONS[secret.kind]}{named}: a spec is copied into generated, committed files, "
+                    "so hpcconf refuses it",
+            hint="reference it instead (${NAME} in the job's environment, a Kubernetes Secret, a Key Vault "
+                 "reference) and rotate the value; it is in the spec's history").at(
+            file, secret.line, secret.column, secret.line, secret.end_column if secret.kind != "private-key" else None))
+    return found
+
+
+_SECRET_NAMES = {"private-key": "private-key", "password": "literal-credential", "token": "access-token",
+                 "connection-string": "credential-in-connection-string"}
+
+
+def decode_utf8(raw: bytes, path: Path | str) -> str:
+    """``raw`` as text, or HPC000 at the line and column of the first byte that is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        raise _unreadable(Path(path), f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
+                          "Save the spec as UTF-8 (most editors: 'Save with encoding').", line, column) from None
 
 
 def load_spec(path: Path | str, display_name: str | None = None, text: str | None = None) -> LoadedSpec:
@@ -51,11 +99,18 @@ def load_spec(path: Path | str, display_name: str | None = None, text: str | Non
     """
     path = Path(path)
     file = display_name or str(path)
-    document = load_document(read_spec_text(path) if text is None else text, file)
+    text = read_spec_text(path) if text is None else text
+    secrets = secret_diagnostics(text, file)
+    if secrets:  # before parsing: no message (a YAML error quoting a value) may repeat the secret
+        raise HpcconfError(secrets)
+    document = load_document(text, file)
     if not isinstance(document.data, dict):
         raise HpcconfError([Diagnostic(
             code="HPC005", name="invalid-value", message="the spec must be a YAML mapping (key: value pairs)",
             hint=f"Start the file with 'apiVersion: {API_VERSION}' and 'kind: Cluster'.").at(file, document.start_line, 1)])
+    unsafe = unsafe_strings(document)
+    if unsafe:
+        raise HpcconfError(unsafe)
     try:
         cluster = Cluster.model_validate(document.data)
     except ValidationError as exc:

@@ -9,7 +9,6 @@ so a minimal spec stays short.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
@@ -17,6 +16,7 @@ from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_v
 from .aks import AksSettings
 from .azhop import AzhopSettings
 from .base import StrictModel
+from .fields import check_env_name, check_image_reference, check_nccl_conf_value
 from .slurm import SlurmSettings
 
 API_VERSION = "hpcconf/v1"
@@ -103,6 +103,7 @@ class TestImage(StrictModel):
     @field_validator("base")
     @classmethod
     def _pinned(cls, value: str) -> str:
+        check_image_reference(value)
         last = value.rsplit("/", 1)[-1]
         if "@sha256:" not in value and (":" not in last or last.endswith(":latest")):
             raise ValueError(f"base image '{value}' is not pinned ('latest' or no tag changes under you); add a tag such as ':24.05-py3' or a @sha256 digest")
@@ -135,18 +136,19 @@ def message_bytes(size: str) -> int:
 
 
 def _nccl_key(key: str) -> str:
-    if not key.startswith("NCCL_") or not re.match(ENV_NAME_PATTERN, key):
+    if not key.startswith("NCCL_") or not check_env_name(key):
         raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only, put other variables in mpi_env")
     return key
 
 
 def _env_key(key: str) -> str:
-    if not re.match(ENV_NAME_PATTERN, key):
+    if not check_env_name(key):
         raise ValueError(f"'{key}' is not a valid environment variable name; use letters, digits and '_'")
     return key
 
 
 NcclKey = Annotated[str, AfterValidator(_nccl_key)]
+NcclValue = Annotated[str, AfterValidator(check_nccl_conf_value)]
 EnvKey = Annotated[str, AfterValidator(_env_key)]
 
 
@@ -164,7 +166,7 @@ class Cluster(StrictModel):
     versions: Versions = Field(default_factory=Versions)
     test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
     nccl_test: NcclTest = Field(default_factory=NcclTest)
-    nccl_env: dict[NcclKey, str] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
+    nccl_env: dict[NcclKey, NcclValue] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
     mpi_env: dict[EnvKey, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
     sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")
     aks: Optional[AksSettings] = None

@@ -14,6 +14,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from .base import StrictModel
+from .fields import check_module_name, check_shell_safe_path
 
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 # OpenSSH public key line: type, base64 blob, optional comment (what `ssh-keygen` writes to *.pub).
@@ -111,3 +112,15 @@ class SlurmSettings(StrictModel):
     ucc_nccl_collectives: list[UccCollective] = Field(
         default_factory=_allreduce_only, min_length=1, description="ucc-nccl: MPI collectives UCC routes to NCCL for CUDA buffers (UCC_TL_NCCL_TUNE).")
     crusoe: Optional[CrusoeSlurm] = Field(default=None, description="Crusoe Slurm Terraform module variables (needed when the pools use Crusoe instance types).")
+
+    @field_validator("modules")
+    @classmethod
+    def _module_names(cls, value: Optional[list[str]]) -> Optional[list[str]]:
+        for name in value or []:
+            check_module_name(name)
+        return value
+
+    @field_validator("nccl_tests_dir")
+    @classmethod
+    def _tests_dir(cls, value: str) -> str:
+        return check_shell_safe_path(value)

@@ -22,7 +22,7 @@ from ..model import NodePool
 from ..slurm import CrusoeSlurm
 from . import at
 
-PARTITION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+PARTITION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # fullmatch: no trailing newline
 
 
 def _sku_provider(catalog: Catalog, name: str) -> str | None:
@@ -322,7 +322,7 @@ def slurm_partition_name(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
         return
     pools = {p.name for p in loaded.cluster.pools}
     for key, value in slurm.partitions.items():
-        if key in pools and not PARTITION_PATTERN.match(value):
+        if key in pools and not PARTITION_PATTERN.fullmatch(value):
             yield at(loaded, ("slurm", "partitions", key), f"partition name '{value}' is not a plain Slurm partition name",
                      "letters, digits, '-' and '_', at most 64 characters")
 
