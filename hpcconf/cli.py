@@ -149,7 +149,7 @@ def _register_optional_commands() -> None:
     """Commands whose modules register themselves (lint, rules, explain, init, ...)."""
     import importlib
 
-    for module_name in ("hpcconf.lint.commands", "hpcconf.init_command"):
+    for module_name in ("hpcconf.lint.commands", "hpcconf.init_command", "hpcconf.nccl_report.command"):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

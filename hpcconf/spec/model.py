@@ -114,6 +114,14 @@ class NcclTest(StrictModel):
     iterations: int = Field(default=20, ge=1, description="-n: timed iterations per size.")
     warmup_iterations: int = Field(default=5, ge=0, description="-w: warm-up iterations per size.")
     check: bool = Field(default=True, description="-c 1: check results.")
+    collectives: list[Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"]] = Field(
+        default_factory=lambda: ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"],
+        description="The matrix the generated test job runs, `collective` first; each log is judged by "
+                    "`hpcconf nccl-report` at the end of the job.")
+
+    def matrix(self) -> list[str]:
+        """``collective`` first, then the other ``collectives`` in their order, each once."""
+        return list(dict.fromkeys([self.collective, *self.collectives]))
 
     @model_validator(mode="after")
     def _size_range(self) -> "NcclTest":
