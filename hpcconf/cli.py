@@ -21,6 +21,7 @@ import typer
 from . import __version__, init_command
 from .diagnostics import HpcconfError, render_all
 from .lint import commands as lint_commands
+from .nccl_report import command as nccl_report_command
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
@@ -147,9 +148,10 @@ def build(
                                config_file=config_file))
 
 
-# Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff.
+# Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.
 lint_commands.register(app)
 init_command.register(app)
+nccl_report_command.register(app)
 
 
 def main() -> None:

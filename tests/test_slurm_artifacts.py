@@ -114,8 +114,10 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     assert "--gres=gpu:8" in seed_srun and "#SBATCH --gpus-per-node=8" in script
     binary_at = next(i for i, w in enumerate(seed_srun) if w.endswith("all_reduce_perf"))
     seed_args = seed_srun[binary_at:]
-    our_call = re.search(r"^\s*(/\S+all_reduce_perf .*)$", script, re.M).group(1).split()
-    assert our_call[0] == seed_args[0]
+    # The job runs a collective matrix, all_reduce first: ${test}_perf with the same arguments each time.
+    assert "for test in all_reduce " in script
+    our_call = re.search(r"^\s*(/\S+\$\{test\}_perf .*?) 2>&1 \| tee", script, re.M).group(1).split()
+    assert our_call[0].replace("${test}", "all_reduce") == seed_args[0]
     seed_flags = dict(zip(seed_args[1::2], seed_args[2::2]))
     our_flags = dict(zip(our_call[1::2], our_call[2::2]))
     # Seed 002 prints `-e 1G` but its log ran to maxBytes 2147483648, where its 460 GB/s row is: we run to 2G.

@@ -115,7 +115,8 @@ def test_nccl_tests_call_equals_seed(both, partition):
     seed_args, our_args = _options(seed[partition]["srun"]), _options(ours[partition]["srun"])
     for flag in ("-b", "-e", "-f", "-g", "-c"):
         assert our_args[flag] == seed_args[flag], flag
-    assert "all_reduce_perf" in ours[partition]["srun"]
+    # all_reduce first in the job's collective matrix, each run as ${test}_perf
+    assert "for test in all_reduce " in ours[partition]["text"] and "${test}_perf" in ours[partition]["srun"]
 
 
 @pytest.mark.parametrize("partition", sorted(SEED_PARTITIONS))

@@ -110,6 +110,11 @@ class TestImage(StrictModel):
         return value
 
 
+Collective = Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"]
+# The generated test's default matrix: what all_reduce alone hides (AllGather/ReduceScatter algorithms, P2P).
+DEFAULT_COLLECTIVES: tuple[Collective, ...] = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv")
+
+
 class NcclTest(StrictModel):
     pool: Optional[str] = Field(default=None, description="Pool to run on (default: the first GPU pool).")
     collective: Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"] = Field(default="all_reduce", description="nccl-tests binary: <collective>_perf.")
@@ -119,6 +124,14 @@ class NcclTest(StrictModel):
     iterations: int = Field(default=20, ge=1, description="-n: timed iterations per size.")
     warmup_iterations: int = Field(default=5, ge=0, description="-w: warm-up iterations per size.")
     check: bool = Field(default=True, description="-c 1: check results.")
+    collectives: list[Collective] = Field(
+        default_factory=lambda: list(DEFAULT_COLLECTIVES),
+        description="The matrix the generated test job runs, `collective` first; each log is judged by "
+                    "`hpcconf nccl-report` at the end of the job.")
+
+    def matrix(self) -> list[str]:
+        """``collective`` first, then the other ``collectives`` in their order, each once."""
+        return list(dict.fromkeys([self.collective, *self.collectives]))
 
     @model_validator(mode="after")
     def _size_range(self) -> "NcclTest":

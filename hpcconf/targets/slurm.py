@@ -62,7 +62,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
     script_name = f"{binary}.sbatch"
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
-        binary_path=f"{slurm.nccl_tests_dir}/{binary}", test_args=nccl_tests_args(cluster),
+        nccl_tests_dir=slurm.nccl_tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
         job_name=f"nccl-{cluster.nccl_test.collective}-{job.pool}", script_name=script_name,
         time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
         expected=expected_busbw(cluster, job))

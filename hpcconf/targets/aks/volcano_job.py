@@ -52,12 +52,31 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
     ]
     lines += [f"-x {key}={shlex.quote(value)}" for key, value in aks.mpirun_env]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
-    lines.append(" ".join([nccl_tests_binary(cluster.nccl_test.collective), *nccl_tests_args(cluster)]))
+    binary = nccl_tests_binary(cluster.nccl_test.collective).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
+    lines.append(" ".join([binary, *nccl_tests_args(cluster)]) + " 2>&1 | tee \"/tmp/$test.log\"")
     return (
         f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
         "echo \"HOSTS: $MPI_HOST\"\n"
+        "set -o pipefail  # a failed test fails the job, tee or not\n"
+        f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
+        "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
         + " \\\n  ".join(lines) + "\n"
+        "done\n" + verdict_script(cluster, aks)
+    )
+
+
+def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
+    """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it)."""
+    args = f"--sku {aks.sku} --nodes {aks.worker_replicas}"
+    logs = " ".join(f"/tmp/{test}.log" for test in cluster.nccl_test.matrix())
+    return (
+        "if command -v hpcconf >/dev/null; then\n"
+        f"  hpcconf nccl-report {args} {logs}\n"
+        "else\n"
+        f"  echo \"hpcconf is not in this image; judge the run with: kubectl logs $(hostname) > nccl.log && "
+        f"hpcconf nccl-report {args} nccl.log\"\n"
+        "fi\n"
     )
 
 

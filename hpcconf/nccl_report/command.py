@@ -1,0 +1,107 @@
+"""``hpcconf nccl-report LOG...``: nccl-tests logs -> table and verdict against the SKU's sourced floor.
+
+Exit status: 0 when nothing failed (pass, "no floor", inconclusive), 1 when a run is below its floor or
+returned wrong data, 2 for bad input (no nccl-tests table in a log, unknown SKU, bad option).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from ..parsers.nccl_tests_log import COLLECTIVES, collective_from_name, parse_text
+
+if TYPE_CHECKING:
+    from ..catalog import Sku
+    from .verdict import Target, Verdict
+
+EXIT_OK, EXIT_BELOW, EXIT_INVALID = 0, 1, 2
+FORMATS = ("text", "json", "markdown")
+
+
+def _error(message: str) -> typer.Exit:
+    typer.echo(f"hpcconf nccl-report: error: {message}", err=True)
+    return typer.Exit(EXIT_INVALID)
+
+
+def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
+    """The SKU and node count of the spec's NCCL test pool."""
+    from ..pipeline import compile_spec
+    from .verdict import Target
+
+    cluster = compile_spec(spec, sku_dirs).cluster
+    pool = cluster.test_pool
+    if pool is None:
+        raise _error(f"{spec}: the spec has no GPU pool to test")
+    return Target(pool.sku, pool.count)
+
+
+def _sku(name: str, sku_dirs: list[Path]) -> "Sku":
+    from ..catalog import Catalog, UnknownSku
+
+    catalog = Catalog.load(sku_dirs)
+    try:
+        return catalog.get(name)
+    except UnknownSku as exc:
+        hint = f"; did you mean {', '.join(exc.suggestions)}?" if getattr(exc, "suggestions", None) else ""
+        raise _error(f"unknown SKU {name!r}{hint} (hpcconf skus lists them)") from exc
+
+
+def report(logs: list[Path], target: "Target", collective: Optional[str]) -> list["Verdict"]:
+    from ..knowledge.nccl_floors import load_floors
+    from .verdict import judge_runs
+
+    table = load_floors()
+    verdicts: list[Verdict] = []
+    for path in logs:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parsed = parse_text(text, str(path), collective or collective_from_name(path.name))
+        if not parsed.runs:
+            raise _error(f"{path}: no nccl-tests result table found (expected rows like "
+                         "'8388608  2097152  float  sum  -1  ...' under a '#  size  count  type' header)")
+        verdicts += judge_runs(str(path), parsed.runs, target, table)
+    return verdicts
+
+
+def nccl_report_command(
+    logs: list[Path] = typer.Argument(..., metavar="LOG...", help="nccl-tests output files (Slurm, kubectl logs, mpirun)."),
+    sku: Optional[str] = typer.Option(None, "--sku", help="SKU the run was on (Standard_ND96isr_H200_v5, ND96isr_H200_v5)."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Node count (default: the hosts the log names)."),
+    spec: Optional[Path] = typer.Option(None, "--spec", help="Take SKU and node count from this spec's NCCL test pool."),
+    collective: Optional[str] = typer.Option(None, "--collective", help="Collective, where neither the log nor its "
+                                             "file name names it: " + ", ".join(COLLECTIVES)),
+    output_format: str = typer.Option("text", "--format", help="text, json or markdown."),
+    plot_file: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png|svg",
+                                             help="Draw busbw vs message size (needs hpcconf[plot])."),
+    sku_dir: list[Path] = typer.Option([], "--sku-dir", help="Extra SKU catalog directory."),
+) -> None:
+    """Judge nccl-tests logs against the SKU's published bus-bandwidth floor (exit 1 when below)."""
+    from .render import RENDERERS
+    from .verdict import Target
+
+    if output_format not in FORMATS:
+        raise _error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if collective is not None and collective not in COLLECTIVES:
+        raise _error(f"--collective must be one of {', '.join(COLLECTIVES)}, not {collective!r}")
+    if spec is not None and sku is not None:
+        raise _error("give --spec or --sku, not both")
+    target = target_from_spec(spec, sku_dir) if spec else Target(_sku(sku, sku_dir) if sku else None, None)
+    if nodes is not None:
+        target = Target(target.sku, nodes)
+    verdicts = report(logs, target, collective)
+    typer.echo(RENDERERS[output_format](verdicts), nl=False)
+    if plot_file is not None:
+        from .plot import PlotUnavailable, plot
+
+        try:
+            plot(verdicts, plot_file)
+        except PlotUnavailable as exc:
+            raise _error(str(exc)) from exc
+    raise typer.Exit(EXIT_BELOW if any(v.failed for v in verdicts) else EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``nccl-report`` to ``app`` (called by hpcconf.cli)."""
+    app.command("nccl-report")(nccl_report_command)

@@ -1,0 +1,75 @@
+"""``--plot``: busbw against message size (log axis), one line per log/collective/type, floor and line rate.
+
+matplotlib is an optional extra (``pip install 'hpcconf[plot]'``); without it :func:`plot` raises
+:class:`PlotUnavailable` with that hint. :func:`plot_series` returns exactly what is drawn, so tests
+check the plot's data, not its pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .verdict import Verdict
+
+
+class PlotUnavailable(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    sizes: tuple[int, ...]
+    busbw: tuple[float, ...]  # mean of out-of-place and in-place, per size
+
+
+@dataclass(frozen=True)
+class Level:
+    label: str
+    gbps: float
+    kind: str  # "floor" or "limit"
+
+
+def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
+    series = [Series(f"{v.log} {v.run.collective or '?'} {v.dtype}", tuple(r.size for r in v.rows),
+                     tuple(round(r.busbw, 2) for r in v.rows)) for v in verdicts]
+    levels: dict[tuple[str, float], Level] = {}
+    for v in verdicts:
+        if v.floor is not None:
+            level = Level(f"floor {v.floor.gbps:g} GB/s ({v.floor.sku}, {v.floor.message_size})", v.floor.gbps, "floor")
+            levels[(level.kind, level.gbps)] = level
+        for limit in v.limits:
+            level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
+            levels[(level.kind, level.gbps)] = level
+    return series, list(levels.values())
+
+
+def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+    try:
+        import matplotlib  # type: ignore[import-not-found,unused-ignore]
+
+        matplotlib.use("Agg")  # files only; never a display
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'hpcconf[plot]'") from exc
+    if path.suffix.lower() not in (".png", ".svg"):
+        raise PlotUnavailable(f"--plot writes .png or .svg files, not {path.suffix or 'a file without suffix'}")
+    series, levels = plot_series(verdicts)
+    matplotlib.rcParams["svg.hashsalt"] = "hpcconf"  # stable element ids: the same logs give the same SVG
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for s in series:
+        ax.plot(s.sizes, s.busbw, marker=".", label=s.label, gid=f"series:{s.label}")
+    for level in levels:
+        ax.axhline(level.gbps, linestyle="--" if level.kind == "floor" else ":",
+                   color="tab:red" if level.kind == "floor" else "tab:gray", label=level.label, gid=f"{level.kind}:{level.gbps:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
+    fig.savefig(path, metadata=metadata)
+    plt.close(fig)
+    return series, levels

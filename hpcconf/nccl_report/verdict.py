@@ -1,0 +1,162 @@
+"""Judge nccl-tests runs against a SKU's sourced bus-bandwidth floor.
+
+A floor applies to one SKU, collective, node count and rank count, at one message size (the size the
+health check runs). The measured value is the row at that size: the mean of its out-of-place and
+in-place busbw, as nccl-tests' ``# Avg bus bandwidth`` (what the health check reads) would be for a run
+of that single size. A log that stops below the floor's size is judged only when it already passes at
+its largest size (busbw grows with the message size); otherwise the verdict is "inconclusive", never a
+guessed failure. Only ``float`` rows are judged, the type the thresholds were set with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+from ..catalog import Sku
+from ..knowledge.nccl_floors import Floor, FloorTable
+from ..parsers.nccl_tests_log import Row, TestRun
+
+Status = Literal["pass", "below", "wrong", "inconclusive", "no floor"]
+FAILING: frozenset[str] = frozenset({"below", "wrong"})
+JUDGED_TYPE = "float"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the run should have been: the SKU and node count (``None`` where the log decides)."""
+
+    sku: Optional[Sku] = None
+    nodes: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A line rate shown beside the floor (not a busbw bound)."""
+
+    label: str
+    gbps: float
+    source: str
+
+
+@dataclass
+class Verdict:
+    log: str
+    run: TestRun
+    dtype: str
+    status: Status
+    message: str
+    nodes: Optional[int]
+    measured: Optional[float] = None  # busbw at ``at_size`` (GB/s)
+    at_size: Optional[int] = None
+    floor: Optional[Floor] = None
+    reference: Optional[Floor] = None
+    limits: list[Limit] = field(default_factory=list)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.run.series(self.dtype)
+
+    @property
+    def gap_gbps(self) -> Optional[float]:
+        if self.floor is None or self.measured is None:
+            return None
+        return round(self.floor.gbps - self.measured, 2)
+
+    @property
+    def gap_percent(self) -> Optional[float]:
+        gap = self.gap_gbps
+        return None if gap is None or self.floor is None else round(100.0 * gap / self.floor.gbps, 1)
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILING
+
+
+def line_rates(sku: Sku, nodes: int, table: FloorTable) -> list[Limit]:
+    """NVLink per GPU and direction on one node; InfiniBand per node beyond one."""
+    limits: list[Limit] = []
+    rate = table.nvlink_rate(sku.gpu.model) if sku.nvlink.present else None
+    if rate is not None:
+        limits.append(Limit("NVLink per GPU, one direction", rate.gbps / 2, rate.source))
+    if nodes > 1 and sku.infiniband is not None:  # across nodes the fabric is the narrower link: first
+        ib = sku.infiniband
+        limits.insert(0, Limit(f"InfiniBand {ib.count} x {ib.gbps} Gb/s {ib.rate} per node", ib.count * ib.gbps / 8,
+                            f"SKU catalog: {sku.name} infiniband"))
+    return limits
+
+
+def _row_at(rows: list[Row], size: int) -> Optional[Row]:
+    return next((row for row in rows if row.size == size), None)
+
+
+def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable) -> Verdict:
+    rows = run.series(dtype)
+    nodes = target.nodes or run.nodes
+    verdict = Verdict(log, run, dtype, "no floor", "", nodes)
+    wrong = [row for row in rows if row.wrong]
+    if wrong:
+        verdict.status = "wrong"
+        verdict.message = (f"{len(wrong)} message size(s) with wrong results (#wrong > 0, first at line "
+                           f"{wrong[0].line}): the collective returned bad data")
+        return verdict
+    if target.sku is None:
+        verdict.message = "no floor: no SKU given (--sku or --spec)"
+        return verdict
+    if nodes is None:
+        verdict.message = "no floor: the log does not say how many nodes ran; pass --nodes"
+        return verdict
+    verdict.limits = line_rates(target.sku, nodes, table)
+    if run.collective is None:
+        verdict.message = "no floor: the log does not name the collective; pass --collective"
+        return verdict
+    floor = table.floor(target.sku.name, run.collective, nodes, run.ranks)
+    verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
+                                        floor.message_bytes if floor else None)
+    if floor is None:
+        verdict.message = (f"no floor: no published threshold for {run.collective} on {nodes} x {target.sku.name}"
+                           + (f" with {run.ranks} ranks" if run.ranks else ""))
+        return verdict
+    if dtype != JUDGED_TYPE:
+        verdict.message = f"no floor: the {floor.gbps:g} GB/s threshold is set with float, this series is {dtype}"
+        return verdict
+    verdict.floor = floor
+    return _compare(verdict, rows, floor)
+
+
+def _compare(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
+    row = _row_at(rows, floor.message_bytes)
+    exact = row is not None
+    if row is None:
+        smaller = [r for r in rows if r.size < floor.message_bytes]
+        if not smaller:
+            verdict.status = "inconclusive"
+            verdict.message = f"inconclusive: every message is larger than the floor's {floor.message_size}"
+            return verdict
+        row = max(smaller, key=lambda r: r.size)
+    verdict.measured, verdict.at_size = round(row.busbw, 2), row.size
+    if verdict.measured >= floor.gbps:
+        verdict.status = "pass"
+        verdict.message = f"pass: {verdict.measured:g} >= {floor.gbps:g} GB/s at {human_size(row.size)}" + (
+            "" if exact else f" (the floor is set at {floor.message_size}; busbw only grows with size)")
+    elif exact:
+        verdict.status = "below"
+        verdict.message = (f"below floor: {verdict.measured:g} GB/s at {floor.message_size}, floor {floor.gbps:g} GB/s "
+                           f"(-{verdict.gap_gbps:g} GB/s, -{verdict.gap_percent:g}%)")
+    else:
+        verdict.status = "inconclusive"
+        verdict.message = (f"inconclusive: {verdict.measured:g} GB/s at {human_size(row.size)}, the largest size "
+                           f"in the log; the {floor.gbps:g} GB/s floor is set at {floor.message_size}: "
+                           f"rerun with -e {floor.message_size}")
+    return verdict
+
+
+def judge_runs(log: str, runs: list[TestRun], target: Target, table: FloorTable) -> list[Verdict]:
+    return [judge(log, run, dtype, target, table) for run in runs for dtype in run.dtypes()]
+
+
+def human_size(size: int) -> str:
+    for unit, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor}{unit}"
+    return f"{size}B"
