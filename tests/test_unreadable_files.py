@@ -47,11 +47,13 @@ def test_permission_denied_in_a_directory_is_an_hpc000_finding(tmp_path, denied,
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
-def test_permission_denied_on_a_named_file_is_a_usage_error_naming_it(tmp_path, denied, fmt):
-    """A file named on the command line that cannot be read: exit 2 saying which, with a valid report."""
+def test_permission_denied_on_a_named_file_is_an_hpc000_finding(tmp_path, denied, fmt):
+    """A file named on the command line that cannot be read was not checked: an error finding at that
+    file (exit 1), in every format, never a crash and never a clean pass."""
     shutil.copy(JOB, tmp_path / "job.yaml")
     result = CliRunner().invoke(app, ["lint", str(tmp_path / "job.yaml"), "--format", fmt])
-    assert result.exit_code == 2 and "job.yaml: Permission denied" in result.output, result.output
+    assert result.exit_code == 1, result.output
+    assert "HPC000" in result.stdout and "job.yaml" in result.stdout and "Permission denied" in result.stdout
     if fmt != "text":
         json.loads(result.stdout)
 

@@ -166,9 +166,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                     raise
                 continue  # binary files inside a directory are not ours to lint
             except UsageError as error:
-                if explicit:
-                    raise
-                # A file we cannot read was not checked: never let that pass as clean.
+                # A file we cannot read was not checked, whether named or found in a walk: never let that
+                # pass as clean, and keep it a located finding (SARIF/JSON stay valid for CI uploads).
                 findings.append(_engine_finding(load_rules()["HPC000"], display, 1, str(error),
                                                 "Fix its permissions, or exclude it in [tool.hpcconf] exclude."))
                 files += 1
