@@ -42,9 +42,7 @@ REFUSED = {(name, platform): reason for name, platform in PAIRS
 # Pairs that work with a known, documented risk: the only finding above info allowed.
 KNOWN_WARNINGS = {("Standard_ND96isr_H100_v5", "azhop"): "HPC206"}  # cyclecloud-slurm 3.0.4 GPU count
 # Defects the matrix found outside the compatibility rules, left to their owners (xfail until fixed).
-KNOWN_DEFECTS = {("Standard_NC96ads_A100_v4", "aks"):
-                 "DKR005 on the generated Dockerfile: ncv4-graph.xml is copied and the job sets NCCL_GRAPH_FILE, "
-                 "but DKR005 expects NCCL_TOPO_FILE for every copied XML"}
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {}  # none left: NC96ads on AKS ships no graph file since 0.2.0
 
 
 def _newest_versions() -> dict[str, str]:
