@@ -1,6 +1,6 @@
 """AzHOP spec checks: each gap in az-hop's schema (research/azhop.md §2, G1-G8) is refused at the spec
-line that causes it, before anything is generated, with the code of the lint rule that would catch the
-same mistake in a hand-written config.yml."""
+line that causes it, before anything is generated: under the config.yml rule's code where both share one
+judgement (AZH002/010/012/013), else under the spec rule that judges what only the spec decides (SPEC040-046)."""
 
 from __future__ import annotations
 
@@ -43,31 +43,31 @@ CASES = {
     "G2 CIDR syntax": (
         [SUBNETS, ("      admin: 10.101.0.16/28", "      admin: 10.101.0.17/28")], "HPC005", ("admin: 10.101.0.17/28", "10.101"), "host bits set"),
     "G2 subnet overlap": (
-        [SUBNETS, ("      admin: 10.101.0.16/28", "      admin: 10.101.0.0/28")], "AZH005", ("admin: 10.101.0.0/28", "10.101"), "overlaps subnet frontend"),
+        [SUBNETS, ("      admin: 10.101.0.16/28", "      admin: 10.101.0.0/28")], "SPEC041", ("admin: 10.101.0.0/28", "10.101"), "overlaps subnet frontend"),
     "G2 subnet outside the address space": (
-        [SUBNETS, ("      compute: 10.101.1.0/24", "      compute: 10.102.1.0/24")], "AZH005", ("compute: 10.102.1.0/24", "10.102"), "outside the VNet address space"),
+        [SUBNETS, ("      compute: 10.101.1.0/24", "      compute: 10.102.1.0/24")], "SPEC041", ("compute: 10.102.1.0/24", "10.102"), "outside the VNet address space"),
     "G2 compute subnet too small (carved)": (
-        [(POOL_COUNT, "    count: 250")], "AZH006", ("address_space: 10.101.0.0/23", "10.101"), "251 usable addresses"),
+        [(POOL_COUNT, "    count: 250")], "SPEC042", ("address_space: 10.101.0.0/23", "10.101"), "251 usable addresses"),
     "G2 compute subnet too small (explicit)": (
-        [SUBNETS, ("      compute: 10.101.1.0/24", "      compute: 10.101.1.0/28")], "AZH006", ("compute: 10.101.1.0/28", "10.101"), "Azure keeps 5"),
+        [SUBNETS, ("      compute: 10.101.1.0/24", "      compute: 10.101.1.0/28")], "SPEC042", ("compute: 10.101.1.0/28", "10.101"), "Azure keeps 5"),
     "G2 no room to carve": (
-        [("    address_space: 10.101.0.0/23", "    address_space: 10.101.0.0/27")], "AZH005", ("address_space: 10.101.0.0/27", "10.101"), "has no room"),
+        [("    address_space: 10.101.0.0/23", "    address_space: 10.101.0.0/27")], "SPEC041", ("address_space: 10.101.0.0/27", "10.101"), "has no room"),
     "G2 lustre subnet sized for AMLFS": (
         [SUBNETS, ("      compute: 10.101.1.0/24\n", "      compute: 10.101.1.0/24\n      lustre: 10.101.0.64/27\n"),
          ("      options: vers=4,minorversion=1,sec=sys\n", "      options: vers=4,minorversion=1,sec=sys\n    lustre: {sku: AMLFS-Durable-Premium-250, capacity_tib: 32}\n")],
-        "AZH009", ("lustre: 10.101.0.64/27", "10.101"), "needs /26 or larger"),
+        "SPEC045", ("lustre: 10.101.0.64/27", "10.101"), "needs /26 or larger"),
     "G3 conditional database subnet": (
-        [SUBNETS, ("  slurm_accounting: false", "  slurm_accounting: true")], "AZH007", ("    subnets:", "subnets"), "add `database: 10.101.0.32/28`"),
+        [SUBNETS, ("  slurm_accounting: false", "  slurm_accounting: true")], "SPEC043", ("    subnets:", "subnets"), "add `database: 10.101.0.32/28`"),
     "G3 conditional netapp subnet": (
-        [SUBNETS, ("      type: azurefiles", "      type: anf")], "AZH007", ("    subnets:", "subnets"), "no netapp subnet"),
+        [SUBNETS, ("      type: azurefiles", "      type: anf")], "SPEC043", ("    subnets:", "subnets"), "no netapp subnet"),
     "G3 existing home needs a server": (
-        [("      type: azurefiles", "      type: existing")], "AZH008", ("type: existing", "existing"), "needs server"),
+        [("      type: azurefiles", "      type: existing")], "SPEC044", ("type: existing", "existing"), "needs server"),
     "G3 Azure Files home needs NFS 4.1": (
-        [("      options: vers=4,minorversion=1,sec=sys", "      options: rw,vers=3,tcp")], "AZH008", ("options: rw,vers=3,tcp", "rw,"), "NFS 4.1"),
+        [("      options: vers=4,minorversion=1,sec=sys", "      options: rw,vers=3,tcp")], "SPEC044", ("options: rw,vers=3,tcp", "rw,"), "NFS 4.1"),
     "G4 unsupported pair": (
-        [("  slurm: 20.11.9 ", "  slurm: 20.11.9\n  cyclecloud_slurm: 3.0.4 ")], "AZH004", ("cyclecloud_slurm: 3.0.4", "3.0.4"), "does not support Slurm 20.11.9"),
+        [("  slurm: 20.11.9 ", "  slurm: 20.11.9\n  cyclecloud_slurm: 3.0.4 ")], "SPEC040", ("cyclecloud_slurm: 3.0.4", "3.0.4"), "does not support Slurm 20.11.9"),
     "G4 Slurm version az-hop cannot install": (
-        [("  slurm: 20.11.9 ", "  slurm: 23.11.7 ")], "AZH004", ("slurm: 23.11.7", "23.11.7"), "cannot install Slurm 23.11.7"),
+        [("  slurm: 20.11.9 ", "  slurm: 23.11.7 ")], "SPEC040", ("slurm: 23.11.7", "23.11.7"), "cannot install Slurm 23.11.7"),
     "G5 image URN with three parts": (
         [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: microsoft-dsvm:ubuntu-hpc:2004\n  - name: nc48v4")],
         "AZH010", ("image: microsoft-dsvm:ubuntu-hpc:2004", "microsoft"), "publisher:offer:sku:version"),
@@ -77,7 +77,7 @@ CASES = {
         [("groups: [az-hop-admins, az-hop-localadmins]", "groups: [az-hop-admins, sudoers]")], "AZH013", ("sudoers", "sudoers"), "does not define"),
     "G6 AMLFS capacity step": (
         [("      options: vers=4,minorversion=1,sec=sys\n", "      options: vers=4,minorversion=1,sec=sys\n    lustre: {sku: AMLFS-Durable-Premium-250, capacity_tib: 12}\n")],
-        "AZH009", ("capacity_tib: 12", "12"), "use 8 or 16"),
+        "SPEC045", ("capacity_tib: 12", "12"), "use 8 or 16"),
     "G6 queue idle_timeout": (
         [("      max_core_count: 20", "      max_core_count: 20\n      idle_timeout: 3600")], "AZH012", ("idle_timeout: 3600", "3600"), "not below"),
     "G7 queue name longer than 8": (
@@ -89,11 +89,11 @@ CASES = {
         [("    - name: execute", "    - name: nc48v4")], "AZH002", ("    - name: nc48v4", "nc48v4"), "used twice"),
     "G8 GPU image without a driver": (
         [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: OpenLogic:CentOS:7_9-gen2:latest\n  - name: nc48v4")],
-        "AZH011", ("image: OpenLogic:CentOS:7_9-gen2:latest", "OpenLogic"), "no NVIDIA driver"),
+        "SPEC046", ("image: OpenLogic:CentOS:7_9-gen2:latest", "OpenLogic"), "no NVIDIA driver"),
     "G8 InfiniBand pool not colocated": (
-        [(POOL_COUNT, POOL_COUNT + "\n    placement: {colocate: false}")], "AZH011", ("colocate: false", "false"), "not colocated"),
+        [(POOL_COUNT, POOL_COUNT + "\n    placement: {colocate: false}")], "SPEC046", ("colocate: false", "false"), "not colocated"),
     "G8 InfiniBand pool under OpenPBS": (
-        [("  queue_manager: slurm", "  queue_manager: openpbs")], "AZH011", ("queue_manager: openpbs", "openpbs"), "ignores ColocateNodes"),
+        [("  queue_manager: slurm", "  queue_manager: openpbs")], "SPEC046", ("queue_manager: openpbs", "openpbs"), "ignores ColocateNodes"),
 }
 
 
@@ -134,5 +134,5 @@ def test_defaults_problem_points_at_platforms(tmp_path):
                     "platforms: [azhop]\npools:\n  - {name: ndv5, sku: Standard_ND96isr_H100_v5, count: 300}\n", encoding="utf-8")
     with pytest.raises(HpcconfError) as caught:
         compile_spec(spec)
-    [problem] = [d for d in caught.value.diagnostics if d.code == "AZH006"]
+    [problem] = [d for d in caught.value.diagnostics if d.code == "SPEC042"]
     assert (problem.line, problem.column) == (4, 12) and "300 nodes" in problem.message

@@ -1,10 +1,11 @@
-"""AzHOP settings of a spec, judged by the same rules as a hand-written az-hop config.yml.
+"""AzHOP settings of a spec.
 
-Each function here is the spec side of an AZH rule (``@spec_adapter``): the rule page, code and
-severity are the config.yml rule's (:mod:`hpcconf.lint.rules.azhop_*`). AZH002, AZH010, AZH012 and
-AZH013 fill the typed views of :mod:`hpcconf.knowledge.azhop_view` and share their judgement with
-config.yml; the others check what the spec decides itself (hpcconf plans the subnets, so AZH005-007
-judge the plan) with the same knowledge (:mod:`hpcconf.knowledge.azhop`).
+AZH002, AZH010, AZH012 and AZH013 are config.yml rules (:mod:`hpcconf.lint.rules.azhop_*`) whose
+spec side (``@spec_adapter``) fills the typed views of :mod:`hpcconf.knowledge.azhop_view`, so both
+sides call one judgement. SPEC040-SPEC046 judge what only the spec decides (hpcconf plans the
+subnets, pairs the Slurm versions, places the pools) with the same knowledge
+(:mod:`hpcconf.knowledge.azhop`); they are spec rules of their own, formerly reported as
+AZH004-AZH009 and AZH011, which now judge a hand-written config.yml only.
 G1 (queue_manager values) is the ``Literal`` of ``azhop.queue_manager``, reported by the loader.
 """
 
@@ -28,7 +29,7 @@ from ...knowledge.azhop_view import (
     judge_queue_limits,
     judge_queue_names,
 )
-from ...rules_registry import spec_adapter
+from ...rules_registry import spec_adapter, spec_rule
 from ..azhop import AzhopSettings
 from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
 from ..load import LoadedSpec
@@ -163,10 +164,45 @@ def users_groups(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
         yield from _report(loaded, judge_identities(identities_view(loaded, settings)), Severity.ERROR)
 
 
-# -- adapters judging what the spec decides itself ----------------------------------------------------
+# -- rules of their own: what the spec decides itself ---------------------------------------------------
+# hpcconf plans the subnets, pairs the versions and places the pools itself, so these judge the spec's
+# own fields and plan, not a config.yml: each is a spec rule with its own code and page. ``formerly``
+# names the AZH code they were reported under (``hpcconf explain AZH00N`` and selectors lead here);
+# the AZH code lives on as the config.yml rule.
 
-@spec_adapter(code="AZH004", name="azhop-slurm-versions", severity=Severity.ERROR)
+@spec_rule(code="SPEC040", name="azhop-spec-slurm-pair", since="0.2.0", formerly=("AZH004",))
 def slurm_version_pair(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """``versions.slurm`` and ``versions.cyclecloud_slurm`` are not a pair az-hop can install.
+
+    ## What it catches
+    On AzHOP with ``queue_manager: slurm``: a Slurm release az-hop does not install, a cyclecloud-slurm
+    project it does not know, and a cyclecloud-slurm project given with a Slurm release it does not
+    support (2.7.x: 20.11.9 / 22.05.3; 3.0.4: 22.05.9 / 23.02.5). When ``versions.cyclecloud_slurm``
+    is left out hpcconf picks the matching project, so only a pair the spec writes can be wrong.
+    Until 0.2.0 this was reported as AZH004 (``hpcconf explain AZH004`` points here); AZH004 now only judges
+    a hand-written config.yml.
+
+    ## Why is this bad?
+    az-hop's ``config.schema.json`` checks each version against its own list, never the pair, and the
+    playbooks (``playbooks/cccluster.yml``, ``roles/cyclecloud_cluster/vars/main.yml`` at 826f7906)
+    install the cyclecloud-slurm project named, whatever the Slurm release: a project that does not
+    support the release leaves the scheduler without nodes. PR #1752 documents the supported pairs.
+
+    ## Example
+    ```yaml
+    platforms: [azhop]
+    versions:
+      slurm: 20.11.9
+      cyclecloud_slurm: 3.0.4
+    ```
+
+    ## Fix
+    ```yaml
+    versions:
+      slurm: 20.11.9
+      cyclecloud_slurm: 2.7.2     # or drop it: hpcconf picks the project that supports the release
+    ```
+    """
     settings = _settings(loaded)
     if settings is None or settings.queue_manager != "slurm":
         return
@@ -186,9 +222,10 @@ def slurm_version_pair(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnos
                     f"set versions.cyclecloud_slurm: {fit}, or drop it and hpcconf picks the matching project")
 
 
-
-
 # The planned layout's problems, by the code whose judgement each one is (one plan, several rules).
+
+SUBNET_LAYOUT, COMPUTE_SUBNET, FEATURE_NEEDS, AMLFS_SIZE = "SPEC041", "SPEC042", "SPEC043", "SPEC045"
+
 
 def _subnet_problems(loaded: LoadedSpec, settings: AzhopSettings) -> Iterator[tuple[str, tuple, str, str, bool]]:
     """(code, path, message, hint, prefer_value) for each problem of the subnet layout hpcconf plans."""
@@ -202,17 +239,17 @@ def _subnet_problems(loaded: LoadedSpec, settings: AzhopSettings) -> Iterator[tu
         if given and role:
             yield _subnet_code(role, message), net + ("subnets", role), message, hint, True
         elif given:
-            yield "AZH007", net + ("subnets",), message, hint, False
+            yield FEATURE_NEEDS, net + ("subnets",), message, hint, False
         else:
             yield _subnet_code(role, message), net + ("address_space",), message, hint, role != ""
 
 
 def _subnet_code(role: str, message: str) -> str:
     if role == "compute" and "usable" in message:
-        return "AZH006"
+        return COMPUTE_SUBNET
     if role == "lustre" and "AMLFS" in message:
-        return "AZH009"
-    return "AZH005"
+        return AMLFS_SIZE
+    return SUBNET_LAYOUT
 
 
 def _subnet_findings(loaded: LoadedSpec, code: str) -> Iterator[Diagnostic]:
@@ -224,27 +261,143 @@ def _subnet_findings(loaded: LoadedSpec, code: str) -> Iterator[Diagnostic]:
             yield _diag(loaded, path, message, hint, prefer_value)
 
 
-@spec_adapter(code="AZH005", name="azhop-subnet-layout", severity=Severity.ERROR)
+@spec_rule(code="SPEC041", name="azhop-spec-subnet-plan", since="0.2.0", formerly=("AZH005",))
 def subnet_layout(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    yield from _subnet_findings(loaded, "AZH005")
+    """The AzHOP subnets hpcconf would plan (or the ones the spec gives) do not fit the VNet.
+
+    ## What it catches
+    ``azhop.network.subnets`` that overlap, lie outside ``address_space`` or are smaller than their
+    role needs (bastion /26), and an ``address_space`` with no room for the subnets hpcconf plans
+    for the enabled features. Until 0.2.0 this was reported as AZH005 (``hpcconf explain AZH005`` points here);
+    AZH005 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    az-hop's ``config.schema.json`` types prefixes as plain strings, and Azure refuses overlapping or
+    out-of-space subnets when Bicep creates the VNet, after the deployer has started. Azure Bastion
+    needs an AzureBastionSubnet of /26 or larger (Microsoft Learn, "Azure Bastion configuration
+    settings", Subnet).
+
+    ## Example
+    ```yaml
+    azhop:
+      network:
+        address_space: 10.101.0.0/23
+        subnets:
+          frontend: 10.101.0.0/29
+          admin: 10.101.0.0/28      # overlaps frontend and ad
+          compute: 10.101.1.0/24
+    ```
+
+    ## Fix
+    ```yaml
+          admin: 10.101.0.16/28
+    ```
+    Or drop ``subnets`` and let hpcconf plan them inside ``address_space``.
+    """
+    yield from _subnet_findings(loaded, SUBNET_LAYOUT)
 
 
-@spec_adapter(code="AZH006", name="azhop-compute-subnet-size", severity=Severity.ERROR)
+@spec_rule(code="SPEC042", name="azhop-spec-compute-subnet", since="0.2.0", formerly=("AZH006",))
 def compute_subnet_size(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    yield from _subnet_findings(loaded, "AZH006")
+    """The AzHOP compute subnet has fewer usable addresses than the spec's pools and queues can start nodes.
+
+    ## What it catches
+    A compute subnet (given in ``azhop.network.subnets`` or planned by hpcconf in ``address_space``)
+    whose usable addresses (its size minus the 5 Azure keeps) are fewer than the nodes of all pools
+    and ``extra_queues`` together. Until 0.2.0 this was reported as AZH006 (``hpcconf explain AZH006`` points here);
+    AZH006 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    Every node takes an address in the compute subnet, and Azure keeps the first four and the last
+    address of every subnet (Microsoft Learn, "Azure Virtual Network FAQ": "Azure reserves the first
+    four addresses and the last address in each subnet"). Once the subnet is full CycleCloud cannot
+    start more nodes and jobs stay pending.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: ndv5, sku: Standard_ND96isr_H100_v5, count: 300}
+    azhop:
+      network: {address_space: 10.101.0.0/23}
+    ```
+
+    ## Fix
+    Give a larger address space (a /24 compute subnet holds 251 nodes), or fewer nodes:
+    ```yaml
+      network: {address_space: 10.101.0.0/22}
+    ```
+    """
+    yield from _subnet_findings(loaded, COMPUTE_SUBNET)
 
 
-@spec_adapter(code="AZH007", name="azhop-conditional-sections", severity=Severity.ERROR)
+@spec_rule(code="SPEC043", name="azhop-spec-feature-needs", since="0.2.0", formerly=("AZH007",))
 def conditional_sections(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    yield from _subnet_findings(loaded, "AZH007")
+    """An AzHOP feature the spec turns on lacks what it needs: a subnet in the given layout, or Slurm.
+
+    ## What it catches
+    ``azhop.network.subnets`` without the subnet a feature of the spec needs (database for
+    ``slurm_accounting``, netapp for an ANF home, lustre for AMLFS, bastion, gateway), and
+    ``slurm_accounting: true`` with ``queue_manager: openpbs``. Until 0.2.0 this was reported as
+    AZH007 (``hpcconf explain AZH007`` points here); AZH007 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    az-hop's ``config.schema.json`` has no conditional requirements, and ``bicep/azhop.bicep`` reads
+    the subnet of each enabled feature without a fallback, so the deployment fails with a template
+    error (az-hop #1906). Accounting is a Slurm setting: ``config.schema.json`` (826f7906) has it as
+    ``slurm.accounting_enabled`` only, so under OpenPBS it configures nothing.
+
+    ## Example
+    ```yaml
+    azhop:
+      queue_manager: slurm
+      slurm_accounting: true
+      network:
+        address_space: 10.101.0.0/23
+        subnets: {frontend: 10.101.0.0/29, ad: 10.101.0.8/29, admin: 10.101.0.16/28, compute: 10.101.1.0/24}
+    ```
+
+    ## Fix
+    ```yaml
+        subnets: {frontend: 10.101.0.0/29, ad: 10.101.0.8/29, admin: 10.101.0.16/28,
+                  database: 10.101.0.32/28, compute: 10.101.1.0/24}
+    ```
+    Or drop ``subnets`` and let hpcconf plan every subnet the features need.
+    """
+    yield from _subnet_findings(loaded, FEATURE_NEEDS)
     settings = _settings(loaded)
     if settings is not None and settings.slurm_accounting and settings.queue_manager != "slurm":
         yield _diag(loaded, ("azhop", "slurm_accounting"), "slurm_accounting is on but queue_manager is openpbs",
                     "turn it off, or use queue_manager: slurm")
 
 
-@spec_adapter(code="AZH008", name="azhop-home-mount", severity=Severity.ERROR)
+@spec_rule(code="SPEC044", name="azhop-spec-home-storage", since="0.2.0", formerly=("AZH008",))
 def home_mount(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """``azhop.storage.home`` gives the NFS server and export for the wrong home type, or NFS options Azure Files refuses.
+
+    ## What it catches
+    ``type: existing`` without ``server`` or ``export``; ``server`` or ``export`` with a type az-hop
+    creates itself (azurefiles, anf), where they are ignored; an Azure Files home whose ``options``
+    do not ask for NFS 4.1. Until 0.2.0 this was reported as AZH008 (``hpcconf explain AZH008`` points here);
+    AZH008 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    ``bicep/azhop.bicep`` (826f7906) fills the home server and export from the ANF or Azure Files
+    storage it creates; for an existing NFS server nothing fills them, and every node fails its
+    home mount at boot. Azure Files NFS shares speak NFS 4.1 only (Microsoft Learn, "NFS file shares
+    in Azure Files"); az-hop #1200: a home mounted with other options timed out.
+
+    ## Example
+    ```yaml
+    azhop:
+      storage:
+        home: {type: existing, mountpoint: /anfhome}
+    ```
+
+    ## Fix
+    ```yaml
+        home: {type: existing, mountpoint: /anfhome, server: 10.0.2.4, export: /home}
+    ```
+    """
     settings = _settings(loaded)
     if settings is None:
         return
@@ -268,9 +421,35 @@ def home_mount(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
                     "use vers=4,minorversion=1,sec=sys (az-hop #1200), or drop options to use az-hop's")
 
 
-@spec_adapter(code="AZH009", name="azhop-amlfs-size", severity=Severity.ERROR)
+@spec_rule(code="SPEC045", name="azhop-spec-amlfs-size", since="0.2.0", formerly=("AZH009",))
 def amlfs_size(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    yield from _subnet_findings(loaded, "AZH009")
+    """The spec's AMLFS capacity is not a whole number of its tier's steps, or its lustre subnet is too small.
+
+    ## What it catches
+    ``azhop.storage.lustre.capacity_tib`` below or not a multiple of its tier's step (48 TiB for
+    AMLFS-Durable-Premium-40, 16 for -125, 8 for -250, 4 for -500), a capacity past the AMLFS subnet
+    table, and a given lustre subnet smaller than the capacity needs. Until 0.2.0 this was reported
+    as AZH009 (``hpcconf explain AZH009`` points here); AZH009 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    Azure rejects other capacities when ``bicep/amlfs.bicep`` (826f7906) creates the file system, and
+    an AMLFS needs one address per server: Microsoft Learn's "Azure Managed Lustre network
+    prerequisites" table gives the smallest subnet per capacity (4-16 TiB /27, 20-40 /26, 44-92 /25,
+    96-196 /24, 200-400 /23).
+
+    ## Example
+    ```yaml
+    azhop:
+      storage:
+        lustre: {sku: AMLFS-Durable-Premium-250, capacity_tib: 12}
+    ```
+
+    ## Fix
+    ```yaml
+        lustre: {sku: AMLFS-Durable-Premium-250, capacity_tib: 16}
+    ```
+    """
+    yield from _subnet_findings(loaded, AMLFS_SIZE)
     settings = _settings(loaded)
     lustre = settings.storage.lustre if settings is not None else None
     if lustre is None:
@@ -284,8 +463,37 @@ def amlfs_size(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
                     "size the lustre subnet from Azure's amlfs-prerequisites page and give it in network.subnets")
 
 
-@spec_adapter(code="AZH011", name="azhop-gpu-queue", severity=Severity.ERROR)
+@spec_rule(code="SPEC046", name="azhop-spec-gpu-pool", since="0.2.0", formerly=("AZH011",))
 def gpu_queue(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """An AzHOP pool cannot run its GPU jobs as placed: no NVIDIA driver, a non-Azure size, or InfiniBand without colocation.
+
+    ## What it catches
+    A pool whose image (its own, or ``azhop.images.gpu``) is known to have no NVIDIA driver; a pool
+    of a non-Azure SKU; a multi-node pool of an InfiniBand size with ``placement.colocate: false``,
+    or under ``queue_manager: openpbs``. Until 0.2.0 this was reported as AZH011 (``hpcconf explain AZH011`` points here);
+    AZH011 now only judges a hand-written config.yml.
+
+    ## Why is this bad?
+    Without the driver ``nvidia-smi`` and NCCL fail on the node. InfiniBand only connects VMs of one
+    scale set / placement group (Microsoft Learn, "HPC VM sizes", InfiniBand), and az-hop creates
+    placement groups for Slurm only: ``config.schema.json`` (826f7906) describes ColocateNodes as
+    "Whether to create placement groups (SLURM only)". Without one, multi-node jobs land on
+    unconnected VMs and NCCL falls back to TCP. AzHOP deploys Azure VM sizes only.
+
+    ## Example
+    ```yaml
+    pools:
+      - name: ndv4
+        sku: Standard_ND96asr_v4
+        count: 2
+        placement: {colocate: false}
+    ```
+
+    ## Fix
+    ```yaml
+        placement: {colocate: true}    # or leave it out: InfiniBand sizes are colocated by default
+    ```
+    """
     settings = _settings(loaded)
     if settings is None:
         return
@@ -309,7 +517,7 @@ def _gpu_pool_placement(loaded: LoadedSpec, settings: AzhopSettings, catalog: Ca
         yield _diag(loaded, ("pools", i, "sku"), f"pool '{pool.name}' uses {sku.provider} SKU {sku.name}; AzHOP deploys Azure VM sizes only",
                     "use an Azure size for AzHOP pools, or drop azhop from platforms")
         return
-    # The size's InfiniBand decides, not network.infiniband.enabled: AZH011 judges config.yml by the size name.
+    # The size's InfiniBand decides, not network.infiniband.enabled: as AZH011 judges config.yml by the size name.
     if sku.infiniband is None or pool.count < 2:
         return
     if pool.placement.colocate is False:  # unset means colocated for an InfiniBand size
