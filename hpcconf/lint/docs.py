@@ -44,7 +44,10 @@ def _lifecycle(rule: Rule, rules: dict[str, Rule]) -> list[str]:
     """Where a split or renamed code went, so suppressions naming it can be understood."""
     lines = []
     if rule.formerly:
-        lines.append(f"*Formerly reported as {', '.join(rule.formerly)}; that code still selects and suppresses it.*")
+        if rule.spec_runner is not None:  # a spec error stops the build: never suppressed, whatever its code
+            lines.append(f"*Formerly reported as {', '.join(rule.formerly)}; `hpcconf explain` of that code points here.*")
+        else:
+            lines.append(f"*Formerly reported as {', '.join(rule.formerly)}; that code still selects and suppresses it.*")
     moved = successors(rule.code, rules)
     if moved:
         lines.append(f"*Part of what {rule.code} reported has its own code now: "
