@@ -70,3 +70,19 @@ NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
 def nccl_tests_binary(collective: str) -> str:
     """Where the test image builds nccl-tests' binary for ``collective`` (the AKS job runs it)."""
     return f"{NCCL_TESTS_DIR}/build/{collective}_perf"
+
+
+# -- keeping nccl.conf across reboots --------------------------------------------------------------
+
+KEPT_NCCL_CONF = "/etc/hpcconf/nccl.conf"  # no image writes here; the boot unit copies it to /etc/nccl.conf
+NCCL_BOOT_UNIT = "hpcconf-nccl-conf.service"
+# The upstream snapshots the boot unit's comment was checked against (sku-customizations.service and
+# the per-SKU scripts; NCCL's conf-file precedence).
+AZHPC_IMAGES_COMMIT = "8e9d055fb9e1f7385da734969793861c447958a1"
+NCCL_PARAM_COMMIT = "5067397c2676d5aed50042fc39e5c8ee96eb0027"
+
+
+def nccl_boot_unit(heredoc_end: str) -> dict[str, str]:
+    """Template context of ``nccl/boot-unit.sh.j2``, which both node installers include."""
+    return {"unit": NCCL_BOOT_UNIT, "kept": KEPT_NCCL_CONF, "kept_dir": KEPT_NCCL_CONF.rsplit("/", 1)[0],
+            "end": heredoc_end, "azhpc_commit": AZHPC_IMAGES_COMMIT, "nccl_commit": NCCL_PARAM_COMMIT}

@@ -5,7 +5,9 @@ The cluster-init files mirror az-hop's ``common`` CycleCloud project
 copy ``azhop/cluster-init/`` over it before ``install.sh``. ``scripts/zz-hpcconf-nccl.sh`` runs last
 (after az-hop's ``zz-custom.sh``), asks jetpack which nodearray (queue) the node belongs to and runs
 ``files/hpcconf/<queue>/install-nccl-files.sh``, which writes the nccl target's files to the paths
-its ``nccl.conf`` names (``/opt/hpcconf/nccl/...``) and that ``nccl.conf`` to ``/etc/nccl.conf``.
+its ``nccl.conf`` names (``/opt/hpcconf/nccl/...``) and that ``nccl.conf`` to ``/etc/nccl.conf``, plus
+the ``hpcconf-nccl-conf.service`` unit that puts it back after Azure's ``sku-customizations.service``
+rewrites it at every boot (``templates/nccl/boot-unit.sh.j2`` says why a unit, not ``NCCL_CONF_FILE``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..knowledge import azhop as kb
 from ..resolve import ResolvedCluster
 from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
 from ..templating import generated_by, render_template
-from ._common import nccl_conf, platform_target, topology_artifacts
+from ._common import nccl_boot_unit, nccl_conf, platform_target, topology_artifacts
 
 CLUSTER_INIT = "azhop/cluster-init"
 DISPATCHER = f"{CLUSTER_INIT}/scripts/zz-hpcconf-nccl.sh"
@@ -127,7 +129,7 @@ def installer(cluster: ResolvedCluster, install: NcclInstall, produced: dict[str
                                                "directory": install.conf_node_path.rsplit("/", 1)[0],
                                                "content": _heredoc_body(install.conf_artifact, conf.content)},
         directories=sorted({dst.rsplit("/", 1)[0] for _, dst in install.files}), end=HEREDOC_END,
-        image_conf=pool.sku.nccl.image_conf())
+        image_conf=pool.sku.nccl.image_conf(), boot=nccl_boot_unit(HEREDOC_END))
     return Artifact(installer_path(install.queue), text, Kind.SHELL_SCRIPT, "azhop")
 
 

@@ -17,7 +17,7 @@ from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
-from ._common import platform_target
+from ._common import nccl_boot_unit, platform_target
 
 TARGET = "slurm"
 
@@ -91,7 +91,7 @@ def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Ar
         "slurm/install-nccl-files.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
         partition=job.partition, nodes=cluster.pool(job.pool).count, script=script,
         directories=sorted({target.rsplit("/", 1)[0] for _, target in files}), files=files,
-        conf=f"nccl/{job.pool}/nccl.conf")
+        conf=f"nccl/{job.pool}/nccl.conf", boot=nccl_boot_unit("HPCCONF_EOF"))
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
