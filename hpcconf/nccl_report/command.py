@@ -66,7 +66,7 @@ def report(logs: list[Path], target: "Target", collective: Optional[str]) -> lis
 
 
 def nccl_report_command(
-    logs: list[Path] = typer.Argument(..., metavar="LOG...", help="nccl-tests output files (Slurm, kubectl logs, mpirun)."),
+    logs: list[Path] = typer.Argument(..., metavar="LOG", help="nccl-tests output files (Slurm, kubectl logs, mpirun)."),
     sku: Optional[str] = typer.Option(None, "--sku", help="SKU the run was on (Standard_ND96isr_H200_v5, ND96isr_H200_v5)."),
     nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Node count (default: the hosts the log names)."),
     spec: Optional[Path] = typer.Option(None, "--spec", help="Take SKU and node count from this spec's NCCL test pool."),
