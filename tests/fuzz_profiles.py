@@ -22,3 +22,14 @@ settings.load_profile(PROFILE)
 def examples(ci: int) -> int:
     """The number of examples for a test: ``ci`` in CI, 25x that when thorough."""
     return ci * 25 if PROFILE == "thorough" else ci
+
+
+def tree_paths(node, path=()):
+    """Every path into a YAML-like tree (dict keys and list indexes), the root's () first."""
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from tree_paths(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from tree_paths(value, path + (index,))

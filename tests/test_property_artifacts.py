@@ -15,7 +15,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from fuzz_profiles import examples
+from fuzz_profiles import examples, tree_paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -40,16 +40,6 @@ VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=
                                                                        inner, max_size=3)), max_leaves=6)
 
 
-def _paths(node, path=()):
-    yield path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _paths(value, path + (key,))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _paths(value, path + (index,))
-
-
 def _parent(data, path):
     node = data
     for step in path[:-1]:
@@ -58,7 +48,7 @@ def _parent(data, path):
 
 
 def _mutate_tree(data, draw):
-    paths = [p for p in _paths(data) if p]
+    paths = [p for p in tree_paths(data) if p]
     if not paths:
         return draw(VALUES)
     path = draw(st.sampled_from(paths))

@@ -16,7 +16,7 @@ import re
 from io import StringIO
 from pathlib import Path
 
-from fuzz_profiles import examples
+from fuzz_profiles import examples, tree_paths
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -40,16 +40,6 @@ TARGETED = [("nccl_env", "NCCL_DEBUG"), ("nccl_env", "NCCL_IB_HCA"), ("mpi_env",
             ("test_image", "tag"), ("versions", "nccl"), ("slurm", "partitions")]
 
 
-def _paths(node, path=()):
-    yield path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _paths(value, path + (key,))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _paths(value, path + (index,))
-
-
 def _mutate(spec: dict, draw) -> dict:
     if draw(st.booleans()):  # plant a payload where it reaches a consumer
         section, key = draw(st.sampled_from(TARGETED))
@@ -58,7 +48,7 @@ def _mutate(spec: dict, draw) -> dict:
         node = spec.setdefault(section, {}) if isinstance(spec.get(section, {}), dict) else {}
         node[key] = value
         return spec
-    paths = [p for p in _paths(spec) if p]
+    paths = [p for p in tree_paths(spec) if p]
     path = draw(st.sampled_from(paths))
     parent = spec
     for step in path[:-1]:

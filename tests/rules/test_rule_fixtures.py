@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_context import fixture_context
 from ruamel.yaml import YAML
 
-from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
 from hpcconf.lint.engine import lint_paths
 from hpcconf.lint.registry import load_rules
 
@@ -30,12 +30,7 @@ def _fixture(code: str, stem: str) -> Path:
 
 def _lint(code: str, stem: str) -> list:
     expect = _expect(code)
-    ctx = LintContext()
-    if expect.get("nccl_version"):
-        ctx.nccl_version = str(expect["nccl_version"])
-    if expect.get("sku"):
-        ctx.sku = lookup_sku(str(expect["sku"]))
-    ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
+    ctx = fixture_context(expect)
     result = lint_paths([str(_fixture(code, stem))], ctx, forced_kind=expect.get("kind"))
     return [f for f in result.findings if f.code == code]
 

@@ -18,10 +18,10 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_context import fixture_context
 from ruamel.yaml import YAML
 
 from hpcconf.diagnostics import Diagnostic, SourceCache, render_text
-from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
 from hpcconf.lint.engine import lint_paths
 
 HERE = Path(__file__).resolve().parent
@@ -33,17 +33,6 @@ def _updating(config: pytest.Config) -> bool:
     return bool(config.getoption("--update-snapshots")) or os.environ.get("HPCCONF_UPDATE_SNAPSHOTS") == "1"
 
 
-def _context(expect: dict) -> LintContext:
-    """The same options test_rule_fixtures.py gives the bad fixture (see tests/rules/README.md)."""
-    ctx = LintContext()
-    if expect.get("nccl_version"):
-        ctx.nccl_version = str(expect["nccl_version"])
-    if expect.get("sku"):
-        ctx.sku = lookup_sku(str(expect["sku"]))
-    ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
-    return ctx
-
-
 def render_bad_fixture(code: str) -> str:
     """CODE's findings in ``bad.*`` (or ``bad/``) as the text report shows them, paths relative to
     the rule's directory so the snapshot does not depend on where the checkout lives."""
@@ -53,7 +42,7 @@ def render_bad_fixture(code: str) -> str:
     cwd = Path.cwd()
     os.chdir(directory)
     try:
-        result = lint_paths([bad.name], _context(expect), forced_kind=expect.get("kind"))
+        result = lint_paths([bad.name], fixture_context(expect), forced_kind=expect.get("kind"))
     finally:
         os.chdir(cwd)
     findings = sorted((f for f in result.findings if f.code == code), key=Diagnostic.sort_key)

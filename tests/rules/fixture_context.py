@@ -1,0 +1,16 @@
+"""The lint options a rule's bad fixture is judged with, from its expect.yaml (tests/rules/README.md):
+one definition for the fixture test and the rendered-snapshot test, so the two never judge differently."""
+
+from __future__ import annotations
+
+from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
+
+
+def fixture_context(expect: dict) -> LintContext:
+    ctx = LintContext()
+    if expect.get("nccl_version"):
+        ctx.nccl_version = str(expect["nccl_version"])
+    if expect.get("sku"):
+        ctx.sku = lookup_sku(str(expect["sku"]))
+    ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
+    return ctx
