@@ -131,7 +131,11 @@ def test_generated_directory_lints_clean_without_the_spec(tmp_path, spec):
     script), so linting the output directory alone finds nothing either."""
     out = _written(tmp_path, spec)
     findings = _lint([out / "aks", out / "image"])
-    assert [f"{f.file}:{f.line} {f.code}" for f in findings if f.severity.rank > Severity.INFO.rank] == []
+    found = [(Path(f.file).name, f.code, f.severity) for f in findings if f.severity.rank > Severity.INFO.rank]
+    # The legacy example's az CLI 2.50.0 predates --gpu-driver: its script can only use the tag AKS stopped
+    # reading on 2025-07-14, a true finding on the script alone (with the spec, HPC208 reports it once).
+    legacy = [("provision.sh", "XA004", Severity.WARNING)] if spec.stem == "ndmv4-aks" else []
+    assert found == legacy
 
 
 def test_policy_vocabulary_matches_volcanos_own_validating_policy(shared_dir):

@@ -64,13 +64,13 @@ def test_help_metavars_name_the_value():
 def test_o_writes_the_result_of_every_command(spelling, tmp_path, monkeypatch):
     """-o/--output/--out all mean "write the result here": a file, or build's output root."""
     monkeypatch.chdir(tmp_path)
-    example = str(REPO / "examples" / "ndmv4-aks.yaml")
+    example = str(REPO / "examples" / "ndmv4-aks-current.yaml")
 
     assert runner.invoke(app, ["schema", spelling, "schema.json"]).exit_code == 0
     assert json.loads((tmp_path / "schema.json").read_text())["title"] == "hpcconf cluster spec"
 
     assert runner.invoke(app, ["build", example, spelling, "gen", "-q"]).exit_code == 0
-    assert (tmp_path / "gen" / "ndmv4-aks" / ".hpcconf-manifest.json").is_file()
+    assert (tmp_path / "gen" / "ndmv4-aks-current" / ".hpcconf-manifest.json").is_file()
 
     result = runner.invoke(app, ["init", "--sku", "Standard_ND96isr_H100_v5", spelling, "new.yaml"])
     assert result.exit_code == 0 and (tmp_path / "new.yaml").read_text().count("apiVersion: hpcconf/v1") == 1

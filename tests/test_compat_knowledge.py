@@ -20,7 +20,7 @@ needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="../shared/ups
 def test_every_row_has_a_source():
     rows = [*compat.gpu_architectures(), *compat.legacy_pins(), *compat.hca_generations(),
             *compat.aks_default_ubuntu_table(), *compat.doca_driver_tags(), *compat.ngc_pytorch_releases(),
-            *compat.cyclecloud_slurm_gpu_count_fixes()]
+            *compat.cyclecloud_slurm_gpu_count_fixes(), *compat.aks_kubernetes_support_table()]
     short = [r for r in rows if len(r.source) < 10]
     assert rows and not short, short
     for text in (Path(compat.DATA_DIR) / name for name in ("retirements.yaml",)):
@@ -114,3 +114,36 @@ def test_retirement_depends_on_the_date():
     assert compat.unsupported_reason(sku, "slurm", infiniband=False, today=dt.date(2025, 1, 1)) is None
     assert compat.image_retirement("microsoft-dsvm:ubuntu-hpc:2004:20.04.2023031501").name == "Ubuntu 20.04"
     assert compat.image_retirement("microsoft-dsvm:ubuntu-hpc:2204:latest") is None
+
+
+def test_aks_calendar_months_end_on_their_last_day_and_lts_extends_creation():
+    row = compat.aks_kubernetes_support("1.28.5")
+    assert row is not None and row.end_of_life == dt.date(2025, 1, 31) and row.lts_end_of_life == dt.date(2026, 2, 28)
+    assert row.creatable(dt.date(2025, 1, 31)) == "yes"
+    assert row.creatable(dt.date(2025, 2, 1)) == "lts"
+    assert row.creatable(dt.date(2026, 3, 1)) == "no"
+    assert compat.aks_kubernetes_support("1.30").end_of_life == dt.date(2025, 8, 22)  # an explicit day wins
+    assert compat.aks_kubernetes_support("1.26").creatable(dt.date(2024, 4, 1)) == "no"  # no LTS before 1.27
+    assert compat.aks_kubernetes_support("1.99") is None
+
+
+def test_aks_calendar_rows_are_ordered_and_each_lts_outlives_its_end_of_life():
+    rows = compat.aks_kubernetes_support_table()
+    minors = [tuple(int(p) for p in r.minor.split(".")) for r in rows]
+    assert minors == sorted(minors)
+    assert all(r.lts_end_of_life is None or r.lts_end_of_life > r.end_of_life for r in rows)
+
+
+def test_hpc207_reports_the_lts_window_with_its_option(monkeypatch, tmp_path):
+    from hpcconf.lint.context import LintContext
+    from hpcconf.lint.engine import lint_paths
+    from hpcconf.lint.rules import compat as compat_rules
+
+    monkeypatch.setattr(compat_rules, "_today", lambda: dt.date(2026, 12, 1))
+    good = Path(__file__).parent / "rules" / "HPC207" / "good.yaml"
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(good.read_text().replace("aks: {}", 'aks: {kubernetes_version: "1.33"}'))
+    found = [f for f in lint_paths([str(spec)], LintContext()).findings if f.code == "HPC207"]
+    assert len(found) == 1
+    assert "2026-06-30" in found[0].message and "until 2027-06-30" in found[0].message
+    assert "--k8s-support-plan AKSLongTermSupport" in (found[0].hint or "")

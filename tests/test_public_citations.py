@@ -26,7 +26,7 @@ PRIVATE = re.compile(
     r"seeds?[ _:]?\s*0\d\d|research[ /][a-z0-9_-]+\.md|research/|shared/upstream|\bprobe\b",
     re.IGNORECASE,
 )
-USER_FACING_DIRS = ("docs", "templates", "schemas", "out", "skus")  # skus: `hpcconf skus X` prints the sources
+USER_FACING_DIRS = ("examples", "docs", "templates", "schemas", "out", "skus")  # skus: `hpcconf skus X` prints the sources
 # The package's own text: its comments and string literals become hints, pages and headers, and a
 # reader of the code should be able to open what a comment cites just as a user can.
 SOURCE_DIRS = ("hpcconf",)

@@ -23,7 +23,7 @@ runner = CliRunner()
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """A directory with one spec, as the current directory."""
-    shutil.copy(REPO / "examples" / "ndmv4-aks.yaml", tmp_path / "cluster.yaml")
+    shutil.copy(REPO / "examples" / "ndmv4-aks-current.yaml", tmp_path / "cluster.yaml")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -94,7 +94,7 @@ def test_settings_are_read_for_both_commands(project):
     assert settings.lint.severity == {"NCCL010": Severity.ERROR}
     assert settings.source == project / "pyproject.toml"
     assert runner.invoke(app, ["build", "cluster.yaml", "-q"]).exit_code == 0
-    assert (project / "generated" / "ndmv4-aks").is_dir()
+    assert (project / "generated" / "ndmv4-aks-current").is_dir()
     assert runner.invoke(app, ["lint", "generated"]).exit_code in (0, 1)  # `out` is a known key to lint too
 
 
@@ -102,6 +102,6 @@ def test_build_config_option_names_the_file(project, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("conf") / "hpcconf.toml"
     elsewhere.write_text('out = "built"\n')
     assert runner.invoke(app, ["build", "cluster.yaml", "-q", "--config", str(elsewhere)]).exit_code == 0
-    assert (elsewhere.parent / "built" / "ndmv4-aks").is_dir()
+    assert (elsewhere.parent / "built" / "ndmv4-aks-current").is_dir()
     missing = runner.invoke(app, ["build", "cluster.yaml", "--config", "nope.toml"])
     assert missing.exit_code == 2 and "config file not found: nope.toml" in missing.output

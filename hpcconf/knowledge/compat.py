@@ -180,6 +180,49 @@ def doca_driver_tag(tag: Optional[str]) -> Optional[DocaDriverTag]:
     return next((t for t in doca_driver_tags() if t.tag == tag), None) if tag else None
 
 
+@dataclass(frozen=True)
+class AksKubernetesSupport:
+    minor: str  # "1.31"
+    end_of_life: _dt.date
+    lts_end_of_life: Optional[_dt.date]
+    source: str
+
+    def creatable(self, today: Optional[_dt.date] = None) -> str:
+        """``"yes"``, ``"lts"`` (only on the Premium tier with long-term support) or ``"no"``, on ``today``."""
+        today = today or _dt.date.today()
+        if today <= self.end_of_life:
+            return "yes"
+        if self.lts_end_of_life is not None and today <= self.lts_end_of_life:
+            return "lts"
+        return "no"
+
+
+def _month_end(value: Any) -> _dt.date:
+    """A calendar date; ``YYYY-MM`` means the month's last day (the AKS calendar's convention)."""
+    if isinstance(value, _dt.date):
+        return value
+    text = str(value)
+    if re.fullmatch(r"\d{4}-\d{2}", text):
+        year, month = int(text[:4]), int(text[5:])
+        first_of_next = _dt.date(year + month // 12, month % 12 + 1, 1)
+        return first_of_next - _dt.timedelta(days=1)
+    return _dt.date.fromisoformat(text)
+
+
+@lru_cache(maxsize=1)
+def aks_kubernetes_support_table() -> tuple[AksKubernetesSupport, ...]:
+    return tuple(AksKubernetesSupport(
+        minor=str(r["minor"]), end_of_life=_month_end(r["end_of_life"]),
+        lts_end_of_life=_month_end(r["lts_end_of_life"]) if r["lts_end_of_life"] else None, source=r["source"])
+        for r in _load("node_os")["aks_kubernetes_support"])
+
+
+def aks_kubernetes_support(kubernetes_version: str) -> Optional[AksKubernetesSupport]:
+    """The AKS support row of a Kubernetes version (``1.31`` or ``1.31.2``); None when the table has none."""
+    minor = ".".join(str(kubernetes_version).split(".")[:2])
+    return next((r for r in aks_kubernetes_support_table() if r.minor == minor), None)
+
+
 # -- NGC PyTorch containers -------------------------------------------------------------------
 
 NGC_PYTORCH = re.compile(r"^(?:nvcr\.io/)?nvidia/pytorch:(\d{2}\.\d{2})-py3$")

@@ -354,6 +354,89 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
                                    f"(source: {fix.source})", prefer_value=True)
 
 
+@rule(code="HPC207", name="aks-kubernetes-version-unsupported", severity=Severity.ERROR, kinds=(Kind.SPEC,))
+def aks_kubernetes_version_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The AKS Kubernetes version is past its end of life: ``az aks create`` refuses it.
+
+    ## What it catches
+    On ``aks``, an ``aks.kubernetes_version`` past the end of life in AKS's release calendar
+    (learn.microsoft.com/azure/aks/supported-kubernetes-versions): 1.26 ended 2024-03-31, 1.31
+    2025-11-01. A version still inside its long-term-support window is reported with that option.
+
+    ## Why is this bad?
+    ``provision.sh`` pins ``--kubernetes-version``; AKS creates no cluster at a version past its end of
+    life (on the Premium tier with long-term support, only until the LTS end of life). The script stops
+    at its first command and nothing of the cluster exists.
+
+    ## Example
+    ```yaml
+    aks:
+      kubernetes_version: "1.26"
+    ```
+
+    ## Fix
+    Pin a supported minor (``az aks get-versions --location <region>`` lists them), or delete the key to
+    get the newest version hpcconf knows.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    aks = getattr(cluster, "aks", None)
+    if spec is None or aks is None:
+        return
+    support = compat.aks_kubernetes_support(aks.kubernetes_version)
+    if support is None:
+        return
+    state = support.creatable(_today())
+    if state == "yes":
+        return
+    path = ("aks", "kubernetes_version") if aks.settings.kubernetes_version else ("platforms",)
+    if state == "lts":
+        assert support.lts_end_of_life is not None
+        yield doc.at_path(path, f"AKS Kubernetes {support.minor} reached end of life on {support.end_of_life.isoformat()}: "
+                          "az aks create refuses it unless the cluster has long-term support (Premium tier), "
+                          f"until {support.lts_end_of_life.isoformat()}",
+                          hint=f"pin a supported version, or create the cluster with --tier premium "
+                               f"--k8s-support-plan AKSLongTermSupport (source: {support.source})", prefer_value=True)
+        return
+    ended = support.lts_end_of_life or support.end_of_life
+    yield doc.at_path(path, f"AKS Kubernetes {support.minor} is past its end of life ({ended.isoformat()}): "
+                      "az aks create refuses it", hint=f"pin a supported version (source: {support.source})",
+                      prefer_value=True)
+
+
+@rule(code="HPC208", name="aks-gpu-driver-opt-out-retired", severity=Severity.WARNING, kinds=(Kind.SPEC,))
+def aks_gpu_driver_opt_out_retired(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The pinned az CLI can only opt out of AKS's GPU driver with a tag AKS no longer reads.
+
+    ## What it catches
+    On ``aks`` with GPU pools, ``versions.az_cli`` older than 2.72.2: ``provision.sh`` then opts out of
+    the AKS-installed NVIDIA driver with ``--tags SkipGPUDriverInstall=true``, the only way that az CLI
+    has, and AKS stopped honouring that tag on 2025-07-14 (``--gpu-driver none`` replaced it; Azure/AKS#4925).
+
+    ## Why is this bad?
+    AKS installs its own driver on every GPU node; gpu-operator then finds a driver on the host and keeps
+    it, so ``versions.gpu_driver`` and GPUDirect RDMA's ``driver.rdma`` are silently not what you pinned.
+
+    ## Example
+    ```yaml
+    versions:
+      az_cli: 2.50.0
+    ```
+
+    ## Fix
+    Pin ``versions.az_cli`` to 2.72.2 or newer (hpcconf then writes ``--gpu-driver none``), or delete it.
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    aks = getattr(cluster, "aks", None)
+    if spec is None or aks is None or aks.gpu_driver_opt_out != "tag":
+        return
+    path = ("versions", "az_cli") if _set_by_user(spec.versions, "az_cli") else ("versions",)
+    yield doc.at_path(path, f"az CLI {spec.versions.az_cli} has no --gpu-driver flag, so provision.sh uses the "
+                      "SkipGPUDriverInstall tag, which AKS stopped honouring on 2025-07-14: AKS installs its own "
+                      "GPU driver and the pinned one is not used",
+                      hint=f"pin versions.az_cli >= {charts.AZ_GPU_DRIVER_FLAG_SINCE} to get --gpu-driver none",
+                      prefer_value=True)
+
+
 # -- hand-written files ---------------------------------------------------------------------------
 
 @rule(code="HELM100", name="gpu-operator-driver-drops-architecture", severity=Severity.ERROR,

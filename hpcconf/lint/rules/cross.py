@@ -321,8 +321,8 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ## What it catches
     In ``az aks nodepool add`` / ``az aks create`` of a GPU VM size: the tag
     ``SkipGPUDriverInstallation`` (not a name AKS reads); ``--gpu-driver`` with an az CLI older
-    than 2.72.2 (when the spec pins one); and the retired ``SkipGPUDriverInstall=true`` tag when the
-    az CLI has ``--gpu-driver none``.
+    than 2.72.2 (when the spec pins one); and the retired ``SkipGPUDriverInstall=true`` tag (a warning:
+    AKS stopped reading it on 2025-07-14, whatever the az CLI).
 
     ## Why is this bad?
     Without a working opt-out AKS installs its own NVIDIA driver on the GPU nodes, and the
@@ -365,7 +365,8 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
             n = text_line("--gpu-driver")
             yield doc.at_line(n, f"--gpu-driver needs az CLI >= {charts.AZ_GPU_DRIVER_FLAG_SINCE}; this spec pins {az}",
                               hint="use --tags SkipGPUDriverInstall=true with this az CLI, or pin a newer az_cli")
-        elif "SkipGPUDriverInstall=true" in command and (az is None or charts.az_cli_has_gpu_driver_flag(az)):
+        elif "SkipGPUDriverInstall=true" in command and doc.artifact is None:
+            # Retired whatever the az CLI; in hpcconf's own script the spec's HPC208 reports it once.
             n = text_line("SkipGPUDriverInstall")
             yield doc.at_line(n, "the SkipGPUDriverInstall tag was retired on 2025-07-14; current AKS installs its driver "
                                  "anyway", severity=Severity.WARNING,
