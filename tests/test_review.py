@@ -167,6 +167,9 @@ def test_markdown_renders_with_collapsible_artifacts_tables_and_diffs(scenario):
     ncp = next(b for b in details if "nicclusterpolicy.yaml" in b)
     assert "⚠️ changes the InfiniBand network" in ncp
     assert "<strong>Migration (network-operator crosses 24.10.0):</strong>" in rendered
+    assert kinds.count("blockquote_open") >= 2 * 2  # each migration note its own quote, at the spec and the file
+    assert "<td><code>pools[1] ('small' added)</code></td>\n<td>(added)</td>\n<td>1 x Standard_NC24ads_A100_v4</td>" \
+        in rendered
     assert "<strong>Impact:</strong> az aks nodepool scale --node-count N." in rendered
     assert "<li><code>out/demo/aks/nfd-values.yaml</code>: edited by hand" in rendered
 

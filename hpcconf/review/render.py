@@ -12,7 +12,7 @@ import html
 import json
 from typing import Any
 
-from ..explain_diff import FieldChange, _show
+from ..explain_diff import MISSING, FieldChange, _show
 from ..knowledge.impact import DISRUPTION_TEXT, Impact, MigrationNote
 from .model import FileChange, OutputProblem, Review, SpecReview
 
@@ -161,15 +161,22 @@ def _md_impacts(impacts: list[Impact]) -> list[str]:
 
 
 def _md_notes(notes: list[MigrationNote]) -> list[str]:
-    return [f"> **Migration ({html.escape(n.title, quote=False)}):** {html.escape(n.text, quote=False)} "
-            f"([source]({n.source}))" for n in notes]
+    """One blockquote per note: consecutive ``>`` lines would merge into one paragraph."""
+    out: list[str] = []
+    for note in notes:
+        out += [f"> **Migration ({html.escape(note.title, quote=False)}):** {html.escape(note.text, quote=False)} "
+                f"([source]({note.source}))", ""]
+    return out[:-1]
 
 
 def _md_fields(fields: list[FieldChange]) -> list[str]:
     out = ["| spec field | before | after |", "|---|---|---|"]
     for change in fields:
-        before = "(added)" if change.summary and "added" in change.label else _show(change.old)
-        after = "(removed)" if change.summary and "removed" in change.label else _show(change.new)
+        item = change.summary.split(": ", 1)[-1]  # a whole pool added or removed: "1 x SKU" / "was 2 x SKU"
+        before = "(added)" if change.summary and change.new is not MISSING else _show(change.old)
+        after = "(removed)" if change.summary and change.new is MISSING else _show(change.new)
+        if change.summary:
+            before, after = (before, item) if change.new is not MISSING else (item, after)
         out.append(f"| {_code(change.label)} | {_cell(before)} | {_cell(after)} |")
     return out
 
@@ -232,8 +239,6 @@ def _md_problem(problem: OutputProblem) -> str:
 # -- JSON ------------------------------------------------------------------------------------------
 
 def _value(value: Any) -> Any:
-    from ..explain_diff import MISSING
-
     return None if value is MISSING else value
 
 
