@@ -44,6 +44,7 @@ from .writer import (
 )
 
 EXIT_OK, EXIT_STALE, EXIT_INVALID = 0, 1, 2
+EXIT_CHANGES = 1  # build --diff: there are changes to show
 
 
 @dataclass
@@ -97,12 +98,32 @@ def _files_on_disk(out_dir: Path) -> list[str]:
     return sorted(found)
 
 
-def _unified(path: str, old: str | None, new: str | None) -> str:
-    lines = difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
-                                 fromfile=f"a/{path}" if old is not None else "/dev/null",
-                                 tofile=f"b/{path}" if new is not None else "/dev/null")
-    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-    return text
+def git_patch(path: str, old: str | None, new: str | None) -> str:
+    """A unified diff of one file with git's headers (``diff --git``, new/deleted file mode, the
+    no-newline marker), so that ``git apply`` accepts the output of ``build --diff`` and ``review``."""
+    body = list(difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+                                     fromfile=f"a/{path}" if old is not None else "/dev/null",
+                                     tofile=f"b/{path}" if new is not None else "/dev/null"))
+    if not body:
+        return ""
+    header = [f"diff --git a/{path} b/{path}\n"]
+    if old is None:
+        header.append("new file mode 100644\n")
+    elif new is None:
+        header.append("deleted file mode 100644\n")
+    return "".join(header + [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in body])
+
+
+def _patch_path(out_dir: Path, rel: str) -> str:
+    """The file as the patch names it: relative to the working directory where possible, so that
+    ``hpcconf build --diff > p && git apply p`` works from the repository root."""
+    path = out_dir / rel
+    if path.is_absolute():
+        try:
+            return Path(os.path.relpath(path, Path.cwd())).as_posix()
+        except ValueError:  # another drive on Windows
+            return path.as_posix()
+    return Path(os.path.normpath(path)).as_posix()
 
 
 def expected_files(build: Build) -> dict[str, str]:
@@ -131,7 +152,7 @@ def compare(build: Build, out_dir: Path) -> Comparison:
                     result.unowned.append(rel)
         else:
             continue
-        result.diffs[rel] = _unified(rel, current, content)
+        result.diffs[rel] = git_patch(_patch_path(out_dir, rel), current, content)
         note = _encoding_note(data, content) if data is not None else None
         if note:
             result.notes[rel] = note
@@ -147,7 +168,7 @@ def compare(build: Build, out_dir: Path) -> Comparison:
             result.edited.append(rel)  # generated once, edited since, and a build would delete it
         else:
             result.extra.append(rel)
-        result.diffs[rel] = _unified(rel, current, None)
+        result.diffs[rel] = git_patch(_patch_path(out_dir, rel), current, None)
     result.edited.sort()
     return result
 
@@ -165,8 +186,8 @@ def edited_lines(diff_text: str) -> list[int]:
         if line.startswith("@@"):
             old_line = int(line.split()[1].split(",")[0].lstrip("-")) - 1
             removed_in_block = False
-        elif line.startswith("---") or line.startswith("+++"):
-            continue
+        elif line.startswith(("---", "+++", "\\", "diff --git ", "new file mode", "deleted file mode")):
+            continue  # headers, and git's "\ No newline at end of file" marker
         elif line.startswith("-"):
             old_line += 1
             lines.append(old_line)
@@ -332,7 +353,9 @@ def _check_or_write(builds: list[Build], out_root: Path, specs: Sequence[Path], 
         _report_orphans(orphans, out_root, err=False)
         if check and dirty:
             typer.echo("check failed: the generated files differ from their specs (see above).", err=True)
-        return EXIT_STALE if ((dirty or lint_failed) and check) else EXIT_OK
+        if check:
+            return EXIT_STALE if (dirty or lint_failed) else EXIT_OK
+        return EXIT_CHANGES if dirty else EXIT_OK  # --diff: like `git diff --exit-code`
     status = EXIT_OK
     with output_lock(out_root):  # a concurrent build into the same root waits: the two never interleave
         for b in builds:

@@ -3,8 +3,11 @@
 Exit codes (documented in the README):
   0  success / nothing to report
   1  lint findings at or above --fail-level; `build --check` found stale or hand-edited files or lint
-     errors; `build` refused to overwrite hand edits or to write artifacts with lint errors
-  2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option
+     errors; `build --diff` has changes to show; `build` refused to overwrite hand edits or to write
+     artifacts with lint errors; `review` found hand-edited or stale generated files or a spec that
+     does not build
+  2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option;
+     `review` outside a git repository or with an unknown revision
  70  an internal error (a bug in hpcconf): one line saying so; HPCCONF_DEBUG=1 shows the traceback
 """
 
@@ -146,6 +149,22 @@ def build(
         raise typer.Exit(EXIT_INVALID)
     raise typer.Exit(run_build(specs or [], out, sku_dir, check=check, diff=diff, explain=explain, force=force, quiet=quiet,
                                config_file=config_file))
+
+
+@app.command()
+def review(
+    base: Optional[str] = typer.Option(None, "--base", metavar="REV", help="Earlier revision. Default: the merge-base of HEAD with the default branch (origin/HEAD, origin/main, origin/master, main, master); HEAD when HEAD is on it."),
+    head: Optional[str] = typer.Option(None, "--head", metavar="REV", help="Later revision. Default: the working tree."),
+    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, markdown (PR comment, GitHub job summary) or json."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Write the report to FILE ('-': stdout)."),
+    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
+    config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file; default: the one at the repository root."),
+) -> None:
+    """Review every spec and generated file between two git revisions: what changed, which spec field
+    caused it, what applying it does to a running cluster; hand edits and stale outputs (exit 1)."""
+    from .review.command import run_review
+
+    raise typer.Exit(run_review(base, head, output_format, output, sku_dir, config_file))
 
 
 # Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.

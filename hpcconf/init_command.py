@@ -320,7 +320,7 @@ def explain_diff_command(
     sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides)."),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
-    from .build_command import _unified
+    from .build_command import git_patch
     from .explain_diff import explain_specs, load_old_spec, spec_at_revision
     from .pipeline import compile_spec
 
@@ -358,7 +358,7 @@ def explain_diff_command(
             return
         new_files = {a.path: a.content for a in build.artifacts}
         for artifact in explanation.artifacts:
-            typer.echo(_unified(artifact.path, old_files.get(artifact.path), new_files.get(artifact.path)), nl=False)
+            typer.echo(git_patch(artifact.path, old_files.get(artifact.path), new_files.get(artifact.path)), nl=False)
 
 
 def register(app: typer.Typer) -> None:

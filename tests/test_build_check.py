@@ -125,14 +125,15 @@ def test_diff_prints_the_diff_and_writes_nothing(repo):
     edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
     before = snapshot(repo / "out")
     result = hpcconf("build", "specs/aks.yaml", "--diff")
-    assert result.exit_code == 0  # --diff shows; --check fails
-    assert "\n--- a/" in result.output and "+++ b/" in result.output
+    assert result.exit_code == 1  # --diff: 1 when there are changes (as `git diff --exit-code`); writes nothing
+    assert "\ndiff --git a/out/a100-aks/aks/volcano-job.yaml b/out/a100-aks/aks/volcano-job.yaml\n" in result.output
+    assert "\n--- a/out/a100-aks/" in result.output and "+++ b/out/a100-aks/" in result.output
     assert snapshot(repo / "out") == before
 
 
 def test_diff_into_an_empty_root_creates_nothing(repo):
     result = hpcconf("build", "specs/aks.yaml", "--diff", "--out", "elsewhere")
-    assert result.exit_code == 0 and "--- /dev/null" in result.output
+    assert result.exit_code == 1 and "new file mode 100644\n--- /dev/null" in result.output
     assert not (repo / "elsewhere").exists()
 
 
@@ -272,8 +273,8 @@ def test_the_diff_leaves_out_the_manifest_hashes(repo):
     edit_spec(repo / "specs/aks.yaml", "count: 2 ", "count: 3 ")
     result = hpcconf("build", "specs/aks.yaml", "--diff")
     assert "stale: out/a100-aks/.hpcconf-manifest.json" in result.output  # still listed ...
-    assert "+++ b/.hpcconf-manifest.json" not in result.output         # ... but its hash churn is not shown
-    assert "+++ b/aks/volcano-job.yaml" in result.output
+    assert ".hpcconf-manifest.json\n" not in result.output.split("stale: out/a100-aks/.hpcconf-manifest.json")[1]
+    assert "+++ b/out/a100-aks/aks/volcano-job.yaml" in result.output
 
 
 @pytest.mark.parametrize("config", ["out = 5\n", "this is not toml\n"])

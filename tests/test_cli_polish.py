@@ -16,7 +16,7 @@ from hpcconf.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
 runner = CliRunner()
-COMMANDS = ["build", "lint", "rules", "explain", "init", "migrate", "explain-diff", "schema", "skus", "version"]
+COMMANDS = ["build", "lint", "rules", "explain", "init", "migrate", "explain-diff", "review", "schema", "skus", "version"]
 HEAVY = ("pydantic", "ruamel", "jsonschema", "lxml", "jinja2")
 
 

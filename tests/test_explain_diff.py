@@ -195,7 +195,7 @@ def test_build_diff_explain_uses_the_committed_spec(git_repo):
     spec = git_repo / "cluster.yaml"
     spec.write_text(edited(spec.read_text(), ("count: 4 ", "count: 5 ")))
     result = hpcconf("build", "cluster.yaml", "--diff", "--explain")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # there are changes
     out = result.output[result.output.index("explain:"):]
     assert out.startswith("explain: cluster.yaml compared with HEAD:cluster.yaml\nspec changes:\n  pools[0].count: 4 -> 5\n")
     assert "out/review/slurm/gpu/all_reduce_perf.sbatch (changed)\n  <- pools[0].count (lines" in out

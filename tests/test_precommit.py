@@ -185,3 +185,45 @@ def test_the_lint_hook_selects_the_generated_files_lint_understands(tmp_path):
     done = subprocess.run([HPCCONF, "lint", *passed, "--format", "json"], cwd=tmp_path, capture_output=True, text=True)
     findings = json.loads(done.stdout)["findings"]
     assert [f for f in findings if f["name"] == "unrecognised-file"] == []
+
+
+def _yaml_blocks(path: Path, marker: str) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    blocks = text.split("```yaml\n")[1:]
+    return [b.split("```", 1)[0] for b in blocks if marker in b.split("```", 1)[0]]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/workflow.md"])
+def test_documented_hook_configs_validate_and_install_without_a_package_index_entry(doc, tmp_path):
+    """Every pre-commit snippet in the docs is a valid config; the ones that install hpcconf get it
+    from git (the hook repository, or `additional_dependencies` with a git URL), pinned to this version."""
+    from packaging.requirements import Requirement
+
+    from hpcconf import __version__
+
+    configs = _yaml_blocks(REPO / doc, "repos:")
+    assert configs, f"no pre-commit snippet in {doc}"
+    for index, block in enumerate(configs):
+        config = tmp_path / f"config{index}.yaml"
+        config.write_text(block)
+        done = subprocess.run([PRE_COMMIT, "validate-config", str(config)], capture_output=True, text=True)
+        assert done.returncode == 0, block + done.stdout + done.stderr
+        for repo in YAML(typ="safe").load(block)["repos"]:
+            if repo["repo"] != "local":
+                assert repo["repo"].startswith("https://") and repo["rev"] == f"v{__version__}"
+            for hook in repo.get("hooks", []):
+                if hook.get("language") == "python":
+                    (dependency,) = hook["additional_dependencies"]
+                    requirement = Requirement(dependency)
+                    assert requirement.name == "hpcconf" and requirement.url.startswith("git+https://")
+                    assert requirement.url.endswith(f"@v{__version__}")
+
+
+def test_ci_snippets_install_hpcconf_from_git():
+    from hpcconf import __version__
+
+    for doc in ("README.md", "docs/workflow.md"):
+        installs = [line for line in (REPO / doc).read_text().splitlines() if "pip install" in line and "hpcconf" in line
+                    and "- run:" in line]
+        assert installs and all(f'"hpcconf @ git+https://github.com/hpcconf/hpcconf@v{__version__}"' in line
+                                for line in installs), installs
