@@ -9,7 +9,8 @@
 # access is an optional 2-second query of the Azure instance metadata service (169.254.169.254,
 # link-local), which says which VM size this is; set HPCCONF_NO_IMDS=1 to skip it.
 # Optional: HPCCONF_NCCL_DUMP=1 runs nccl-tests' all_reduce_perf once (if found) with
-# NCCL_TOPO_DUMP_FILE to record the topology NCCL itself detects.
+# NCCL_TOPO_DUMP_FILE (else one PyTorch NCCL rank, if torch is installed) to record the topology NCCL
+# itself detects.
 COLLECT_FORMAT=1
 out=${1:-}
 if [ -z "$out" ]; then
@@ -168,8 +169,17 @@ if [ -n "${HPCCONF_NCCL_DUMP:-}" ]; then
   if [ -n "$perf" ] && [ "${ngpus:-0}" -gt 0 ]; then
     NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" tmo 120 "$perf" -b 8 -e 8 -g "$ngpus" >"$out/nccl-dump.log" 2>&1
     printf '%s\t%s\t%s\n' "$([ -s "$out/nccl-topo.xml" ] && echo ok || echo failed)" nccl-topo.xml "$perf -g $ngpus" >>"$log"
+  elif have python3 && python3 -c 'import torch.distributed' >/dev/null 2>&1 && [ "${ngpus:-0}" -gt 0 ]; then
+    # One rank on GPU 0 through PyTorch's NCCL: enough for NCCL to detect and dump the topology.
+    NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" NCCL_DEBUG=INFO tmo 120 python3 -c '
+import os, tempfile, torch, torch.distributed as dist
+store = os.path.join(tempfile.mkdtemp(), "store")
+dist.init_process_group("nccl", init_method="file://" + store, rank=0, world_size=1)
+x = torch.ones(1, device="cuda:0"); dist.all_reduce(x); torch.cuda.synchronize(); print("all_reduce", x.item())
+dist.destroy_process_group()' >"$out/nccl-dump.log" 2>&1
+    printf '%s\t%s\t%s\n' "$([ -s "$out/nccl-topo.xml" ] && echo ok || echo failed)" nccl-topo.xml "python3 torch.distributed all_reduce" >>"$log"
   else
-    printf 'missing\t%s\t%s\n' nccl-topo.xml "all_reduce_perf" >>"$log"
+    printf 'missing\t%s\t%s\n' nccl-topo.xml "all_reduce_perf or torch" >>"$log"
   fi
 fi
 
