@@ -13,6 +13,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .node_common import RECOLLECT, Fact, malformed
 
@@ -73,7 +74,7 @@ def parse_query_xml(text: str, path: str) -> SmiReport:
                      gpus=gpus)
 
 
-def _text(parent, tag: str, path: str) -> Fact[str] | None:  # type: ignore[no-untyped-def]
+def _text(parent: Any, tag: str, path: str) -> Fact[str] | None:
     element = parent.find(tag)
     if element is None:
         return None
@@ -83,7 +84,7 @@ def _text(parent, tag: str, path: str) -> Fact[str] | None:  # type: ignore[no-u
     return Fact(value, path.rsplit("/", 1)[-1], element.sourceline, tag)
 
 
-def _gpu(element, path: str) -> SmiGpu:  # type: ignore[no-untyped-def]
+def _gpu(element: Any, path: str) -> SmiGpu:
     name = path.rsplit("/", 1)[-1]
     busid_text = _text(element, "pci/pci_bus_id", path) or (
         Fact(element.get("id"), name, element.sourceline, "gpu id") if element.get("id") else None)

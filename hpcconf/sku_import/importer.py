@@ -21,7 +21,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ..catalog import NCCL_PCI_LINK_SPEEDS, Sku
 from ..diagnostics import Diagnostic, HpcconfError
 from ..parsers.node_common import Fact
-from ..parsers.nvidia_smi import SmiGpu, SmiReport, normal_busid
+from ..parsers.nvidia_smi import SmiGpu, SmiReport
 from .collection import PARSERS, Collection
 
 # CUDA compute capability x10 of the architectures where one number covers every GPU of that name
