@@ -21,6 +21,7 @@ from hpcconf.sku_import.importer import import_sku
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "sku-import" / "h200-2026-12-01"
+REAL_B = REAL.with_name("h200-2026-12-01-b")  # the lead's run of the same script on another lease
 HGX = ROOT / "tests" / "fixtures" / "sku-import" / "hgx-8gpu"
 runner = CliRunner()
 
@@ -37,11 +38,12 @@ def _copy(src: Path, tmp_path: Path) -> Path:
 
 # --------------------------------------------------------------------------- the real H200 node
 
-def test_real_h200_facts_equal_the_raw_files() -> None:
-    _, sku = import_sku(REAL, name="lab-h200", provider=None, family=None)
-    xml = (REAL / "nvidia-smi-q.xml").read_text()
-    csv_row = (REAL / "nvidia-smi-query.csv").read_text().splitlines()[1].split(", ")
-    pci = [line.split("\t") for line in (REAL / "pci-devices.tsv").read_text().splitlines()[1:]]
+@pytest.mark.parametrize("node", [REAL, REAL_B], ids=["h200-a", "h200-b"])
+def test_real_h200_facts_equal_the_raw_files(node: Path) -> None:
+    _, sku = import_sku(node, name="lab-h200", provider=None, family=None)
+    xml = (node / "nvidia-smi-q.xml").read_text()
+    csv_row = (node / "nvidia-smi-query.csv").read_text().splitlines()[1].split(", ")
+    pci = [line.split("\t") for line in (node / "pci-devices.tsv").read_text().splitlines()[1:]]
     gpu_rows = [row for row in pci if row[1].startswith("0x03") and row[2] == "0x10de"]
 
     assert sku.provider == "other"  # no Azure metadata answered on that node
@@ -59,6 +61,14 @@ def test_real_h200_facts_equal_the_raw_files() -> None:
     assert sku.vcpus == 16 and [n.cpus for n in sku.numa] == ["0-15"]
     assert sku.infiniband is None and not sku.nvlink.present  # one GPU, no NVLink, no HCA on that node
     assert sku.cpu.arch == "x86_64" and sku.cpu.vendor == "Intel"
+
+
+def test_two_real_collections_import_to_the_same_sku() -> None:
+    a, _ = import_sku(REAL, name="lab-h200", provider=None, family=None)
+    b, _ = import_sku(REAL_B, name="lab-h200", provider=None, family=None)
+    strip = lambda text: [re.sub(r"\s*#.*$", "", line) for line in text.splitlines()  # noqa: E731
+                          if "collected 2026" not in line and not line.startswith("#")]
+    assert strip(a) == strip(b)
 
 
 def test_real_h200_round_trips_through_init_and_build(tmp_path: Path) -> None:
