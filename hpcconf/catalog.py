@@ -323,7 +323,8 @@ class BusBw(_Strict):
 
 class Sku(_Strict):
     name: str
-    provider: Literal["azure", "crusoe"]
+    # "other": a node hpcconf has no provider knowledge for (on-prem, another cloud), e.g. from `sku import`.
+    provider: Literal["azure", "crusoe", "other"]
     family: str
     vcpus: int | None = Field(default=None, ge=1)
     memory_gib: int | None = Field(default=None, ge=1)

@@ -173,6 +173,16 @@ init_command.register(app)
 nccl_report_command.register(app)
 
 
+def _register_sku_group() -> None:
+    """`hpcconf sku collect-script|import`: the group's module is imported here, its importer only when run."""
+    from .sku_import import command as sku_command
+
+    sku_command.register(app)
+
+
+_register_sku_group()
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,97 @@
+"""``hpcconf sku collect-script`` and ``hpcconf sku import`` (registered lazily by hpcconf.cli)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..diagnostics import HpcconfError
+
+PROVIDERS = ("azure", "crusoe", "other")
+
+
+def collect_script_text() -> str:
+    return (Path(__file__).resolve().parent / "collect.sh").read_text(encoding="utf-8")
+
+
+def collect_script(output: Optional[Path]) -> int:
+    text = collect_script_text()
+    if output is None or str(output) == "-":
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        output.chmod(0o755)
+    return 0
+
+
+def target_and_name(output: Optional[Path], name: Optional[str]) -> tuple[Optional[Path], Optional[str]]:
+    """Where to write and the SKU name: -o FILE names the SKU after the file unless --name says otherwise;
+    -o DIR (existing, or ending in /) writes DIR/<name>.yaml."""
+    if output is None or str(output) == "-":
+        return None, name
+    if output.is_dir() or str(output).endswith("/"):
+        return output, name
+    return output, name or output.stem
+
+
+def run_import(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
+               family: Optional[str], force: bool) -> int:
+    from ..catalog import load_sku_file
+    from .importer import import_sku
+
+    target, sku_name = target_and_name(output, name)
+    text, sku = import_sku(directory, name=sku_name, provider=provider, family=family)
+    if target is None:
+        typer.echo(text, nl=False)
+        return 0
+    path = target / f"{sku.name}.yaml" if target.is_dir() or str(target).endswith("/") else target
+    if path.exists() and not force:
+        typer.echo(f"hpcconf: error: {path} exists; pass --force to overwrite it", err=True)
+        return 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    load_sku_file(path)  # what --sku-dir will read: the file name must match the SKU name
+    typer.echo(f"wrote {path}: {sku.gpu.count} x {sku.gpu.model}, "
+               f"{sku.infiniband.count if sku.infiniband else 0} InfiniBand ports; use it with --sku-dir {path.parent}")
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sku`` command group to ``app``."""
+    sku_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                          help="Describe a node you own as a SKU file: collect its facts there, import them here.")
+
+    @sku_app.command("collect-script")
+    def _collect_script(
+        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
+                                              help="Write the script to FILE (made executable) instead of stdout."),
+    ) -> None:
+        """Print the bash script that records a node's hardware facts (run it on the node: bash collect.sh DIR)."""
+        raise typer.Exit(collect_script(output))
+
+    @sku_app.command("import")
+    def _import(
+        directory: Path = typer.Argument(..., metavar="DIR", help="The directory the collection script wrote."),
+        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE|DIR",
+                                              help="Write the SKU file here ('-': stdout); a directory gets <name>.yaml."),
+        name: Optional[str] = typer.Option(None, "--name", help="SKU name (default: the Azure VM size the node reports, else the -o file's name)."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="azure, crusoe or other (default: azure when the node "
+                                               "answered Azure's instance metadata, else other)."),
+        family: Optional[str] = typer.Option(None, "--family", help="The size's series name (default: 'imported: N x MODEL')."),
+        force: bool = typer.Option(False, "--force", help="Overwrite an existing SKU file."),
+    ) -> None:
+        """Write a SKU file from the facts collected on one node (GPUs, NVLink, InfiniBand, NUMA, PCI bus ids)."""
+        from ..cli import fail
+
+        if provider is not None and provider not in PROVIDERS:
+            typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
+            raise typer.Exit(2)
+        try:
+            code = run_import(directory, output, name, provider, family, force)
+        except HpcconfError as exc:
+            raise fail(exc) from None
+        raise typer.Exit(code)
+
+    app.add_typer(sku_app, name="sku")
