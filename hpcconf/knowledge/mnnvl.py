@@ -53,9 +53,9 @@ NCCL_MNNVL = Floor("NCCL", "multi-node NVLink (NCCL_MNNVL, renamed NCCL_MNNVL_EN
 NCCL_MNNVL_ENABLE = Floor("NCCL", "NCCL_MNNVL_ENABLE", "2.21.5",
                           "NVIDIA/nccl src/init.cc @ v2.21.5-1: NCCL_PARAM(MNNVLEnable, \"MNNVL_ENABLE\", 2)")
 SLURM_BLOCK_TOPOLOGY = Floor("Slurm", "TopologyPlugin=topology/block", "23.11",
-                             "SchedMD/slurm src/plugins/topology/block, first in slurm-23-11-1-1")
+                             "SchedMD/slurm src/plugins/topology/block, new in slurm-23-11-1-1")
 SLURM_SEGMENT = Floor("Slurm", "sbatch --segment and SwitchType=switch/nvidia_imex", "24.05",
-                      "SchedMD/slurm doc/man/man1/sbatch.1 and src/plugins/switch/nvidia_imex, first in slurm-24-05-1-1")
+                      "SchedMD/slurm doc/man/man1/sbatch.1 and src/plugins/switch/nvidia_imex, new in slurm-24-05-1-1")
 
 
 def nccl_gap(version: Optional[str]) -> Optional[Floor]:
