@@ -35,10 +35,10 @@ def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
     if sku.gpu.vendor != "nvidia":
         return f"has {sku.gpu.vendor.upper()} GPUs", "SPEC030"
-    if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:
-        return f"host CPU is {sku.cpu.arch}", "SPEC031"
     if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"
+    if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:
+        return f"host CPU is {sku.cpu.arch}", "SPEC031"
     return None
 
 

@@ -86,8 +86,10 @@ def lifecycle_refusal(sku: Sku, platform: str) -> Refusal | None:
     return f"{sku.name} was retired on {life.date} ({life.source})", fix
 
 
+# The order is which reason `init` gives first: for a GB200 pool on AKS the missing ComputeDomain is the
+# one to act on, not the image architecture.
 REFUSALS: tuple[Callable[[Sku, str], Refusal | None], ...] = (
-    vendor_refusal, arch_refusal, nvlink_domain_refusal, lifecycle_refusal)
+    vendor_refusal, nvlink_domain_refusal, arch_refusal, lifecycle_refusal)
 
 
 def hardware_refusal(sku: Sku, platform: str) -> str | None:
