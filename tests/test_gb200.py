@@ -189,3 +189,19 @@ def test_setup_script_stops_when_a_gpu_has_not_joined_the_fabric(tmp_path):
                          timeout=60)
     assert run.returncode != 0 and "no NVLink fabric ClusterUUID" in run.stderr
     assert not Path(tmp_path / "topology.conf").exists()
+
+
+def test_cumem_off_on_an_nvl72_size_is_a_warning_and_with_forced_mnnvl_an_error(tmp_path):
+    from hpcconf.lint.context import LintContext, lookup_sku
+    from hpcconf.lint.engine import lint_paths
+
+    conf = tmp_path / "nccl.conf"
+    conf.write_text("NCCL_CUMEM_ENABLE=0\n")
+    for sku, expected in (("ND128isr_NDR_GB200_v6", ["warning"]), ("ND96isr_H200_v5", [])):
+        ctx = LintContext()
+        ctx.sku = lookup_sku(sku)
+        found = [f.severity.value for f in lint_paths([str(conf)], ctx).findings if f.code == "NCCL050"]
+        assert found == expected, sku
+    conf.write_text("NCCL_MNNVL_ENABLE=1\nNCCL_CUMEM_ENABLE=0\n")
+    assert [f.severity.value for f in lint_paths([str(conf)], LintContext()).findings
+            if f.code == "NCCL050"] == ["error"]
