@@ -24,21 +24,26 @@ PAIRS = [(name, platform) for name in CATALOG.names()
 
 
 
-def _expected_refusal(sku) -> tuple[str, str] | None:
+# Platforms whose artifacts are x86_64-only and leave NVLink at the VM: Slurm compiles arm64 (Grace)
+# pools and NVL72 racks (IMEX peers, topology/block, MNNVL job settings).
+X86_ONLY_PLATFORMS = {"aks", "azhop"}
+
+
+def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
     """Pairs that cannot work, from the SKU's facts: the reason init gives and the error lint reports."""
     if sku.lifecycle_status() == "retired":
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
     if sku.gpu.vendor != "nvidia":
         return f"has {sku.gpu.vendor.upper()} GPUs", "SPEC030"
-    if sku.cpu.arch != "x86_64":
-        return f"host CPU is {sku.cpu.arch}", "SPEC031"
-    if sku.nvlink_spans_nodes:
+    if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"
+    if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:
+        return f"host CPU is {sku.cpu.arch}", "SPEC031"
     return None
 
 
 REFUSED = {(name, platform): reason for name, platform in PAIRS
-           if (reason := _expected_refusal(CATALOG.get(name))) is not None}
+           if (reason := _expected_refusal(CATALOG.get(name), platform)) is not None}
 # Pairs that work with a known, documented risk: the only finding above info allowed.
 KNOWN_WARNINGS = {("Standard_ND96isr_H100_v5", "azhop"): "HPC206"}  # cyclecloud-slurm 3.0.4 GPU count
 # Defects the matrix found outside the compatibility rules, left to their owners (xfail until fixed).

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
+from ..knowledge import mnnvl
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -45,6 +46,7 @@ class SlurmPartition:
     required_files: tuple[str, ...]  # files the NCCL settings name (topology/graph); the job checks them
     mpi_env: tuple[tuple[str, str], ...]  # MPI/UCX/UCC settings (empty for plain NCCL without mpi_env)
     graph_opt_in: Optional[str] = None  # a graph file installed for jobs to opt in to (NC96ads_A100_v4)
+    nvlink: Optional["NvlinkDomain"] = None  # set when the SKU's NVLink domain spans VMs (GB200/GB300 NVL72)
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -61,6 +63,17 @@ class SlurmPartition:
 
 
 @dataclass(frozen=True)
+class NvlinkDomain:
+    """A pool whose NVLink domain spans VMs: what the IMEX/block-topology script and the job need."""
+
+    domain_gpus: int  # GPUs in one domain (72 for NVL72)
+    nodes_per_domain: int  # VMs in one domain (18 for NVL72 of 4-GPU VMs)
+    segment: Optional[int]  # sbatch --segment: the job's nodes per block; None when no size divides them
+    job_env: tuple[tuple[str, str], ...]  # MNNVL settings the test job exports (unless the spec sets them)
+    setup_script: bool  # hpcconf writes nvlink-domains.sh (not on Crusoe, whose module sets IMEX up)
+
+
+@dataclass(frozen=True)
 class CrusoePartition:
     """One element of crusoecloud/slurm v3.0.0's ``partitions`` list (the whole compute side before it)."""
 
@@ -71,6 +84,7 @@ class CrusoePartition:
     ib_partition_id: Optional[str]
     image: str
     default: bool  # extra_args Default=YES (the first GPU pool)
+    imex_support: bool = False  # the module sets IMEX up (NVLink domain spans VMs: GB200 NVL72)
 
 
 @dataclass(frozen=True)
@@ -192,6 +206,23 @@ def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
     return tuple(env.items())
 
 
+def nvlink_domain(pool: "ResolvedPool", nodes: int) -> Optional[NvlinkDomain]:
+    """The NVL72 settings of a pool whose NVLink domain spans VMs (None for every other SKU).
+
+    The job forces MNNVL (``NCCL_MNNVL_ENABLE=1``): with the default (2) NCCL silently falls back to
+    InfiniBand when IMEX is not up, and the acceptance test would pass on the wrong fabric.
+    """
+    sku = pool.sku
+    if not sku.nvlink_spans_nodes:
+        return None
+    per_domain = mnnvl.domain_nodes(sku.nvlink_domain_gpus, sku.gpu.count)
+    conf = dict(pool.nccl.node_conf)
+    env = tuple((key, value) for key, value in (("NCCL_MNNVL_ENABLE", "1"),) if key not in conf)
+    return NvlinkDomain(domain_gpus=sku.nvlink_domain_gpus, nodes_per_domain=per_domain,
+                        segment=mnnvl.segment_size(nodes, per_domain), job_env=env,
+                        setup_script=sku.provider != "crusoe")
+
+
 def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
     conf = dict(pool.nccl.node_conf)
     return tuple(conf[key] for key in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") if conf.get(key))
@@ -225,7 +256,8 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
         CrusoePartition(name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count,
                         instance_type=pool.sku.name,
                         ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None,
-                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0)
+                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0,
+                        imex_support=pool.sku.nvlink_spans_nodes)
         for index, pool in enumerate(pools))
 
 
@@ -238,12 +270,13 @@ def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
 
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
+    nodes = test_nodes(settings, pool)
     return SlurmPartition(
         pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
-        nodes=test_nodes(settings, pool), ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
+        nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
         cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
-        mpi_env=mpi_env(cluster, settings, pool),
+        mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
     )
 
 

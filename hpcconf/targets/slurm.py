@@ -4,7 +4,8 @@ environment file, and Crusoe's ``terraform.tfvars``.
 Paths: ``slurm/<pool>/<collective>_perf.sbatch``, ``slurm/<pool>/mpi.env`` (only when the spec asks
 for an MPI path other than plain NCCL, or sets ``mpi_env``), ``slurm/<pool>/install-nccl-files.sh``
 (``platform: slurm`` pools whose nccl.conf names hpcconf's topology files; AzHOP installs them with
-its cluster-init) and ``slurm/terraform.tfvars`` (only for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
+its cluster-init), ``slurm/<pool>/nvlink-domains.sh`` (``platform: slurm`` pools whose NVLink domain spans
+VMs: IMEX peers and the topology/block ``topology.conf``) and ``slurm/terraform.tfvars`` (only for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
+from ..knowledge import mnnvl
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
@@ -95,15 +97,32 @@ def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Ar
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
+def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """For a pool whose NVLink domain spans VMs (GB200/GB300 NVL72) on plain Slurm: the controller-side
+    script that sets each node's IMEX peers and writes the topology/block topology.conf (see the template)."""
+    domain = job.nvlink
+    if domain is None or not domain.setup_script or "slurm" not in cluster.platforms:
+        return None
+    pool = cluster.pool(job.pool)
+    script = f"{job.directory}/nvlink-domains.sh"
+    text = render_template(
+        "slurm/nvlink-domains.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
+        partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
+        nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
+        nodes_config=mnnvl.IMEX_NODES_CONFIG, nodes_config_dir=mnnvl.IMEX_NODES_CONFIG.rsplit("/", 1)[0],
+        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl")
+    return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
+
+
 def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
     artifacts = []
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
         if job.mpi_env:
             artifacts.append(env_file(cluster, slurm, job))
-        installer = nccl_installer(cluster, job)
-        if installer is not None:
-            artifacts.append(installer)
+        for extra in (nccl_installer(cluster, job), nvlink_domains_script(cluster, job)):
+            if extra is not None:
+                artifacts.append(extra)
     return artifacts
 
 
@@ -112,7 +131,8 @@ def _hcl_partition(partition: CrusoePartition) -> dict[str, str]:
     extra = {"Default": "YES" if partition.default else "NO", "MaxTime": "INFINITE", "State": "UP"}
     return {
         "name": hcl_string(partition.name), "count": str(partition.count), "type": hcl_string(partition.instance_type),
-        "imex_support": "false",  # IMEX is for GB200 NVL72 (module README); no catalog SKU needs it
+        # IMEX is for GB200 NVL72 (crusoecloud/slurm README): on for a size whose NVLink domain spans VMs.
+        "imex_support": "true" if partition.imex_support else "false",
         "ib_partition_id": hcl_string(partition.ib_partition_id) if partition.ib_partition_id else "null",
         "image": hcl_string(partition.image), "custom_image": "null", "reservation_id": "null",
         "extra_args": "{ " + ", ".join(f"{hcl_string(k)} = {hcl_string(v)}" for k, v in extra.items()) + " }",

@@ -16,6 +16,11 @@ from ._common import NCCL_TESTS_DIR, nccl_tests_binary, topology_artifacts
 MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
 
 
+# The OCI platform a non-x86_64 pool's image is built for (x86_64 keeps the plain `docker build` of
+# the machine that builds it, as before).
+OCI_PLATFORMS = {"arm64": "linux/arm64"}
+
+
 def render(cluster: ResolvedCluster) -> list[Artifact]:
     pool = cluster.test_pool
     if cluster.test_image is None or pool is None:
@@ -25,6 +30,7 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
     header = generated_by(cluster.spec_file)
     dockerfile = render_template(
         "image/Dockerfile.j2", header=header, base=cluster.test_image.base, workdir=IMAGE_WORKDIR,
+        platform=OCI_PLATFORMS.get(pool.sku.cpu.arch),
         copies=copies, image_ref=cluster.test_image_ref, pool=pool.name, sku=pool.sku.name)
     build_script = render_template(
         "image/nccl-tests.sh.j2", header=header, version=cluster.versions.nccl_tests, directory=NCCL_TESTS_DIR,
