@@ -604,15 +604,15 @@ class Catalog:
     @classmethod
     def load(cls, extra_dirs: Sequence[Path] = ()) -> "Catalog":
         """Package SKUs first, then each directory in ``extra_dirs`` adds or replaces by name."""
+        from .sku_dirs import sku_dir_problem
+
         skus: dict[str, Sku] = {}
         files: dict[str, Path] = {}
         diags: list[Diagnostic] = []
         for directory in [default_sku_dir(), *map(Path, extra_dirs)]:
-            if not directory.is_dir():
-                diags.append(Diagnostic(code="HPC101", name="sku-dir-missing",
-                                        message=f"SKU directory {directory} " + (
-                                            "is a file, not a directory" if directory.exists() else "does not exist"),
-                                        hint="Pass an existing directory of <sku>.yaml files.").at(str(directory), None, None))
+            problem = sku_dir_problem(directory)
+            if problem is not None:
+                diags.append(problem)
                 continue
             for path in _sku_files(directory):
                 try:

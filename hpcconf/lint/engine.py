@@ -29,6 +29,7 @@ from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
+from .path_context import context_for_path
 from .document import DisplayPath, Document, DocumentSet, current_rule
 from .engine_rules import (
     RULE_CRASHED,
@@ -182,6 +183,10 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 findings.extend(error.diagnostics)
                 files += 1
                 continue
+            file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings
+            if file_ctx is not ctx:
+                for doc in docs:
+                    doc.context = file_ctx
             if docs:
                 sources[display] = text  # only files hpcconf lints are read for suppressions
             if not explicit and len(paths) == 1:  # several paths: the user chose what belongs together
@@ -198,7 +203,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 findings.extend(_forced_kind_mismatch(display, text, forced_kind, ctx))
             for doc in docs:
                 if doc.kind == "spec":
-                    documents.extend(_compile_spec(doc, ctx, findings, sources))
+                    documents.extend(_compile_spec(doc, file_ctx, findings, sources))
                 documents.append(doc)
     return _without_committed_outputs(documents), files
 
@@ -257,7 +262,7 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
     """
     from ..pipeline import compile_spec  # imported here: the pipeline loads every target, which file-only lint never needs
     try:
-        build = compile_spec(spec_doc.source_path or spec_doc.path)
+        build = compile_spec(spec_doc.source_path or spec_doc.path, ctx.config.sku_dirs)
     except HpcconfError as error:
         spec_doc.compile_failed = True  # spec rules need the compiled cluster: skip them
         errors = [dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
@@ -375,10 +380,18 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
                 findings.extend(_run(rule, (doc, doc_ctx), doc))
     for group in cluster_groups(documents):
         doc_set = DocumentSet(group)
+        group_ctx = _shared_context(group, ctx)
         for rule in active:
             if rule.scope == "set":
-                findings.extend(_run(rule, (doc_set, ctx), None))
+                findings.extend(_run(rule, (doc_set, group_ctx), None))
     return findings
+
+
+def _shared_context(group: list[Document], ctx: LintContext) -> LintContext:
+    """The context every document of a group shares (a deployment under one per-path-context table),
+    else the run's; set rules that need a file's own context read ``doc.context_or(ctx)``."""
+    contexts = {id(doc.context_or(ctx)): doc.context_or(ctx) for doc in group}
+    return next(iter(contexts.values())) if len(contexts) == 1 else ctx
 
 
 def cluster_groups(documents: list[Document]) -> list[list[Document]]:
