@@ -497,6 +497,15 @@ def _lookup_keys(name: str) -> list[str]:
     return keys
 
 
+def sku_dir_problem(path: Path) -> Diagnostic | None:
+    """HPC101 when ``path`` is not a directory (the one wording every command uses), else None."""
+    if Path(path).is_dir():
+        return None
+    state = "is a file, not a directory" if Path(path).exists() else "does not exist"
+    return Diagnostic(code="HPC101", name="sku-dir-missing", message=f"SKU directory {path} {state}",
+                      hint="Pass an existing directory of <sku>.yaml files (docs/skus.md).").at(str(path), None, None)
+
+
 def default_sku_dir() -> Path:
     return resource_dir("skus")
 
@@ -604,8 +613,6 @@ class Catalog:
     @classmethod
     def load(cls, extra_dirs: Sequence[Path] = ()) -> "Catalog":
         """Package SKUs first, then each directory in ``extra_dirs`` adds or replaces by name."""
-        from .sku_dirs import sku_dir_problem
-
         skus: dict[str, Sku] = {}
         files: dict[str, Path] = {}
         diags: list[Diagnostic] = []

@@ -12,10 +12,7 @@ command line's come after it, so they override a SKU of the same name.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
-
-if TYPE_CHECKING:
-    from .diagnostics import Diagnostic
+from typing import Any, Sequence
 
 SKU_DIR_HELP = "Extra SKU directory: its <sku>.yaml files add to or override the catalog (repeatable; docs/skus.md)."
 
@@ -27,22 +24,28 @@ def sku_dir_option(extra_help: str = "") -> Any:
     return typer.Option([], "--sku-dir", metavar="DIR", help=SKU_DIR_HELP + (f" {extra_help}" if extra_help else ""))
 
 
-def sku_dir_problem(path: Path) -> "Diagnostic | None":
-    """HPC101 when ``path`` is not a directory (the one wording every command uses), else None."""
-    from .diagnostics import Diagnostic
-
-    if Path(path).is_dir():
-        return None
-    state = "is a file, not a directory" if Path(path).exists() else "does not exist"
-    return Diagnostic(code="HPC101", name="sku-dir-missing", message=f"SKU directory {path} {state}",
-                      hint="Pass an existing directory of <sku>.yaml files (docs/skus.md).").at(str(path), None, None)
-
-
 def checked_sku_dirs(directories: Sequence[Path]) -> list[Path]:
     """``directories`` when each is a directory; else HpcconfError with one HPC101 per bad one."""
+    from .catalog import sku_dir_problem
     from .diagnostics import HpcconfError
 
     problems = [problem for problem in map(sku_dir_problem, directories) if problem is not None]
     if problems:
         raise HpcconfError(problems)
     return [Path(path) for path in directories]
+
+
+def with_settings_dirs(directories: Sequence[Path], config_file: Path | None = None) -> list[Path]:
+    """The settings file's ``sku-dir`` (the nearest ``[tool.hpcconf]`` / ``.hpcconf.toml``, or
+    ``--config``), then ``directories`` (``--sku-dir``): what a command that reads SKUs searches.
+    A bad settings file ends the command as ``build`` and ``lint`` end it: one line with
+    ``file:line:col`` on stderr, exit code 2."""
+    import typer
+
+    from .lint.config import ConfigError, load_settings
+
+    try:
+        return load_settings(config_file=config_file, sku_dirs=directories).lint.sku_dirs
+    except ConfigError as error:
+        typer.echo(f"hpcconf: error: {error}", err=True)
+        raise typer.Exit(2) from None

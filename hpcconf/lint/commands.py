@@ -45,7 +45,9 @@ def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
     """Located input errors (a bad SKU directory or SKU file): printed as ``init`` prints them."""
     from .formats import render_usage_error
 
-    report = render_usage_error(str(error), fmt)
+    located = "; ".join(":".join(str(part) for part in (d.file, d.line, d.column) if part) + f": {d.code} {d.message}"
+                        for d in error.diagnostics)
+    report = render_usage_error(located, fmt)
     if report:
         _emit(report, output)
     typer.echo(render_all(error.diagnostics), err=True)

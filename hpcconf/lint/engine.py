@@ -29,7 +29,6 @@ from ..diagnostics import Diagnostic, HpcconfError, Severity
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
-from .path_context import context_for_path
 from .document import DisplayPath, Document, DocumentSet, current_rule
 from .engine_rules import (
     RULE_CRASHED,
@@ -38,6 +37,7 @@ from .engine_rules import (
     UNRECOGNISED_FILE,
     UNUSED_SUPPRESSION,
 )
+from .path_context import context_for_path
 from .registry import Rule, load_rules, successors
 from .suppress import Suppression, find_suppressions
 

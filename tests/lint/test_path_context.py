@@ -156,8 +156,8 @@ def test_sku_dir_setting_adds_skus_the_tables_can_name(tmp_path, monkeypatch):
     catalog = Path(__file__).resolve().parents[2] / "skus"
     mine = tmp_path / "my-skus"
     mine.mkdir()
-    text = (catalog / "NC48ads_A100_v4.yaml").read_text(encoding="utf-8")
-    (mine / "NC48ads_A100_v9.yaml").write_text(text.replace("NC48ads_A100_v4", "NC48ads_A100_v9"), encoding="utf-8")
+    text = (catalog / "Standard_NC48ads_A100_v4.yaml").read_text(encoding="utf-8")
+    (mine / "Standard_NC48ads_A100_v9.yaml").write_text(text.replace("NC48ads_A100_v4", "NC48ads_A100_v9"), encoding="utf-8")
     (tmp_path / ".hpcconf.toml").write_text('sku-dir = ["my-skus"]\n[per-path-context."**"]\nsku = "NC48ads_A100_v9"\n',
                                             encoding="utf-8")
     (tmp_path / "nccl.conf").write_text(IB_HCA, encoding="utf-8")
