@@ -55,6 +55,7 @@ class LintResult:
     files_checked: int
     documents: list[Document] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for quoting source lines
+    output_root: Path | None = None  # where committed artifacts lie (settings' `out`), for real locations
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -528,7 +529,8 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
     kept += blocking
     checked = files if files is not None else len({d.path for d in documents})
     kept = _scrub_secrets(kept, sources)
-    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
+    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources,
+                      output_root=ctx.config.output_root)
 
 
 def _scrub_secrets(findings: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
