@@ -620,7 +620,8 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []
     sources = {spec_doc.path: text}
-    documents = artifact_documents(spec_doc, build, ctx, findings, sources) + [spec_doc]
+    spec_ctx = context_for_path(ctx, spec_doc.path, spec_doc.source_path)  # as `hpcconf lint SPEC` has it
+    documents = artifact_documents(spec_doc, build, spec_ctx, findings, sources) + [spec_doc]
     return lint_documents(documents, ctx, sources, findings, 1)
 
 
