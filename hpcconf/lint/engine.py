@@ -634,4 +634,7 @@ def lint_text(text: str, name: str, ctx: LintContext | None = None, kind: str | 
     except HpcconfError as error:
         findings.extend(error.diagnostics)
         documents = []
+    own = context_for_path(ctx, name)  # an editor's buffer gets its path's per-path-context, as `lint FILE` does
+    for doc in documents:
+        doc.context = own if own is not ctx else None
     return lint_documents(documents, ctx, {name: text}, findings, 1)

@@ -118,8 +118,15 @@ def test_a_spec_decides_for_what_it_compiles_to(repo):
     changes nothing about them (hpcconf build lints them the same way)."""
     spec = Path(__file__).resolve().parents[2] / "examples" / "ndmv4-aks.yaml"
     (repo / "clusters/nc48/cluster.yaml").write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
-    before = [f for f in _findings("clusters/nc48/cluster.yaml")]
-    assert not any(code == "NCCL012" for _, code in before)
+    assert not any(code == "NCCL012" for _, code in _findings("clusters/nc48/cluster.yaml"))
+    from hpcconf.lint.engine import lint_paths
+
+    ctx = LintContext(config=load_settings().lint)
+    result = lint_paths(["clusters/nc48/cluster.yaml"], ctx)
+    artifacts = [d for d in result.documents if d.artifact is not None]
+    assert artifacts and {d.context.sku.name for d in artifacts if d.context and d.context.sku} == \
+        {"Standard_ND96amsr_A100_v4"}  # the spec's pool, not the table's NC48
+    assert all(d.context.charts.get("network-operator") != "26.4.1" for d in artifacts if d.context)  # pinned
 
 
 @pytest.mark.parametrize(("table", "message"), [
@@ -168,3 +175,12 @@ def test_sku_dir_setting_adds_skus_the_tables_can_name(tmp_path, monkeypatch):
     (tmp_path / ".hpcconf.toml").write_text('sku-dir = ["no-such"]\n', encoding="utf-8")
     result = runner.invoke(app, ["lint", "nccl.conf"])
     assert result.exit_code == 2 and ".hpcconf.toml:1:1: SKU directory" in result.output
+
+
+def test_lint_text_applies_the_tables_too(repo):
+    """Editors lint a buffer with lint_text: the buffer's path picks its table as `hpcconf lint FILE` does."""
+    from hpcconf.lint.engine import lint_text
+
+    ctx = LintContext(config=load_settings().lint)
+    assert [f.code for f in lint_text(IB_HCA, "clusters/nc48/nccl.conf", ctx).findings] == ["NCCL012"]
+    assert lint_text(IB_HCA, "clusters/ndh100/nccl.conf", ctx).findings == []
