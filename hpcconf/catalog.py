@@ -498,6 +498,15 @@ def _lookup_keys(name: str) -> list[str]:
     return keys
 
 
+def sku_dir_problem(path: Path) -> Diagnostic | None:
+    """HPC101 when ``path`` is not a directory (the one wording every command uses), else None."""
+    if Path(path).is_dir():
+        return None
+    state = "is a file, not a directory" if Path(path).exists() else "does not exist"
+    return Diagnostic(code="HPC101", name="sku-dir-missing", message=f"SKU directory {path} {state}",
+                      hint="Pass an existing directory of <sku>.yaml files (docs/skus.md).").at(str(path), None, None)
+
+
 def default_sku_dir() -> Path:
     return resource_dir("skus")
 
@@ -609,11 +618,9 @@ class Catalog:
         files: dict[str, Path] = {}
         diags: list[Diagnostic] = []
         for directory in [default_sku_dir(), *map(Path, extra_dirs)]:
-            if not directory.is_dir():
-                diags.append(Diagnostic(code="HPC101", name="sku-dir-missing",
-                                        message=f"SKU directory {directory} " + (
-                                            "is a file, not a directory" if directory.exists() else "does not exist"),
-                                        hint="Pass an existing directory of <sku>.yaml files.").at(str(directory), None, None))
+            problem = sku_dir_problem(directory)
+            if problem is not None:
+                diags.append(problem)
                 continue
             for path in _sku_files(directory):
                 try:

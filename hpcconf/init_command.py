@@ -19,6 +19,7 @@ from typing import Any, Callable, List, Optional
 import typer
 
 from .diagnostics import HpcconfError, render_all
+from .sku_dirs import sku_dir_option, with_settings_dirs
 
 
 def _model():
@@ -178,12 +179,14 @@ def init_command(
     registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable); the spec records it in sku_dirs."),
+    sku_dir: List[Path] = sku_dir_option("The spec records it in sku_dirs."),
 ) -> None:
     """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
     from .catalog import Catalog, UnknownSku
 
     platforms = _platforms(platform)
+    # The settings' sku-dir too: the spec records every directory it needs, so it builds anywhere.
+    sku_dir = list(dict.fromkeys(with_settings_dirs(sku_dir)))
     try:
         catalog = Catalog.load(extra_dirs=sku_dir)
     except HpcconfError as exc:
@@ -317,13 +320,14 @@ def explain_diff_command(
     against: Optional[Path] = typer.Option(None, "--against", metavar="FILE", help="The earlier spec file (default: the spec at --rev)."),
     rev: str = typer.Option("HEAD", "--rev", metavar="REV", help="Git revision of the earlier spec (when --against is not given)."),
     show_diff: bool = typer.Option(False, "--diff", help="Also print the unified diff of each changed artifact."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides)."),
+    sku_dir: List[Path] = sku_dir_option(),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
     from .build_command import git_patch
     from .explain_diff import explain_specs, load_old_spec, spec_at_revision
     from .pipeline import compile_spec
 
+    sku_dir = with_settings_dirs(sku_dir)
     try:
         build = compile_spec(spec, sku_dir)
         if against is not None:
