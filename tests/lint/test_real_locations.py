@@ -43,7 +43,7 @@ runner = CliRunner()
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """A repository with a spec (a pool `ndmv4`, platform aks) and `out = "gen"` in its settings."""
-    shutil.copy(REPO / "examples" / "ndmv4-aks.yaml", tmp_path / "cluster.yaml")
+    shutil.copy(REPO / "examples" / "ndmv4-aks-current.yaml", tmp_path / "cluster.yaml")
     (tmp_path / ".hpcconf.toml").write_text('out = "gen"\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -70,14 +70,14 @@ def test_a_committed_copy_is_named_with_its_own_line(project):
     assert runner.invoke(app, ["build", "cluster.yaml", "-q"]).exit_code == 0
     result = _linted()
     finding = _finding_in(result, "image/Dockerfile", "apt-get")
-    committed = project / "gen" / "ndmv4-aks" / "image" / "Dockerfile"
+    committed = project / "gen" / "ndmv4-aks-current" / "image" / "Dockerfile"
     assert real_location(finding, result) == dataclasses.replace(real_location(finding, result), file=
-                                                                 "gen/ndmv4-aks/image/Dockerfile", line=finding.line)
+                                                                 "gen/ndmv4-aks-current/image/Dockerfile", line=finding.line)
     # A hand-edited copy whose line moved down is matched by its text.
     committed.write_text("# edited\n# by hand\n" + committed.read_text(encoding="utf-8"), encoding="utf-8")
     moved = real_location(finding, result)
     assert (moved.file, moved.line, moved.column, moved.end_line) == (
-        "gen/ndmv4-aks/image/Dockerfile", finding.line + 2, 3, finding.line + 2)
+        "gen/ndmv4-aks-current/image/Dockerfile", finding.line + 2, 3, finding.line + 2)
     assert moved.note == ""
 
 
@@ -95,7 +95,7 @@ def test_a_stale_copy_without_the_line_falls_back_to_the_spec(project):
     assert runner.invoke(app, ["build", "cluster.yaml", "-q"]).exit_code == 0
     result = _linted()
     finding = _finding_in(result, "image/Dockerfile", "apt-get")
-    (project / "gen" / "ndmv4-aks" / "image" / "Dockerfile").write_text("FROM scratch\n", encoding="utf-8")
+    (project / "gen" / "ndmv4-aks-current" / "image" / "Dockerfile").write_text("FROM scratch\n", encoding="utf-8")
     assert real_location(finding, result).file == "cluster.yaml"
 
 
@@ -108,10 +108,10 @@ def test_sarif_and_github_name_only_real_paths(project):
     log = json.loads(render_sarif(result))
     jsonschema.validate(log, SARIF_MINIMAL_SCHEMA)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
-    assert uris == ["gen/ndmv4-aks/image/Dockerfile", "cluster.yaml"]
+    assert uris == ["gen/ndmv4-aks-current/image/Dockerfile", "cluster.yaml"]
     assert all(Path(uri).is_file() for uri in uris)
     lines = render_github(result).splitlines()
-    assert lines[0].startswith(f"::warning file=gen/ndmv4-aks/image/Dockerfile,line={findings[0].line},col=3,")
+    assert lines[0].startswith(f"::warning file=gen/ndmv4-aks-current/image/Dockerfile,line={findings[0].line},col=3,")
     assert lines[1].startswith("::error file=cluster.yaml,line=1,") and "(generated as aks/never-built.yaml:4)" in lines[1]
 
 
