@@ -17,11 +17,13 @@ from ..yamlpos import YamlDocument, load_documents
 from .document import DisplayPath, Document
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
-              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG}
+              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
+              Kind.HELM_AMD_GPU_OPERATOR}
 HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-operator": Kind.HELM_GPU_OPERATOR,
-                      "node-feature-discovery": Kind.HELM_NFD}
+                      "node-feature-discovery": Kind.HELM_NFD, "amd-gpu-operator": Kind.HELM_AMD_GPU_OPERATOR}
 # Chart names as they appear in values file names ("nfd" is the usual short name of node-feature-discovery).
-_CHART_IN_NAME = [("network-operator", "network-operator"), ("network_operator", "network-operator"),
+_CHART_IN_NAME = [("amd-gpu-operator", "amd-gpu-operator"), ("amd_gpu_operator", "amd-gpu-operator"),
+                  ("network-operator", "network-operator"), ("network_operator", "network-operator"),
                   ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
                   ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
 # az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
