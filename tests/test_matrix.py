@@ -24,12 +24,12 @@ PAIRS = [(name, platform) for name in CATALOG.names()
 
 
 
-def _expected_refusal(sku) -> tuple[str, str] | None:
+def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
     """Pairs that cannot work, from the SKU's facts: the reason init gives and the error lint reports."""
     if sku.lifecycle_status() == "retired":
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
-    if sku.gpu.vendor != "nvidia":
-        return f"has {sku.gpu.vendor.upper()} GPUs", "SPEC030"
+    if sku.gpu.vendor != "nvidia" and platform == "azhop":  # AKS and Slurm have AMD targets
+        return "no Azure HPC image with ROCm", "SPEC030"
     if sku.cpu.arch != "x86_64":
         return f"host CPU is {sku.cpu.arch}", "SPEC031"
     if sku.nvlink_spans_nodes:
@@ -38,7 +38,7 @@ def _expected_refusal(sku) -> tuple[str, str] | None:
 
 
 REFUSED = {(name, platform): reason for name, platform in PAIRS
-           if (reason := _expected_refusal(CATALOG.get(name))) is not None}
+           if (reason := _expected_refusal(CATALOG.get(name), platform)) is not None}
 # Pairs that work with a known, documented risk: the only finding above info allowed.
 KNOWN_WARNINGS = {("Standard_ND96isr_H100_v5", "azhop"): "HPC206"}  # cyclecloud-slurm 3.0.4 GPU count
 # Defects the matrix found outside the compatibility rules, left to their owners (xfail until fixed).
