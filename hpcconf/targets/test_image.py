@@ -8,10 +8,10 @@ ndv4-topo.xml into /workspace and pointed the job at /workspace/ndv4-topo.xml by
 from __future__ import annotations
 
 from ..artifacts import Artifact, Kind
+from ..knowledge import rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import IMAGE_WORKDIR
 from ..templating import generated_by, render_template
-from ..knowledge import rocm
 from ._common import NCCL_TESTS_DIR, RCCL_TESTS_DIR, nccl_tests_binary, topology_artifacts
 
 MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
