@@ -91,7 +91,7 @@ def test_the_scan_finds_nvidia_strings_in_an_nvidia_build():
 def test_amd_gpu_operator_values_select_the_vm_gpus_and_install_the_driver(build):
     values = load_yaml_text(_artifact(build, "aks/amd-gpu-operator-values.yaml").content)
     spec = values["deviceConfig"]["spec"]
-    assert spec["selector"] == {rocm.AMD_VGPU_LABEL: "true"}  # an Azure VM sees MI300X VFs (1002:74b5)
+    assert spec["selector"] == {"kubernetes.azure.com/agentpool": "gpu"}  # VF or PF: the pool label holds
     assert spec["driver"]["enable"] is True and spec["driver"]["blacklist"] is True
     assert str(spec["driver"]["version"]) == "6.4.1"  # the ROCm release of the test image's base
     assert spec["driver"]["image"] == "miacr.azurecr.io/amdgpu-driver"
@@ -103,7 +103,7 @@ def test_amd_gpu_operator_values_select_the_vm_gpus_and_install_the_driver(build
 # Every key of the AMD values above, as helm-charts-k8s/values.yaml at ROCm/gpu-operator v1.5.1 spells it
 # (imageRegistrySecret.name: docs/drivers/installation.md at the same tag).
 V151_KEYS = {"node-feature-discovery.enabled", "kmm.enabled", "crds.defaultCR.install",
-             f"deviceConfig.spec.selector.{rocm.AMD_VGPU_LABEL}", "deviceConfig.spec.driver.enable",
+             "deviceConfig.spec.selector.kubernetes.azure.com/agentpool", "deviceConfig.spec.driver.enable",
              "deviceConfig.spec.driver.blacklist", "deviceConfig.spec.driver.version",
              "deviceConfig.spec.driver.image", "deviceConfig.spec.driver.imageRegistrySecret.name",
              "deviceConfig.spec.devicePlugin.enableDevicePlugin", "deviceConfig.spec.devicePlugin.enableNodeLabeller"}

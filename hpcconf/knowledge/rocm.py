@@ -78,9 +78,6 @@ AMD_GPU_OPERATOR_VERSION = "1.5.1"
 AMD_GPU_OPERATOR_SOURCE = ("ROCm/gpu-operator helm-charts-k8s/values.yaml at tag v1.5.1 "
                            "(858cf255c7dd27cebf1cc5db400eee3aa06ecbbc)")
 AMD_GPU_RESOURCE = "amd.com/gpu"  # the device plugin's resource (ROCm/k8s-device-plugin)
-# The chart's default NodeFeatureRule labels SR-IOV virtual functions (MI300X VF, PCI 1002:74b5) amd-vgpu,
-# bare-metal GPUs amd-gpu (helm-charts-k8s/templates/gpu-nfd-default-rule.yaml); an Azure VM sees the VF.
-AMD_VGPU_LABEL = "feature.node.kubernetes.io/amd-vgpu"
 # The operator's prerequisite (helm-charts-k8s/README.md, Prerequisites): cert-manager, the version its
 # README installs.
 CERT_MANAGER_REPO = "https://charts.jetstack.io"

@@ -10,9 +10,10 @@ tag): the chart renders the ``DeviceConfig`` named ``default`` from ``deviceConf
 (templates/default-deviceconfig.yaml, ``crds.defaultCR.install``), so no separate CR is applied.
 AKS node images carry no ROCm driver: the operator builds the amdgpu module with KMM
 (``driver.enable``, the inbox module blacklisted) and pushes the driver image to the test image's
-registry. The selector is the SR-IOV label: an Azure VM sees MI300X virtual functions (PCI
-1002:74b5), which the chart's NodeFeatureRule labels ``amd-vgpu``, not ``amd-gpu`` (the chart's default,
-which would select no node). NFD is installed on its own (nfd-values.yaml), as for NVIDIA.
+registry. The DeviceConfig selects the test pool's nodes by their AKS agent-pool label rather than
+by the chart's NFD labels, which differ between bare-metal GPUs (``amd-gpu``) and SR-IOV virtual
+functions (``amd-vgpu``, PCI 1002:74b5; the chart's README: VMs with VFs need the latter): the pool
+label holds whichever way the VM presents its GPUs. NFD is installed on its own (nfd-values.yaml).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ._yaml import path, yaml_file
 
 FILE = "gpu-operator-values.yaml"
 AMD_FILE = "amd-gpu-operator-values.yaml"
+AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"  # AKS puts it on every node of a node pool
 AMD_DRIVER_IMAGE = "amdgpu-driver"  # repository under the test image's registry that KMM pushes to
 AMD_DRIVER_SECRET = "amdgpu-driver-registry"  # docker-registry secret provision.sh creates for KMM's push
 
@@ -57,7 +59,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
         "kmm": {"enabled": True},  # builds and loads the amdgpu module on the nodes
         "crds": {"defaultCR": {"install": True}},  # the chart renders the DeviceConfig below
         "deviceConfig": {"spec": {
-            "selector": {rocm.AMD_VGPU_LABEL: "true"},
+            "selector": {AGENTPOOL_LABEL: aks.pool_name},
             "driver": {
                 "enable": True,
                 "blacklist": True,  # the out-of-tree module replaces the inbox amdgpu

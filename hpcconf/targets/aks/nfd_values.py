@@ -22,7 +22,7 @@ PCI_CLASS_WHITELIST = ["02", "03", "0200", "0207"]
 PCI_LABEL_FIELDS = ["vendor"]  # labels pci-<vendor>.present, what both operators select on
 # AMD Instinct GPUs are PCI class 12 (processing accelerator: an MI300X VF is 1200), and AKS's accelerator
 # label names NVIDIA only: for AMD pools the workers run on every node and the whitelist adds class 12,
-# so the AMD GPU operator's NodeFeatureRule (PCI 1002:74b5 -> amd-vgpu) sees the GPUs.
+# so the AMD GPU operator's NodeFeatureRule (AMD PCI device ids -> amd-gpu / amd-vgpu) sees the GPUs.
 AMD_PCI_CLASS = "12"
 
 FILE = "nfd-values.yaml"
