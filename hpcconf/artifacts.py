@@ -17,6 +17,7 @@ class Kind:
     K8S_MANIFEST = "k8s-manifest"  # any other Kubernetes object (ServiceAccount, RoleBinding, ...)
     HELM_NETWORK_OPERATOR = "helm-values/network-operator"
     HELM_GPU_OPERATOR = "helm-values/gpu-operator"
+    HELM_AMD_GPU_OPERATOR = "helm-values/amd-gpu-operator"  # ROCm/gpu-operator (AMD Instinct)
     HELM_NFD = "helm-values/node-feature-discovery"
     NCCL_TOPOLOGY = "nccl-topology"
     NCCL_GRAPH = "nccl-graph"

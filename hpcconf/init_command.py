@@ -34,8 +34,11 @@ PLATFORMS = ("aks", "azhop", "slurm")
 # Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
 _VERSION_USERS = {
     "network_operator": {"aks"}, "gpu_operator": {"aks"}, "node_feature_discovery": {"aks"}, "volcano": {"aks"},
-    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"},
+    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"}, "amd_gpu_operator": {"aks"},
 }
+# Pins that only one GPU vendor's artifacts read: NVIDIA's gpu-operator and nccl-tests, AMD's GPU operator
+# (an AMD pool's image builds rccl-tests at the commit hpcconf.knowledge.rocm pins).
+_VENDOR_ONLY = {"gpu_operator": "nvidia", "nccl_tests": "nvidia", "amd_gpu_operator": "amd"}
 _PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
 
 # -- init ---------------------------------------------------------------------------------------
@@ -76,13 +79,15 @@ def _scalar(value: object) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _versions(platforms: list[str]) -> list[dict[str, str]]:
+def _versions(platforms: list[str], vendor: str = "nvidia") -> list[dict[str, str]]:
     defaults = _model().Versions()
     items = []
     for key, info in _model().Versions.model_fields.items():
         users = _VERSION_USERS.get(key)
         value = getattr(defaults, key)
         if value is None or users is None or not ("*" in users or users & set(platforms)):
+            continue
+        if _VENDOR_ONLY.get(key, vendor) != vendor:
             continue
         comment = (info.description or "").split(". ")[0].rstrip(".")
         items.append({"key": key, "value": _scalar(value), "comment": comment})
@@ -123,7 +128,10 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
     crusoe = sku.provider == "crusoe"
     ib = sku.infiniband
-    base = _model().TestImage.model_fields["base"].default
+    from .knowledge import rocm
+
+    amd = sku.gpu.vendor == "amd"
+    base = rocm.ROCM_BASE_IMAGE if amd else _model().TestImage.model_fields["base"].default
     tag = base.rsplit(":", 1)[-1].split("-", 1)[0]
     gpus = f"{sku.gpu.count} x {sku.gpu.model}"
     context: dict[str, Any] = {
@@ -135,12 +143,17 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
         "sku_comment": f"{sku.family}: {gpus}" + (f", {ib.count} x {ib.rate} InfiniBand" if ib else ", no InfiniBand"),
         "infiniband": f"{ib.count} x {ib.rate} InfiniBand per node" if ib else "",
-        "versions": _versions(platforms),
+        "versions": _versions(platforms, sku.gpu.vendor),
+        "library": "RCCL" if amd else "NCCL",
         "aks": "aks" in platforms,
         "test_image": None,
         "crusoe": None,
         "sku_dirs": [],
     }
+    if amd:  # RCCL reads the NCCL_* names: the pin says which NCCL release's table the lint rules apply
+        for item in context["versions"]:
+            if item["key"] == "nccl":
+                item["comment"] = "NCCL release whose NCCL_* variable table lint applies (RCCL reads those names)"
     if "aks" in platforms:
         doca = _doca_driver_tag(sku)
         if doca:
@@ -148,7 +161,10 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
                                         "comment": "DOCA driver network-operator deploys on the nodes"})
         _pin_nccl_of_base(context["versions"], base)
         registry = registry or f"{re.sub(r'[^a-z0-9]', '', name)[:40]}acr.azurecr.io"
-        context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
+        context["test_image"] = {
+            "registry": registry, "tag": _scalar(tag), "base": base, "name": "rccl-tests" if amd else "nccl-tests",
+            "base_comment": "ROCm image (ROCm/ROCm-docker); the image adds RCCL, Open MPI and rccl-tests" if amd
+            else "NGC image with CUDA, NCCL and MPI"}
     if crusoe and "slurm" in platforms:
         context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
                              "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_partition_id": _PLACEHOLDER_UUID if ib else None}

@@ -33,8 +33,8 @@ def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
     """Pairs that cannot work, from the SKU's facts: the reason init gives and the error lint reports."""
     if sku.lifecycle_status() == "retired":
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
-    if sku.gpu.vendor != "nvidia":
-        return f"has {sku.gpu.vendor.upper()} GPUs", "SPEC030"
+    if sku.gpu.vendor != "nvidia" and platform == "azhop":  # AKS and Slurm have AMD targets
+        return "no Azure HPC image with ROCm", "SPEC030"
     if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"
     if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:

@@ -112,3 +112,10 @@ class LintContext:
     @property
     def sku_name(self) -> str:
         return self.sku.name if self.sku is not None else ""
+
+    @property
+    def collective(self) -> str | None:
+        """``nccl`` or ``rccl``: the library that reads ``NCCL_*`` settings on the SKU's GPUs (None: no SKU)."""
+        if self.sku is None:
+            return None
+        return self.sku.gpu.collective or "nccl"

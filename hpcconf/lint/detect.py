@@ -18,9 +18,10 @@ from .document import DisplayPath, Document
 from .helm_values import ChartPlacement, chart_by_directory, chart_in_name, placements
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
-              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG}
+              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
+              Kind.HELM_AMD_GPU_OPERATOR}
 HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-operator": Kind.HELM_GPU_OPERATOR,
-                      "node-feature-discovery": Kind.HELM_NFD}
+                      "node-feature-discovery": Kind.HELM_NFD, "amd-gpu-operator": Kind.HELM_AMD_GPU_OPERATOR}
 # az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
 _AZHOP_KEYS = {"network", "location", "resource_group", "queue_manager", "cyclecloud", "ondemand", "scheduler"}
 _XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(system|graphs)[\s>/]", re.S)

@@ -23,7 +23,9 @@ from ruamel.yaml.error import YAMLError
 
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
 # Chart names as they appear in file and directory names ("nfd" is the usual short name of node-feature-discovery).
-CHART_IN_NAME = [("network-operator", "network-operator"), ("network_operator", "network-operator"),
+# amd-gpu-operator first: "gpu-operator" is part of its name.
+CHART_IN_NAME = [("amd-gpu-operator", "amd-gpu-operator"), ("amd_gpu_operator", "amd-gpu-operator"),
+                 ("network-operator", "network-operator"), ("network_operator", "network-operator"),
                  ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
                  ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
 _EXACT_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?)$")

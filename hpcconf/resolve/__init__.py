@@ -48,6 +48,15 @@ class ResolvedPool:
     def has_gpus(self) -> bool:
         return self.gpus_per_node > 0
 
+    @property
+    def gpu_vendor(self) -> str:
+        return self.sku.gpu.vendor
+
+    @property
+    def collective_library(self) -> str:
+        """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
+        return self.sku.gpu.collective or "nccl"
+
 
 @dataclass(frozen=True)
 class ResolvedCluster:

@@ -11,7 +11,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts
+from ..knowledge import charts, rocm
 from ..knowledge.volcano import WORKER_TASK
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
@@ -28,6 +28,7 @@ KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # jingchaozhang.gith
 NCP_NAME = "nic-cluster-policy"  # the name the chart used and the operator expects
 MELLANOX_VENDOR = "15b3"
 NVIDIA_VENDOR = "10de"
+NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"  # NVIDIA's device plugin (gpu-operator)
 NETWORK_OPERATOR_REPO = "nvcr.io/nvidia/mellanox"
 NFD_LABEL_MELLANOX = f"feature.node.kubernetes.io/pci-{MELLANOX_VENDOR}.present"
 WHEREABOUTS_KUBECONFIG = "/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig"
@@ -53,6 +54,8 @@ class ResolvedAks:
     sku: str
     worker_replicas: int
     gpus_per_worker: int
+    gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
+    gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
     ib_resource: str  # "nvidia.com/<resource_name>"
@@ -96,8 +99,8 @@ def hostfile_path(task: str) -> str:
     return f"/etc/volcano/{task.replace('-', '_')}.host"
 
 
-def default_job_name(collective: str) -> str:
-    return f"nccl-{collective.replace('_', '')}-job1"
+def default_job_name(collective: str, library: str = "nccl") -> str:
+    return f"{library}-{collective.replace('_', '')}-job1"
 
 
 def ipam_block_size(ipam_range: str, nodes: int, nics: int) -> int:
@@ -123,7 +126,8 @@ def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> t
     """NCCL settings of the pool (topology path inside the image), then UCX/CUDA for mpirun."""
     env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) log NCCL init; keeps the busbw log readable
     env.update(pool.nccl.image_env)
-    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
+    if pool.gpu_vendor == "nvidia":
+        env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
     if not pool.infiniband:
         # No IB in the pod: keep UCX on the pod's Ethernet interface (jingchaozhang.github.io's NC runs).
         env.setdefault("UCX_TLS", "tcp")
@@ -161,7 +165,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         settings=settings,
         namespace=settings.namespace,
         operators_namespace=settings.operators_namespace,
-        job_name=settings.job_name or default_job_name(cluster.nccl_test.collective),
+        job_name=settings.job_name or default_job_name(cluster.nccl_test.collective, pool.collective_library),
         launcher_task=LAUNCHER_TASK,
         worker_task=WORKER_TASK,
         service_account=SERVICE_ACCOUNT,
@@ -173,6 +177,8 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         sku=pool.sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
+        gpu_vendor=pool.gpu_vendor,
+        gpu_resource=rocm.AMD_GPU_RESOURCE if pool.gpu_vendor == "amd" else NVIDIA_GPU_RESOURCE,
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
         ib_resource=cluster.ib_resource,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
-from ..knowledge import mnnvl
+from ..knowledge import mnnvl, rocm
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -47,6 +47,8 @@ class SlurmPartition:
     mpi_env: tuple[tuple[str, str], ...]  # MPI/UCX/UCC settings (empty for plain NCCL without mpi_env)
     graph_opt_in: Optional[str] = None  # a graph file installed for jobs to opt in to (NC96ads_A100_v4)
     nvlink: Optional["NvlinkDomain"] = None  # set when the SKU's NVLink domain spans VMs (GB200/GB300 NVL72)
+    library: str = "nccl"  # the collective library the GPUs run: nccl (NVIDIA) or rccl (AMD)
+    tests_dir: str = "/opt/nccl-tests/build"  # where the nodes keep nccl-tests' (rccl-tests') binaries
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -268,6 +270,13 @@ def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
     return pool.count if pool.infiniband else 1
 
 
+def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
+    """The spec's nccl_tests_dir when set, else where each library's tests are conventionally installed."""
+    if "nccl_tests_dir" in settings.model_fields_set or pool.collective_library != "rccl":
+        return settings.nccl_tests_dir
+    return rocm.RCCL_TESTS_NODE_DIR
+
+
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
     nodes = test_nodes(settings, pool)
@@ -277,6 +286,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
         mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
+        library=pool.collective_library, tests_dir=tests_dir(settings, pool),
     )
 
 

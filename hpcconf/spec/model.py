@@ -80,6 +80,7 @@ class Versions(StrictModel):
 
     network_operator: str = Field(default="26.4.1", pattern=VERSION_PATTERN, description="NVIDIA network-operator Helm chart version.")
     gpu_operator: str = Field(default="26.7.0", pattern=VERSION_PATTERN, description="NVIDIA gpu-operator Helm chart version.")
+    amd_gpu_operator: str = Field(default="1.5.1", pattern=VERSION_PATTERN, description="AMD GPU operator Helm chart version (ROCm/gpu-operator, chart gpu-operator-charts) for AMD Instinct pools on AKS.")
     node_feature_discovery: str = Field(default="0.19.0", pattern=VERSION_PATTERN, description="node-feature-discovery Helm chart version.")
     volcano: str = Field(default="1.15.1", pattern=VERSION_PATTERN, description="Volcano release.")
     nccl: str = Field(default="2.28.9", pattern=VERSION_PATTERN, description="NCCL version the test image and nodes run.")

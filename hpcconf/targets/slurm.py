@@ -14,7 +14,7 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
-from ..knowledge import mnnvl
+from ..knowledge import mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
@@ -64,8 +64,9 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
     script_name = f"{binary}.sbatch"
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
-        nccl_tests_dir=slurm.nccl_tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
-        job_name=f"nccl-{cluster.nccl_test.collective}-{job.pool}", script_name=script_name,
+        nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
+        job_name=f"{job.library}-{cluster.nccl_test.collective}-{job.pool}", library=job.library.upper(),
+        rocm_path=rocm.ROCM_PATH, script_name=script_name,
         time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
         expected=expected_busbw(cluster, job))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)

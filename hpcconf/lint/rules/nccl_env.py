@@ -71,13 +71,15 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Use the suggested name (``NCCL_IB_HCA``, ``NCCL_GRAPH_FILE``), or delete the line when the
     setting is obsolete for your NCCL version.
     """
-    from ...knowledge import nccl_env
+    from ...knowledge import nccl_env, rocm
     from ...knowledge.nccl_plugins import read_by_plugin
 
     for setting in _nccl_settings(doc):
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS) \
                 or read_by_plugin(setting.name) is not None:
             continue
+        if ctx.collective == "rccl" and rocm.reads(setting.name):
+            continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"

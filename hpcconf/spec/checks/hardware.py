@@ -1,8 +1,9 @@
 """Hardware a target cannot compile for: GPU vendor, host CPU architecture, NVLink domains larger
-than a VM. The AKS and AzHOP targets are written for NVIDIA GPUs in x86_64 VMs whose NVLink ends at
-the VM; the Slurm target also compiles arm64 (Grace) pools and NVL72 racks (IMEX, block topology,
-MNNVL settings: :mod:`hpcconf.knowledge.mnnvl`). A pool outside what a platform handles is refused
-with the reason rather than compiled into artifacts that cannot run.
+than a VM. The AKS and AzHOP targets are written for x86_64 VMs whose NVLink ends at the VM; the Slurm
+target also compiles arm64 (Grace) pools and NVL72 racks (IMEX, block topology, MNNVL settings:
+:mod:`hpcconf.knowledge.mnnvl`). NVIDIA GPUs work on every platform, AMD Instinct GPUs on AKS and Slurm
+(:mod:`hpcconf.knowledge.rocm`). A pool outside what a platform handles is refused with the reason rather
+than compiled into artifacts that cannot run.
 
 ``hardware_refusal(sku, platform)`` is the one place the reasons live: these rules report it at
 the pool's ``sku`` key, and ``hpcconf init`` refuses the same SKU/platform pairs with it.
@@ -18,15 +19,15 @@ from ...rules_registry import spec_rule
 from ..load import LoadedSpec
 from . import at
 
-# What each platform's artifacts assume about the GPU vendor (NVIDIA) ...
+# The platforms whose artifacts hpcconf writes for NVIDIA GPUs only (AKS and Slurm have AMD targets:
+# AMD's GPU operator, amd.com/gpu, a ROCm image with rccl-tests, RCCL settings) ...
 _NVIDIA_ONLY = {
-    "aks": "hpcconf's AKS artifacts install NVIDIA's gpu-operator, request nvidia.com/gpu and build the NCCL test "
-           "image from nvcr.io",
-    "azhop": "hpcconf's AzHOP queues install NCCL topology files and run NVIDIA nccl-tests",
-    "slurm": "hpcconf's Slurm job runs NVIDIA nccl-tests with NCCL_* settings and NCCL topology files",
+    "azhop": "az-hop's queue images (azhpc:azhop-compute, the ubuntu-hpc/almalinux-hpc images its config.tpl.yml "
+             "documents) carry NVIDIA's driver and NCCL, not ROCm and RCCL, and no Azure HPC image with ROCm can be "
+             "named for the queue, so the queue's nodes would boot without a driver for their GPUs",
 }
-_NVIDIA_FIX = ("an AMD pool needs AMD's GPU operator (amd.com/gpu), ROCm images and rccl-tests with RCCL_*/NCCL_* "
-               "settings for RCCL, which hpcconf does not generate yet: write those by hand, or use an NVIDIA SKU")
+_NVIDIA_FIX = ("use platform slurm (a Slurm cluster on a ROCm node image) or aks (AMD's GPU operator) for an AMD pool, "
+               "or an NVIDIA SKU on AzHOP")
 
 # ... and about the host CPU architecture: platforms absent here handle arm64 (Slurm: the job runs the
 # nodes' own nccl-tests build, the NCCL files carry no CPU architecture, the test image is built for
@@ -57,7 +58,7 @@ Refusal = tuple[str, str]  # (what cannot work and why, what to do)
 
 
 def vendor_refusal(sku: Sku, platform: str) -> Refusal | None:
-    if sku.gpu.vendor == "nvidia":
+    if sku.gpu.vendor == "nvidia" or platform not in _NVIDIA_ONLY:
         return None
     return (f"{sku.name} has {sku.gpu.vendor.upper()} GPUs ({sku.gpu.model}, collectives through "
             f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}", _NVIDIA_FIX)
@@ -115,26 +116,30 @@ def _pool_findings(loaded: LoadedSpec, catalog: Catalog,
 
 @spec_rule(code="SPEC030", name="gpu-vendor-unsupported", since="0.3.0")
 def gpu_vendor_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    """A pool's GPUs are not NVIDIA's (AMD Instinct MI300X), and every target compiles NVIDIA artifacts.
+    """A pool's GPUs are AMD's (AMD Instinct MI300X) on AzHOP, whose queues can only run NVIDIA GPUs.
 
     ## What it catches
-    A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``), on any platform.
+    A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``) in a spec
+    with platform ``azhop``. On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
+    operator and ``amd.com/gpu``, a ROCm test image with rccl-tests, RCCL settings) and says nothing.
 
     ## Why is this bad?
-    AKS artifacts would install NVIDIA's gpu-operator, request ``nvidia.com/gpu`` and run an image from
-    nvcr.io; AzHOP and Slurm artifacts would install NCCL topology files and run NVIDIA nccl-tests.
-    None of it runs on AMD GPUs, which use ROCm, AMD's GPU operator (``amd.com/gpu``) and RCCL. The
-    build would succeed and the cluster would fail.
+    An AzHOP queue boots the image its ``image`` key names: az-hop's own compute image and the
+    Azure HPC marketplace images its config template documents (ubuntu-hpc, almalinux-hpc) carry
+    NVIDIA's driver, CUDA and NCCL, none of ROCm or RCCL, and no Azure HPC image with ROCm can be
+    named for the queue. The queue would start MI300X nodes with no driver for their GPUs; the
+    build would succeed and every job would fail.
 
     ## Example
     ```yaml
+    platforms: [azhop]
     pools:
       - {name: gpu, sku: Standard_ND96isr_MI300X_v5, count: 2}
     ```
 
     ## Fix
-    Use an NVIDIA SKU, or write the ROCm artifacts (AMD GPU operator, rccl-tests) by hand; hpcconf
-    does not generate them yet.
+    Use platform ``slurm`` (a Slurm cluster on a ROCm node image) or ``aks`` for the AMD pool, or an
+    NVIDIA SKU on AzHOP.
     """
     yield from _pool_findings(loaded, catalog, vendor_refusal)
 

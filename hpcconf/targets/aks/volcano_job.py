@@ -52,7 +52,7 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
     ]
     lines += [f"-x {key}={shlex.quote(value)}" for key, value in aks.mpirun_env]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
-    binary = nccl_tests_binary(cluster.nccl_test.collective).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
+    binary = nccl_tests_binary(cluster.nccl_test.collective, aks.pool.collective_library).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
     lines.append(" ".join([binary, *nccl_tests_args(cluster)]) + " 2>&1 | tee \"/tmp/$test.log\"")
     return (
         f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
@@ -129,7 +129,7 @@ def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[s
 
 
 def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    units = {"nvidia.com/gpu": aks.gpus_per_worker}
+    units = {aks.gpu_resource: aks.gpus_per_worker}
     if aks.infiniband:
         units[aks.ib_resource] = aks.ib_nics_per_worker
     sku = cluster.pool(aks.pool_name).sku
@@ -178,7 +178,7 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     job = yaml_file(cluster, [volcano_job(cluster, aks)],
-                    f"NCCL {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
+                    f"{aks.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
                     f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {aks.job_name}-{aks.launcher_task}-0")
     roles = yaml_file(cluster, rbac(cluster, aks),
                       f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
