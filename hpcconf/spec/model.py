@@ -128,6 +128,16 @@ class NcclTest(StrictModel):
         default_factory=lambda: list(DEFAULT_COLLECTIVES),
         description="The matrix the generated test job runs, `collective` first; each log is judged by "
                     "`hpcconf nccl-report` at the end of the job.")
+    ring_pass: bool = Field(
+        default=True,
+        description="Also run all_reduce with NCCL_ALGO=Ring over every node from 64M up (a ring crosses "
+                    "every node boundary on every channel, so one slow NIC shows); judged by `hpcconf nccl-report`. "
+                    "Multi-node tests only.")
+    single_node: bool = Field(
+        default=True,
+        description="Also run all_reduce on one node with all its GPUs, up to the size of the SKU's single-node "
+                    "health-check floor, judged against that floor (no floor sourced: reported, not failed). "
+                    "Multi-node tests only.")
 
     def matrix(self) -> list[str]:
         """``collective`` first, then the other ``collectives`` in their order, each once."""

@@ -18,6 +18,7 @@ from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
 from ._common import nccl_boot_unit, platform_target
+from .nccl_passes import extra_passes, single_node_floor_note
 
 TARGET = "slurm"
 
@@ -65,7 +66,9 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         nccl_tests_dir=slurm.nccl_tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
         job_name=f"nccl-{cluster.nccl_test.collective}-{job.pool}", script_name=script_name,
         time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job))
+        expected=expected_busbw(cluster, job),
+        passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
+        single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
 
