@@ -17,7 +17,7 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
-from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
+from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
 
 FILE = "provision.sh"
@@ -136,5 +136,6 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         ib_resource=aks.ib_resource if aks.infiniband else None,
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
+        health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

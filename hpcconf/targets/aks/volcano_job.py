@@ -18,6 +18,7 @@ from ...resolve.aks import ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
+from .health_checks import wait_container
 from ._yaml import block, path, yaml_file
 
 JOB_FILE = "volcano-job.yaml"
@@ -174,6 +175,8 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
         template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: aks.pool_name}
+    if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
+        template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks)]}
     template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
