@@ -18,8 +18,8 @@ from ...resolve.aks import ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
-from .health_checks import wait_container
 from ._yaml import block, path, yaml_file
+from .health_checks import wait_container
 
 JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
