@@ -37,9 +37,9 @@ def _docs(text: str) -> list[dict]:
 
 def test_sbatch_runs_a_ring_pass_and_a_single_node_pass_and_judges_each(tmp_path):
     script = _artifacts(CRUSOE)["slurm/h100/all_reduce_perf.sbatch"]
-    ring = re.search(r"^NCCL_ALGO=Ring srun (.*?)\| tee \"(\S+)\"$", script, re.S | re.M)
+    ring = re.search(r"^NCCL_ALGO=Ring srun (.*?)\| tee -a \"(\S+)\"$", script, re.S | re.M)
     assert ring and "all_reduce_perf -b 64M -e 2G" in ring.group(1) and "--nodes=1" not in ring.group(1)
-    single = re.search(r"^srun --mpi=pmix --gpus-per-node=8 --nodes=1 (.*?)\| tee \"(\S+)\"$", script, re.S | re.M)
+    single = re.search(r"^srun --mpi=pmix --gpus-per-node=8 --nodes=1 (.*?)\| tee -a \"(\S+)\"$", script, re.S | re.M)
     assert single and "all_reduce_perf -b 1M -e 2G" in single.group(1)
     # The multi-node logs with --nodes 2, the single-node log with --nodes 1 (its own floor); all judged, worst exit kept.
     assert re.search(r'judge --nodes 2 "\$\{LOGS\[@\]\}" "\S+ring\.all_reduce\.log"', script)
@@ -204,3 +204,19 @@ def test_generated_scripts_parse(spec):
     for path, text in _artifacts(spec).items():
         if path.endswith((".sh", ".sbatch")):
             subprocess.run(["bash", "-n"], input=text, text=True, check=True)
+
+
+def test_sbatch_logs_name_their_collective():
+    """A log's file name holds the job's collective too (nccl-all_reduce-<pool>.<id>.all_gather.log): the
+    binary echoed at the top of each log is what the report reads, before the file name."""
+    from hpcconf.parsers.nccl_tests_log import collective_from_name, parse_text
+
+    script = _artifacts(CRUSOE)["slurm/h100/all_reduce_perf.sbatch"]
+    assert 'echo "== ${test}_perf" > "$log"' in script and 'tee -a "$log"' in script
+    assert 'echo "== all_reduce_perf (single-node.all_reduce)" > ' in script
+    table = ("== all_gather_perf\n#       size         count      type   redop    root     time   algbw   busbw #wrong"
+             "     time   algbw   busbw #wrong\n           8             2     float    none      -1    10.00    0.00"
+             "    0.00      0    10.00    0.00    0.00      0\n")
+    name = "nccl-all_reduce-h100.1.all_gather.log"
+    assert collective_from_name(name) == "all_reduce"
+    assert [run.collective for run in parse_text(table, name, collective_from_name(name)).runs] == ["all_gather"]
