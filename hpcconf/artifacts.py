@@ -28,6 +28,8 @@ class Kind:
     SHELL_SCRIPT = "shell-script"  # provisioning scripts, nccl-tests build script
     SBATCH_SCRIPT = "sbatch-script"
     TFVARS = "tfvars"
+    NHC_CONF = "nhc-conf"  # LBNL/Azure node health check conf: <hostmask> || <check> <args>
+    SLURM_CONF = "slurm-conf"  # slurm.conf lines (Key=Value) to include
 
     @classmethod
     def all(cls) -> list[str]:

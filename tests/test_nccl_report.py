@@ -266,11 +266,13 @@ def test_generated_jobs_run_the_matrix_and_end_with_the_verdict():
     examples = Path(__file__).resolve().parents[1] / "examples"
     sbatch = next(a for a in compile_spec(examples / "azhop-ncv4.yaml").artifacts if a.path.endswith(".sbatch"))
     assert "for test in all_reduce all_gather reduce_scatter alltoall sendrecv; do" in sbatch.content
-    tail = sbatch.content.rstrip().splitlines()[-5:]
-    assert tail[0] == "if command -v hpcconf >/dev/null; then"
-    assert tail[1].startswith('  hpcconf nccl-report --sku Standard_') and tail[1].endswith('"${LOGS[@]}"')
-    job = next(a for a in compile_spec(examples / "ndmv4-aks.yaml").artifacts if a.path.endswith("volcano-job.yaml"))
-    assert "${test}_perf" in job.content and "hpcconf nccl-report --sku Standard_ND96amsr_A100_v4 --nodes 2" in job.content
+    lines = sbatch.content.rstrip().splitlines()
+    assert lines[-1] == 'exit "$RC"'  # the worst verdict is the job's exit status
+    assert 'judge() { local rc=0; hpcconf nccl-report --sku Standard_' in sbatch.content
+    assert any(line.startswith("  judge --nodes ") and line.endswith('"${LOGS[@]}"') for line in lines)
+    job = next(a for a in compile_spec(examples / "ndmv4-aks-current.yaml").artifacts if a.path.endswith("volcano-job.yaml"))
+    assert "${test}_perf" in job.content and "hpcconf nccl-report --sku Standard_ND96amsr_A100_v4" in job.content
+    assert "judge --nodes 2 /tmp/all_reduce.log" in job.content
 
 
 def test_matrix_puts_the_named_collective_first_once():

@@ -129,6 +129,16 @@ class NcclTest(StrictModel):
         default_factory=lambda: list(DEFAULT_COLLECTIVES),
         description="The matrix the generated test job runs, `collective` first; each log is judged by "
                     "`hpcconf nccl-report` at the end of the job.")
+    ring_pass: bool = Field(
+        default=True,
+        description="Also run all_reduce with NCCL_ALGO=Ring over every node from 64M up (a ring crosses "
+                    "every node boundary on every channel, so one slow NIC shows); judged by `hpcconf nccl-report`. "
+                    "Multi-node tests only.")
+    single_node: bool = Field(
+        default=True,
+        description="Also run all_reduce on one node with all its GPUs, up to the size of the SKU's single-node "
+                    "health-check floor, judged against that floor (no floor sourced: reported, not failed). "
+                    "Multi-node tests only.")
 
     def matrix(self) -> list[str]:
         """``collective`` first, then the other ``collectives`` in their order, each once."""
@@ -166,6 +176,28 @@ NcclValue = Annotated[str, AfterValidator(check_nccl_conf_value)]
 EnvKey = Annotated[str, AfterValidator(_env_key)]
 
 
+# Azure publishes the health-check image under :latest only (Azure/azurehpc-health-checks dockerfile/README.MD
+# @0e0a1ac2); pin it with a digest once pulled.
+NHC_IMAGE = "mcr.microsoft.com/aznhc/aznhc-nv:latest"
+
+
+class HealthChecks(StrictModel):
+    enabled: bool = Field(
+        default=True,
+        description="Generate the Azure HPC node health checks (azurehpc-health-checks) per GPU pool from the SKU "
+                    "catalog (health/<pool>/nhc.conf) and run them before the NCCL test: Slurm HealthCheckProgram, "
+                    "AzHOP cluster-init, an AKS DaemonSet that taints failing nodes.")
+    image: str = Field(default=NHC_IMAGE, description="The health-check image the AKS DaemonSet runs (Azure publishes "
+                       "mcr.microsoft.com/aznhc/aznhc-nv:latest only; pin a digest for repeatable runs).")
+    interval_s: int = Field(default=3600, ge=60, description="Slurm HealthCheckInterval: seconds between runs on idle nodes.")
+
+    @field_validator("image")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        check_image_reference(value)
+        return value
+
+
 class Cluster(StrictModel):
     """An hpcconf cluster spec."""
 
@@ -180,6 +212,7 @@ class Cluster(StrictModel):
     versions: Versions = Field(default_factory=Versions)
     test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
     nccl_test: NcclTest = Field(default_factory=NcclTest)
+    health_checks: HealthChecks = Field(default_factory=HealthChecks)
     nccl_env: dict[NcclKey, NcclValue] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
     mpi_env: dict[EnvKey, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
     sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")

@@ -19,7 +19,9 @@ from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
+from . import _health
 from ._common import nccl_boot_unit, platform_target
+from .nccl_passes import extra_passes, single_node_floor_note
 
 TARGET = "slurm"
 
@@ -68,7 +70,10 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         job_name=f"{job.library}-{cluster.nccl_test.collective}-{job.pool}", library=job.library.upper(),
         rocm_path=rocm.ROCM_PATH, script_name=script_name,
         time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job))
+        expected=expected_busbw(cluster, job),
+        passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
+        single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
+        health_status=_health.STATUS if _health.enabled(cluster) else None)
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
 
@@ -115,13 +120,39 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
+def health_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """A node-setup script for plain Slurm: the pool's health checks and the runner Slurm calls."""
+    if "slurm" not in cluster.platforms or not _health.enabled(cluster):
+        return None  # AzHOP installs them with its cluster-init
+    script = f"{job.directory}/install-health-checks.sh"
+    usage = ["Run it once per node as root, e.g.:",
+             f"  srun -p {job.partition} -N {cluster.pool(job.pool).count} --ntasks-per-node=1 sudo bash {script}",
+             f"then add slurm/{HEALTH_CONF} to slurm.conf (or Include it) and run scontrol reconfigure."]
+    text = _health.installer_text(cluster, cluster.pool(job.pool), usage)
+    return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
+
+
+HEALTH_CONF = "health-check.conf"
+
+
+def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
+    """slurm.conf lines that make slurmd run the health checks on idle nodes."""
+    if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not cluster.gpu_pools:
+        return []
+    text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
+                           program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
+                           runner=_health.RUNNER, reason=_health.DRAIN_REASON,
+                           pools=[p.name for p in cluster.gpu_pools])
+    return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
+
+
 def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
-    artifacts = []
+    artifacts = health_conf(cluster)
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
         if job.mpi_env:
             artifacts.append(env_file(cluster, slurm, job))
-        for extra in (nccl_installer(cluster, job), nvlink_domains_script(cluster, job)):
+        for extra in (nccl_installer(cluster, job), nvlink_domains_script(cluster, job), health_installer(cluster, job)):
             if extra is not None:
                 artifacts.append(extra)
     return artifacts

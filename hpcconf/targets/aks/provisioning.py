@@ -17,7 +17,7 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
-from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
+from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
 
 FILE = "provision.sh"
@@ -169,5 +169,6 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         driver_by="the AMD GPU operator" if amd else "gpu-operator", driver_secret=driver_secret(aks),
         library="RCCL" if amd else "NCCL",
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
+        health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

@@ -17,7 +17,9 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
+from ..nccl_passes import TestPass, extra_passes
 from ._yaml import block, path, yaml_file
+from .health_checks import wait_container
 
 JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
@@ -43,17 +45,39 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
-def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
+def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, binary: str, args: list[str], log: str,
+                   ranks: int, env: tuple[tuple[str, str], ...] = ()) -> str:
+    """One mpirun of an nccl-tests binary; ``env`` overrides the pool's variables of the same name."""
+    overrides = dict(env)
+    merged = [(key, overrides.pop(key, value)) for key, value in aks.mpirun_env] + list(overrides.items())
     lines = [
         "mpirun --allow-run-as-root",
-        f"-np {aks.np} -npernode {aks.gpus_per_worker}",
+        f"-np {ranks} -npernode {aks.gpus_per_worker}",
         f"--bind-to numa --map-by ppr:{aks.gpus_per_worker}:node",
         f"-hostfile {aks.hostfile}",
     ]
-    lines += [f"-x {key}={shlex.quote(value)}" for key, value in aks.mpirun_env]
+    lines += [f"-x {key}={shlex.quote(value)}" for key, value in merged]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
+    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee \"{log}\"")
+    return " \\\n  ".join(lines) + "\n"
+
+
+def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, test_pass: TestPass) -> str:
+    """A ring or single-node pass: the single node is the hostfile's first, filled by ``ppr:N:node``."""
+    ranks = aks.gpus_per_worker if test_pass.single_node else aks.np
+    what = ("one node, all its GPUs (judged against the single-node floor)" if test_pass.single_node
+            else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
+    return (f"echo \"== {test_pass.name}: {what}\"\n"
+            + mpirun_command(cluster, aks, nccl_tests_binary(test_pass.collective, aks.pool.collective_library), list(test_pass.args),
+                             f"/tmp/{test_pass.log}", ranks, test_pass.env))
+
+
+def test_passes(cluster: ResolvedCluster, aks: ResolvedAks) -> list[TestPass]:
+    return extra_passes(cluster.nccl_test, cluster.pool(aks.pool_name).sku, aks.worker_replicas)
+
+
+def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
     binary = nccl_tests_binary(cluster.nccl_test.collective, aks.pool.collective_library).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
-    lines.append(" ".join([binary, *nccl_tests_args(cluster)]) + " 2>&1 | tee \"/tmp/$test.log\"")
     return (
         f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
@@ -61,22 +85,30 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
         "set -o pipefail  # a failed test fails the job, tee or not\n"
         f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
-        + " \\\n  ".join(lines) + "\n"
-        "done\n" + verdict_script(cluster, aks)
+        + mpirun_command(cluster, aks, binary, nccl_tests_args(cluster), "/tmp/$test.log", aks.np)
+        + "done\n"
+        + "".join(pass_script(cluster, aks, p) for p in test_passes(cluster, aks))
+        + verdict_script(cluster, aks)
     )
 
 
 def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
-    """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it)."""
-    args = f"--sku {aks.sku} --nodes {aks.worker_replicas}"
-    logs = " ".join(f"/tmp/{test}.log" for test in cluster.nccl_test.matrix())
+    """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it); every
+    verdict is printed before the job fails with the worst exit status."""
+    sku = f"--sku {aks.sku}"
+    passes = test_passes(cluster, aks)
+    multi = [f"/tmp/{test}.log" for test in cluster.nccl_test.matrix()] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
+    calls = [f"--nodes {aks.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     return (
+        "RC=0\n"
+        f"judge() {{ local rc=0; hpcconf nccl-report {sku} \"$@\" || rc=$?; [ \"$rc\" -le \"$RC\" ] || RC=$rc; }}\n"
         "if command -v hpcconf >/dev/null; then\n"
-        f"  hpcconf nccl-report {args} {logs}\n"
-        "else\n"
+        + "".join(f"  judge {call}\n" for call in calls)
+        + "else\n"
         f"  echo \"hpcconf is not in this image; judge the run with: kubectl logs $(hostname) > nccl.log && "
-        f"hpcconf nccl-report {args} nccl.log\"\n"
+        f"hpcconf nccl-report {sku} --nodes {aks.worker_replicas} nccl.log\"\n"
         "fi\n"
+        "exit \"$RC\"\n"
     )
 
 
@@ -143,6 +175,8 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
         template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: aks.pool_name}
+    if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
+        template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks)]}
     template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
