@@ -331,6 +331,41 @@ def image_retirement(image: Optional[str]) -> Optional[Retirement]:
     return next((r.retirement for r in _image_retirements() if r.pattern.search(image)), None)
 
 
+# -- Azure Marketplace image versions ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class MarketplacePin:
+    image: str  # publisher:offer:sku
+    version: str
+    published: _dt.date
+    source: str
+
+    @property
+    def urn(self) -> str:
+        return f"{self.image}:{self.version}"
+
+
+@lru_cache(maxsize=1)
+def marketplace_pins() -> tuple[MarketplacePin, ...]:
+    return tuple(MarketplacePin(image=str(r["image"]), version=str(r["version"]), published=_as_date(r["published"]),
+                                source=r["source"]) for r in _load("azure_images")["marketplace_pins"])
+
+
+def floating_marketplace_image(image: str) -> bool:
+    """A ``publisher:offer:sku:latest`` URN (a resource ID or a pinned version is not floating)."""
+    parts = image.strip().split(":")
+    return "/" not in image and len(parts) == 4 and all(parts) and parts[3].lower() == "latest"
+
+
+def marketplace_pin(image: str) -> Optional[MarketplacePin]:
+    """The published version hpcconf pins for a marketplace URN's publisher:offer:sku (case-insensitive)."""
+    parts = image.strip().split(":")
+    if "/" in image or len(parts) != 4:
+        return None
+    key = ":".join(parts[:3]).lower()
+    return next((p for p in marketplace_pins() if p.image.lower() == key), None)
+
+
 # -- SKU x platform: pairs that cannot work -----------------------------------------------------
 
 def unsupported_reason(sku: Any, platform: str, *, infiniband: bool = True,

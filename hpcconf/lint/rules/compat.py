@@ -559,3 +559,47 @@ def azhop_image_end_of_life(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         if retired is not None and retired.passed(_today()):
             yield doc.at_path(path, f"{image} is {retired.name}, past end of life since {retired.date.isoformat()}",
                               hint=f"use {retired.replacement} (source: {retired.source})", prefer_value=True)
+
+
+@rule(code="AZH101", name="azhop-queue-image-latest", severity=Severity.WARNING, kinds=(Kind.AZHOP_CONFIG,))
+def azhop_queue_image_latest(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An AzHOP queue boots a marketplace image at ``:latest``: its nodes can run different images.
+
+    ## What it catches
+    A ``queues[].image`` that is a marketplace URN whose version is ``latest``, e.g.
+    ``microsoft-dsvm:ubuntu-hpc:2204:latest``. Image IDs (``/subscriptions/...``) and the infrastructure
+    images (``linux_base_image``, ``windows_base_image``: VMs created once) are not reported.
+
+    ## Why is this bad?
+    Azure resolves ``latest`` when each VM is deployed ("the latest version of an image available at
+    deploy time"; ImageReference.version in the Azure Compute REST API). CycleCloud deploys a queue's
+    nodes when jobs need them and deletes them when idle, so nodes of one queue created on different
+    days boot different image versions: the Azure HPC images change the NVIDIA driver, DOCA/OFED, NCCL
+    and HPC-X between releases (about quarterly, plus hotfixes). One multi-node job then runs on mixed
+    drivers and NCCL builds, and a job that passed yesterday can fail or slow down on a new node.
+
+    ## Example
+    ```yaml
+    queues:
+      - name: ndv5
+        vm_size: Standard_ND96isr_H100_v5
+        image: microsoft-dsvm:ubuntu-hpc:2204:latest
+    ```
+
+    ## Fix
+    Pin a published version (``az vm image list --publisher microsoft-dsvm --offer ubuntu-hpc --sku 2204
+    --all`` lists them), e.g. ``microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301``, and move queues to a
+    newer one deliberately.
+    """
+    if _generated(doc) or not isinstance(doc.data, dict) or not isinstance(doc.data.get("queues"), list):
+        return
+    for i, queue in enumerate(doc.data["queues"]):
+        image = queue.get("image") if isinstance(queue, dict) else None
+        if not isinstance(image, str) or not compat.floating_marketplace_image(image):
+            continue
+        pin = compat.marketplace_pin(image)
+        example = f"e.g. {image.rsplit(':', 1)[0]}:{pin.version}, published {pin.published.isoformat()} " \
+                  f"(source: {pin.source})" if pin else "listed by az vm image list --all"
+        yield doc.at_path(("queues", i, "image"), f"queue '{queue.get('name')}' boots {image}: Azure resolves "
+                          "'latest' when each node is deployed, so nodes created on different days run different "
+                          "images (driver, OFED, NCCL)", hint=f"pin a published version, {example}", prefer_value=True)
