@@ -207,8 +207,9 @@ def test_old_branches_and_operators_predate_ubuntu2404():
 
 
 def _lint_spec(tmp_path, text):
-    from hpcconf.cli import app
     from typer.testing import CliRunner
+
+    from hpcconf.cli import app
 
     path = tmp_path / "cluster.yaml"
     path.write_text(text)
