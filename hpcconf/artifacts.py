@@ -27,6 +27,7 @@ class Kind:
     SHELL_SCRIPT = "shell-script"  # provisioning scripts, nccl-tests build script
     SBATCH_SCRIPT = "sbatch-script"
     TFVARS = "tfvars"
+    SKU_FILE = "sku-file"  # a user's SKU file shipped with a job that reads it on the nodes
 
     @classmethod
     def all(cls) -> list[str]:
