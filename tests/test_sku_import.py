@@ -120,6 +120,18 @@ def test_catalog_skus_ship_no_sku_file(tmp_path: Path) -> None:
     assert "--sku-dir" not in next((tmp_path / "out").rglob("all_reduce_perf.sbatch")).read_text()
 
 
+def test_importing_under_a_catalog_name_warns_that_it_replaces_the_entry(tmp_path: Path) -> None:
+    out = tmp_path / "skus" / "Standard_ND96isr_H200_v5.yaml"
+    result = runner.invoke(app, ["sku", "import", str(REAL), "--provider", "azure", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"{out}:4:1: warning[HPC333] sku-import-replaces-catalog: 'Standard_ND96isr_H200_v5' is also a SKU" in result.output
+    assert "replaces the catalog's definition" in result.output
+    # ... which is what happens: the directory's file wins over the package's 8-GPU entry
+    assert Catalog.load(extra_dirs=[out.parent]).get("Standard_ND96isr_H200_v5").gpu.count == 1
+    quiet = runner.invoke(app, ["sku", "import", str(REAL), "-o", str(tmp_path / "skus" / "lab-h200.yaml")])
+    assert quiet.exit_code == 0 and "HPC333" not in quiet.output
+
+
 @pytest.mark.parametrize("platform", ["aks", "azhop"])
 def test_an_imported_non_azure_sku_is_refused_on_azure_platforms(tmp_path: Path, platform: str) -> None:
     skus = tmp_path / "skus"
