@@ -30,6 +30,7 @@ class Kind:
     TFVARS = "tfvars"
     NHC_CONF = "nhc-conf"  # LBNL/Azure node health check conf: <hostmask> || <check> <args>
     SLURM_CONF = "slurm-conf"  # slurm.conf lines (Key=Value) to include
+    SKU_FILE = "sku-file"  # a user's SKU file shipped with a job that reads it on the nodes
 
     @classmethod
     def all(cls) -> list[str]:

@@ -637,6 +637,14 @@ class Catalog:
     def names(self) -> list[str]:
         return list(self._skus)
 
+    def user_file(self, name: str) -> Path | None:
+        """The file a SKU came from when it is not hpcconf's own (a --sku-dir / sku_dirs file, which may
+        replace a package entry of the same name); None for a package SKU."""
+        path = self.files.get(self.get(name).name)
+        if path is None or path.resolve().parent == default_sku_dir().resolve():
+            return None
+        return path
+
     def __iter__(self):
         return iter(self._skus.values())
 

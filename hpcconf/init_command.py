@@ -40,6 +40,14 @@ _VERSION_USERS = {
 # (an AMD pool's image builds rccl-tests at the commit hpcconf.knowledge.rocm pins).
 _VENDOR_ONLY = {"gpu_operator": "nvidia", "nccl_tests": "nvidia", "amd_gpu_operator": "amd"}
 _PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
+# metadata.location by the SKU's provider: only an Azure size makes it an Azure region that AKS/AzHOP deploy
+# to; for Crusoe the Terraform location is slurm.crusoe.location, and nodes of your own are wherever you say.
+_DEFAULT_LOCATION = {"azure": "southcentralus", "crusoe": "useast1", "other": "onprem"}
+_LOCATION_COMMENT = {
+    "azure": "Azure region; check the VM size is offered there (az vm list-skus -l <region>)",
+    "crusoe": "informational for Crusoe (the Terraform location is slurm.crusoe.location)",
+    "other": "informational: the site or cloud region of your own nodes (provider: other); hpcconf deploys nothing there",
+}
 
 # -- init ---------------------------------------------------------------------------------------
 
@@ -137,9 +145,8 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     context: dict[str, Any] = {
         "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
         "command": command, "file": file, "out": "out", "cluster_name": name,
-        "location": location or ("useast1" if crusoe else "southcentralus"),
-        "location_comment": "informational for Crusoe (the Terraform location is slurm.crusoe.location)" if crusoe
-        else "Azure region; check the VM size is offered there (az vm list-skus -l <region>)",
+        "location": location or _DEFAULT_LOCATION[sku.provider],
+        "location_comment": _LOCATION_COMMENT[sku.provider],
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
         "sku_comment": f"{sku.family}: {gpus}" + (f", {ib.count} x {ib.rate} InfiniBand" if ib else ", no InfiniBand"),
         "infiniband": f"{ib.count} x {ib.rate} InfiniBand per node" if ib else "",
@@ -191,7 +198,7 @@ def init_command(
     nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
     platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
-    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region (default southcentralus)."),
+    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region for an Azure size (default southcentralus); informational for a Crusoe size (default useast1) or your own nodes (provider other, default onprem)."),
     registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),

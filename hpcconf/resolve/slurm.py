@@ -29,6 +29,9 @@ AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (jingchaoz
 UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); JSC's X-Dev blog ("MPI as API", 2023), open-mpi/ompi#9885
 
 
+SKU_DIR_NAME = "sku"  # beside the sbatch script: slurm/<pool>/sku/<file>
+
+
 @dataclass(frozen=True)
 class SlurmPartition:
     """One GPU pool as a Slurm partition, and the NCCL test job for it."""
@@ -49,6 +52,7 @@ class SlurmPartition:
     nvlink: Optional["NvlinkDomain"] = None  # set when the SKU's NVLink domain spans VMs (GB200/GB300 NVL72)
     library: str = "nccl"  # the collective library the GPUs run: nccl (NVIDIA) or rccl (AMD)
     tests_dir: str = "/opt/nccl-tests/build"  # where the nodes keep nccl-tests' (rccl-tests') binaries
+    sku_file: Optional[str] = None  # file name of the user's SKU file shipped in sku/ beside the job (see ResolvedPool)
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -62,6 +66,11 @@ class SlurmPartition:
     @property
     def directory(self) -> str:
         return f"slurm/{self.pool}"
+
+    @property
+    def sku_dir(self) -> Optional[str]:
+        """Where the job's own copy of a user SKU file lies (for hpcconf nccl-report --sku-dir), or None."""
+        return f"{self.directory}/{SKU_DIR_NAME}" if self.sku_file else None
 
 
 @dataclass(frozen=True)
@@ -287,6 +296,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
         mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
         library=pool.collective_library, tests_dir=tests_dir(settings, pool),
+        sku_file=pool.sku_file[0] if pool.sku_file else None,
     )
 
 

@@ -146,10 +146,23 @@ def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
 
 
+def sku_file(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """The user's SKU file, beside the job: its `hpcconf nccl-report --sku` runs on a node that has only
+    hpcconf's own catalog (an imported SKU, or a --sku-dir file replacing a catalog entry)."""
+    pool = cluster.pool(job.pool)
+    if pool.sku_file is None or job.sku_dir is None:
+        return None
+    name, text = pool.sku_file
+    return Artifact(f"{job.sku_dir}/{name}", text, Kind.SKU_FILE, TARGET)
+
+
 def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
     artifacts = health_conf(cluster)
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
+        shipped = sku_file(cluster, job)
+        if shipped is not None:
+            artifacts.append(shipped)
         if job.mpi_env:
             artifacts.append(env_file(cluster, slurm, job))
         for extra in (nccl_installer(cluster, job), nvlink_domains_script(cluster, job), health_installer(cluster, job)):

@@ -54,6 +54,20 @@ _MNNVL = {
 _MNNVL_FIX = ("use platform slurm, whose artifacts set up IMEX and a topology/block topology.conf for the NVL72 rack, "
               "or install NVIDIA's DRA driver for GPUs and run the job in a ComputeDomain by hand")
 
+# ... and about whose size it is: AKS and AzHOP create Azure VMs, so the pool's SKU name goes to Azure
+# as a VM size. Platform slurm handles every provider (Crusoe: Terraform; other: nodes the user runs).
+_AZURE_ONLY = {
+    "aks": "hpcconf's AKS artifacts create the node pool with `az aks nodepool add --node-vm-size <sku>`, which "
+           "only accepts an Azure VM size",
+    "azhop": "az-hop creates its compute nodes as Azure VMs (config.yml queues name an Azure VM size)",
+}
+_PROVIDER_FIX = {
+    "crusoe": "use platform slurm for a Crusoe instance type (hpcconf writes its Crusoe Terraform variables), "
+              "or an Azure size",
+    "other": "use platform slurm for nodes you run yourself (on-prem or another cloud), or an Azure size; a SKU "
+             "written by `hpcconf sku import` on an Azure VM says provider: azure",
+}
+
 Refusal = tuple[str, str]  # (what cannot work and why, what to do)
 
 
@@ -78,6 +92,13 @@ def nvlink_domain_refusal(sku: Sku, platform: str) -> Refusal | None:
             f"{sku.nvlink_domain_gpus // sku.gpu.count} VMs of {sku.gpu.count}, but {_MNNVL[platform]}", _MNNVL_FIX)
 
 
+def provider_refusal(sku: Sku, platform: str) -> Refusal | None:
+    if sku.provider == "azure" or platform not in _AZURE_ONLY:
+        return None
+    whose = "a Crusoe instance type" if sku.provider == "crusoe" else "not an Azure size (provider: other)"
+    return f"{sku.name} is {whose}, but {_AZURE_ONLY[platform]}", _PROVIDER_FIX[sku.provider]
+
+
 def lifecycle_refusal(sku: Sku, platform: str) -> Refusal | None:
     """A size its SKU file marks retired (package sizes get theirs from the retirement table, HPC200)."""
     life = sku.lifecycle
@@ -87,10 +108,10 @@ def lifecycle_refusal(sku: Sku, platform: str) -> Refusal | None:
     return f"{sku.name} was retired on {life.date} ({life.source})", fix
 
 
-# The order is which reason `init` gives first: for a GB200 pool on AKS the missing ComputeDomain is the
-# one to act on, not the image architecture.
+# The order is which reason `init` gives first: a size the platform cannot even create comes first; for
+# a GB200 pool on AKS the missing ComputeDomain is the one to act on, not the image architecture.
 REFUSALS: tuple[Callable[[Sku, str], Refusal | None], ...] = (
-    vendor_refusal, nvlink_domain_refusal, arch_refusal, lifecycle_refusal)
+    provider_refusal, vendor_refusal, nvlink_domain_refusal, arch_refusal, lifecycle_refusal)
 
 
 def hardware_refusal(sku: Sku, platform: str) -> str | None:
@@ -203,3 +224,33 @@ def nvlink_domain_spans_nodes(loaded: LoadedSpec, catalog: Catalog) -> Iterator[
     Use ``platforms: [slurm]``, or install the DRA driver and run the job in a ComputeDomain by hand.
     """
     yield from _pool_findings(loaded, catalog, nvlink_domain_refusal)
+
+
+@spec_rule(code="SPEC080", name="sku-provider-unsupported", since="0.3.0")
+def sku_provider_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """A pool's SKU is not an Azure VM size (a Crusoe instance type, or ``provider: other``) on AKS or AzHOP.
+
+    ## What it catches
+    A pool whose SKU file says ``provider: crusoe`` (``h200-141gb-sxm-ib.8x``) or ``provider: other``
+    (a node written by ``hpcconf sku import`` that did not answer Azure's instance metadata service)
+    in a spec with ``platforms: [aks]`` or ``[azhop]``. Platform ``slurm`` takes every provider.
+
+    ## Why is this bad?
+    Both platforms create Azure VMs: the AKS ``provision.sh`` passes the pool's SKU name to
+    ``az aks nodepool add --node-vm-size``, and az-hop's queues name an Azure VM size. A Crusoe or
+    on-prem name is not one, so the build would succeed and provisioning would fail (or, worse, a
+    name that happens to match an Azure size would create different hardware from the one described).
+
+    ## Example
+    ```yaml
+    platforms: [aks]
+    pools:
+      - {name: gpu, sku: h200-141gb-sxm-ib.8x, count: 2}
+    ```
+
+    ## Fix
+    Use ``platforms: [slurm]`` for Crusoe instance types and your own nodes, or an Azure size on AKS
+    and AzHOP. A SKU imported on an Azure VM records ``provider: azure`` (``hpcconf sku import
+    --provider azure`` when the node could not reach the metadata service).
+    """
+    yield from _pool_findings(loaded, catalog, provider_refusal)
