@@ -8,13 +8,16 @@ the pool's ``sku`` key, and ``hpcconf init`` refuses the same SKU/platform pairs
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from ...catalog import Catalog, Sku, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog, Sku
+    from ..load import LoadedSpec
 
 # What each platform's artifacts assume about the GPU vendor (NVIDIA) ...
 _NVIDIA_ONLY = {
