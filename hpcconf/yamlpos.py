@@ -249,7 +249,7 @@ class _FastReader:
         self.scalars: dict = {}  # (text, implicit) -> value: immutable, so shared
 
     def documents(self) -> list[YamlDocument]:
-        docs = []
+        docs: list[YamlDocument] = []
         event = self._next()
         if not isinstance(event, StreamStartEvent):
             raise _NotPlain
