@@ -272,8 +272,8 @@ def as_json(scenarios: list[Scenario], lines: list[str]) -> dict:
 
 def scenarios_for(install: Install, schema: Path, work: Path, quick: bool) -> list[Scenario]:
     hpc, cjs = install.hpcconf, install.check_jsonschema
-    tree, files = artifact_tree(work, copies=2 if quick else 21)
-    pools, nodes = (20, 100) if quick else (200, 100)
+    tree, files = artifact_tree(work, copies=1 if quick else 21)
+    pools, nodes = (5, 100) if quick else (200, 100)
     big = many_pools_spec(work, pools, nodes)
 
     def build(spec: Path, tag: str) -> Argv:
