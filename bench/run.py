@@ -170,7 +170,7 @@ def from_venv(venv: Path, description: str = "") -> Install:
     python = venv / "bin" / "python"
     if not python.exists():
         raise BenchError(f"{venv} is not a venv (no bin/python)")
-    where = subprocess.run([str(python), "-c", "import hpcconf, os; print(os.path.dirname(hpcconf.__file__))"],
+    where = subprocess.run([str(python), "-I", "-c", "import hpcconf, os; print(os.path.dirname(hpcconf.__file__))"],
                            capture_output=True, text=True)
     if where.returncode != 0:
         raise BenchError(f"hpcconf is not installed in {venv}")
@@ -233,9 +233,14 @@ def header(install: Install, runs: int, warmup: bool) -> list[str]:
     return [
         f"measured: {install.description}",
         f"{version_of(install.hpcconf)}; check-jsonschema {version_of(install.check_jsonschema).split()[-1]}; "
-        f"Python {platform.python_version()}; {platform.system()} {platform.machine()}; {os.cpu_count()} CPUs{load}",
+        f"Python {platform.python_version()}; {platform.system()} {platform.machine()}; {_cpus()}{load}",
         f"median of {runs} whole-process run(s){' after a warm-up' if warmup else ''}, alternating the two commands",
     ]
+
+
+def _cpus() -> str:
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{usable} usable CPUs (of {os.cpu_count()})" if usable != os.cpu_count() else f"{usable} CPUs"
 
 
 def table(scenarios: list[Scenario]) -> list[str]:
