@@ -64,7 +64,7 @@ def _runtime_class(base: type, coercion: Any) -> Any:
 
     @dataclass(frozen=True)
     class PlainRuntimeParam(base):
-        leaf: type = str
+        leaf: type | None = str  # None: every value goes to typer's runtime parameter
         many: bool = False
         descriptor: Any = None
         _fallback: list = field(default_factory=list, compare=False)
@@ -76,13 +76,12 @@ def _runtime_class(base: type, coercion: Any) -> Any:
                 return None
             many = get_origin(annotation) is list
             leaf = _plain_leaf(get_args(annotation)[0] if many else annotation, info)
-            if leaf is None:
-                return None
+            # Not plain (an int, an enum): typer's adapter, built for the first value given, not for a default of None
             return cls(parameter_info=info, annotation=annotation, leaf=leaf, many=many, descriptor=descriptor)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             items = list(value) if self.many and isinstance(value, (list, tuple)) else [value]
-            if not all(isinstance(item, _ACCEPTS[self.leaf]) for item in items):
+            if self.leaf is None or not all(isinstance(item, _ACCEPTS[self.leaf]) for item in items):
                 return self._typer_param()._coerce_value(value, param, ctx)  # bytes, "yes" for a bool, ...
             if self.leaf is Path:
                 items = [coerce_cli_path(Path(item), self.parameter_info, path_type=Path, param=param, ctx=ctx)
