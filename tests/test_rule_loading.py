@@ -73,3 +73,25 @@ def test_the_whole_out_tree_finds_the_same_as_with_every_rule():
     finally:
         os.chdir(cwd)
     assert every_rule == run["findings"]
+
+
+CLI_PROBE = """
+import sys
+sys.argv = ["hpcconf", "lint", *sys.argv[1:]]
+from hpcconf.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(" ".join(sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("hpcconf.lint.rules."))), file=sys.stderr)
+"""
+
+
+def test_the_lint_command_itself_loads_only_what_the_kinds_need():
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE, "out/azhop-ncv4/azhop/config.yml"], capture_output=True,
+                         text=True, cwd=REPO)
+    loaded = out.stderr.strip().splitlines()[-1].split()
+    assert "azhop_schema" in loaded and "nccl_xml" not in loaded and "volcano" not in loaded, loaded
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE, "out/azhop-ncv4/azhop/config.yml", "--ignore", "AZH011"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert "nccl_xml" in out.stderr.strip().splitlines()[-1].split()  # a named code: every rule

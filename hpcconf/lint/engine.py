@@ -38,7 +38,7 @@ from .engine_rules import (
     UNUSED_SUPPRESSION,
 )
 from .registry import Rule, load_rules, load_rules_for, successors
-from .suppress import Suppression, find_suppressions
+from .suppress import Suppression, find_suppressions, may_suppress
 
 if TYPE_CHECKING:
     from ..catalog import Sku
@@ -522,7 +522,7 @@ def rules_for(documents: list[Document], config: LintConfig, sources: dict[str, 
     """Every rule where a code may be named or a spec is linted (settings, inline suppressions, spec
     checks); otherwise only the rule modules for the kinds present: the same findings, fewer imports."""
     named = config.select or config.ignore or config.per_file_ignores or config.severity or \
-        (not config.no_inline_ignores and any("hpcconf:" in text for text in sources.values()))
+        (not config.no_inline_ignores and any(may_suppress(text) for text in sources.values()))
     kinds = {doc.kind for doc in documents}
     if named or Kind.SPEC in kinds or any(doc.artifact is not None or doc.deployment for doc in documents):
         return load_rules()
