@@ -15,6 +15,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .diagnostics import Diagnostic, HpcconfError
 from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
@@ -476,19 +477,6 @@ def cpumask_groups(cpus: Sequence[int], width: int) -> str:
 
 
 # --------------------------------------------------------------------------- loading
-
-class UnknownSku(KeyError):
-    def __init__(self, name: str, suggestions: Sequence[str] = ()):
-        super().__init__(name)
-        self.name = name
-        self.suggestions = list(suggestions)
-
-    def __str__(self) -> str:
-        text = f"unknown SKU {self.name!r}"
-        if self.suggestions:
-            text += f"; did you mean {', '.join(self.suggestions)}?"
-        return text
-
 
 def _lookup_keys(name: str) -> list[str]:
     low = name.strip().lower()

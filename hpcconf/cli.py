@@ -21,7 +21,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from . import __version__, init_command
+from . import __version__, init_command, typer_fast
 from .diagnostics import HpcconfError, render_all
 from .lint import commands as lint_commands
 from .nccl_report import command as nccl_report_command
@@ -50,6 +50,7 @@ def _plain_argument_help() -> None:
 
 
 _plain_argument_help()
+typer_fast.install()  # plain options and arguments are coerced without importing pydantic
 
 
 def fail(error: HpcconfError) -> "typer.Exit":

@@ -73,6 +73,8 @@ def build_config(config_file: Path | None, select: list[str], ignore: list[str],
 
 def _note_redirects(config: LintConfig) -> None:
     """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
+    if not (config.select or config.ignore):
+        return  # nothing to redirect; and a lint run need not import every rule module
     from .registry import load_rules, redirect_note
 
     rules = load_rules()

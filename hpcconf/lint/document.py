@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..artifacts import Artifact
 from ..diagnostics import Diagnostic, Severity
-from ..parsers.dockerfile import DockerfileModel, parse_dockerfile
-from ..parsers.nccl_xml import XmlDocument, XmlElement, parse_nccl_xml
 from ..yamlpos import YamlDocument
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the parsers load with the first document of their kind: most runs have none
+    from ..parsers.dockerfile import DockerfileModel
+    from ..parsers.nccl_xml import XmlDocument, XmlElement
     from .context import LintContext
     from .registry import Rule
 
@@ -111,12 +111,16 @@ class Document:
         """The file as NCCL ``nccl_version`` reads it (``hpcconf.parsers.nccl_xml``): ``.root`` is
         None and ``.fatal`` lists why when NCCL would reject it."""
         if nccl_version not in self._xml_cache:
+            from ..parsers.nccl_xml import parse_nccl_xml
+
             self._xml_cache[nccl_version] = parse_nccl_xml(self.text, "graph" if self.kind == "nccl-graph" else "topo",
                                                            nccl_version)
         return self._xml_cache[nccl_version]
 
     @cached_property
     def dockerfile(self) -> DockerfileModel:
+        from ..parsers.dockerfile import parse_dockerfile
+
         return parse_dockerfile(self.text)
 
     @property

@@ -38,8 +38,8 @@ from .engine_rules import (
     UNUSED_SUPPRESSION,
 )
 from .path_context import context_for_path
-from .registry import Rule, load_rules, successors
-from .suppress import Suppression, find_suppressions
+from .registry import Rule, load_rules, load_rules_for, successors
+from .suppress import Suppression, find_suppressions, may_suppress
 
 if TYPE_CHECKING:
     from ..catalog import Sku
@@ -513,10 +513,10 @@ def finalize(findings: list[Diagnostic]) -> list[Diagnostic]:
 def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[str, str] | None = None,
                    findings: list[Diagnostic] | None = None, files: int | None = None) -> LintResult:
     """Run every enabled rule on ``documents`` and filter the result by config and suppressions."""
-    rules = load_rules()
     sources = dict(sources or {})
     for doc in documents:
         sources.setdefault(doc.path, doc.text)
+    rules = rules_for(documents, ctx.config, sources)
     raw = list(findings or []) + run_rules(documents, ctx, rules)
     raw = attribute_to_spec(raw, documents, sources)
     # A spec that does not compile can never lint clean: `build` refuses it whatever --ignore,
@@ -531,6 +531,17 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
     kept = _scrub_secrets(kept, sources)
     return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources,
                       output_root=ctx.config.output_root)
+
+
+def rules_for(documents: list[Document], config: LintConfig, sources: dict[str, str]) -> dict[str, Rule]:
+    """Every rule where a code may be named or a spec is linted (settings, inline suppressions, spec
+    checks); otherwise only the rule modules for the kinds present: the same findings, fewer imports."""
+    named = config.select or config.ignore or config.per_file_ignores or config.severity or \
+        (not config.no_inline_ignores and any(may_suppress(text) for text in sources.values()))
+    kinds = {doc.kind for doc in documents}
+    if named or Kind.SPEC in kinds or any(doc.artifact is not None or doc.deployment for doc in documents):
+        return load_rules()
+    return load_rules_for(kinds)
 
 
 def _scrub_secrets(findings: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
@@ -599,9 +610,10 @@ def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
 
 def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
     """Lint files and directories; raises UsageError for missing or unreadable input."""
-    rules = load_rules()
-    validate_selectors(ctx.config.select, rules, "select")
-    validate_selectors(ctx.config.ignore, rules, "ignore")
+    if ctx.config.select or ctx.config.ignore:
+        rules = load_rules()
+        validate_selectors(ctx.config.select, rules, "select")
+        validate_selectors(ctx.config.ignore, rules, "ignore")
     findings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     documents, files = load_paths(paths, ctx, forced_kind, findings, sources)

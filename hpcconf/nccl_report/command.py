@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from ..parsers.nccl_tests_log import COLLECTIVES, collective_from_name, parse_text
+from ..parsers.nccl_collectives import COLLECTIVES
 from ..sku_dirs import sku_dir_option, with_settings_dirs
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def _sku(name: str, sku_dirs: list[Path]) -> "Sku":
 
 def report(logs: list[Path], target: "Target", collective: Optional[str]) -> list["Verdict"]:
     from ..knowledge.nccl_floors import load_floors
+    from ..parsers.nccl_tests_log import collective_from_name, parse_text
     from .verdict import judge_runs
 
     table = load_floors()

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...knowledge import charts
 from ...knowledge.network import ipam_overlaps
 from ...knowledge.volcano import WORKER_TASK
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..load import LoadedSpec
 
 MAX_POD_NAME = 63  # pod names are DNS labels; Volcano names pods <job>-<task>-<index>
 

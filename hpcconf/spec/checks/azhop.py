@@ -11,9 +11,9 @@ G1 (queue_manager values) is the ``Literal`` of ``azhop.queue_manager``, reporte
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
 from ...knowledge.azhop_view import (
@@ -30,16 +30,21 @@ from ...knowledge.azhop_view import (
     judge_queue_names,
 )
 from ...rules_registry import spec_adapter, spec_rule
-from ..azhop import AzhopSettings
 from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..azhop import AzhopSettings
+    from ..load import LoadedSpec
 
 
 def _settings(loaded: LoadedSpec) -> AzhopSettings | None:
     """The spec's AzHOP settings (az-hop's defaults when the section is absent), or None off AzHOP."""
     if "azhop" not in loaded.cluster.platforms:
         return None
+    from ..azhop import AzhopSettings  # loaded with the spec already; not when the registry loads
+
     return loaded.cluster.azhop or AzhopSettings()
 
 

@@ -11,13 +11,16 @@ the pool's ``sku`` key, and ``hpcconf init`` refuses the same SKU/platform pairs
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from ...catalog import Catalog, Sku, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog, Sku
+    from ..load import LoadedSpec
 
 # The platforms whose artifacts hpcconf writes for NVIDIA GPUs only (AKS and Slurm have AMD targets:
 # AMD's GPU operator, amd.com/gpu, a ROCm image with rccl-tests, RCCL settings) ...
