@@ -107,6 +107,15 @@ def test_installer_writes_conf_and_runner_under_a_root(tmp_path):
 
 def _runner(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Reason=none") -> tuple[subprocess.CompletedProcess, Path, Path]:
     """hpcconf-health-check against a fake run-health-checks.sh and a fake scontrol that logs its calls."""
+    runner, env, status, calls = _runner_setup(tmp_path, nhc_rc, node_state)
+    result = subprocess.run(["bash", str(runner)], env=env, capture_output=True, text=True)
+    return result, status, calls
+
+
+def _runner_setup(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Reason=none",
+                  failed: str = "check_gpu_count: Expected 8 found 7", seconds: float = 0) -> tuple[Path, dict, Path, Path]:
+    """The installed runner, its environment, status file and scontrol call log; the fake checks take
+    ``seconds`` and, failing, append ``failed`` to the log as NHC does."""
     out = _artifacts(CRUSOE)
     root = tmp_path / "root"
     script = tmp_path / "install.sh"
@@ -116,7 +125,8 @@ def _runner(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Reason=no
     nhc.mkdir()
     (nhc / "run-health-checks.sh").write_text(
         "#!/bin/bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-        f"[ {nhc_rc} -eq 0 ] || echo 'ERROR:  nhc:  Health check failed:  check_gpu_count: Expected 8 found 7' >> \"$out\"\n"
+        f"sleep {seconds}\n"
+        f"[ {nhc_rc} -eq 0 ] || echo 'ERROR:  nhc:  Health check failed:  {failed}' >> \"$out\"\n"
         f"exit {nhc_rc}\n")
     (nhc / "run-health-checks.sh").chmod(0o755)
     bin_dir = tmp_path / "bin"
@@ -129,8 +139,7 @@ def _runner(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Reason=no
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "AZ_NHC_DIR": str(nhc),
            "HPCCONF_NHC_CONF": str(root / "etc/hpcconf/nhc.conf"), "HPCCONF_NHC_STATUS": str(status),
            "HPCCONF_NHC_LOG": str(tmp_path / "nhc.log")}
-    result = subprocess.run(["bash", str(root / "usr/local/sbin/hpcconf-health-check")], env=env, capture_output=True, text=True)
-    return result, status, calls
+    return root / "usr/local/sbin/hpcconf-health-check", env, status, calls
 
 
 def test_runner_pass_records_and_resumes_only_its_own_drain(tmp_path):
@@ -144,6 +153,41 @@ def test_runner_failure_drains_with_the_failed_check(tmp_path):
     assert result.returncode == 1 and status.read_text().startswith("fail ")
     assert "check_gpu_count: Expected 8 found 7" in status.read_text()
     assert re.search(r"state=drain reason=hpcconf-nhc: failed: Health check failed:\s+check_gpu_count", calls.read_text())
+
+
+def test_runner_failure_names_this_runs_check_not_an_earlier_one(tmp_path):
+    # run-health-checks.sh appends to the log, so the log still holds every earlier failure.
+    _runner(tmp_path, 1)
+    (tmp_path / "again").mkdir()
+    runner, env, status, calls = _runner_setup(tmp_path / "again", 1, failed="check_hw_ib: No IB port mlx5_ib3:1 is ACTIVE")
+    env["HPCCONF_NHC_LOG"] = str(tmp_path / "nhc.log")
+    subprocess.run(["bash", str(runner)], env=env, capture_output=True, text=True)
+    assert "check_hw_ib: No IB port mlx5_ib3:1" in status.read_text() and "check_gpu_count" not in status.read_text()
+    assert "failed: Health check failed:  check_hw_ib" in calls.read_text()
+
+
+def test_slurm_mode_run_outlives_slurmd_killing_its_process_group(tmp_path):
+    """slurmd starts HealthCheckProgram in a process group of its own and, when it exits, kills that group
+    (SchedMD/slurm src/common/run_command.c, run_command_waitpid_timeout): the checks must still finish."""
+    import signal
+    import time
+    runner, env, status, calls = _runner_setup(tmp_path, 0, "State=IDLE+DRAIN Reason=hpcconf-nhc: checking", seconds=1)
+    slurmd = subprocess.Popen(["bash", str(runner), "slurm"], env=env, start_new_session=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert slurmd.wait(timeout=10) == 0
+    try:
+        os.killpg(slurmd.pid, signal.SIGTERM)
+        os.killpg(slurmd.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # nothing left in the group: the run is elsewhere
+    deadline = time.monotonic() + 15
+    while not status.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert status.exists() and status.read_text().startswith("pass ")
+    deadline = time.monotonic() + 5
+    while "state=resume" not in calls.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "state=resume" in calls.read_text()
 
 
 def test_runner_never_touches_an_administrators_drain(tmp_path):
@@ -189,6 +233,18 @@ def test_aks_daemonset_taints_failing_nodes_with_least_privilege():
     assert wait[:3] == ["kubectl", "wait", "pod"] and "spec.nodeName=$(NODE_NAME)" in wait
     assert "app.kubernetes.io/name=hpcconf-nhc,hpcconf.io/pool=ndmv4" in wait
     assert "health-checks.yaml" in out["aks/provision.sh"]
+
+
+def test_aks_daemonset_runs_azures_rocm_image_on_amd_pools(tmp_path):
+    # check_gpu_count ... rocm and check_rccl_allreduce call rocm-smi and rccl-tests: only aznhc-rocm has them
+    # (Azure/azurehpc-health-checks dockerfile/azure-rocm-nhc.dockerfile; run-health-checks.sh picks it on AMD).
+    def images(spec: Path) -> list[str]:
+        docs = _docs(_artifacts(spec)["aks/health-checks.yaml"])
+        return [d["spec"]["template"]["spec"]["containers"][0]["image"] for d in docs if d["kind"] == "DaemonSet"]
+    assert images(REPO / "examples" / "ndmi300x-aks-slurm.yaml") == ["mcr.microsoft.com/aznhc/aznhc-rocm:latest"]
+    assert images(AKS) == ["mcr.microsoft.com/aznhc/aznhc-nv:latest"]
+    pinned = "mcr.microsoft.com/aznhc/aznhc-rocm@sha256:" + "0" * 64
+    assert images(_with(tmp_path, REPO / "examples" / "ndmi300x-aks-slurm.yaml", f"health_checks: {{image: '{pinned}'}}\n")) == [pinned]
 
 
 def test_health_checks_can_be_turned_off(tmp_path):

@@ -176,25 +176,25 @@ NcclValue = Annotated[str, AfterValidator(check_nccl_conf_value)]
 EnvKey = Annotated[str, AfterValidator(_env_key)]
 
 
-# Azure publishes the health-check image under :latest only (Azure/azurehpc-health-checks dockerfile/README.MD
-# @0e0a1ac2); pin it with a digest once pulled.
-NHC_IMAGE = "mcr.microsoft.com/aznhc/aznhc-nv:latest"
-
-
 class HealthChecks(StrictModel):
     enabled: bool = Field(
         default=True,
         description="Generate the Azure HPC node health checks (azurehpc-health-checks) per GPU pool from the SKU "
                     "catalog (health/<pool>/nhc.conf) and run them before the NCCL test: Slurm HealthCheckProgram, "
                     "AzHOP cluster-init, an AKS DaemonSet that taints failing nodes.")
-    image: str = Field(default=NHC_IMAGE, description="The health-check image the AKS DaemonSet runs (Azure publishes "
-                       "mcr.microsoft.com/aznhc/aznhc-nv:latest only; pin a digest for repeatable runs).")
+    image: Optional[str] = Field(
+        default=None,
+        description="The health-check image the AKS DaemonSet runs on every GPU pool. Default: Azure's image for the "
+                    "pool's GPU vendor, mcr.microsoft.com/aznhc/aznhc-nv:latest (NVIDIA) or "
+                    "mcr.microsoft.com/aznhc/aznhc-rocm:latest (AMD: its checks call rocm-smi and rccl-tests); Azure "
+                    "publishes them under :latest only, so pin a digest for repeatable runs.")
     interval_s: int = Field(default=3600, ge=60, description="Slurm HealthCheckInterval: seconds between runs on idle nodes.")
 
     @field_validator("image")
     @classmethod
-    def _reference(cls, value: str) -> str:
-        check_image_reference(value)
+    def _reference(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            check_image_reference(value)
         return value
 
 

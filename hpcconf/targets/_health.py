@@ -36,6 +36,17 @@ def plan(pool: ResolvedPool) -> NhcPlan:
     return nhc_plan(pool.sku)
 
 
+def image(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
+    """The image the checks run in on an AKS node: the spec's, else Azure's for the pool's GPU vendor
+    (run-health-checks.sh picks aznhc-rocm on AMD: check_gpu_count ... rocm and check_rccl_allreduce call
+    rocm-smi and rccl-tests, which only that image has). Azure tags them :latest only."""
+    return cluster.spec.health_checks.image or default_image(pool)
+
+
+def default_image(pool: ResolvedPool) -> str:
+    return plan(pool).image.split(":")[0] + ":latest"
+
+
 def conf_text(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
     return render_nhc_conf(plan(pool), [generated_by(cluster.spec_file), f"Pool '{pool.name}' ({pool.sku.name})."])
 
@@ -56,4 +67,4 @@ def installer_text(cluster: ResolvedCluster, pool: ResolvedPool, usage: list[str
         nhc_repo=NHC_REPO, commit=data.commit, conf=NODE_CONF, conf_dir=NODE_CONF.rsplit("/", 1)[0], runner=RUNNER,
         runner_dir=RUNNER.rsplit("/", 1)[0], slurm_runner=SLURM_RUNNER, usage=usage, nhc_dir=NHC_DIR,
         end=HEREDOC_END, conf_text=conf_text(cluster, pool), runner_text=runner_text(cluster),
-        image=data.images[pool.sku.gpu.vendor].split(":")[0] + ":latest")
+        image=default_image(pool), amd=pool.sku.gpu.vendor == "amd")

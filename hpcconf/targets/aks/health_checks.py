@@ -71,7 +71,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
     labels = {APP_LABEL: APP, POOL_LABEL: pool.name}
     container = {
         "name": "nhc",
-        "image": cluster.spec.health_checks.image,
+        "image": _health.image(cluster, pool),
         "command": ["/bin/bash", "-c", block(taint_script())],
         "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
                 {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],

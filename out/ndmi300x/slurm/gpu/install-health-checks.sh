@@ -6,7 +6,7 @@
 # Run it once per node as root, e.g.:
 #   srun -p gpu -N 2 --ntasks-per-node=1 sudo bash slurm/gpu/install-health-checks.sh
 # then add slurm/health-check.conf to slurm.conf (or Include it) and run scontrol reconfigure.
-# Needs docker with the NVIDIA container runtime (the Azure HPC images have both) and network access to
+# Needs docker (run-health-checks.sh runs mcr.microsoft.com/aznhc/aznhc-rocm:latest privileged, no GPU runtime on AMD) and network access to
 # github.com and mcr.microsoft.com. HPCCONF_ROOT=<dir> writes the files under <dir> and fetches nothing.
 set -euo pipefail
 root="${HPCCONF_ROOT:-}"
@@ -42,8 +42,8 @@ cat > "$root/usr/local/sbin/hpcconf-health-check" <<'HPCCONF_NHC_EOF'
 #   hpcconf-health-check        run the checks now (cluster-init, by hand, a prolog); exit 1 when unhealthy
 #   hpcconf-health-check slurm  Slurm's HealthCheckProgram: slurmd kills it after 60 s and blocks a starting
 #                               node until it exits 0 (slurm.conf(5)), while the checks take minutes (an
-#                               NCCL all_reduce, ib_write_bw per HCA). So it starts a run in the background
-#                               and returns 0 at once; that run drains the node while it tests (no job
+#                               NCCL all_reduce, ib_write_bw per HCA). So it starts a run in a session of
+#                               its own and returns 0 at once; that run drains the node while it tests (no job
 #                               starts on GPUs under test), then resumes it on a pass or leaves it drained
 #                               with the failed check as the reason. Only drains of its own are resumed.
 set -uo pipefail
@@ -66,7 +66,9 @@ run_checks() {
   [ -x "$nhc_dir/run-health-checks.sh" ] || { echo "$node: no $nhc_dir/run-health-checks.sh" >&2; return 1; }
   install -d -m 0755 "$(dirname "$status")" "$(dirname "$log")"
   drain "checking" || true
-  local rc=0
+  # run-health-checks.sh appends to the log: this run's lines start past its current end.
+  local rc=0 start
+  start="$(stat -c %s "$log" 2>/dev/null || echo 0)"
   "$nhc_dir/run-health-checks.sh" -c "$conf" -o "$log" || rc=$?
   if [ "$rc" -eq 0 ]; then
     echo "pass $(date +%s)" > "$status"
@@ -75,7 +77,7 @@ run_checks() {
   else
     # NHC logs the failed check as "ERROR:  nhc:  Health check failed:  <check>: <message>".
     local why
-    why="$(grep -m1 -o 'Health check failed:.*' "$log" | cut -c1-160)"
+    why="$(tail -c "+$((start + 1))" "$log" | grep -m1 -o 'Health check failed:.*' | cut -c1-160)"
     why="${why:-run-health-checks.sh exit $rc}"
     echo "fail $(date +%s) $why" > "$status"
     drain "failed: $why" || true
@@ -87,13 +89,17 @@ run_checks() {
 case "${1:-run}" in
   run) run_checks ;;
   slurm)
-    # One run at a time; the lock is held by the background run.
+    # slurmd runs this in a process group of its own and kills that whole group as soon as it exits
+    # (SchedMD/slurm src/common/run_command.c, run_command_waitpid_timeout: "kill children too"), so a
+    # plain background child would die with it: the run gets a session (and process group) of its own.
+    # Without slurmd's pipes, slurmd sees the end at once.
+    setsid -f bash "$0" checks </dev/null >/dev/null 2>&1
+    exit 0 ;;
+  checks)
+    # The run setsid started; one at a time (a run still testing keeps the lock).
     exec 9>"$status.lock"
     flock -n 9 || exit 0
-    # The background run keeps fd 9 (the lock) but not slurmd's pipes, so slurmd sees the end at once.
-    ( run_checks ) </dev/null >/dev/null 2>&1 &
-    disown
-    exit 0 ;;
+    run_checks ;;
   *) echo "usage: hpcconf-health-check [run|slurm]" >&2; exit 2 ;;
 esac
 HPCCONF_NHC_EOF
