@@ -23,6 +23,8 @@ from hpcconf.resolve.nccl import resolve_pool_nccl
 from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
 
 RECORD = Path(__file__).resolve().parents[1] / "docs" / "acceptance" / "nccl-h200-x2.json"
+# Files added while only a one-GPU machine was lent were recorded there (1 rank: acceptance, no busbw).
+RECORD_X1 = RECORD.with_name("nccl-h200-x1.json")
 TEST_GPUS = 2  # GPUs of the machine the record was made on
 
 
@@ -45,7 +47,8 @@ def _generated(sku) -> dict[str, str]:
 
 
 def _verdict(role: str, text: str) -> dict:
-    for case in _record()["cases"]:
+    extra = [dict(c, ranks=1) for c in json.loads(RECORD_X1.read_text())["cases"]] if RECORD_X1.exists() else []
+    for case in [dict(c, ranks=2) for c in _record()["cases"]] + extra:
         if case["role"] == role and case["source_sha256"] == _sha(text):
             return case
     pytest.fail(f"no real-NCCL verdict recorded for this {role} file: re-run tools/nccl_acceptance (see module doc)")
@@ -65,7 +68,8 @@ def test_generated_nccl_files_were_accepted_by_real_nccl(name):
             assert not verdict["ok"] and "dev 2 not found" in verdict["error"]
         else:
             assert verdict["ok"], verdict.get("error")
-            assert verdict["busbw_GBps"] > 0.9 * _baseline(), "the file must not cost bandwidth on the test machine"
+            if verdict["ranks"] == 2:  # one rank moves nothing: a one-GPU record shows acceptance only
+                assert verdict["busbw_GBps"] > 0.9 * _baseline(), "the file must not cost bandwidth on the test machine"
         if role in ("topo", "graph"):
             # The bytes NCCL said it loaded are this SKU's own file, not a sibling's of the same family.
             key = "NCCL_TOPO_FILE" if role == "topo" else "NCCL_GRAPH_FILE"
@@ -98,3 +102,12 @@ def test_the_harness_can_fail():
     assert "expected >, got '?'" in controls["control-prolog"]["error"]
     assert "expecting '<'" in controls["control-tabs"]["error"]
     assert _record()["nccl_version"] == "2.28.9"
+
+
+def test_the_one_gpu_record_could_fail_too():
+    """The one-GPU run (1 rank) kept its negative controls: NCCL refused both broken topologies there as well."""
+    record = json.loads(RECORD_X1.read_text())
+    assert record["ranks"] == 1 and record["gpu"] == "NVIDIA H200" and record["nccl_version"] == "2.28.9"
+    controls = {c["sku"]: c for c in record["cases"] if c["sku"].startswith("control-")}
+    assert set(controls) == {"control-prolog", "control-tabs"} and not any(c["ok"] for c in controls.values())
+    assert len(RECORD_X1.with_name("nccl-h200-x1-raw.jsonl").read_text().splitlines()) == len(record["cases"])

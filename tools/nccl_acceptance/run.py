@@ -14,6 +14,9 @@ topology/graph file NCCL says it loaded ("NCCL_TOPO_FILE set by environment to .
 (``loaded_sha256``), so a verdict names the bytes NCCL read, not only the file meant.
 
 Usage: python3 run.py DIR RESULTS.json RAW.jsonl
+Environment: ACCEPT_RANKS (default 2: one rank per GPU; 1 on a one-GPU machine, where busbw is 0 and only
+NCCL's acceptance of the files is shown), ACCEPT_ONLY (comma-separated SKU names: run only their files,
+plus the baseline and the controls; the NCCL_ALGO cases need 2 ranks and run only with ACCEPT_RANKS=2).
 """
 
 import hashlib
@@ -29,6 +32,8 @@ ITERS = 10
 
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv")
+RANKS = int(os.environ.get("ACCEPT_RANKS", "2"))
+ONLY = {n for n in os.environ.get("ACCEPT_ONLY", "").split(",") if n}
 LOADED = re.compile(r"(NCCL_TOPO_FILE|NCCL_GRAPH_FILE) set by environment to (\S+)")
 
 
@@ -143,8 +148,8 @@ def run_case(env_extra, port, label, collectives=None):
     env["NCCL_DEBUG"] = "INFO"
     env["NCCL_DEBUG_SUBSYS"] = "INIT,ENV"
     args = ["--collectives", ",".join(collectives)] if collectives else ["--worker"]
-    procs = [subprocess.Popen([sys.executable, __file__, *args, str(r), "2", str(port)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(2)]
+    procs = [subprocess.Popen([sys.executable, __file__, *args, str(r), str(RANKS), str(port)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(RANKS)]
     outputs = []
     for p in procs:
         try:
@@ -190,6 +195,8 @@ def main(directory, results_path, raw_path):
         open(path, "w").write(text)
         plan.append((name, "topo", {"NCCL_TOPO_FILE": path}, None))
     for case in cases:
+        if ONLY and case["sku"] not in ONLY:
+            continue
         for role in ("topo", "graph", "conf"):
             if role not in case:
                 continue
@@ -217,7 +224,8 @@ def main(directory, results_path, raw_path):
         result.update(sku=sku, role=role, source_sha256=source_sha, sha256=shas)
         print(json.dumps(result), flush=True)
         results["cases"].append(result)
-    for case in algo_cases:
+    results["ranks"] = RANKS
+    for case in (algo_cases if RANKS >= 2 else []):
         runs = {}
         for collective in COLLECTIVES:  # a fresh pair of processes each: a failed call poisons the communicator
             port += 1
