@@ -14,7 +14,7 @@ from typing import Optional
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ._yaml import block, path, yaml_file
@@ -26,14 +26,14 @@ AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
-def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
+def wait_for_workers_command(aks: ResolvedAks, job: AksPoolJob) -> list[str]:
     """The launcher's init container: ``kubectl wait`` alone, so the kubectl image needs no shell and no jq.
 
     minAvailable is every replica, so Volcano creates the worker pods with the launcher (one gang); should
     the wait still find none ("no matching resources found"), the init container fails and the kubelet
     restarts it under the pod's restartPolicy (OnFailure) until the workers are Ready.
     """
-    selector = f"volcano.sh/job-name={aks.job_name},volcano.sh/task-spec={aks.worker_task}"
+    selector = f"volcano.sh/job-name={job.job_name},volcano.sh/task-spec={aks.worker_task}"
     return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", "--timeout=600s"]
 
 
@@ -43,14 +43,14 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
-def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
+def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
     lines = [
         "mpirun --allow-run-as-root",
-        f"-np {aks.np} -npernode {aks.gpus_per_worker}",
-        f"--bind-to numa --map-by ppr:{aks.gpus_per_worker}:node",
+        f"-np {job.np} -npernode {job.gpus_per_worker}",
+        f"--bind-to numa --map-by ppr:{job.gpus_per_worker}:node",
         f"-hostfile {aks.hostfile}",
     ]
-    lines += [f"-x {key}={shlex.quote(value)}" for key, value in aks.mpirun_env]
+    lines += [f"-x {key}={shlex.quote(value)}" for key, value in job.mpirun_env]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
     binary = nccl_tests_binary(cluster.nccl_test.collective).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
     lines.append(" ".join([binary, *nccl_tests_args(cluster)]) + " 2>&1 | tee \"/tmp/$test.log\"")
@@ -62,13 +62,13 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
         f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
         + " \\\n  ".join(lines) + "\n"
-        "done\n" + verdict_script(cluster, aks)
+        "done\n" + verdict_script(cluster, job)
     )
 
 
-def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
+def verdict_script(cluster: ResolvedCluster, job: AksPoolJob) -> str:
     """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it)."""
-    args = f"--sku {aks.sku} --nodes {aks.worker_replicas}"
+    args = f"--sku {job.sku} --nodes {job.worker_replicas}"
     logs = " ".join(f"/tmp/{test}.log" for test in cluster.nccl_test.matrix())
     return (
         "if command -v hpcconf >/dev/null; then\n"
@@ -94,7 +94,7 @@ def _container(name: str, image: str, script: str, resources: dict, **extra) -> 
     return container
 
 
-def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
     return {
         "replicas": 1,
         "name": aks.launcher_task,
@@ -102,9 +102,9 @@ def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
         "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
         "template": {"spec": {
             "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
-                                "command": wait_for_workers_command(cluster, aks)}],
+                                "command": wait_for_workers_command(aks, job)}],
             "serviceAccountName": aks.service_account,
-            "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks),
+            "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks, job),
                                       {"requests": {"cpu": 1}})],
             "restartPolicy": "OnFailure",
         }},
@@ -128,39 +128,39 @@ def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[s
     return requests
 
 
-def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    units = {"nvidia.com/gpu": aks.gpus_per_worker}
-    if aks.infiniband:
-        units[aks.ib_resource] = aks.ib_nics_per_worker
-    sku = cluster.pool(aks.pool_name).sku
+def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
+    units = {"nvidia.com/gpu": job.gpus_per_worker}
+    if job.infiniband:
+        units[aks.ib_resource] = job.ib_nics_per_worker
+    sku = job.pool.sku
     template: dict = {}
-    if aks.uses_host_device_network:
+    if job.infiniband:  # the pool's IB NICs, each a HostDeviceNetwork attachment
         template["metadata"] = {"annotations": {
-            "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * aks.ib_nics_per_worker)}}
+            "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * job.ib_nics_per_worker)}}
     container = _container(aks.worker_task, aks.image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
                            {"requests": {**worker_cpu_memory(sku.vcpus, sku.memory_gib), **units}, "limits": dict(units)},
                            volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
-        template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: aks.pool_name}
+        template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: job.pool_name}
     template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
         "terminationGracePeriodSeconds": 0,
         "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
     }
-    return {"replicas": aks.worker_replicas, "name": aks.worker_task, "template": template}
+    return {"replicas": job.worker_replicas, "name": aks.worker_task, "template": template}
 
 
-def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": aks.job_name, "namespace": aks.namespace},
+        "metadata": {"name": job.job_name, "namespace": aks.namespace},
         "spec": {
-            "minAvailable": aks.min_available,
+            "minAvailable": job.min_available,
             "schedulerName": "volcano",
             "plugins": {"ssh": [], "svc": []},  # ssh: keys for mpirun; svc: hostfile + DNS names
-            "tasks": [launcher_task(cluster, aks), worker_task(cluster, aks)],
+            "tasks": [launcher_task(cluster, aks, job), worker_task(cluster, aks, job)],
         },
     }
 
@@ -176,10 +176,20 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     ]
 
 
+def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
+    test = f"NCCL {cluster.nccl_test.collective}_perf"
+    if len(aks.jobs) == 1:
+        job = aks.jobs[0]
+        return [f"{test} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}.",
+                f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0"]
+    lines = [f"{test}, one Volcano {cluster.versions.volcano} Job per GPU pool (each pinned to its pool):"]
+    lines += [f"  {job.job_name}: {job.worker_replicas} x {job.sku} ({job.np} ranks); logs: "
+              f"kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0" for job in aks.jobs]
+    return lines + [f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}"]
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    job = yaml_file(cluster, [volcano_job(cluster, aks)],
-                    f"NCCL {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
-                    f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {aks.job_name}-{aks.launcher_task}-0")
+    job = yaml_file(cluster, [volcano_job(cluster, aks, j) for j in aks.jobs], *_job_comments(cluster, aks))
     roles = yaml_file(cluster, rbac(cluster, aks),
                       f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
     return [Artifact(path(JOB_FILE), job, Kind.VOLCANO_JOB, "aks"),
