@@ -206,6 +206,41 @@ def test_explicit_revisions_and_a_renamed_spec(scenario, monkeypatch, tmp_path):
     assert result.exit_code == 1  # the hand edit committed earlier is still there
 
 
+def test_a_spec_renamed_to_another_file_name_is_a_rename_with_header_lines_only(scenario, monkeypatch, tmp_path):
+    repo, _ = scenario
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "checkout", "-q", "change")
+    git(clone, "config", "user.email", "t@example.com")
+    git(clone, "config", "user.name", "t")
+    (clone / "clusters").mkdir()
+    git(clone, "mv", "specs/demo.yaml", "clusters/demo-east.yaml")  # every header names the spec file
+    monkeypatch.chdir(clone)
+    assert hpcconf("build", "clusters/demo-east.yaml", "-q", "--force").exit_code == 0
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "rename")
+    result = hpcconf("review", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    assert result.exit_code == 0, result.output
+    (spec,) = json.loads(result.output)["specs"]
+    assert (spec["status"], spec["old_path"]) == ("renamed", "specs/demo.yaml")
+    assert spec["fields"] == [] and spec["problems"] == [] and spec["files"]
+    files = {f["path"]: f for f in spec["files"]}
+    # the base committed a hand edit in nfd-values.yaml, which this rebuild (--force) dropped: more than a header
+    assert files.pop("out/demo/aks/nfd-values.yaml")["note"].startswith("the file on disk is not what the earlier")
+    assert len(files) >= 8
+    for changed in files.values():
+        assert changed["causes"] == [] and not changed["disruptive"], changed
+        assert changed["note"] == ("the spec was renamed (demo.yaml -> demo-east.yaml): only the generated-by "
+                                   "header line naming it changed"), changed
+        assert [i["action"] for i in changed["impacts"]] == [
+            "none: a comment changed (the generated-by header names the renamed spec file)"]
+        edits = [ln for ln in changed["diff"].splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+        assert len(edits) == 2 and "demo.yaml" in edits[0] and "demo-east.yaml" in edits[1], changed["diff"]
+    text = hpcconf("review", "--base", "HEAD~1", "--head", "HEAD").output
+    assert "clusters/demo-east.yaml (renamed from specs/demo.yaml)" in text
+    assert text.count("not what the earlier spec builds") == 1  # nfd-values.yaml only
+
+
 def test_no_changes_reviews_clean(scenario, monkeypatch):
     repo, _ = scenario
     monkeypatch.chdir(repo)
