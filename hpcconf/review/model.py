@@ -118,11 +118,14 @@ def _under(path: str, directory: str) -> bool:
 
 
 def output_root_for(spec_path: str, settings: Settings, repo: Path) -> str:
-    """The output root of a spec, repository-relative: the settings' ``out``, else ``out`` at the
-    repository root (where ``hpcconf build`` run from the root writes)."""
-    if settings.out is not None:
-        return Path(os.path.relpath(settings.out.resolve(), repo.resolve())).as_posix()
-    return "out"
+    """The output root of a spec, repository-relative, by ``hpcconf build``'s rule
+    (:func:`hpcconf.spec_discovery.default_output_root`): the repository settings' ``out``, else ``out/``
+    next to the spec."""
+    from ..spec_discovery import default_output_root
+
+    settings_out = settings.out.resolve() if settings.out is not None else None
+    root = default_output_root(repo.resolve() / Path(spec_path).parent, settings_out)
+    return Path(os.path.relpath(root, repo.resolve())).as_posix()
 
 
 def _outputs(tree: Tree, out_dir: str) -> dict[str, bytes]:
