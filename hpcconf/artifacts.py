@@ -17,6 +17,7 @@ class Kind:
     K8S_MANIFEST = "k8s-manifest"  # any other Kubernetes object (ServiceAccount, RoleBinding, ...)
     HELM_NETWORK_OPERATOR = "helm-values/network-operator"
     HELM_GPU_OPERATOR = "helm-values/gpu-operator"
+    HELM_AMD_GPU_OPERATOR = "helm-values/amd-gpu-operator"  # ROCm/gpu-operator (AMD Instinct)
     HELM_NFD = "helm-values/node-feature-discovery"
     NCCL_TOPOLOGY = "nccl-topology"
     NCCL_GRAPH = "nccl-graph"
@@ -27,6 +28,9 @@ class Kind:
     SHELL_SCRIPT = "shell-script"  # provisioning scripts, nccl-tests build script
     SBATCH_SCRIPT = "sbatch-script"
     TFVARS = "tfvars"
+    NHC_CONF = "nhc-conf"  # LBNL/Azure node health check conf: <hostmask> || <check> <args>
+    SLURM_CONF = "slurm-conf"  # slurm.conf lines (Key=Value) to include
+    SKU_FILE = "sku-file"  # a user's SKU file shipped with a job that reads it on the nodes
 
     @classmethod
     def all(cls) -> list[str]:

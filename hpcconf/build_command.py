@@ -334,10 +334,11 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
     from .spec_discovery import expand_spec_args, output_root
 
     try:
-        config = load_settings(config_file=config_file)
+        config = load_settings(config_file=config_file, sku_dirs=sku_dirs)
     except ConfigError as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
         return EXIT_INVALID
+    sku_dirs = config.lint.sku_dirs  # the settings' sku-dir, then --sku-dir (hpcconf.sku_dirs)
     out_root = output_root(out, config)  # what a directory argument's discovery leaves out
     spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
     for problem in problems:

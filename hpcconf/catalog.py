@@ -15,6 +15,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .diagnostics import Diagnostic, HpcconfError
 from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
@@ -477,25 +478,21 @@ def cpumask_groups(cpus: Sequence[int], width: int) -> str:
 
 # --------------------------------------------------------------------------- loading
 
-class UnknownSku(KeyError):
-    def __init__(self, name: str, suggestions: Sequence[str] = ()):
-        super().__init__(name)
-        self.name = name
-        self.suggestions = list(suggestions)
-
-    def __str__(self) -> str:
-        text = f"unknown SKU {self.name!r}"
-        if self.suggestions:
-            text += f"; did you mean {', '.join(self.suggestions)}?"
-        return text
-
-
 def _lookup_keys(name: str) -> list[str]:
     low = name.strip().lower()
     keys = [low]
     if low.startswith("standard_"):
         keys.append(low[len("standard_"):])
     return keys
+
+
+def sku_dir_problem(path: Path) -> Diagnostic | None:
+    """HPC101 when ``path`` is not a directory (the one wording every command uses), else None."""
+    if Path(path).is_dir():
+        return None
+    state = "is a file, not a directory" if Path(path).exists() else "does not exist"
+    return Diagnostic(code="HPC101", name="sku-dir-missing", message=f"SKU directory {path} {state}",
+                      hint="Pass an existing directory of <sku>.yaml files (docs/skus.md).").at(str(path), None, None)
 
 
 def default_sku_dir() -> Path:
@@ -609,11 +606,9 @@ class Catalog:
         files: dict[str, Path] = {}
         diags: list[Diagnostic] = []
         for directory in [default_sku_dir(), *map(Path, extra_dirs)]:
-            if not directory.is_dir():
-                diags.append(Diagnostic(code="HPC101", name="sku-dir-missing",
-                                        message=f"SKU directory {directory} " + (
-                                            "is a file, not a directory" if directory.exists() else "does not exist"),
-                                        hint="Pass an existing directory of <sku>.yaml files.").at(str(directory), None, None))
+            problem = sku_dir_problem(directory)
+            if problem is not None:
+                diags.append(problem)
                 continue
             for path in _sku_files(directory):
                 try:
@@ -629,6 +624,14 @@ class Catalog:
 
     def names(self) -> list[str]:
         return list(self._skus)
+
+    def user_file(self, name: str) -> Path | None:
+        """The file a SKU came from when it is not hpcconf's own (a --sku-dir / sku_dirs file, which may
+        replace a package entry of the same name); None for a package SKU."""
+        path = self.files.get(self.get(name).name)
+        if path is None or path.resolve().parent == default_sku_dir().resolve():
+            return None
+        return path
 
     def __iter__(self):
         return iter(self._skus.values())

@@ -21,10 +21,11 @@ from typing import Any, List, Optional
 
 import typer
 
-from . import __version__, init_command
+from . import __version__, init_command, typer_fast
 from .diagnostics import HpcconfError, render_all
 from .lint import commands as lint_commands
 from .nccl_report import command as nccl_report_command
+from .sku_dirs import sku_dir_option, with_settings_dirs
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
@@ -49,6 +50,7 @@ def _plain_argument_help() -> None:
 
 
 _plain_argument_help()
+typer_fast.install()  # plain options and arguments are coerced without importing pydantic
 
 
 def fail(error: HpcconfError) -> "typer.Exit":
@@ -94,14 +96,14 @@ def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", "--out"
 @app.command()
 def skus(
     name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
+    sku_dir: List[Path] = sku_dir_option(),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """List the SKU catalog, or show one SKU."""
     from .catalog import Catalog, UnknownSku
 
     try:
-        catalog = Catalog.load(extra_dirs=sku_dir)
+        catalog = Catalog.load(extra_dirs=with_settings_dirs(sku_dir))
     except HpcconfError as exc:
         raise fail(exc) from None
     if name is None:
@@ -133,7 +135,7 @@ def skus(
 def build(
     specs: Optional[List[Path]] = typer.Argument(None, metavar="SPEC", help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
     out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
+    sku_dir: List[Path] = sku_dir_option(),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
     explain: bool = typer.Option(False, "--explain", help="With --diff/--check: say which spec fields each changed file depends on."),

@@ -334,7 +334,7 @@ def explain_specs(new_build: Build, old_data: Any, old_label: str, sku_dirs: Seq
             # Nothing but the spec's file name changed this file: every header names the spec file.
             artifact.causes, artifact.header_only = [], True
             artifact.note = (f"the spec was renamed ({old_name} -> {new_build.cluster.spec_file}): only the "
-                             "generated-by header line naming it changed")
+                             "generated-by header lines naming it changed")
         else:
             artifact.note = _note(artifact, changes, not_isolated, old_files, on_disk, path)
         artifacts.append(artifact)

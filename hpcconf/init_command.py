@@ -19,6 +19,7 @@ from typing import Any, Callable, List, Optional
 import typer
 
 from .diagnostics import HpcconfError, render_all
+from .sku_dirs import sku_dir_option, with_settings_dirs
 
 
 def _model():
@@ -33,9 +34,20 @@ PLATFORMS = ("aks", "azhop", "slurm")
 # Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
 _VERSION_USERS = {
     "network_operator": {"aks"}, "gpu_operator": {"aks"}, "node_feature_discovery": {"aks"}, "volcano": {"aks"},
-    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"},
+    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"}, "amd_gpu_operator": {"aks"},
 }
+# Pins that only one GPU vendor's artifacts read: NVIDIA's gpu-operator and nccl-tests, AMD's GPU operator
+# (an AMD pool's image builds rccl-tests at the commit hpcconf.knowledge.rocm pins).
+_VENDOR_ONLY = {"gpu_operator": "nvidia", "nccl_tests": "nvidia", "amd_gpu_operator": "amd"}
 _PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
+# metadata.location by the SKU's provider: only an Azure size makes it an Azure region that AKS/AzHOP deploy
+# to; for Crusoe the Terraform location is slurm.crusoe.location, and nodes of your own are wherever you say.
+_DEFAULT_LOCATION = {"azure": "southcentralus", "crusoe": "useast1", "other": "onprem"}
+_LOCATION_COMMENT = {
+    "azure": "Azure region; check the VM size is offered there (az vm list-skus -l <region>)",
+    "crusoe": "informational for Crusoe (the Terraform location is slurm.crusoe.location)",
+    "other": "informational: the site or cloud region of your own nodes (provider: other); hpcconf deploys nothing there",
+}
 
 # -- init ---------------------------------------------------------------------------------------
 
@@ -75,13 +87,15 @@ def _scalar(value: object) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _versions(platforms: list[str]) -> list[dict[str, str]]:
+def _versions(platforms: list[str], vendor: str = "nvidia") -> list[dict[str, str]]:
     defaults = _model().Versions()
     items = []
     for key, info in _model().Versions.model_fields.items():
         users = _VERSION_USERS.get(key)
         value = getattr(defaults, key)
         if value is None or users is None or not ("*" in users or users & set(platforms)):
+            continue
+        if _VENDOR_ONLY.get(key, vendor) != vendor:
             continue
         comment = (info.description or "").split(". ")[0].rstrip(".")
         items.append({"key": key, "value": _scalar(value), "comment": comment})
@@ -135,24 +149,31 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
     crusoe = sku.provider == "crusoe"
     ib = sku.infiniband
-    base = _model().TestImage.model_fields["base"].default
+    from .knowledge import rocm
+
+    amd = sku.gpu.vendor == "amd"
+    base = rocm.ROCM_BASE_IMAGE if amd else _model().TestImage.model_fields["base"].default
     tag = base.rsplit(":", 1)[-1].split("-", 1)[0]
     gpus = f"{sku.gpu.count} x {sku.gpu.model}"
     context: dict[str, Any] = {
         "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
         "command": command, "file": file, "out": _output_root(file), "cluster_name": name,
-        "location": location or ("useast1" if crusoe else "southcentralus"),
-        "location_comment": "informational for Crusoe (the Terraform location is slurm.crusoe.location)" if crusoe
-        else "Azure region; check the VM size is offered there (az vm list-skus -l <region>)",
+        "location": location or _DEFAULT_LOCATION[sku.provider],
+        "location_comment": _LOCATION_COMMENT[sku.provider],
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
         "sku_comment": f"{sku.family}: {gpus}" + (f", {ib.count} x {ib.rate} InfiniBand" if ib else ", no InfiniBand"),
         "infiniband": f"{ib.count} x {ib.rate} InfiniBand per node" if ib else "",
-        "versions": _versions(platforms),
+        "versions": _versions(platforms, sku.gpu.vendor),
+        "library": "RCCL" if amd else "NCCL",
         "aks": "aks" in platforms,
         "test_image": None,
         "crusoe": None,
         "sku_dirs": [],
     }
+    if amd:  # RCCL reads the NCCL_* names: the pin says which NCCL release's table the lint rules apply
+        for item in context["versions"]:
+            if item["key"] == "nccl":
+                item["comment"] = "NCCL release whose NCCL_* variable table lint applies (RCCL reads those names)"
     if "aks" in platforms:
         doca = _doca_driver_tag(sku)
         if doca:
@@ -160,7 +181,10 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
                                         "comment": "DOCA driver network-operator deploys on the nodes"})
         _pin_nccl_of_base(context["versions"], base)
         registry = registry or f"{re.sub(r'[^a-z0-9]', '', name)[:40]}acr.azurecr.io"
-        context["test_image"] = {"registry": registry, "tag": _scalar(tag), "base": base}
+        context["test_image"] = {
+            "registry": registry, "tag": _scalar(tag), "base": base, "name": "rccl-tests" if amd else "nccl-tests",
+            "base_comment": "ROCm image (ROCm/ROCm-docker); the image adds RCCL, Open MPI and rccl-tests" if amd
+            else "NGC image with CUDA, NCCL and MPI"}
     if crusoe and "slurm" in platforms:
         context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
                              "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_partition_id": _PLACEHOLDER_UUID if ib else None}
@@ -187,16 +211,18 @@ def init_command(
     nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
     platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
-    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region (default southcentralus)."),
+    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region for an Azure size (default southcentralus); informational for a Crusoe size (default useast1) or your own nodes (provider other, default onprem)."),
     registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable); the spec records it in sku_dirs."),
+    sku_dir: List[Path] = sku_dir_option("The spec records it in sku_dirs."),
 ) -> None:
     """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
     from .catalog import Catalog, UnknownSku
 
     platforms = _platforms(platform)
+    # The settings' sku-dir too: the spec records every directory it needs, so it builds anywhere.
+    sku_dir = list(dict.fromkeys(with_settings_dirs(sku_dir)))
     try:
         catalog = Catalog.load(extra_dirs=sku_dir)
     except HpcconfError as exc:
@@ -330,13 +356,14 @@ def explain_diff_command(
     against: Optional[Path] = typer.Option(None, "--against", metavar="FILE", help="The earlier spec file (default: the spec at --rev)."),
     rev: str = typer.Option("HEAD", "--rev", metavar="REV", help="Git revision of the earlier spec (when --against is not given)."),
     show_diff: bool = typer.Option(False, "--diff", help="Also print the unified diff of each changed artifact."),
-    sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides)."),
+    sku_dir: List[Path] = sku_dir_option(),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
     from .build_command import git_patch
     from .explain_diff import explain_specs, load_old_spec, spec_at_revision
     from .pipeline import compile_spec
 
+    sku_dir = with_settings_dirs(sku_dir)
     try:
         build = compile_spec(spec, sku_dir)
         if against is not None:

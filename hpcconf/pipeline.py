@@ -17,6 +17,7 @@ from .artifacts import Artifact
 from .catalog import Catalog
 from .diagnostics import Diagnostic, HpcconfError
 from .resolve import ResolvedCluster, resolve
+from .sku_dirs import checked_sku_dirs
 from .spec.checks import check_spec
 from .spec.load import LoadedSpec, load_spec
 from .targets import render_all
@@ -42,6 +43,7 @@ def display_path(path: Path) -> str:
 
 
 def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
+    checked_sku_dirs(sku_dirs)  # --sku-dir / the settings' sku-dir: the same HPC101 every command gives
     spec_dirs = []
     for i, directory in enumerate(loaded.cluster.sku_dirs):
         path = (loaded.path.parent / directory).resolve()
@@ -50,10 +52,6 @@ def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
                 code="HPC101", name="sku-dir-missing", message=f"sku_dirs[{i}]: directory '{directory}' does not exist (resolved to {path})",
                 hint="Paths in sku_dirs are relative to the spec file."), ("sku_dirs", i), prefer_value=True)])
         spec_dirs.append(path)
-    for path in sku_dirs:
-        if not Path(path).is_dir():
-            raise HpcconfError([Diagnostic(code="HPC101", name="sku-dir-missing",
-                                           message=f"--sku-dir {path} is not a directory", hint="Pass a directory of SKU YAML files.")])
     return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
 
 

@@ -17,6 +17,18 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+from ruamel.yaml.nodes import ScalarNode
 
 from .diagnostics import Diagnostic, HpcconfError
 
@@ -208,10 +220,174 @@ def _limit_error(file: str, event: Any, message: str, hint: str) -> HpcconfError
     return HpcconfError([Diagnostic(code="HPC001", name="yaml-syntax", message=message, hint=hint).at(file, line, column)])
 
 
+# -- the fast reader -----------------------------------------------------------------------------
+# The round-trip loader scans in pure Python (it keeps comments, which nothing here reads): ~75 ms for a
+# 160-line config.yml, most of a lint run. Plain YAML (no anchors, aliases, tags, merge keys, timestamps,
+# complex or duplicate keys, directives) means the same read either way, so it is read from the C parser's
+# events instead, with the same values, key/value spans and limits; anything else, and every error, goes
+# to the round-trip loader, so errors keep their words and places. tests/test_yaml_fast.py holds the two
+# readers equal over every YAML file of the repository.
+
+_PLAIN_SCALARS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
+_STR = "tag:yaml.org,2002:str"
+_UNSEEN = object()
+
+
+class _NotPlain(Exception):
+    """The text needs the round-trip loader (or is not YAML): read it the thorough way."""
+
+
+class _FastReader:
+    def __init__(self, text: str, file: str):
+        yaml = YAML(typ="safe", pure=False)
+        self.events = iter(yaml.parse(StringIO(text)))
+        self.resolver, self.constructor, self.scalar_node = yaml.resolver, yaml.constructor, ScalarNode
+        self.file = file
+        self.depth = self.values = 0
+        self.keys: dict = {}
+        self.spans: dict = {}
+        self.scalars: dict = {}  # (text, implicit) -> value: immutable, so shared
+
+    def documents(self) -> list[YamlDocument]:
+        docs: list[YamlDocument] = []
+        event = self._next()
+        if not isinstance(event, StreamStartEvent):
+            raise _NotPlain
+        while True:
+            event = self._next()
+            if isinstance(event, StreamEndEvent):
+                return docs
+            if not isinstance(event, DocumentStartEvent) or getattr(event, "version", None) or getattr(event, "tags", None):
+                raise _NotPlain  # %YAML / %TAG directives change how scalars resolve
+            self.keys, self.spans = {}, {}
+            first = self._next()
+            data = self._node(first, ())
+            start = first.start_mark.line + 1 if isinstance(data, (dict, list)) else 1
+            if not isinstance(self._next(), DocumentEndEvent):
+                raise _NotPlain
+            docs.append(YamlDocument(file=self.file, data=data, raw=None, key_spans=self.keys,
+                                     value_spans=self.spans, start_line=start))
+
+    def _next(self) -> Any:
+        try:
+            return next(self.events)
+        except Exception as exc:  # a syntax error (or no C parser): the round-trip loader words it
+            raise _NotPlain from exc
+
+    def _count(self, event: Any, collection: bool) -> None:
+        """The limits of :func:`_refuse_deep_nesting`, checked at the same events."""
+        self.values += 1
+        if collection:
+            self.depth += 1
+            if self.depth > MAX_YAML_DEPTH:
+                raise _limit_error(self.file, event, f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                   "No spec or configuration file nests this deep; flatten it.")
+        if self.values > MAX_EXPANDED_NODES:
+            raise _limit_error(self.file, event, f"more than {MAX_EXPANDED_NODES:,} values",
+                               "hpcconf reads cluster specs and configuration files; this is not one.")
+
+    def _node(self, event: Any, path: Path_) -> Any:
+        if getattr(event, "anchor", None) is not None or getattr(event, "tag", None) is not None:
+            raise _NotPlain  # anchors, aliases and tags: the round-trip loader's own types
+        if isinstance(event, ScalarEvent):
+            self._count(event, False)
+            return self._scalar(event)
+        if isinstance(event, MappingStartEvent):
+            self._count(event, True)
+            return self._mapping(path)
+        if isinstance(event, SequenceStartEvent):
+            self._count(event, True)
+            return self._sequence(path)
+        raise _NotPlain  # an alias
+
+    def _scalar(self, event: Any) -> Any:
+        """The value of a scalar; values repeat (``true``, ``1``), so each text is resolved once per file."""
+        known = self.scalars.get((event.value, event.implicit), _UNSEEN)
+        if known is _UNSEEN:
+            known = self.scalars[(event.value, event.implicit)] = self._resolve(event)
+        return known
+
+    def _resolve(self, event: Any) -> Any:
+        tag = self.resolver.resolve(self.scalar_node, event.value, event.implicit)
+        name = str(tag)  # a ruamel Tag (or str in older releases)
+        if name not in _PLAIN_SCALARS:
+            raise _NotPlain  # timestamps, merge keys, ...
+        if name == _STR:
+            return event.value
+        return self.constructor.construct_object(self.scalar_node(tag, event.value, style=event.style), deep=True)
+
+    def _mapping(self, path: Path_) -> dict:
+        mapping: dict = {}
+        while True:
+            event = self._next()
+            if isinstance(event, MappingEndEvent):
+                self.depth -= 1
+                return {_plain_key(k): v for k, v in mapping.items()}
+            if not isinstance(event, ScalarEvent) or event.anchor is not None or event.tag is not None or _empty(event):
+                raise _NotPlain  # a complex, anchored, tagged or empty key
+            self._count(event, False)
+            key = self._scalar(event)
+            if key in mapping:
+                raise _NotPlain  # the round-trip loader reports the duplicate key
+            value_event = self._next()
+            kl, kc = event.start_mark.line, event.start_mark.column
+            self.keys[path + (key,)] = Span(kl + 1, kc + 1, kl + 1, kc + 1 + len(str(key)))
+            mapping[key] = self._child(value_event, path + (key,), self.spans)
+
+    def _sequence(self, path: Path_) -> list:
+        items: list = []
+        while True:
+            event = self._next()
+            if isinstance(event, SequenceEndEvent):
+                self.depth -= 1
+                return items
+            items.append(self._child(event, path + (len(items),), self.keys))
+
+    def _child(self, event: Any, path: Path_, spans: dict) -> Any:
+        """A value and its span (recorded before its children's, in the round-trip reader's order)."""
+        mark = event.start_mark
+        if isinstance(event, ScalarEvent):
+            if _empty(event):  # the round-trip parser places it after the colon or at the next token, by comments
+                raise _NotPlain
+            value = self._node(event, path)
+            line, column = mark.line + 1, mark.column + 1
+            spans[path] = Span(line, column, *_scalar_end(line, column, value))
+            return value
+        spans[path] = Span(mark.line + 1, mark.column + 1)
+        return self._node(event, path)
+
+
+def _empty(event: Any) -> bool:
+    """A value left out (``key:``), not a quoted empty string."""
+    return event.value == "" and not event.style
+
+
+def _plain_key(key: Any) -> Any:
+    """:func:`to_plain`'s key rule: str unless int, float or bool."""
+    return key if isinstance(key, (int, float, bool, str)) else str(key)
+
+
+def _fast_documents(text: str, file: str) -> list[YamlDocument] | None:
+    """The documents of plain YAML read through the C parser, or None where the round-trip loader must."""
+    if "\t" in text:
+        return None  # libyaml takes tabs where the round-trip scanner refuses some: let that one judge
+    try:
+        return _FastReader(text, file).documents()
+    except _NotPlain:
+        return None
+
+
 def load_documents(text: str, file: str) -> list[YamlDocument]:
     """Parse every YAML document in ``text``; raise :class:`HpcconfError` on bad YAML, an oversized
     file (:data:`MAX_YAML_BYTES`) or deep nesting (:data:`MAX_YAML_DEPTH`), each at file:line:col."""
     _refuse_oversized(text, file)
+    fast = _fast_documents(text, file)
+    if fast is not None:
+        return fast
+    return _round_trip_documents(text, file)
+
+
+def _round_trip_documents(text: str, file: str) -> list[YamlDocument]:
     _refuse_deep_nesting(text, file)
     try:
         raws = list(_yaml().load_all(StringIO(text)))

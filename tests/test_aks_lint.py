@@ -31,14 +31,24 @@ def _lint(paths, charts=None):
 def test_seed_artifacts_get_the_findings_they_deserve():
     found = _ours(_lint([SEEDS]))
     assert found == sorted([
-        # The chart is unpinned, so helm installs today's network-operator, which ignores all of these.
-        ("seed000-network-operator.yaml", 2, "HELM001"), ("seed000-network-operator.yaml", 5, "HELM001"),
-        ("seed000-network-operator.yaml", 7, "HELM001"), ("seed000-network-operator.yaml", 9, "HELM001"),
-        ("seed000-network-operator.yaml", 17, "HELM001"),
+        # No chart version is pinned: each values file says so (info) instead of being judged against the
+        # newest chart; none has a key that no version has.
+        ("seed000-gpu-operator.yaml", 1, "HELM006"), ("seed000-network-operator.yaml", 1, "HELM006"),
+        ("seed000-nfd.yaml", 1, "HELM006"), ("seed003-network-operator.yaml", 1, "HELM006"),
         ("seed000-job.yaml", 8, "VOL003"),   # minAvailable 3 of 5 pods, because of the duplicated task
         ("seed000-job.yaml", 74, "XA002"),   # the GPU-less first copy attaches 8 IB networks for 0 VFs
         ("seed000-job.yaml", 96, "VOL001"),  # duplicated task name: Volcano rejects the job
         ("seed000-nodepool.sh", 3, "XA004"),  # SkipGPUDriverInstallation is not the tag AKS reads
+    ])
+
+
+def test_seed_values_on_todays_chart_are_ignored():
+    # Installed unpinned today (network-operator 26.4.1), the chart ignores every NicClusterPolicy key.
+    found = [f for f in _ours(_lint([SEEDS], {"network-operator": "26.4.1"})) if f[2] == "HELM001"]
+    assert found == sorted([
+        ("seed000-network-operator.yaml", 2, "HELM001"), ("seed000-network-operator.yaml", 5, "HELM001"),
+        ("seed000-network-operator.yaml", 7, "HELM001"), ("seed000-network-operator.yaml", 9, "HELM001"),
+        ("seed000-network-operator.yaml", 17, "HELM001"),
         ("seed003-network-operator.yaml", 2, "HELM001"), ("seed003-network-operator.yaml", 5, "HELM001"),
         ("seed003-network-operator.yaml", 8, "HELM001"), ("seed003-network-operator.yaml", 10, "HELM001"),
     ])

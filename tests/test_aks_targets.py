@@ -64,7 +64,7 @@ def _task(job: dict, name: str) -> dict:
 def test_blog_era_artifacts(blog):
     _, artifacts = blog
     aks = sorted(p for p in artifacts if p.startswith("aks/"))
-    assert aks == ["aks/gpu-operator-values.yaml", "aks/hostdevicenetwork.yaml", "aks/job-rbac.yaml",
+    assert aks == ["aks/gpu-operator-values.yaml", "aks/health-checks.yaml", "aks/hostdevicenetwork.yaml", "aks/job-rbac.yaml",
                    "aks/network-operator-values.yaml", "aks/nfd-values.yaml", "aks/provision.sh", "aks/volcano-job.yaml"]
 
 
@@ -428,7 +428,7 @@ def test_pool_without_infiniband_gets_no_network_operator(tmp_path):
     spec = _variant(tmp_path, CURRENT, "sku: Standard_ND96amsr_A100_v4", "sku: Standard_NC96ads_A100_v4")
     build, artifacts = _build(spec)
     aks = sorted(p for p in artifacts if p.startswith("aks/"))
-    assert aks == ["aks/gpu-operator-values.yaml", "aks/job-rbac.yaml", "aks/nfd-values.yaml", "aks/provision.sh",
+    assert aks == ["aks/gpu-operator-values.yaml", "aks/health-checks.yaml", "aks/job-rbac.yaml", "aks/nfd-values.yaml", "aks/provision.sh",
                    "aks/volcano-job.yaml"]
     assert _docs(artifacts["aks/gpu-operator-values.yaml"].content)[0]["driver"]["rdma"] == {"enabled": False}
     worker = _task(_job(artifacts), "mpiworker")["template"]

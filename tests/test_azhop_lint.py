@@ -29,6 +29,7 @@ def test_seed_000_config_gets_the_findings_it_deserves():
         ("AZH001", 77, "error"),     # guacamole: removed from az-hop, rejected by the schema
         ("AZH004", 99, "warning"),   # slurm_version without cyclecloud_slurm_version: runtime 2.7.2, not 3.0.4
         ("AZH100", 118, "warning"),  # queue image ubuntu-2004: Ubuntu 20.04 end of life 2025-05-31
+        ("AZH101", 118, "warning"),  # ... at :latest: nodes created on different days boot different images
         ("AZH001", 121, "error"),    # enable_remote_winviz: removed
         ("AZH001", 122, "error"),    # remoteviz: remote-viz queues moved into queues
     ]

@@ -69,7 +69,7 @@ CASES = {
     "G4 Slurm version az-hop cannot install": (
         [("  slurm: 20.11.9 ", "  slurm: 23.11.7 ")], "SPEC040", ("slurm: 23.11.7", "23.11.7"), "cannot install Slurm 23.11.7"),
     "G5 image URN with three parts": (
-        [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: microsoft-dsvm:ubuntu-hpc:2004\n  - name: nc48v4")],
+        [("    image: microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301\n  - name: nc48v4", "    image: microsoft-dsvm:ubuntu-hpc:2004\n  - name: nc48v4")],
         "AZH010", ("image: microsoft-dsvm:ubuntu-hpc:2004", "microsoft"), "publisher:offer:sku:version"),
     "G6 duplicate uid": (
         [("    - {name: john.john, uid: 10003}", "    - {name: john.john, uid: 10001}")], "AZH013", ("name: john.john", "10001"), "already used by users[0]"),
@@ -88,7 +88,7 @@ CASES = {
     "G7 queue name used twice": (
         [("    - name: execute", "    - name: nc48v4")], "AZH002", ("    - name: nc48v4", "nc48v4"), "used twice"),
     "G8 GPU image without a driver": (
-        [("    image: microsoft-dsvm:ubuntu-hpc:2204:latest\n  - name: nc48v4", "    image: OpenLogic:CentOS:7_9-gen2:latest\n  - name: nc48v4")],
+        [("    image: microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301\n  - name: nc48v4", "    image: OpenLogic:CentOS:7_9-gen2:latest\n  - name: nc48v4")],
         "SPEC046", ("image: OpenLogic:CentOS:7_9-gen2:latest", "OpenLogic"), "no NVIDIA driver"),
     "G8 InfiniBand pool not colocated": (
         [(POOL_COUNT, POOL_COUNT + "\n    placement: {colocate: false}")], "SPEC046", ("colocate: false", "false"), "not colocated"),
@@ -125,7 +125,7 @@ def test_default_azhop_section_builds(tmp_path):
     build = compile_spec(spec)
     config = next(a for a in build.artifacts if a.path == "azhop/config.yml").content
     assert 'slurm_version: "23.02.5"' in config and 'cyclecloud_slurm_version: "3.0.4"' in config
-    assert 'image: "microsoft-dsvm:ubuntu-hpc:2204:latest"' in config
+    assert 'image: "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301"' in config
 
 
 def test_defaults_problem_points_at_platforms(tmp_path):

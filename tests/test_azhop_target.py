@@ -70,8 +70,10 @@ def test_config_reproduces_seed_000_deployment(build):
     assert queues["ndv4"]["vm_size"] == "Standard_ND96asr_v4" and queues["ndv4"]["ColocateNodes"] is True
     assert queues["nc48v4"]["vm_size"] == "Standard_NC48ads_A100_v4"
     assert queues["nc96v4"]["vm_size"] == "Standard_NC96ads_A100_v4"
-    assert {q["image"] for q in queues.values()} == {"microsoft-dsvm:ubuntu-hpc:2204:latest"}
-    assert queues["execute"] == {**seed["queues"][0], "image": "microsoft-dsvm:ubuntu-hpc:2204:latest",
+    # Queue images pinned to a published version (AZH101: ':latest' mixes images within a queue).
+    pinned = "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301"
+    assert {q["image"] for q in queues.values()} == {pinned}
+    assert queues["execute"] == {**seed["queues"][0], "image": pinned,
                                  "EnableAcceleratedNetworking": False}
 
 
@@ -214,7 +216,7 @@ def test_variants_carry_what_they_ask_for(tmp_path):
     pinned = config_of("pinned-cc-slurm")
     assert (pinned["slurm"]["slurm_version"], pinned["slurm"]["cyclecloud_slurm_version"]) == ("22.05.3", "2.7.2")
     assert pinned["queues"][1] == {"name": "login", "type": "login", "vm_size": "Standard_F4s_v2", "initial_count": 1,
-                                   "max_count": 1, "image": "microsoft-dsvm:ubuntu-hpc:2204:latest",
+                                   "max_count": 1, "image": "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301",
                                    "EnableAcceleratedNetworking": False, "spot": False, "ColocateNodes": False}
 
 

@@ -70,7 +70,9 @@ def test_blog_keys_are_gone_from_network_operator_24_10():
     # Whole sections and unlisted children of a removed section are absent too.
     assert charts.key_status("network-operator", "26.4.1", "secondaryNetwork") == "absent"
     assert charts.key_status("network-operator", "26.4.1", "ofedDriver.env") == "absent"
-    assert charts.key_status("network-operator", "23.4.0", "ofedDriver.env") == "unknown"
+    # Inside the releases read, every key is known from the full key tree (chart_trees.yaml).
+    assert charts.key_status("network-operator", "23.4.0", "ofedDriver.env") == "present"
+    assert charts.key_status("network-operator", "23.4.0", "ofedDriver.envv") == "absent"
 
 
 def test_free_form_and_unknown_keys():
@@ -78,8 +80,11 @@ def test_free_form_and_unknown_keys():
     assert charts.key_status("node-feature-discovery", "0.19.0", "worker.config.sources.pci.deviceLabelFields") == "present"
     assert charts.key_status("node-feature-discovery", "0.19.0", "enableNodeFeatureApi") == "absent"
     assert charts.key_status("node-feature-discovery", "0.14.1", "enableNodeFeatureApi") == "present"
-    # Keys the table does not list are unknown, never guessed absent.
-    assert charts.key_status("gpu-operator", "26.7.0", "migManager.enabled") == "unknown"
+    # Keys the tracked table does not list are known from the full key tree.
+    assert charts.key_status("gpu-operator", "26.7.0", "migManager.enabled") == "present"
+    assert charts.key_status("gpu-operator", "26.7.0", "operator") == "present"  # outlived operator.defaultRuntime
+    # Past the newest release read, only the tracked table's keys are known.
+    assert charts.key_status("gpu-operator", "27.1.0", "migManager.enabled") == "unknown"
     assert charts.key_status("gpu-operator", "26.7.0", "driver.kernelModuleType") == "present"
     assert charts.key_status("gpu-operator", "23.3.2", "driver.kernelModuleType") == "absent"
     # Older than anything the table was read at: unknown.

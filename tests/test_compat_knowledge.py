@@ -4,6 +4,7 @@ and the lookups resolve and lint use."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="../shared/ups
 def test_every_row_has_a_source():
     rows = [*compat.gpu_architectures(), *compat.legacy_pins(), *compat.hca_generations(),
             *compat.aks_default_ubuntu_table(), *compat.doca_driver_tags(), *compat.ngc_pytorch_releases(),
-            *compat.cyclecloud_slurm_gpu_count_fixes(), *compat.aks_kubernetes_support_table()]
+            *compat.cyclecloud_slurm_gpu_count_fixes(), *compat.aks_kubernetes_support_table(),
+            *compat.marketplace_pins(), *compat.gpu_operator_os_table(), *compat.driver_image_os_table()]
     short = [r for r in rows if len(r.source) < 10]
     assert rows and not short, short
     for text in (Path(compat.DATA_DIR) / name for name in ("retirements.yaml",)):
@@ -147,3 +149,124 @@ def test_hpc207_reports_the_lts_window_with_its_option(monkeypatch, tmp_path):
     assert len(found) == 1
     assert "2026-06-30" in found[0].message and "until 2027-06-30" in found[0].message
     assert "--k8s-support-plan AKSLongTermSupport" in (found[0].hint or "")
+
+
+# -- AzHOP marketplace pins, NGC 26.03, gpu-operator x node OS ------------------------------------------------
+
+@pytest.mark.parametrize("image, floating, pinned", [
+    ("microsoft-dsvm:ubuntu-hpc:2204:latest", True, "22.04.2024102301"),
+    ("Microsoft-DSVM:Ubuntu-HPC:2204:Latest", True, "22.04.2024102301"),
+    ("microsoft-dsvm:ubuntu-hpc:2404:latest", True, "24.04.2026072901"),
+    ("microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301", False, "22.04.2024102301"),
+    ("almalinux:almalinux-hpc:8_10-hpc-gen2:latest", True, None),
+    ("/subscriptions/s/resourceGroups/r/providers/Microsoft.Compute/galleries/g/images/i/latest", False, None)])
+def test_marketplace_pins(image, floating, pinned):
+    assert compat.floating_marketplace_image(image) is floating
+    pin = compat.marketplace_pin(image)
+    assert (pin.version if pin else None) == pinned
+
+
+def test_marketplace_pin_versions_carry_their_release_date():
+    for pin in compat.marketplace_pins():
+        os_version, stamp = pin.version.split(".", 2)[:2], pin.version.rsplit(".", 1)[1]
+        assert pin.image.endswith(os_version[0] + os_version[1]), pin  # 22.04.* for sku 2204
+        assert stamp[:8] == pin.published.strftime("%Y%m%d"), pin
+
+
+def test_azhop_default_queue_images_are_pinned_and_explicit_choices_kept():
+    from hpcconf.resolve.compat import supported_azhop_images
+    from hpcconf.spec.azhop import AzhopSettings
+
+    images = supported_azhop_images(AzhopSettings()).images
+    assert images.gpu == images.cpu == "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301"
+    assert images.linux_base.endswith(":latest")  # infrastructure VMs are created once: no mixed queue
+    chosen = supported_azhop_images(AzhopSettings(images={"gpu": "microsoft-dsvm:ubuntu-hpc:2204:latest"})).images
+    assert chosen.gpu == "microsoft-dsvm:ubuntu-hpc:2204:latest"
+
+
+def test_ngc_2603_row_matches_the_cuda_dl_page():
+    release = compat.ngc_release("nvcr.io/nvidia/pytorch:26.03-py3")
+    assert release is not None
+    assert (release.cuda, release.nccl, release.hpcx, release.ubuntu) == ("13.2.0", "2.29.7", "2.26", "24.04")
+    assert release.source.startswith("https://docs.nvidia.com/deeplearning/frameworks/")
+
+
+@pytest.mark.parametrize("driver, missing", [("550.127.05", True), ("550.144.03", False), ("570.86.15", False),
+                                             ("570.40.07", True), ("595.91.07", False), ("525.60.13", False)])
+def test_driver_image_missing_for_ubuntu2404(driver, missing):
+    assert (compat.driver_image_missing(driver, "ubuntu24.04") is not None) is missing
+    assert compat.driver_image_missing(driver, "ubuntu22.04") is None  # the table says nothing about 22.04
+
+
+def test_old_branches_and_operators_predate_ubuntu2404():
+    assert compat.driver_branch_predates_os_images("525.60.13", "ubuntu24.04")
+    assert not compat.driver_branch_predates_os_images("580.126.20", "ubuntu24.04")
+    support = compat.gpu_operator_os_support("ubuntu24.04")
+    assert support is not None and support.since == "25.3.0"
+    assert compat.gpu_operator_os_support("ubuntu22.04") is None
+
+
+def _lint_spec(tmp_path, text):
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["lint", "--kind", "spec", "--format", "json", str(path)])
+    return result.output
+
+
+_SPEC_2404 = """apiVersion: hpcconf/v1
+kind: Cluster
+metadata: {{name: demo, location: eastus}}
+platforms: [aks]
+pools:
+  - {{name: gpu, sku: Standard_ND96amsr_A100_v4, count: 2}}
+versions:
+  gpu_operator: {operator}
+  gpu_driver: {driver}
+  az_cli: 2.75.0
+test_image: {{registry: demo.azurecr.io, tag: "24.05", base: "nvcr.io/nvidia/pytorch:24.05-py3"}}
+aks:
+  kubernetes_version: "{k8s}"
+"""
+
+
+@pytest.mark.parametrize("operator, driver, k8s, severity", [
+    ("23.3.2", "525.60.13", "1.35", "warning"),  # the legacy example moved to Kubernetes 1.35
+    ("26.7.0", "550.127.05", "1.35", "error"),
+    ("26.7.0", "550.144.03", "1.35", None),
+    ("23.3.2", "525.60.13", "1.34", None)])  # 1.34 gives Ubuntu 22.04 nodes
+def test_hpc209_severity(tmp_path, operator, driver, k8s, severity):
+    output = _lint_spec(tmp_path, _SPEC_2404.format(operator=operator, driver=driver, k8s=k8s))
+    findings = [f for f in json.loads(output[output.index("{"):])["findings"] if f["code"] == "HPC209"] \
+        if "{" in output else []
+    assert [f["severity"] for f in findings] == ([severity] if severity else []), output
+
+
+_SPEC_NGC = """apiVersion: hpcconf/v1
+kind: Cluster
+metadata: {{name: demo, location: eastus}}
+platforms: [aks]
+pools:
+  - {{name: gpu, sku: Standard_ND96isr_H100_v5, count: 2}}
+versions:
+  az_cli: 2.75.0
+{nccl}test_image: {{registry: demo.azurecr.io, tag: "26.03", base: "nvcr.io/nvidia/pytorch:26.03-py3"}}
+"""
+
+
+@pytest.mark.parametrize("nccl, codes", [("", []), ("  nccl: 2.29.7\n", []), ("  nccl: 2.28.9\n", ["HPC203"])])
+def test_nccl_follows_the_2603_base_image(tmp_path, nccl, codes):
+    output = _lint_spec(tmp_path, _SPEC_NGC.format(nccl=nccl))
+    found = [f["code"] for f in json.loads(output[output.index("{"):])["findings"]] if "{" in output else []
+    assert [c for c in found if c in ("HPC203", "HPC204")] == codes, output
+
+
+def test_resolve_derives_nccl_from_the_2603_base_image():
+    from hpcconf.resolve.compat import nccl_from_base_image
+    from hpcconf.spec.model import Cluster
+
+    spec = Cluster.model_validate(YAML(typ="safe").load(_SPEC_NGC.format(nccl="")))
+    assert nccl_from_base_image(spec) == "2.29.7"

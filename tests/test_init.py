@@ -204,16 +204,35 @@ def test_a_bad_option_is_reported_on_the_line_it_would_fill(tmp_path):
 
 
 @pytest.mark.parametrize("sku, platform, reason", [
-    ("Standard_ND96isr_MI300X_v5", "aks", "has AMD GPUs (AMD Instinct MI300X, collectives through RCCL) but hpcconf's AKS artifacts install NVIDIA's gpu-operator"),
-    ("Standard_ND96isr_MI300X_v5", "slurm", "NVIDIA nccl-tests"),
-    ("Standard_ND128isr_NDR_GB200_v6", "aks", "host CPU is arm64 (Grace)"),
-    ("Standard_ND128isr_GB300_v6", "azhop", "host CPU is arm64"),
+    ("Standard_ND96isr_MI300X_v5", "azhop", "has AMD GPUs (AMD Instinct MI300X, collectives through RCCL) but az-hop's queue images"),
+    ("Standard_ND128isr_NDR_GB200_v6", "aks", "NVLink domain holds 72 GPUs across 18 VMs of 4"),
+    ("Standard_ND128isr_GB300_v6", "azhop", "NVLink domain holds 72 GPUs"),
 ])
 def test_init_refuses_hardware_no_target_compiles_for(tmp_path, sku, platform, reason):
     result = hpcconf("init", "--sku", sku, "--platform", platform, "-o", str(tmp_path / "spec.yaml"))
     assert result.exit_code == 2, result.output
     assert reason in result.output and "cannot work on" in result.output
     assert not (tmp_path / "spec.yaml").exists()
+
+
+@pytest.mark.parametrize("sku", ["Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_GB300_v6"])
+def test_init_scaffolds_nvl72_sizes_on_slurm(tmp_path, sku):
+    result = hpcconf("init", "--sku", sku, "--nodes", "18", "--platform", "slurm", "-o", str(tmp_path / "spec.yaml"))
+    assert result.exit_code == 0, result.output
+    assert f"sku: {sku}" in (tmp_path / "spec.yaml").read_text()
+
+
+@pytest.mark.parametrize("platform", ["aks", "slurm"])
+def test_init_for_mi300x_writes_an_amd_spec_that_builds(tmp_path, platform):
+    target = tmp_path / "spec.yaml"
+    result = hpcconf("init", "--sku", "Standard_ND96isr_MI300X_v5", "--platform", platform, "-o", str(target))
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8")
+    assert "gpu_operator:" not in text.replace("amd_gpu_operator:", "") and "nccl_tests:" not in text
+    if platform == "aks":
+        assert "amd_gpu_operator: 1.5.1" in text and "base: rocm/dev-ubuntu-22.04:6.4.1" in text
+        assert "name: rccl-tests" in text
+    assert hpcconf("build", str(target), "-o", str(tmp_path / "out")).exit_code == 0
 
 
 def test_init_with_sku_dir_records_it_and_builds(tmp_path, monkeypatch):

@@ -18,27 +18,35 @@ from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
 
 CATALOG = Catalog.load()
-PLATFORMS_BY_PROVIDER = {"azure": ("aks", "azhop", "slurm"), "crusoe": ("slurm",)}
-PAIRS = [(name, platform) for name in CATALOG.names()
-         for platform in PLATFORMS_BY_PROVIDER[CATALOG.get(name).provider]]
+PLATFORMS = ("aks", "azhop", "slurm")
+PAIRS = [(name, platform) for name in CATALOG.names() for platform in PLATFORMS]
 
 
 
-def _expected_refusal(sku) -> tuple[str, str] | None:
+# Platforms whose artifacts are x86_64-only and leave NVLink at the VM: Slurm compiles arm64 (Grace)
+# pools and NVL72 racks (IMEX peers, topology/block, MNNVL job settings).
+X86_ONLY_PLATFORMS = {"aks", "azhop"}
+# Platforms that create Azure VMs from the SKU name: a Crusoe (or imported, provider other) size is refused.
+AZURE_ONLY_PLATFORMS = {"aks", "azhop"}
+
+
+def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
     """Pairs that cannot work, from the SKU's facts: the reason init gives and the error lint reports."""
+    if sku.provider != "azure" and platform in AZURE_ONLY_PLATFORMS:
+        return "Crusoe instance type" if sku.provider == "crusoe" else "not an Azure size", "SPEC080"
     if sku.lifecycle_status() == "retired":
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
-    if sku.gpu.vendor != "nvidia":
-        return f"has {sku.gpu.vendor.upper()} GPUs", "SPEC030"
-    if sku.cpu.arch != "x86_64":
-        return f"host CPU is {sku.cpu.arch}", "SPEC031"
-    if sku.nvlink_spans_nodes:
+    if sku.gpu.vendor != "nvidia" and platform == "azhop":  # AKS and Slurm have AMD targets
+        return "no Azure HPC image with ROCm", "SPEC030"
+    if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"
+    if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:
+        return f"host CPU is {sku.cpu.arch}", "SPEC031"
     return None
 
 
 REFUSED = {(name, platform): reason for name, platform in PAIRS
-           if (reason := _expected_refusal(CATALOG.get(name))) is not None}
+           if (reason := _expected_refusal(CATALOG.get(name), platform)) is not None}
 # Pairs that work with a known, documented risk: the only finding above info allowed.
 KNOWN_WARNINGS = {("Standard_ND96isr_H100_v5", "azhop"): "HPC206"}  # cyclecloud-slurm 3.0.4 GPU count
 # Defects the matrix found outside the compatibility rules, left to their owners (xfail until fixed).
@@ -95,7 +103,7 @@ def test_pair_builds_and_lints_clean_or_is_refused(sku_name, platform, newest, t
 
 def test_matrix_covers_every_sku_and_the_newest_nccl_is_known():
     assert {name for name, _ in PAIRS} == set(CATALOG.names())
-    assert len(PAIRS) >= 31  # 11 Azure sizes x 3 platforms + Crusoe on slurm
+    assert len(PAIRS) >= 3 * 16  # every catalog SKU x aks, azhop, slurm (Crusoe on aks/azhop: refused)
     assert nccl_env.newest_version() is not None
 
 

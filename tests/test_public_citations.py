@@ -23,7 +23,8 @@ from hpcconf.spec.schema import schema_text
 
 REPO = Path(__file__).resolve().parents[1]
 PRIVATE = re.compile(
-    r"seeds?[ _:]?\s*0\d\d|research[ /][a-z0-9_-]+\.md|research/|shared/upstream|\bprobe\b",
+    # "probe" as a word, not inside a public repository path such as crusoecloud's ib-health-probe-cmk/
+    r"seeds?[ _:]?\s*0\d\d|research[ /][a-z0-9_-]+\.md|research/|shared/upstream|(?<![-/])\bprobe\b(?![-/])",
     re.IGNORECASE,
 )
 USER_FACING_DIRS = ("examples", "docs", "templates", "schemas", "out", "skus")  # skus: `hpcconf skus X` prints the sources

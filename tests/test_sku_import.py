@@ -87,6 +87,59 @@ def test_real_h200_round_trips_through_init_and_build(tmp_path: Path) -> None:
     assert "--gpus-per-node=1" in sbatch and "--cpus-per-task=16" in sbatch  # the imported GPU and CPU counts
     assert "PIN_MASK='0xffff'" in sbatch  # the one NUMA node's 16 CPUs
     assert next((tmp_path / "out").rglob("nccl.conf")).is_file()
+    assert "# informational: the site or cloud region of your own nodes" in spec.read_text()  # not an Azure region
+
+
+def test_the_job_ships_the_imported_sku_and_judges_with_it(tmp_path: Path, monkeypatch) -> None:
+    """The sbatch runs `hpcconf nccl-report --sku NAME` on a node whose hpcconf has only its own catalog:
+    the build puts the SKU file beside the job and the job passes that directory."""
+    skus = tmp_path / "skus"
+    assert cli("sku", "import", str(REAL), "-o", str(skus / "lab-h200.yaml")).exit_code == 0
+    spec = tmp_path / "lab.yaml"
+    assert cli("init", "--sku", "lab-h200", "--sku-dir", str(skus), "-p", "slurm", "-o", str(spec)).exit_code == 0
+    assert cli("build", str(spec), "-o", str(tmp_path / "out")).exit_code == 0  # sku_dirs from the spec
+    job = next((tmp_path / "out").rglob("all_reduce_perf.sbatch")).parent
+    assert (job / "sku" / "lab-h200.yaml").read_text() == (skus / "lab-h200.yaml").read_text()
+    sbatch = (job / "all_reduce_perf.sbatch").read_text()
+    judge = next(ln for ln in sbatch.splitlines() if ln.startswith("judge() {"))
+    assert 'hpcconf nccl-report --sku lab-h200 --sku-dir "${SLURM_SUBMIT_DIR:-.}/sku" "$@"' in judge
+    assert '  judge --nodes 1 "${LOGS[@]}"' in sbatch.splitlines()  # no IB: one node
+
+    # On the node: submitted from the job's directory, no other SKU directory anywhere.
+    monkeypatch.chdir(job)
+    log = ROOT / "tests" / "fixtures" / "nccl_logs" / "crusoe-h100-2node-srun.log"
+    result = cli("nccl-report", "--sku", "lab-h200", "--sku-dir", str(job / "sku"), "--nodes", "1", str(log))
+    assert "unknown SKU" not in result.output and result.exit_code in (0, 1), result.output
+    assert cli("nccl-report", "--sku", "lab-h200", "--nodes", "1", str(log)).exit_code == 2  # what it did before
+
+
+def test_catalog_skus_ship_no_sku_file(tmp_path: Path) -> None:
+    spec = tmp_path / "c.yaml"
+    assert cli("init", "--sku", "Standard_ND96isr_H100_v5", "-p", "slurm", "-o", str(spec)).exit_code == 0
+    assert cli("build", str(spec), "-o", str(tmp_path / "out")).exit_code == 0
+    assert not list((tmp_path / "out").rglob("sku/*.yaml"))
+    assert "--sku-dir" not in next((tmp_path / "out").rglob("all_reduce_perf.sbatch")).read_text()
+
+
+def test_importing_under_a_catalog_name_warns_that_it_replaces_the_entry(tmp_path: Path) -> None:
+    out = tmp_path / "skus" / "Standard_ND96isr_H200_v5.yaml"
+    result = runner.invoke(app, ["sku", "import", str(REAL), "--provider", "azure", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"{out}:4:1: warning[HPC333] sku-import-replaces-catalog: 'Standard_ND96isr_H200_v5' is also a SKU" in result.output
+    assert "replaces the catalog's definition" in result.output
+    # ... which is what happens: the directory's file wins over the package's 8-GPU entry
+    assert Catalog.load(extra_dirs=[out.parent]).get("Standard_ND96isr_H200_v5").gpu.count == 1
+    quiet = runner.invoke(app, ["sku", "import", str(REAL), "-o", str(tmp_path / "skus" / "lab-h200.yaml")])
+    assert quiet.exit_code == 0 and "HPC333" not in quiet.output
+
+
+@pytest.mark.parametrize("platform", ["aks", "azhop"])
+def test_an_imported_non_azure_sku_is_refused_on_azure_platforms(tmp_path: Path, platform: str) -> None:
+    skus = tmp_path / "skus"
+    assert cli("sku", "import", str(REAL), "-o", str(skus / "lab-h200.yaml")).exit_code == 0
+    result = cli("init", "--sku", "lab-h200", "--sku-dir", str(skus), "-p", platform, "-o", str(tmp_path / "s.yaml"))
+    assert result.exit_code == 2 and "not an Azure size (provider: other)" in result.output, result.output
+    assert not (tmp_path / "s.yaml").exists()
 
 
 def test_every_value_says_where_it_came_from() -> None:

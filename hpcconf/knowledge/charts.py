@@ -12,6 +12,7 @@ rules stay silent about it rather than guess.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -136,65 +137,143 @@ def key_info(chart_name: str, dotted_key: str) -> Optional[ChartKey]:
 
 
 def key_status(chart_name: str, version: str, dotted_key: str) -> KeyStatus:
-    """Whether ``dotted_key`` exists in ``chart_name`` at ``version``, as far as the table knows."""
+    """Whether ``dotted_key`` exists in ``chart_name`` at ``version``: from the chart's full key tree when
+    ``version`` lies within the releases it was read at, else from the tracked table for the keys it lists
+    (``unknown`` for any other key)."""
     c = chart(chart_name)
     if c.versions and version_key(version) < version_key(c.versions[0]):
         return "unknown"  # older than anything the table was read at
-    parts = dotted_key.split(".")
-    # The key itself or its nearest listed ancestor (a list/scalar key, or a free-form section).
-    for end in range(len(parts), 0, -1):
-        prefix = ".".join(parts[:end])
-        known = c.keys.get(prefix)
-        if known is not None and (end == len(parts) or prefix in c.free_form or _is_leaf(c, prefix)):
-            return "present" if known.present_in(version) else "absent"
-        if prefix in c.free_form and end < len(parts):
-            return _section_status(c, prefix, version) if prefix not in c.keys else \
-                ("present" if c.keys[prefix].present_in(version) else "absent")
-    # A section (e.g. `secondaryNetwork`): present if any listed key under it is; absent if every
-    # listed key under it is absent; the same for the nearest ancestor section that has listed keys.
-    for end in range(len(parts), 0, -1):
-        status = _section_status(c, ".".join(parts[:end]), version)
-        if status == "present":
-            return "present" if end == len(parts) else "unknown"
-        if status == "absent":
-            return "absent"
-    return "unknown"
-
-
-def _is_leaf(c: Chart, key: str) -> bool:
-    return not any(other.startswith(key + ".") for other in c.keys)
-
-
-def _section_status(c: Chart, section: str, version: str) -> KeyStatus:
-    children = [k for name, k in c.keys.items() if name.startswith(section + ".")]
-    if not children:
+    parts = tuple(dotted_key.split("."))
+    tree = chart_tree(c.name)
+    if tree is not None and tree.covers(version):
+        return values_key_status(c.name, version, parts)
+    known = c.keys.get(dotted_key)
+    if known is None:
         return "unknown"
-    if any(k.present_in(version) for k in children):
-        return "present"
-    # Every tracked child is gone, but the table tracks chosen keys only: the section is absent only if
-    # the chart's values.yaml nearest to this version lacks it too.
-    return "present" if section_in_values(c.name, version, section) else "absent"
+    return "present" if known.present_in(version) else "absent"
 
 
-SECTIONS_FILE = DATA_FILE.with_name("chart_sections.yaml")
+# --------------------------------------------------------------------------- full key trees
+
+TREES_FILE = DATA_FILE.with_name("chart_trees.yaml")
+UNRELEASED = "main"  # the default branch's head: read, but no release; counts only when the version is unknown
+
+
+@dataclass(frozen=True)
+class Span:
+    """Versions ``since <= V < until`` (None: up to the newest ref read). ``main`` sorts after every release."""
+
+    since: str
+    until: Optional[str]
+
+    @staticmethod
+    def _key(version: str) -> tuple[float, ...]:
+        return (float("inf"),) if version == UNRELEASED else tuple(float(p) for p in version_key(version))
+
+    def covers(self, version: str) -> bool:
+        v = self._key(version)
+        return self._key(self.since) <= v and (self.until is None or v < self._key(self.until))
+
+    def __str__(self) -> str:
+        if self.since == UNRELEASED:
+            return "the unreleased main branch"
+        return f"{self.since} (removed in {self.until})" if self.until else f"{self.since} on"
+
+
+@dataclass(frozen=True)
+class ChartTree:
+    """Every values key of a chart, with the versions that have it (``hpcconf/data/chart_trees.yaml``)."""
+
+    name: str
+    repo: str
+    path: str
+    reads: dict[str, str]  # version -> "tag commit"
+    keys: dict[tuple[str, ...], tuple[Span, ...]]
+    open: dict[tuple[str, ...], tuple[Span, ...]]
+
+    @property
+    def releases(self) -> list[str]:
+        return [v for v in self.reads if v != UNRELEASED]
+
+    def covers(self, version: str) -> bool:
+        """Whether ``version`` lies between the oldest and the newest release read."""
+        v = version_key(version)
+        releases = self.releases
+        return bool(releases) and version_key(releases[0]) <= v <= version_key(releases[-1])
+
+    def has(self, table: dict[tuple[str, ...], tuple[Span, ...]], path: tuple[str, ...], version: Optional[str]) -> bool:
+        spans = table.get(path, ())
+        return bool(spans) if version is None else any(s.covers(version) for s in spans)
+
+    def status(self, version: Optional[str], path: tuple[str, ...]) -> KeyStatus:
+        """``present`` or ``absent`` at ``version``; version None: in any version read (the union)."""
+        for end in range(1, len(path)):
+            if self.has(self.open, path[:end], version):
+                return "present"
+            if not self.has(self.keys, path[:end], version):
+                return "absent"
+        return "present" if self.has(self.keys, path, version) else "absent"
+
+    def children(self, version: Optional[str], parent: tuple[str, ...]) -> list[str]:
+        return sorted({p[-1] for p in self.keys if len(p) == len(parent) + 1 and p[:-1] == parent
+                       and self.has(self.keys, p, version)})
+
+
+def _spans(text: str) -> tuple[Span, ...]:
+    spans = []
+    for part in str(text).split(","):
+        since, _, until = part.strip().partition("..")
+        spans.append(Span(since=since, until=until or None))
+    return tuple(spans)
 
 
 @lru_cache(maxsize=1)
-def _sections() -> dict[str, dict[str, frozenset[str]]]:
-    raw = YAML(typ="safe").load(SECTIONS_FILE.read_text(encoding="utf-8")) or {}
-    return {chart: {str(v): frozenset(paths or ()) for v, paths in versions.items()} for chart, versions in raw.items()}
+def _trees() -> dict[str, ChartTree]:
+    raw = YAML(typ="safe").load(TREES_FILE.read_text(encoding="utf-8")) or {}
+    return {
+        name: ChartTree(name=name, repo=body["repo"], path=body["path"],
+                        reads={str(v): str(ref) for v, ref in body["read"].items()},
+                        keys={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("keys") or {}).items()},
+                        open={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("open") or {}).items()})
+        for name, body in raw.items()
+    }
 
 
-def section_in_values(chart_name: str, version: str, section: str) -> bool:
-    """Whether ``section`` is a mapping in the values.yaml read at the release nearest to ``version`` (the
-    newest read at or before it, else the oldest read); False when no values.yaml of the chart was read."""
-    read = _sections().get(CHART_ALIASES.get(chart_name, chart_name)) or {}
-    if not read:
-        return False
-    ordered = sorted(read, key=version_key)
-    at_or_before = [v for v in ordered if version_key(v) <= version_key(version)]
-    nearest = at_or_before[-1] if at_or_before else ordered[0]
-    return section in read[nearest]
+def chart_tree(chart_name: str) -> Optional[ChartTree]:
+    """The full key tree of a chart; None for a chart whose values.yaml hpcconf did not read (volcano)."""
+    return _trees().get(CHART_ALIASES.get(chart_name, chart_name))
+
+
+def values_key_status(chart_name: str, version: Optional[str], path: tuple[str, ...]) -> KeyStatus:
+    """Whether the values key ``path`` exists in the chart at ``version`` (None: in any version read, the
+    unreleased main branch included); ``unknown`` for a chart without a key tree."""
+    tree = chart_tree(chart_name)
+    return "unknown" if tree is None else tree.status(version, tuple(str(p) for p in path))
+
+
+def key_versions(chart_name: str, path: tuple[str, ...]) -> tuple[Span, ...]:
+    """The version ranges that have the key ``path`` itself (not counting open parents)."""
+    tree = chart_tree(chart_name)
+    return tree.keys.get(tuple(path), ()) if tree is not None else ()
+
+
+def similar_key(chart_name: str, version: Optional[str], path: tuple[str, ...]) -> Optional[str]:
+    """A sibling of ``path``'s last key at ``version`` that it is probably a typo of (case, or a close
+    spelling), e.g. ``useHostMOFED`` -> ``useHostMofed``; None when none is close."""
+    tree = chart_tree(chart_name)
+    if tree is None or not path:
+        return None
+    siblings = tree.children(version, tuple(path[:-1]))
+    wanted = str(path[-1])
+    folded = {s.lower().replace("_", "").replace("-", ""): s for s in siblings}
+    key = wanted.lower().replace("_", "").replace("-", "")
+    if key in folded:
+        return folded[key]
+    close = difflib.get_close_matches(wanted, siblings, n=1, cutoff=0.8) or \
+        difflib.get_close_matches(key, list(folded), n=1, cutoff=0.8)
+    if not close:
+        return None
+    return close[0] if close[0] in siblings else folded[close[0]]
 
 
 def chart_has_key(chart_name: str, version: str, dotted_key: str) -> bool:

@@ -181,6 +181,57 @@ def doca_driver_tag(tag: Optional[str]) -> Optional[DocaDriverTag]:
 
 
 @dataclass(frozen=True)
+class OsSupportSince:
+    os: str  # "ubuntu24.04"
+    since: str  # first gpu-operator release that supports it
+    source: str
+
+
+@dataclass(frozen=True)
+class DriverImageOs:
+    os: str
+    branch: int
+    first: str  # the first driver version of the branch with an image for the OS
+    source: str
+
+
+# The first driver image tags for Ubuntu 24.04 were pushed on this day (NVIDIA/gpu-driver-container#38).
+FIRST_UBUNTU2404_DRIVER_IMAGES = _dt.date(2025, 2, 3)
+
+
+@lru_cache(maxsize=1)
+def gpu_operator_os_table() -> tuple[OsSupportSince, ...]:
+    return tuple(OsSupportSince(os=str(r["os"]), since=str(r["since"]), source=r["source"])
+                 for r in _load("node_os")["gpu_operator_os"])
+
+
+def gpu_operator_os_support(node_os: str) -> Optional[OsSupportSince]:
+    """The first gpu-operator release that supports ``node_os`` ('ubuntu24.04'); None when not in the table."""
+    return next((r for r in gpu_operator_os_table() if r.os == node_os), None)
+
+
+@lru_cache(maxsize=1)
+def driver_image_os_table() -> tuple[DriverImageOs, ...]:
+    return tuple(DriverImageOs(os=str(r["os"]), branch=int(r["branch"]), first=str(r["first"]), source=r["source"])
+                 for r in _load("node_os")["driver_image_os"])
+
+
+def driver_image_missing(driver_version: str, node_os: str) -> Optional[DriverImageOs]:
+    """The table row proving ``nvcr.io/nvidia/driver:<driver_version>-<node_os>`` does not exist (the branch's
+    first image for that OS is newer); None when it exists or the table cannot tell."""
+    branch = driver_branch(driver_version)
+    row = next((r for r in driver_image_os_table() if r.os == node_os and r.branch == branch), None)
+    return row if row is not None and not version_at_least(driver_version, row.first) else None
+
+
+def driver_branch_predates_os_images(driver_version: str, node_os: str) -> bool:
+    """Whether the driver's branch is older than every branch with a known image for ``node_os``
+    (no such image was published by the first push; whether one came later is unknown)."""
+    branches = [r.branch for r in driver_image_os_table() if r.os == node_os]
+    return bool(branches) and driver_branch(driver_version) < min(branches)
+
+
+@dataclass(frozen=True)
 class AksKubernetesSupport:
     minor: str  # "1.31"
     end_of_life: _dt.date
@@ -329,6 +380,41 @@ def image_retirement(image: Optional[str]) -> Optional[Retirement]:
     if not image:
         return None
     return next((r.retirement for r in _image_retirements() if r.pattern.search(image)), None)
+
+
+# -- Azure Marketplace image versions ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class MarketplacePin:
+    image: str  # publisher:offer:sku
+    version: str
+    published: _dt.date
+    source: str
+
+    @property
+    def urn(self) -> str:
+        return f"{self.image}:{self.version}"
+
+
+@lru_cache(maxsize=1)
+def marketplace_pins() -> tuple[MarketplacePin, ...]:
+    return tuple(MarketplacePin(image=str(r["image"]), version=str(r["version"]), published=_as_date(r["published"]),
+                                source=r["source"]) for r in _load("azure_images")["marketplace_pins"])
+
+
+def floating_marketplace_image(image: str) -> bool:
+    """A ``publisher:offer:sku:latest`` URN (a resource ID or a pinned version is not floating)."""
+    parts = image.strip().split(":")
+    return "/" not in image and len(parts) == 4 and all(parts) and parts[3].lower() == "latest"
+
+
+def marketplace_pin(image: str) -> Optional[MarketplacePin]:
+    """The published version hpcconf pins for a marketplace URN's publisher:offer:sku (case-insensitive)."""
+    parts = image.strip().split(":")
+    if "/" in image or len(parts) != 4:
+        return None
+    key = ":".join(parts[:3]).lower()
+    return next((p for p in marketplace_pins() if p.image.lower() == key), None)
 
 
 # -- SKU x platform: pairs that cannot work -----------------------------------------------------

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from ..artifacts import Kind
-from ..diagnostics import Severity
+from ..diagnostics import HpcconfError, Severity, render_all
+from ..sku_dirs import checked_sku_dirs, sku_dir_option
 
 if TYPE_CHECKING:
     from .config import LintConfig
@@ -40,15 +41,28 @@ def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> 
     raise typer.Exit(2)
 
 
+def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
+    """Located input errors (a bad SKU directory or SKU file): printed as ``init`` prints them."""
+    from .formats import render_usage_error
+
+    located = "; ".join(":".join(str(part) for part in (d.file, d.line, d.column) if part) + f": {d.code} {d.message}"
+                        for d in error.diagnostics)
+    report = render_usage_error(located, fmt)
+    if report:
+        _emit(report, output)
+    typer.echo(render_all(error.diagnostics), err=True)
+    raise typer.Exit(2)
+
+
 def _split_codes(values: list[str] | None) -> list[str]:
     return [c.strip() for v in values or [] for c in v.split(",") if c.strip()]
 
 
 def build_config(config_file: Path | None, select: list[str], ignore: list[str],
-                 no_inline_ignores: bool) -> "LintConfig":
+                 no_inline_ignores: bool, sku_dirs: list[Path] | None = None) -> "LintConfig":
     from .config import load_settings
 
-    config = load_settings(config_file=config_file).lint
+    config = load_settings(config_file=config_file, sku_dirs=sku_dirs or ()).lint
     if select:
         config.select = select
     if ignore:
@@ -59,6 +73,8 @@ def build_config(config_file: Path | None, select: list[str], ignore: list[str],
 
 def _note_redirects(config: LintConfig) -> None:
     """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
+    if not (config.select or config.ignore):
+        return  # nothing to redirect; and a lint run need not import every rule module
     from .registry import load_rules, redirect_note
 
     rules = load_rules()
@@ -68,7 +84,7 @@ def _note_redirects(config: LintConfig) -> None:
             typer.echo(f"hpcconf: {note}", err=True)
 
 
-def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> None:
+def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, where: str = "") -> None:
     """A version outside hpcconf's tables is judged by the nearest one it knows: say so, once, on stderr."""
     from ..knowledge import charts as chart_table
     from ..knowledge.nccl_env import NcclVersion, known_versions
@@ -82,13 +98,13 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None) -> 
         outside = version_key(version) < version_key(low) or \
             version_key(version) > version_key(high)
         if outside:
-            typer.echo(f"hpcconf: warning: {name} {version} is outside the chart versions hpcconf knows "
+            typer.echo(f"hpcconf: warning: {where}{name} {version} is outside the chart versions hpcconf knows "
                        f"({low} to {high}); its keys are judged as in the nearest known version", err=True)
     if nccl_version:
         versions = known_versions()
         wanted = NcclVersion.parse(nccl_version)
         if wanted.key > versions[-1].key or wanted.key < versions[0].key:
-            typer.echo(f"hpcconf: warning: NCCL {nccl_version} is outside the releases hpcconf knows "
+            typer.echo(f"hpcconf: warning: {where}NCCL {nccl_version} is outside the releases hpcconf knows "
                        f"({versions[0]} to {versions[-1]}); variables are judged as in the nearest known release",
                        err=True)
 
@@ -108,8 +124,12 @@ def lint_command(
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list)."),
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
+    sku_dir: List[Path] = sku_dir_option(),
 ) -> None:
-    """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs."""
+    """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
+
+    --sku, --nccl-version and --chart apply to every file linted and win over the settings'
+    per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
     from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
     from .engine import lint_paths
     from .formats import FORMATS, render
@@ -119,7 +139,8 @@ def lint_command(
             raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
         if kind is not None and kind not in Kind.all():
             raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
-        config = build_config(config_file, _split_codes(select), _split_codes(ignore), no_inline_ignores)
+        checked_sku_dirs(sku_dir)
+        config = build_config(config_file, _split_codes(select), _split_codes(ignore), no_inline_ignores, sku_dir)
         _note_redirects(config)
         level = Severity(fail_level.lower()) if fail_level else (config.fail_level or Severity.ERROR)
         ctx = LintContext(config=config, nccl_version=newest_nccl_version())
@@ -128,12 +149,18 @@ def lint_command(
             ctx.nccl_version = nccl_version.lstrip("v")
         ctx.charts = dict(parse_chart_option(c) for c in chart or [])
         _warn_unknown_versions(ctx.charts, nccl_version)
+        for table in config.path_contexts:
+            _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
         if sku:
-            ctx.sku = lookup_sku(sku)
+            ctx.sku = lookup_sku(sku, config.sku_dirs)
+        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version)) if value)
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)
         result = lint_paths(targets or ["."], ctx, forced_kind=kind)
+    except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
+        _fail_located(error, fmt if fmt in FORMATS else "text", output)
+        return
     except ValueError as error:  # UsageError, ConfigError, bad --fail-level
         message = str(error)
         if "is not a valid Severity" in message:

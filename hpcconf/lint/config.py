@@ -8,10 +8,17 @@ Keys (all optional; the same in both files, top level of ``.hpcconf.toml``)::
     out = "generated"                    # build's output root, relative to this file (default: ./out)
     fail-level = "warning"               # error (default) | warning | info
     no-inline-ignores = false
+    sku-dir = ["skus-local"]             # extra SKU directories, relative to this file (before --sku-dir)
     [per-file-ignores]                   # glob -> codes
     "legacy/*.conf" = ["NCCL003"]
     [severity]                           # code -> error | warning | info
     NCCL010 = "error"
+    [per-path-context."clusters/nc48/**"]  # glob -> the SKU / NCCL / chart versions its files are for
+    sku = "Standard_NC48ads_A100_v4"
+    nccl-version = "2.21.5"
+    charts = { gpu-operator = "v24.9.2" }
+
+(``per-path-context``: :mod:`hpcconf.lint.path_context` says which value wins where several apply.)
 
 The file is found by searching upward from the current directory (``.hpcconf.toml``
 first, then a ``pyproject.toml`` that has ``[tool.hpcconf]``); ``--config FILE`` names
@@ -30,18 +37,24 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from ..diagnostics import Severity
 from .document import DisplayPath
+
+if TYPE_CHECKING:
+    from .path_context import PathContext
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-LINT_KEYS = frozenset({"select", "ignore", "exclude", "fail-level", "no-inline-ignores", "per-file-ignores", "severity"})
-# `out` is build's output root; both commands read the same table, so both know every key.
-SETTINGS_KEYS = LINT_KEYS | {"out"}
+LINT_KEYS = frozenset({"select", "ignore", "exclude", "fail-level", "no-inline-ignores", "per-file-ignores", "severity",
+                       "per-path-context"})
+# `out` is build's output root, `sku-dir` the extra SKU directories; both commands read the same table,
+# so both know every key.
+SETTINGS_KEYS = LINT_KEYS | {"out", "sku-dir"}
 
 
 class ConfigError(ValueError):
@@ -58,6 +71,9 @@ class LintConfig:
     fail_level: Severity | None = None
     no_inline_ignores: bool = False
     source: str = ""  # the file it came from, for messages
+    path_contexts: list[PathContext] = field(default_factory=list)  # per-path-context, in file order
+    sku_dirs: list[Path] = field(default_factory=list)  # the settings' sku-dir, then --sku-dir
+    output_root: Path | None = None  # build's output root (`out`): where committed artifacts lie
 
     def excluded(self, path: str) -> bool:
         return any(_glob_match(path, pattern) for pattern in self.exclude)
@@ -65,6 +81,11 @@ class LintConfig:
     def ignored_for_file(self, path: str) -> list[str]:
         return [code for pattern, codes in self.per_file_ignores.items() if _glob_match(path, pattern)
                 for code in codes]
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """How every settings glob matches a path (exclude, per-file-ignores, per-path-context)."""
+    return _glob_match(path, pattern)
 
 
 def _glob_match(path: str, pattern: str) -> bool:
@@ -118,15 +139,19 @@ class Settings:
     lint: LintConfig = field(default_factory=LintConfig)
     out: Path | None = None  # the `out` key, resolved against the settings file's directory
     source: Path | None = None  # the file, None when there is none
+    sku_dirs: list[Path] = field(default_factory=list)  # the `sku-dir` key, resolved likewise
 
 
-def load_settings(start: Path | None = None, config_file: Path | None = None) -> Settings:
+def load_settings(start: Path | None = None, config_file: Path | None = None,
+                  sku_dirs: Sequence[Path] = ()) -> Settings:
     """The one settings loader ``build`` and ``lint`` share.
 
     ``config_file`` (``--config``) names the file; otherwise the nearest one at or above ``start``
     (default: the current directory) is used, and none at all means the defaults. Raises
     :class:`ConfigError` (exit code 2) for an unreadable file, invalid TOML, an unknown key
     (with "did you mean") or a bad value; the message starts with ``file:line:col``.
+    ``sku_dirs`` (``--sku-dir``) come after the file's ``sku-dir`` in ``lint.sku_dirs``; both are
+    searched for the SKUs ``per-path-context`` names.
     """
     if config_file is not None:
         if not config_file.is_file():
@@ -135,11 +160,14 @@ def load_settings(start: Path | None = None, config_file: Path | None = None) ->
     else:
         path = find_config((start or Path.cwd()).resolve())
     if path is None:
-        return Settings()
+        return Settings(lint=LintConfig(sku_dirs=list(sku_dirs)))
     text, data = _read_table(path)
     where = _Locator(path, text, _TABLE_PATH if path.name == "pyproject.toml" else ())
     _reject_unknown_keys(data, where)
-    return Settings(lint=_lint_config(data, where), out=_out_dir(data, where), source=path)
+    own_dirs = _sku_dirs(data, where)
+    lint = _lint_config(data, where, [*own_dirs, *sku_dirs])
+    lint.output_root = _out_dir(data, where)
+    return Settings(lint=lint, out=lint.output_root, source=path, sku_dirs=own_dirs)
 
 
 def load_config(path: Path) -> LintConfig:
@@ -189,7 +217,7 @@ def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
             raise ConfigError(f"{where.at(key)}: unknown key '{key}' in {where.table_name()}; {hint}")
 
 
-def _lint_config(data: dict, where: "_Locator") -> LintConfig:
+def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
     def checked(key: str, parse, *sub: str):
         try:
             return parse()
@@ -211,7 +239,39 @@ def _lint_config(data: dict, where: "_Locator") -> LintConfig:
         no_inline_ignores=checked("no-inline-ignores", lambda: _bool(data.get("no-inline-ignores", False),
                                                                      "no-inline-ignores")),
         source=str(where.path),
+        path_contexts=_path_contexts(data, where, sku_dirs),
+        sku_dirs=list(sku_dirs),
     )
+
+
+def _path_contexts(data: dict, where: "_Locator", sku_dirs: Sequence[Path]) -> list[PathContext]:
+    if "per-path-context" not in data:
+        return []
+    from .path_context import parse_path_contexts  # the catalog and chart tables: only when used
+
+    base = where.path.parent if where.text else None  # None: a parsed mapping has no file to anchor to
+    try:
+        return parse_path_contexts(data["per-path-context"], where.at, base, sku_dirs)
+    except ValueError as exc:  # already located (file:line:col) by parse_path_contexts
+        raise ConfigError(str(exc)) from None
+
+
+def _sku_dirs(data: dict, where: "_Locator") -> list[Path]:
+    """``sku-dir``: directories relative to the settings file; each must exist (HPC101's wording)."""
+    if "sku-dir" not in data:
+        return []
+    try:
+        names = _strings(data["sku-dir"], "sku-dir")
+    except ValueError as exc:
+        raise ConfigError(f"{where.at('sku-dir')}: {exc}") from None
+    from ..catalog import sku_dir_problem
+
+    directories = [where.path.parent / name for name in names]
+    for directory in directories:
+        problem = sku_dir_problem(directory)
+        if problem is not None:
+            raise ConfigError(f"{where.at('sku-dir')}: {problem.message} (sku-dir is relative to {where.path.name})")
+    return directories
 
 
 def _out_dir(data: dict, where: "_Locator") -> Path | None:
@@ -244,16 +304,34 @@ class _Locator:
     """
 
     def __init__(self, path: Path, text: str, table: tuple[str, ...]) -> None:
-        self.path, self.table = path, table
+        self.path, self.table, self.text = path, table, text
         self.lines = text.splitlines()
 
     def table_name(self) -> str:
         return f"[{'.'.join(self.table)}]" if self.table else self.path.name
 
     def at(self, key: str, *sub: str) -> str:
-        found = self._find(self.table, key) if not sub else (
-            self._find((*self.table, key), sub[0]) or self._find(self.table, key))
-        return f"{self.path}:{found[0]}:{found[1]}" if found else str(self.path)
+        """``file:line:col`` of ``key`` (``sub``: a key inside its table, and so on), else of the
+        nearest enclosing key that can be placed, else the file alone."""
+        keys = (key, *sub)
+        for depth in range(len(keys), 0, -1):
+            found = self._find((*self.table, *keys[:depth - 1]), keys[depth - 1])
+            if found:
+                found = self._inline(found, keys[depth:])
+                return f"{self.path}:{found[0]}:{found[1]}"
+        return str(self.path)
+
+    def _inline(self, found: tuple[int, int], inner: tuple[str, ...]) -> tuple[int, int]:
+        """Within ``key = { sku = "..." }``: the column of the inner key, when it is on that line."""
+        line = self.lines[found[0] - 1]
+        column = found[1] - 1
+        for key in inner:
+            match = re.compile(rf"[{{,]\s*(?:\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=").search(
+                line, column)
+            if match is None:
+                break
+            column = match.end() - len(match.group(0).lstrip("{, \t"))
+        return found[0], column + 1
 
     def _find(self, table: tuple[str, ...], key: str) -> tuple[int, int] | None:
         current: tuple[str, ...] = ()
@@ -261,7 +339,7 @@ class _Locator:
         for number, line in enumerate(self.lines, start=1):
             header = _HEADER.match(line)
             if header:
-                current = tuple(part.strip().strip("\"'") for part in header.group(1).split("."))
+                current = tuple(part.strip("\"'") for part in _HEADER_PART.findall(header.group(1)))
                 if current == (*table, key):
                     return number, line.index("[") + 1
                 if current == table:
@@ -274,6 +352,7 @@ class _Locator:
 
 
 _HEADER = re.compile(r"^\s*\[(?!\[)\s*([^\]]+?)\s*\]\s*(?:#.*)?$")
+_HEADER_PART = re.compile(r"\"[^\"]*\"|'[^']*'|[^.\s\"']+")  # a dotted header's keys; quoted ones keep their dots
 _ASSIGNMENT = re.compile(r"^\s*(?P<key>\"[^\"]*\"|'[^']*'|[A-Za-z0-9_.*/-]+)\s*=")
 
 

@@ -1,14 +1,16 @@
 """What rules know besides the files: the target SKU, NCCL version, chart versions and config.
 
-``--sku``, ``--nccl-version`` and ``--chart`` fill a :class:`LintContext`; a spec fills it
-itself. Rules read it (``ctx.sku``, ``ctx.nccl_at_least("2.24")``, ``ctx.chart("gpu-operator")``)
+``--sku``, ``--nccl-version`` and ``--chart`` fill a :class:`LintContext`; the settings'
+``per-path-context`` tables refine it per file (:mod:`hpcconf.lint.path_context`, which says which
+value wins); a spec fills it itself. A document's own context is ``doc.context_or(ctx)``. Rules read it (``ctx.sku``, ``ctx.nccl_at_least("2.24")``, ``ctx.chart("gpu-operator")``)
 and stay silent about facts they cannot know, e.g. a SKU-specific rule without ``--sku``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from ..knowledge import charts, nccl_env
 from ..knowledge.versions import Version
@@ -61,17 +63,15 @@ def parse_chart_option(text: str) -> tuple[str, str]:
     return name, version.lstrip("v")
 
 
-def lookup_sku(text: str) -> Sku:
-    """The catalog's Sku for ``--sku`` (any case, ``Standard_`` optional); UsageError if unknown."""
+def lookup_sku(text: str, sku_dirs: Sequence[Path] = ()) -> Sku:
+    """The catalog's Sku for ``--sku`` (any case, ``Standard_`` optional), ``sku_dirs`` included;
+    UsageError if unknown. A bad SKU directory or file raises HpcconfError (HPC100/HPC101, located)."""
     from ..catalog import Catalog, UnknownSku
-    from ..diagnostics import HpcconfError
 
     try:
-        return Catalog.load(()).get(text)
+        return Catalog.load(sku_dirs).get(text)
     except UnknownSku as exc:
         raise UsageError(f"--sku: {exc} (`hpcconf skus` lists the known sizes)") from None
-    except HpcconfError as exc:
-        raise UsageError(f"the SKU catalog does not load: {exc}") from None
 
 
 @dataclass
@@ -84,6 +84,9 @@ class LintContext:
     openmpi_version: str | None = None  # None: the newest Open MPI
     spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
     cluster: ResolvedCluster | None = None  # what it resolved to
+    # Fields the command line set ("sku", "nccl_version"): per-path settings do not override them.
+    # (`charts` holds only the command line's --chart values until a per-path table adds to it.)
+    given: frozenset[str] = frozenset()
 
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)
@@ -109,3 +112,10 @@ class LintContext:
     @property
     def sku_name(self) -> str:
         return self.sku.name if self.sku is not None else ""
+
+    @property
+    def collective(self) -> str | None:
+        """``nccl`` or ``rccl``: the library that reads ``NCCL_*`` settings on the SKU's GPUs (None: no SKU)."""
+        if self.sku is None:
+            return None
+        return self.sku.gpu.collective or "nccl"

@@ -3,8 +3,8 @@
 Order: ``--kind`` if given; Dockerfile and nccl.conf by file name; NCCL XML by its root
 element (``<system`` topology, ``<graphs`` graph); YAML by extension, then per YAML
 document by content (hpcconf spec, Volcano Job, HostDeviceNetwork, NicClusterPolicy,
-other Kubernetes objects, AzHOP config, Helm values by chart name in the file name or a
-single ``--chart``); shell/sbatch scripts by shebang or ``.sh``; env files by ``.env`` or
+other Kubernetes objects, AzHOP config, Helm values by the ``Chart.yaml`` beside them, the chart name
+in the file or directory name, or a single ``--chart``: see :mod:`hpcconf.lint.helm_values`); shell/sbatch scripts by shebang or ``.sh``; env files by ``.env`` or
 by consisting only of ``KEY=VALUE`` / ``export KEY=VALUE`` lines.
 """
 
@@ -15,15 +15,13 @@ import re
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
 from .document import DisplayPath, Document
+from .helm_values import ChartPlacement, chart_by_directory, chart_in_name, placements
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
-              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG}
+              Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
+              Kind.HELM_AMD_GPU_OPERATOR}
 HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-operator": Kind.HELM_GPU_OPERATOR,
-                      "node-feature-discovery": Kind.HELM_NFD}
-# Chart names as they appear in values file names ("nfd" is the usual short name of node-feature-discovery).
-_CHART_IN_NAME = [("network-operator", "network-operator"), ("network_operator", "network-operator"),
-                  ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
-                  ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
+                      "node-feature-discovery": Kind.HELM_NFD, "amd-gpu-operator": Kind.HELM_AMD_GPU_OPERATOR}
 # az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
 _AZHOP_KEYS = {"network", "location", "resource_group", "queue_manager", "cyclecloud", "ondemand", "scheduler"}
 _XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(system|graphs)[\s>/]", re.S)
@@ -62,15 +60,32 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
     if kind is not None and kind not in YAML_KINDS:
         return [Document(path=display, kind=kind, text=text, source_path=source_path)]
     yaml_docs = load_documents(text, display)
+    placed = placements(source_path) if kind is None else None
     docs = []
     for yaml_doc in yaml_docs:
         if yaml_doc.data is None:
             continue
-        doc_kind = kind or _yaml_kind(name, yaml_doc, charts or {})
-        if doc_kind is None:
-            continue
-        docs.append(Document(path=display, kind=doc_kind, text=text, yaml=yaml_doc, source_path=source_path))
+        doc_kind = kind or _yaml_kind(yaml_doc)
+        if doc_kind is not None:
+            docs.append(Document(path=display, kind=doc_kind, text=text, yaml=yaml_doc, source_path=source_path))
+        elif isinstance(yaml_doc.data, dict):
+            docs.extend(_helm_values(display, text, yaml_doc, source_path, charts or {}, placed))
     return docs
+
+
+def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: str, charts: dict[str, str],
+                 placed: list[ChartPlacement] | None) -> list[Document]:
+    """The Helm values documents in a YAML document of no Kubernetes kind (one per chart it configures)."""
+    if placed is None:  # no Chart.yaml beside it: the chart named by the file, its directory, or --chart
+        name = DisplayPath.parse(display).name
+        chart = chart_in_name(name) or chart_by_directory(source_path)
+        if chart is None:
+            helm_charts = [c for c in charts if c in HELM_KIND_BY_CHART]
+            chart = helm_charts[0] if len(helm_charts) == 1 else None
+        placed = [ChartPlacement(chart, (), None, "")] if chart else []
+    return [Document(path=display, kind=HELM_KIND_BY_CHART[p.chart], text=text, yaml=yaml_doc, source_path=source_path,
+                     values_root=p.root, chart_version=p.version, chart_version_source=p.source)
+            for p in placed if not p.root or isinstance(yaml_doc.data.get(p.root[0]), dict)]
 
 
 def _kind_by_name(name: str) -> str | None:
@@ -104,7 +119,8 @@ def _kind_by_content(name: str, text: str) -> str | None:
     return None
 
 
-def _yaml_kind(name: str, doc: YamlDocument, charts: dict[str, str]) -> str | None:
+def _yaml_kind(doc: YamlDocument) -> str | None:
+    """The kind of a YAML document by its content; None for Helm values (decided by :func:`_helm_values`)."""
     data = doc.data
     if not isinstance(data, dict):
         return None
@@ -122,11 +138,4 @@ def _yaml_kind(name: str, doc: YamlDocument, charts: dict[str, str]) -> str | No
         return Kind.K8S_MANIFEST
     if "queues" in data and _AZHOP_KEYS & set(data):
         return Kind.AZHOP_CONFIG
-    lower = name.lower()
-    for needle, chart in _CHART_IN_NAME:
-        if needle in lower:
-            return HELM_KIND_BY_CHART[chart]
-    helm_charts = [c for c in charts if c in HELM_KIND_BY_CHART]
-    if len(helm_charts) == 1:
-        return HELM_KIND_BY_CHART[helm_charts[0]]
     return None

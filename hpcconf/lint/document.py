@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..artifacts import Artifact
 from ..diagnostics import Diagnostic, Severity
-from ..parsers.dockerfile import DockerfileModel, parse_dockerfile
-from ..parsers.nccl_xml import XmlDocument, XmlElement, parse_nccl_xml
 from ..yamlpos import YamlDocument
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the parsers load with the first document of their kind: most runs have none
+    from ..parsers.dockerfile import DockerfileModel
+    from ..parsers.nccl_xml import XmlDocument, XmlElement
     from .context import LintContext
     from .registry import Rule
 
@@ -82,6 +82,10 @@ class Document:
     compile_errors: list[Diagnostic] = field(default_factory=list)  # why: reported whatever --ignore says
     cluster_root: Path | None = None  # the output directory (holding a manifest) the file lies in
     walk_group: str = ""  # for a file found by walking a directory: the deployment directory it belongs to
+    # Helm values of one chart inside a bigger file (an umbrella chart's values under the dependency's name):
+    values_root: tuple[str, ...] = ()
+    chart_version: str | None = None  # the chart version the file's own deployment declares (Chart.lock/yaml)
+    chart_version_source: str = ""  # where it was read, e.g. "Chart.lock"; or why none could be read
     _xml_cache: dict[str | None, XmlDocument] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -107,18 +111,25 @@ class Document:
         """The file as NCCL ``nccl_version`` reads it (``hpcconf.parsers.nccl_xml``): ``.root`` is
         None and ``.fatal`` lists why when NCCL would reject it."""
         if nccl_version not in self._xml_cache:
+            from ..parsers.nccl_xml import parse_nccl_xml
+
             self._xml_cache[nccl_version] = parse_nccl_xml(self.text, "graph" if self.kind == "nccl-graph" else "topo",
                                                            nccl_version)
         return self._xml_cache[nccl_version]
 
     @cached_property
     def dockerfile(self) -> DockerfileModel:
+        from ..parsers.dockerfile import parse_dockerfile
+
         return parse_dockerfile(self.text)
 
     @property
     def data(self) -> Any:
-        """Plain-Python YAML data (None for non-YAML kinds)."""
-        return self.yaml.data if self.yaml is not None else None
+        """Plain-Python YAML data (None for non-YAML kinds); the chart's own sub-tree for umbrella values."""
+        data = self.yaml.data if self.yaml is not None else None
+        for key in self.values_root:
+            data = data.get(key) if isinstance(data, dict) else None
+        return data
 
     # -- finding builders ------------------------------------------------------------------
     def at_line(self, line: int, message: str, *, hint: str = "", column: int | None = 1,
@@ -135,7 +146,7 @@ class Document:
         """A finding at a YAML path (keys and indexes); falls back to the nearest parent with a position."""
         if self.yaml is None:
             return self.at_line(1, message, hint=hint, severity=severity)
-        span = self.yaml.position(tuple(path), prefer_value)
+        span = self.yaml.position((*self.values_root, *path), prefer_value)
         return self._diagnostic(message, hint, severity, span.line, span.column, span.end_line, span.end_column)
 
     def at_element(self, element: XmlElement, message: str, *, hint: str = "",

@@ -37,8 +37,9 @@ from .engine_rules import (
     UNRECOGNISED_FILE,
     UNUSED_SUPPRESSION,
 )
-from .registry import Rule, load_rules, successors
-from .suppress import Suppression, find_suppressions
+from .path_context import context_for_path
+from .registry import Rule, load_rules, load_rules_for, successors
+from .suppress import Suppression, find_suppressions, may_suppress
 
 if TYPE_CHECKING:
     from ..catalog import Sku
@@ -54,6 +55,7 @@ class LintResult:
     files_checked: int
     documents: list[Document] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for quoting source lines
+    output_root: Path | None = None  # where committed artifacts lie (settings' `out`), for real locations
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -182,6 +184,10 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 findings.extend(error.diagnostics)
                 files += 1
                 continue
+            file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings
+            if file_ctx is not ctx:
+                for doc in docs:
+                    doc.context = file_ctx
             if docs:
                 sources[display] = text  # only files hpcconf lints are read for suppressions
             if not explicit and len(paths) == 1:  # several paths: the user chose what belongs together
@@ -198,7 +204,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 findings.extend(_forced_kind_mismatch(display, text, forced_kind, ctx))
             for doc in docs:
                 if doc.kind == "spec":
-                    documents.extend(_compile_spec(doc, ctx, findings, sources))
+                    documents.extend(_compile_spec(doc, file_ctx, findings, sources))
                 documents.append(doc)
     return _without_committed_outputs(documents), files
 
@@ -257,7 +263,7 @@ def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnosti
     """
     from ..pipeline import compile_spec  # imported here: the pipeline loads every target, which file-only lint never needs
     try:
-        build = compile_spec(spec_doc.source_path or spec_doc.path)
+        build = compile_spec(spec_doc.source_path or spec_doc.path, ctx.config.sku_dirs)
     except HpcconfError as error:
         spec_doc.compile_failed = True  # spec rules need the compiled cluster: skip them
         errors = [dataclasses.replace(d, severity=Severity.ERROR, file=_same_file(d.file, spec_doc))
@@ -375,10 +381,18 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
                 findings.extend(_run(rule, (doc, doc_ctx), doc))
     for group in cluster_groups(documents):
         doc_set = DocumentSet(group)
+        group_ctx = _shared_context(group, ctx)
         for rule in active:
             if rule.scope == "set":
-                findings.extend(_run(rule, (doc_set, ctx), None))
+                findings.extend(_run(rule, (doc_set, group_ctx), None))
     return findings
+
+
+def _shared_context(group: list[Document], ctx: LintContext) -> LintContext:
+    """The context every document of a group shares (a deployment under one per-path-context table),
+    else the run's; set rules that need a file's own context read ``doc.context_or(ctx)``."""
+    contexts = {id(doc.context_or(ctx)): doc.context_or(ctx) for doc in group}
+    return next(iter(contexts.values())) if len(contexts) == 1 else ctx
 
 
 def cluster_groups(documents: list[Document]) -> list[list[Document]]:
@@ -499,10 +513,10 @@ def finalize(findings: list[Diagnostic]) -> list[Diagnostic]:
 def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[str, str] | None = None,
                    findings: list[Diagnostic] | None = None, files: int | None = None) -> LintResult:
     """Run every enabled rule on ``documents`` and filter the result by config and suppressions."""
-    rules = load_rules()
     sources = dict(sources or {})
     for doc in documents:
         sources.setdefault(doc.path, doc.text)
+    rules = rules_for(documents, ctx.config, sources)
     raw = list(findings or []) + run_rules(documents, ctx, rules)
     raw = attribute_to_spec(raw, documents, sources)
     # A spec that does not compile can never lint clean: `build` refuses it whatever --ignore,
@@ -515,7 +529,19 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
     kept += blocking
     checked = files if files is not None else len({d.path for d in documents})
     kept = _scrub_secrets(kept, sources)
-    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources)
+    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources,
+                      output_root=ctx.config.output_root)
+
+
+def rules_for(documents: list[Document], config: LintConfig, sources: dict[str, str]) -> dict[str, Rule]:
+    """Every rule where a code may be named or a spec is linted (settings, inline suppressions, spec
+    checks); otherwise only the rule modules for the kinds present: the same findings, fewer imports."""
+    named = config.select or config.ignore or config.per_file_ignores or config.severity or \
+        (not config.no_inline_ignores and any(may_suppress(text) for text in sources.values()))
+    kinds = {doc.kind for doc in documents}
+    if named or Kind.SPEC in kinds or any(doc.artifact is not None or doc.deployment for doc in documents):
+        return load_rules()
+    return load_rules_for(kinds)
 
 
 def _scrub_secrets(findings: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
@@ -584,9 +610,10 @@ def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
 
 def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
     """Lint files and directories; raises UsageError for missing or unreadable input."""
-    rules = load_rules()
-    validate_selectors(ctx.config.select, rules, "select")
-    validate_selectors(ctx.config.ignore, rules, "ignore")
+    if ctx.config.select or ctx.config.ignore:
+        rules = load_rules()
+        validate_selectors(ctx.config.select, rules, "select")
+        validate_selectors(ctx.config.ignore, rules, "ignore")
     findings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     documents, files = load_paths(paths, ctx, forced_kind, findings, sources)
@@ -605,7 +632,8 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []
     sources = {spec_doc.path: text}
-    documents = artifact_documents(spec_doc, build, ctx, findings, sources) + [spec_doc]
+    spec_ctx = context_for_path(ctx, spec_doc.path, spec_doc.source_path)  # as `hpcconf lint SPEC` has it
+    documents = artifact_documents(spec_doc, build, spec_ctx, findings, sources) + [spec_doc]
     return lint_documents(documents, ctx, sources, findings, 1)
 
 
@@ -618,4 +646,7 @@ def lint_text(text: str, name: str, ctx: LintContext | None = None, kind: str | 
     except HpcconfError as error:
         findings.extend(error.diagnostics)
         documents = []
+    own = context_for_path(ctx, name)  # an editor's buffer gets its path's per-path-context, as `lint FILE` does
+    for doc in documents:
+        doc.context = own if own is not ctx else None
     return lint_documents(documents, ctx, {name: text}, findings, 1)

@@ -10,8 +10,8 @@ import json
 
 from .. import __version__
 from ..diagnostics import Diagnostic, SourceCache, render_text
-from .document import DisplayPath
 from .engine import LintResult
+from .locations import real_location
 from .registry import Rule, load_rules
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -64,21 +64,18 @@ def _sarif_unregistered(code: str, result: LintResult) -> dict:
             "helpUri": "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"}
 
 
-def _sarif_location(finding: Diagnostic) -> dict:
-    file = finding.file or "<input>"
-    where = DisplayPath.parse(file)
-    if where.compiled:
-        # A compiled artifact is not on disk: point at the generated path, relative to the output dir.
-        artifact_location = {"uri": where.file, "uriBaseId": "HPCCONF_OUTPUT"}
-    else:
-        artifact_location = {"uri": file.replace("\\", "/")}
-    region: dict = {"startLine": max(finding.line or 1, 1)}
-    if finding.column:
-        region["startColumn"] = finding.column
-    if finding.end_line:
-        region["endLine"] = finding.end_line
-    if finding.end_column and (finding.end_line or finding.line):
-        region["endColumn"] = finding.end_column
+def _sarif_location(finding: Diagnostic, result: LintResult) -> dict:
+    """A repository path, always: a compiled artifact's finding points at its committed copy under
+    the output root, else at the spec line that produced it (hpcconf.lint.locations)."""
+    where = real_location(finding, result) if finding.file else None
+    artifact_location = {"uri": where.file if where else "<input>"}
+    region: dict = {"startLine": max(where.line or 1, 1) if where else 1}
+    if where and where.column:
+        region["startColumn"] = where.column
+    if where and where.end_line:
+        region["endLine"] = where.end_line
+    if where and where.end_column and (where.end_line or where.line):
+        region["endColumn"] = where.end_column
     return {"physicalLocation": {"artifactLocation": artifact_location, "region": region}}
 
 
@@ -88,13 +85,14 @@ def render_sarif(result: LintResult) -> str:
     index = {code: i for i, code in enumerate(used)}
     results = []
     for finding in result.findings:
-        text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+        note = real_location(finding, result).note if finding.file else ""
+        text = finding.message + note + (f" Hint: {finding.hint}" if finding.hint else "")
         results.append({
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
             "level": _SARIF_LEVEL[finding.severity.value],
             "message": {"text": text},
-            "locations": [_sarif_location(finding)],
+            "locations": [_sarif_location(finding, result)],
         })
     driver = {
         "name": "hpcconf",
@@ -144,16 +142,17 @@ def _escape_property(text: str) -> str:
 def render_github(result: LintResult) -> str:
     lines = []
     for f in result.findings:
-        props = [f"file={_escape_property(f.file)}"]
-        if f.line:
-            props.append(f"line={f.line}")
-        if f.column:
-            props.append(f"col={f.column}")
-        if f.end_line:
-            props.append(f"endLine={f.end_line}")
-        if f.end_column:
-            props.append(f"endColumn={f.end_column}")
+        where = real_location(f, result)  # a path in the checkout, or GitHub pins the annotation nowhere
+        props = [f"file={_escape_property(where.file)}"]
+        if where.line:
+            props.append(f"line={where.line}")
+        if where.column:
+            props.append(f"col={where.column}")
+        if where.end_line:
+            props.append(f"endLine={where.end_line}")
+        if where.end_column:
+            props.append(f"endColumn={where.end_column}")
         props.append(f"title={_escape_property(f'{f.code} {f.name}'.strip())}")
-        message = f.message + (f"\n{f.hint}" if f.hint else "")
+        message = f.message + where.note + (f"\n{f.hint}" if f.hint else "")
         lines.append(f"::{_GITHUB_LEVEL[f.severity.value]} {','.join(props)}::{_escape_data(message)}")
     return "".join(line + "\n" for line in lines)

@@ -27,6 +27,14 @@ class Suppression:
     used: set[str] = field(default_factory=set)
 
 
+_ANY_SUPPRESSION = re.compile(r"hpcconf:\s*ignore\[")
+
+
+def may_suppress(text: str) -> bool:
+    """Whether ``text`` could hold a suppression (every one :func:`find_suppressions` finds matches this)."""
+    return _ANY_SUPPRESSION.search(text) is not None
+
+
 def find_suppressions(file: str, text: str) -> list[Suppression]:
     lines = text.splitlines()
     found = []

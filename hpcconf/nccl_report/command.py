@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from ..parsers.nccl_tests_log import COLLECTIVES, collective_from_name, parse_text
+from ..parsers.nccl_collectives import COLLECTIVES
+from ..sku_dirs import sku_dir_option, with_settings_dirs
 
 if TYPE_CHECKING:
     from ..catalog import Sku
@@ -51,6 +52,7 @@ def _sku(name: str, sku_dirs: list[Path]) -> "Sku":
 
 def report(logs: list[Path], target: "Target", collective: Optional[str]) -> list["Verdict"]:
     from ..knowledge.nccl_floors import load_floors
+    from ..parsers.nccl_tests_log import collective_from_name, parse_text
     from .verdict import judge_runs
 
     table = load_floors()
@@ -75,7 +77,7 @@ def nccl_report_command(
     output_format: str = typer.Option("text", "--format", help="text, json or markdown."),
     plot_file: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png|svg",
                                              help="Draw busbw vs message size (needs hpcconf[plot])."),
-    sku_dir: list[Path] = typer.Option([], "--sku-dir", help="Extra SKU catalog directory."),
+    sku_dir: list[Path] = sku_dir_option(),
 ) -> None:
     """Judge nccl-tests logs against the SKU's published bus-bandwidth floor (exit 1 when below)."""
     from .render import RENDERERS
@@ -87,7 +89,14 @@ def nccl_report_command(
         raise _error(f"--collective must be one of {', '.join(COLLECTIVES)}, not {collective!r}")
     if spec is not None and sku is not None:
         raise _error("give --spec or --sku, not both")
-    target = target_from_spec(spec, sku_dir) if spec else Target(_sku(sku, sku_dir) if sku else None, None)
+    from ..diagnostics import HpcconfError, render_all
+
+    sku_dir = with_settings_dirs(sku_dir)
+    try:
+        target = target_from_spec(spec, sku_dir) if spec else Target(_sku(sku, sku_dir) if sku else None, None)
+    except HpcconfError as exc:  # a bad --sku-dir or SKU file, or a spec that does not compile: located
+        typer.echo(render_all(exc.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID) from None
     if nodes is not None:
         target = Target(target.sku, nodes)
     verdicts = report(logs, target, collective)

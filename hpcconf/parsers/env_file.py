@@ -76,11 +76,17 @@ class _Word:
     eq_raw: int = -1  # offset in the whole text of that '='
 
 
+# Runs of characters the lexer copies as they are (the character-by-character loop is the slow part).
+_NEWLINE = re.compile("\n")
+_PLAIN_RUN = re.compile(r"[^ \t\n;'\"\\=$`]+")
+_QUOTED_RUN = re.compile(r'[^"\\$`]+')
+
+
 class _Lexer:
     def __init__(self, text: str):
         self.text = text
         self.pos = 0
-        self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def where(self, pos: int) -> tuple[int, int]:
         import bisect
@@ -128,6 +134,10 @@ class _Lexer:
                 self.pos += 1
                 quoted = True
                 while True:
+                    run = _QUOTED_RUN.match(text, self.pos)
+                    if run:  # characters with no meaning inside double quotes, taken at once
+                        out.append(run.group())
+                        self.pos = run.end()
                     if self.pos >= len(text):
                         return self._cut(begin), "unterminated double quote"
                     ch = text[self.pos]
@@ -146,6 +156,9 @@ class _Lexer:
                 nxt = text[self.pos + 1:self.pos + 2]
                 out.append("" if nxt == "\n" else nxt)
                 self.pos += 2
+            elif run := _PLAIN_RUN.match(text, self.pos):  # ordinary characters, taken at once
+                out.append(run.group())
+                self.pos = run.end()
             else:
                 if ch == "=" and eq_at < 0:
                     eq_at, eq_raw = len("".join(out)), self.pos

@@ -19,8 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "alltoallv", "broadcast", "reduce",
-               "sendrecv", "scatter", "gather", "hypercube")
+from .nccl_collectives import COLLECTIVES as COLLECTIVES  # re-exported: it lived here first
 
 # Prefixes that launchers put in front of every line; stripped repeatedly (kubectl --timestamps, then
 # --prefix, then mpirun's tag, ...). Each is anchored at the line start and needs its own punctuation, so

@@ -8,6 +8,7 @@ once, so two artifacts can never disagree about it. Targets never read the raw s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Catalog, Sku
@@ -31,6 +32,9 @@ class ResolvedPool:
     os_disk_gb: int
     infiniband: bool  # the SKU has IB and the spec did not turn it off
     nccl: PoolNccl
+    # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
+    # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
+    sku_file: Optional[tuple[str, str]] = None
 
     @property
     def gpus_per_node(self) -> int:
@@ -47,6 +51,15 @@ class ResolvedPool:
     @property
     def has_gpus(self) -> bool:
         return self.gpus_per_node > 0
+
+    @property
+    def gpu_vendor(self) -> str:
+        return self.sku.gpu.vendor
+
+    @property
+    def collective_library(self) -> str:
+        """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
+        return self.sku.gpu.collective or "nccl"
 
 
 @dataclass(frozen=True)
@@ -80,7 +93,7 @@ class ResolvedCluster:
 
 def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedCluster:
     """Derive everything; assumes :func:`hpcconf.spec.checks.check_spec` passed."""
-    pools = tuple(_resolve_pool(spec, pool, catalog.get(pool.sku)) for pool in spec.pools)
+    pools = tuple(_resolve_pool(spec, pool, catalog.get(pool.sku), catalog.user_file(pool.sku)) for pool in spec.pools)
     test_pool = _test_pool(spec, pools)
     image = spec.test_image
     cluster = ResolvedCluster(
@@ -108,9 +121,10 @@ def pool_nccl_env(spec: Cluster, pool) -> dict[str, str]:
     return {**spec.nccl_env, **pool.nccl_env}
 
 
-def _resolve_pool(spec: Cluster, pool, sku: Sku) -> ResolvedPool:
+def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = None) -> ResolvedPool:
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
+        sku_file=(user_file.name, user_file.read_text(encoding="utf-8")) if user_file else None,
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),

@@ -11,8 +11,8 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts
-from ..knowledge.volcano import WORKER_TASK, default_job_name, job_names
+from ..knowledge import charts, rocm
+from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
 from .compat import aks_kubernetes_version, aks_os_sku
@@ -28,6 +28,7 @@ KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # jingchaozhang.gith
 NCP_NAME = "nic-cluster-policy"  # the name the chart used and the operator expects
 MELLANOX_VENDOR = "15b3"
 NVIDIA_VENDOR = "10de"
+NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"  # NVIDIA's device plugin (gpu-operator)
 NETWORK_OPERATOR_REPO = "nvcr.io/nvidia/mellanox"
 NFD_LABEL_MELLANOX = f"feature.node.kubernetes.io/pci-{MELLANOX_VENDOR}.present"
 WHEREABOUTS_KUBECONFIG = "/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig"
@@ -59,6 +60,11 @@ class AksPoolJob:
         return self.pool.count
 
     @property
+    def gpu_resource(self) -> str:
+        """The pool's device-plugin resource: nvidia.com/gpu, or amd.com/gpu on an AMD pool."""
+        return gpu_resource(self.pool.gpu_vendor)
+
+    @property
     def infiniband(self) -> bool:
         return self.ib_nics_per_worker > 0
 
@@ -69,6 +75,10 @@ class AksPoolJob:
     @property
     def min_available(self) -> int:
         return 1 + self.worker_replicas  # gang: launcher + every worker, or mpirun waits forever
+
+
+def gpu_resource(vendor: str) -> str:
+    return rocm.AMD_GPU_RESOURCE if vendor == "amd" else NVIDIA_GPU_RESOURCE
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,8 @@ class ResolvedAks:
     sku: str
     worker_replicas: int
     gpus_per_worker: int
+    gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
+    gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
     ib_resource: str  # "nvidia.com/<resource_name>"
@@ -155,7 +167,8 @@ def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> t
     """NCCL settings of the pool (topology path inside the image), then UCX/CUDA for mpirun."""
     env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) log NCCL init; keeps the busbw log readable
     env.update(pool.nccl.image_env)
-    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
+    if pool.gpu_vendor == "nvidia":
+        env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
     if not pool.infiniband:
         # No IB in the pod: keep UCX on the pod's Ethernet interface (jingchaozhang.github.io's NC runs).
         env.setdefault("UCX_TLS", "tcp")
@@ -183,9 +196,9 @@ def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
     return cluster.gpu_pools
 
 
-def pool_jobs(cluster: "ResolvedCluster", base_name: str) -> tuple[AksPoolJob, ...]:
+def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksPoolJob, ...]:
     pools = tested_pools(cluster)
-    names = job_names(base_name, [p.name for p in pools])
+    names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
                             ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env))
                  for p in pools)
@@ -210,7 +223,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ofed = versions.doca_ofed if ncp_from_values else \
         (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
-    jobs = pool_jobs(cluster, settings.job_name or default_job_name(cluster.nccl_test.collective))
+    jobs = pool_jobs(cluster, settings.job_name)
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
     return ResolvedAks(
         settings=settings,
@@ -228,6 +241,8 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         sku=pool.sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
+        gpu_vendor=pool.gpu_vendor,
+        gpu_resource=gpu_resource(pool.gpu_vendor),
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
         ib_resource=cluster.ib_resource,

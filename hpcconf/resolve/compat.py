@@ -64,16 +64,34 @@ def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optiona
 SUPPORTED_CPU_IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
 
 
+# Queue images: CycleCloud deploys their nodes one by one as jobs arrive, so a floating version mixes images in a queue.
+QUEUE_IMAGE_FIELDS = ("gpu", "cpu")
+
+
 def supported_azhop_images(settings: AzhopSettings) -> AzhopSettings:
     """Default images past end of life replaced, unless the spec chose them: az-hop's CentOS 7.9 infrastructure
-    image by its AlmaLinux 8.7 option, the Ubuntu 20.04 CPU-queue image by the Ubuntu 22.04 HPC image."""
+    image by its AlmaLinux 8.7 option, the Ubuntu 20.04 CPU-queue image by the Ubuntu 22.04 HPC image; then the
+    default queue images' ``:latest`` pinned to a published version (hpcconf/data/compat/azure_images.yaml)."""
     replacements = {"linux_base": SUPPORTED_LINUX_BASE, "cpu": SUPPORTED_CPU_IMAGE}
     updates = {field: image for field, image in replacements.items()
                if field not in settings.images.model_fields_set
                and compat.image_retirement(getattr(settings.images, field)) is not None}
+    for field in QUEUE_IMAGE_FIELDS:
+        if field not in settings.images.model_fields_set:
+            pinned = pinned_queue_image(updates.get(field, getattr(settings.images, field)))
+            if pinned is not None:
+                updates[field] = pinned
     if not updates:
         return settings
     return settings.model_copy(update={"images": settings.images.model_copy(update=updates)})
+
+
+def pinned_queue_image(image: str) -> Optional[str]:
+    """``image`` with ``:latest`` replaced by the version the knowledge base pins for it; None when it has none."""
+    if not compat.floating_marketplace_image(image):
+        return None
+    pin = compat.marketplace_pin(image)
+    return f"{image.rsplit(':', 1)[0]}:{pin.version}" if pin is not None else None
 
 
 # -- AKS node OS --------------------------------------------------------------------------------

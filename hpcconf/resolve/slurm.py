@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
+from ..knowledge import mnnvl, rocm
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -26,6 +27,9 @@ CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every comp
 CRUSOE_DEFAULT_IMAGE = "ubuntu24.04-nvidia-slurm"
 AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (jingchaozhang.github.io, 2023)
 UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); JSC's X-Dev blog ("MPI as API", 2023), open-mpi/ompi#9885
+
+
+SKU_DIR_NAME = "sku"  # beside the sbatch script: slurm/<pool>/sku/<file>
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,10 @@ class SlurmPartition:
     required_files: tuple[str, ...]  # files the NCCL settings name (topology/graph); the job checks them
     mpi_env: tuple[tuple[str, str], ...]  # MPI/UCX/UCC settings (empty for plain NCCL without mpi_env)
     graph_opt_in: Optional[str] = None  # a graph file installed for jobs to opt in to (NC96ads_A100_v4)
+    nvlink: Optional["NvlinkDomain"] = None  # set when the SKU's NVLink domain spans VMs (GB200/GB300 NVL72)
+    library: str = "nccl"  # the collective library the GPUs run: nccl (NVIDIA) or rccl (AMD)
+    tests_dir: str = "/opt/nccl-tests/build"  # where the nodes keep nccl-tests' (rccl-tests') binaries
+    sku_file: Optional[str] = None  # file name of the user's SKU file shipped in sku/ beside the job (see ResolvedPool)
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -59,6 +67,22 @@ class SlurmPartition:
     def directory(self) -> str:
         return f"slurm/{self.pool}"
 
+    @property
+    def sku_dir(self) -> Optional[str]:
+        """Where the job's own copy of a user SKU file lies (for hpcconf nccl-report --sku-dir), or None."""
+        return f"{self.directory}/{SKU_DIR_NAME}" if self.sku_file else None
+
+
+@dataclass(frozen=True)
+class NvlinkDomain:
+    """A pool whose NVLink domain spans VMs: what the IMEX/block-topology script and the job need."""
+
+    domain_gpus: int  # GPUs in one domain (72 for NVL72)
+    nodes_per_domain: int  # VMs in one domain (18 for NVL72 of 4-GPU VMs)
+    segment: Optional[int]  # sbatch --segment: the job's nodes per block; None when no size divides them
+    job_env: tuple[tuple[str, str], ...]  # MNNVL settings the test job exports (unless the spec sets them)
+    setup_script: bool  # hpcconf writes nvlink-domains.sh (not on Crusoe, whose module sets IMEX up)
+
 
 @dataclass(frozen=True)
 class CrusoePartition:
@@ -71,6 +95,7 @@ class CrusoePartition:
     ib_partition_id: Optional[str]
     image: str
     default: bool  # extra_args Default=YES (the first GPU pool)
+    imex_support: bool = False  # the module sets IMEX up (NVLink domain spans VMs: GB200 NVL72)
 
 
 @dataclass(frozen=True)
@@ -192,6 +217,23 @@ def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
     return tuple(env.items())
 
 
+def nvlink_domain(pool: "ResolvedPool", nodes: int) -> Optional[NvlinkDomain]:
+    """The NVL72 settings of a pool whose NVLink domain spans VMs (None for every other SKU).
+
+    The job forces MNNVL (``NCCL_MNNVL_ENABLE=1``): with the default (2) NCCL silently falls back to
+    InfiniBand when IMEX is not up, and the acceptance test would pass on the wrong fabric.
+    """
+    sku = pool.sku
+    if not sku.nvlink_spans_nodes:
+        return None
+    per_domain = mnnvl.domain_nodes(sku.nvlink_domain_gpus, sku.gpu.count)
+    conf = dict(pool.nccl.node_conf)
+    env = tuple((key, value) for key, value in (("NCCL_MNNVL_ENABLE", "1"),) if key not in conf)
+    return NvlinkDomain(domain_gpus=sku.nvlink_domain_gpus, nodes_per_domain=per_domain,
+                        segment=mnnvl.segment_size(nodes, per_domain), job_env=env,
+                        setup_script=sku.provider != "crusoe")
+
+
 def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
     conf = dict(pool.nccl.node_conf)
     return tuple(conf[key] for key in ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE") if conf.get(key))
@@ -225,7 +267,8 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
         CrusoePartition(name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count,
                         instance_type=pool.sku.name,
                         ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None,
-                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0)
+                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0,
+                        imex_support=pool.sku.nvlink_spans_nodes)
         for index, pool in enumerate(pools))
 
 
@@ -236,14 +279,24 @@ def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
     return pool.count if pool.infiniband else 1
 
 
+def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
+    """The spec's nccl_tests_dir when set, else where each library's tests are conventionally installed."""
+    if "nccl_tests_dir" in settings.model_fields_set or pool.collective_library != "rccl":
+        return settings.nccl_tests_dir
+    return rocm.RCCL_TESTS_NODE_DIR
+
+
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
+    nodes = test_nodes(settings, pool)
     return SlurmPartition(
         pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
-        nodes=test_nodes(settings, pool), ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
+        nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
         cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
-        mpi_env=mpi_env(cluster, settings, pool),
+        mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
+        library=pool.collective_library, tests_dir=tests_dir(settings, pool),
+        sku_file=pool.sku_file[0] if pool.sku_file else None,
     )
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ..diagnostics import HpcconfError
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
 
 PROVIDERS = ("azure", "crusoe", "other")
 
@@ -36,6 +39,37 @@ def target_and_name(output: Optional[Path], name: Optional[str]) -> tuple[Option
     return output, name or output.stem
 
 
+def catalog_entry_replaced(name: str, path: str, text: str) -> Diagnostic | None:
+    """HPC333 (a warning) when ``name`` is also a SKU of hpcconf's own catalog: a --sku-dir (or sku_dirs)
+    holding the imported file replaces that entry, for every spec and command that reads the directory."""
+    from ..catalog import Catalog
+    from ..diagnostics import Diagnostic, Severity
+
+    if name not in Catalog.load().names():  # Catalog.load replaces by exact name
+        return None
+    return Diagnostic(
+        code="HPC333", name="sku-import-replaces-catalog", severity=Severity.WARNING,
+        message=f"{name!r} is also a SKU of hpcconf's catalog: wherever this file's directory is a "
+                f"--sku-dir or sku_dirs entry, it replaces the catalog's definition (its busbw floors, NCCL "
+                f"topology and image settings included)",
+        hint="Import under another name (--name lab-...) to keep both, or keep the replacement on purpose "
+             "(docs/skus.md, 'Overriding a catalog SKU').",
+    ).at(path, _name_line(text), 1)
+
+
+def _name_line(text: str) -> int | None:
+    """The line of the file's top-level ``name:`` key (where the warning points)."""
+    return next((i for i, line in enumerate(text.splitlines(), 1) if line.startswith("name:")), None)
+
+
+def _warn_if_replacing(name: str, path: str, text: str) -> None:
+    replaced = catalog_entry_replaced(name, path, text)
+    if replaced is not None:
+        from ..diagnostics import render_text
+
+        typer.echo(render_text(replaced), err=True)
+
+
 def run_import(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
                family: Optional[str], force: bool) -> int:
     from ..catalog import load_sku_file
@@ -44,6 +78,7 @@ def run_import(directory: Path, output: Optional[Path], name: Optional[str], pro
     target, sku_name = target_and_name(output, name)
     text, sku = import_sku(directory, name=sku_name, provider=provider, family=family)
     if target is None:
+        _warn_if_replacing(sku.name, "-", text)
         typer.echo(text, nl=False)
         return 0
     path = target / f"{sku.name}.yaml" if target.is_dir() or str(target).endswith("/") else target
@@ -53,6 +88,7 @@ def run_import(directory: Path, output: Optional[Path], name: Optional[str], pro
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     load_sku_file(path)  # what --sku-dir will read: the file name must match the SKU name
+    _warn_if_replacing(sku.name, str(path), text)
     typer.echo(f"wrote {path}: {sku.gpu.count} x {sku.gpu.model}, "
                f"{sku.infiniband.count if sku.infiniband else 0} InfiniBand ports; use it with --sku-dir {path.parent}")
     return 0
@@ -76,7 +112,10 @@ def register(app: typer.Typer) -> None:
         directory: Path = typer.Argument(..., metavar="DIR", help="The directory the collection script wrote."),
         output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE|DIR",
                                               help="Write the SKU file here ('-': stdout); a directory gets <name>.yaml."),
-        name: Optional[str] = typer.Option(None, "--name", help="SKU name (default: the Azure VM size the node reports, else the -o file's name)."),
+        name: Optional[str] = typer.Option(None, "--name", help="SKU name (default: the Azure VM size the node reports, else the -o file's name). "
+                                           "A name hpcconf's catalog already has (the node's own Azure size, by default) "
+                                           "replaces that catalog entry wherever the file's directory is a --sku-dir: "
+                                           "warned as HPC333."),
         provider: Optional[str] = typer.Option(None, "--provider", help="azure, crusoe or other (default: azure when the node "
                                                "answered Azure's instance metadata, else other)."),
         family: Optional[str] = typer.Option(None, "--family", help="The size's series name (default: 'imported: N x MODEL')."),

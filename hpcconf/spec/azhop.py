@@ -132,8 +132,8 @@ class VmSizes(StrictModel):
 
 
 class Images(StrictModel):
-    gpu: str = Field(default="microsoft-dsvm:ubuntu-hpc:2204:latest", description="Default image of GPU queues: must carry the NVIDIA driver (an HPC image). A pool's own `image` wins.")
-    cpu: str = Field(default="azhpc:azhop-compute:ubuntu-2004:latest", description="Default image of extra_queues.")
+    gpu: str = Field(default="microsoft-dsvm:ubuntu-hpc:2204:latest", description="Default image of GPU queues: must carry the NVIDIA driver (an HPC image). A pool's own `image` wins. Left unset, `:latest` is pinned to a published version hpcconf knows (22.04.2024102301), so every node of a queue boots the same image.")
+    cpu: str = Field(default="azhpc:azhop-compute:ubuntu-2004:latest", description="Default image of extra_queues. Left unset, hpcconf uses the Ubuntu 22.04 HPC image at a pinned version (Ubuntu 20.04 is past end of life).")
     linux_base: str = Field(default="OpenLogic:CentOS:7_9-gen2:latest", description="Image of az-hop's Linux infra VMs (linux_base_image).")
     windows_base: str = Field(default="MicrosoftWindowsServer:WindowsServer:2019-Datacenter-smalldisk:latest", description="Image of the AD VM (windows_base_image).")
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..knowledge import azhop as kb
-from .azhop import AzhopSettings
 
 if TYPE_CHECKING:
+    from .azhop import AzhopSettings
     from .model import Cluster
 
 

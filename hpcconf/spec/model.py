@@ -101,6 +101,7 @@ class Versions(StrictModel):
 
     network_operator: str = Field(default="26.4.1", pattern=VERSION_PATTERN, description="NVIDIA network-operator Helm chart version.")
     gpu_operator: str = Field(default="26.7.0", pattern=VERSION_PATTERN, description="NVIDIA gpu-operator Helm chart version.")
+    amd_gpu_operator: str = Field(default="1.5.1", pattern=VERSION_PATTERN, description="AMD GPU operator Helm chart version (ROCm/gpu-operator, chart gpu-operator-charts) for AMD Instinct pools on AKS.")
     node_feature_discovery: str = Field(default="0.19.0", pattern=VERSION_PATTERN, description="node-feature-discovery Helm chart version.")
     volcano: str = Field(default="1.15.1", pattern=VERSION_PATTERN, description="Volcano release.")
     nccl: str = Field(default="2.28.9", pattern=VERSION_PATTERN, description="NCCL version the test image and nodes run.")
@@ -149,6 +150,16 @@ class NcclTest(StrictModel):
         default_factory=lambda: list(DEFAULT_COLLECTIVES),
         description="The matrix the generated test job runs, `collective` first; each log is judged by "
                     "`hpcconf nccl-report` at the end of the job.")
+    ring_pass: bool = Field(
+        default=True,
+        description="Also run all_reduce with NCCL_ALGO=Ring over every node from 64M up (a ring crosses "
+                    "every node boundary on every channel, so one slow NIC shows); judged by `hpcconf nccl-report`. "
+                    "Multi-node tests only.")
+    single_node: bool = Field(
+        default=True,
+        description="Also run all_reduce on one node with all its GPUs, up to the size of the SKU's single-node "
+                    "health-check floor, judged against that floor (no floor sourced: reported, not failed). "
+                    "Multi-node tests only.")
 
     def matrix(self) -> list[str]:
         """``collective`` first, then the other ``collectives`` in their order, each once."""
@@ -171,6 +182,28 @@ def message_bytes(size: str) -> int:
 
 
 
+class HealthChecks(StrictModel):
+    enabled: bool = Field(
+        default=True,
+        description="Generate the Azure HPC node health checks (azurehpc-health-checks) per GPU pool from the SKU "
+                    "catalog (health/<pool>/nhc.conf) and run them before the NCCL test: Slurm HealthCheckProgram, "
+                    "AzHOP cluster-init, an AKS DaemonSet that taints failing nodes.")
+    image: Optional[str] = Field(
+        default=None,
+        description="The health-check image the AKS DaemonSet runs on every GPU pool. Default: Azure's image for the "
+                    "pool's GPU vendor, mcr.microsoft.com/aznhc/aznhc-nv:latest (NVIDIA) or "
+                    "mcr.microsoft.com/aznhc/aznhc-rocm:latest (AMD: its checks call rocm-smi and rccl-tests); Azure "
+                    "publishes them under :latest only, so pin a digest for repeatable runs.")
+    interval_s: int = Field(default=3600, ge=60, description="Slurm HealthCheckInterval: seconds between runs on idle nodes.")
+
+    @field_validator("image")
+    @classmethod
+    def _reference(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            check_image_reference(value)
+        return value
+
+
 class Cluster(StrictModel):
     """An hpcconf cluster spec."""
 
@@ -185,6 +218,7 @@ class Cluster(StrictModel):
     versions: Versions = Field(default_factory=Versions)
     test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
     nccl_test: NcclTest = Field(default_factory=NcclTest)
+    health_checks: HealthChecks = Field(default_factory=HealthChecks)
     nccl_env: dict[NcclKey, NcclValue] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env); a pool's own nccl_env overrides a key set here.")
     mpi_env: dict[EnvKey, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
     sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..artifacts import Artifact
 from ..resolve import ResolvedCluster
-from . import aks, azhop, nccl_files, slurm, test_image
+from . import aks, azhop, health, nccl_files, slurm, test_image
 from ._common import Target
 
 __all__ = ["Target", "all_targets", "render_all"]
@@ -20,6 +20,7 @@ def all_targets() -> list[Target]:
         # on AKS the test image carries the topology and the job passes the settings.
         Target("nccl", frozenset({"azhop", "slurm"}), nccl_files.render),
         Target("test-image", None, test_image.render),
+        Target("health", None, health.render),
         *aks.TARGETS, *azhop.TARGETS, *slurm.TARGETS,
     ]
 

@@ -65,11 +65,16 @@ def nccl_conf(pool: ResolvedPool, cluster: ResolvedCluster) -> Artifact:
 
 
 NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
+RCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/rccl-tests"  # ROCm/rccl-tests: same binary names as nccl-tests
 
 
-def nccl_tests_binary(collective: str) -> str:
-    """Where the test image builds nccl-tests' binary for ``collective`` (the AKS job runs it)."""
-    return f"{NCCL_TESTS_DIR}/build/{collective}_perf"
+def tests_dir(library: str) -> str:
+    return RCCL_TESTS_DIR if library == "rccl" else NCCL_TESTS_DIR
+
+
+def nccl_tests_binary(collective: str, library: str = "nccl") -> str:
+    """Where the test image builds nccl-tests' (rccl-tests') binary for ``collective`` (the AKS job runs it)."""
+    return f"{tests_dir(library)}/build/{collective}_perf"
 
 
 # -- keeping nccl.conf across reboots --------------------------------------------------------------

@@ -19,6 +19,7 @@ from ..knowledge import azhop as kb
 from ..resolve import ResolvedCluster
 from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
 from ..templating import generated_by, render_template
+from . import _health
 from ._common import nccl_boot_unit, nccl_conf, platform_target, topology_artifacts
 
 CLUSTER_INIT = "azhop/cluster-init"
@@ -150,8 +151,32 @@ def node_setup(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
     return [installer(cluster, i, produced) for i in az.nccl_installs] + [dispatcher(cluster, az.nccl_installs)]
 
 
+# -- cluster-init: node health checks ------------------------------------------------------------------
+
+HEALTH_DISPATCHER = f"{CLUSTER_INIT}/scripts/zz-hpcconf-nhc.sh"
+
+
+def health_installer_path(queue: str) -> str:
+    return f"{CLUSTER_INIT}/files/hpcconf/{queue}/install-health-checks.sh"
+
+
+def health_setup(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
+    """Per GPU queue, an installer of its health checks; a cluster-init script that installs and runs them
+    (after zz-hpcconf-nccl.sh), so a node that fails them fails its cluster-init and never joins the queue."""
+    queues = [q for q in az.queues if q.pool is not None and cluster.pool(q.pool).has_gpus]
+    if not _health.enabled(cluster) or not queues:
+        return []
+    dispatcher_name = HEALTH_DISPATCHER.rsplit("/", 1)[1]
+    artifacts = [Artifact(health_installer_path(q.name), _health.installer_text(
+                     cluster, cluster.pool(q.pool or ""), [f"Run by {dispatcher_name} (cluster-init) on the nodes of queue '{q.name}'."]),
+                          Kind.SHELL_SCRIPT, "azhop") for q in queues]
+    text = render_template("azhop/zz-hpcconf-nhc.sh.j2", header=generated_by(cluster.spec_file),
+                           queues=[q.name for q in queues], runner=_health.RUNNER, log=_health.LOG)
+    return artifacts + [Artifact(HEALTH_DISPATCHER, text, Kind.SHELL_SCRIPT, "azhop")]
+
+
 def render(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
-    return [config_yml(cluster, az), *node_setup(cluster, az)]
+    return [config_yml(cluster, az), *node_setup(cluster, az), *health_setup(cluster, az)]
 
 
 TARGETS = [platform_target("azhop", frozenset({"azhop"}), lambda cluster: cluster.azhop, render)]

@@ -4,7 +4,8 @@ environment file, and Crusoe's ``terraform.tfvars``.
 Paths: ``slurm/<pool>/<collective>_perf.sbatch``, ``slurm/<pool>/mpi.env`` (only when the spec asks
 for an MPI path other than plain NCCL, or sets ``mpi_env``), ``slurm/<pool>/install-nccl-files.sh``
 (``platform: slurm`` pools whose nccl.conf names hpcconf's topology files; AzHOP installs them with
-its cluster-init) and ``slurm/terraform.tfvars`` (only for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
+its cluster-init), ``slurm/<pool>/nvlink-domains.sh`` (``platform: slurm`` pools whose NVLink domain spans
+VMs: IMEX peers and the topology/block ``topology.conf``) and ``slurm/terraform.tfvars`` (only for ``platform: slurm`` on Crusoe). Every value comes from :mod:`hpcconf.resolve.slurm`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
+from ..knowledge import mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..templating import generated_by, render_template
+from . import _health
 from ._common import nccl_boot_unit, platform_target
+from .nccl_passes import extra_passes, single_node_floor_note
 
 TARGET = "slurm"
 
@@ -62,10 +66,14 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
     script_name = f"{binary}.sbatch"
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
-        nccl_tests_dir=slurm.nccl_tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
-        job_name=f"nccl-{cluster.nccl_test.collective}-{job.pool}", script_name=script_name,
+        nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
+        job_name=f"{job.library}-{cluster.nccl_test.collective}-{job.pool}", library=job.library.upper(),
+        rocm_path=rocm.ROCM_PATH, script_name=script_name,
         time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job))
+        expected=expected_busbw(cluster, job),
+        passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
+        single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
+        health_status=_health.STATUS if _health.enabled(cluster) else None)
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
 
@@ -95,15 +103,71 @@ def nccl_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Ar
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
+def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """For a pool whose NVLink domain spans VMs (GB200/GB300 NVL72) on plain Slurm: the controller-side
+    script that sets each node's IMEX peers and writes the topology/block topology.conf (see the template)."""
+    domain = job.nvlink
+    if domain is None or not domain.setup_script or "slurm" not in cluster.platforms:
+        return None
+    pool = cluster.pool(job.pool)
+    script = f"{job.directory}/nvlink-domains.sh"
+    text = render_template(
+        "slurm/nvlink-domains.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
+        partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
+        nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
+        nodes_config=mnnvl.IMEX_NODES_CONFIG, nodes_config_dir=mnnvl.IMEX_NODES_CONFIG.rsplit("/", 1)[0],
+        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl")
+    return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
+
+
+def health_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """A node-setup script for plain Slurm: the pool's health checks and the runner Slurm calls."""
+    if "slurm" not in cluster.platforms or not _health.enabled(cluster):
+        return None  # AzHOP installs them with its cluster-init
+    script = f"{job.directory}/install-health-checks.sh"
+    usage = ["Run it once per node as root, e.g.:",
+             f"  srun -p {job.partition} -N {cluster.pool(job.pool).count} --ntasks-per-node=1 sudo bash {script}",
+             f"then add slurm/{HEALTH_CONF} to slurm.conf (or Include it) and run scontrol reconfigure."]
+    text = _health.installer_text(cluster, cluster.pool(job.pool), usage)
+    return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
+
+
+HEALTH_CONF = "health-check.conf"
+
+
+def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
+    """slurm.conf lines that make slurmd run the health checks on idle nodes."""
+    if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not cluster.gpu_pools:
+        return []
+    text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
+                           program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
+                           runner=_health.RUNNER, reason=_health.DRAIN_REASON,
+                           pools=[p.name for p in cluster.gpu_pools])
+    return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
+
+
+def sku_file(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
+    """The user's SKU file, beside the job: its `hpcconf nccl-report --sku` runs on a node that has only
+    hpcconf's own catalog (an imported SKU, or a --sku-dir file replacing a catalog entry)."""
+    pool = cluster.pool(job.pool)
+    if pool.sku_file is None or job.sku_dir is None:
+        return None
+    name, text = pool.sku_file
+    return Artifact(f"{job.sku_dir}/{name}", text, Kind.SKU_FILE, TARGET)
+
+
 def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
-    artifacts = []
+    artifacts = health_conf(cluster)
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
+        shipped = sku_file(cluster, job)
+        if shipped is not None:
+            artifacts.append(shipped)
         if job.mpi_env:
             artifacts.append(env_file(cluster, slurm, job))
-        installer = nccl_installer(cluster, job)
-        if installer is not None:
-            artifacts.append(installer)
+        for extra in (nccl_installer(cluster, job), nvlink_domains_script(cluster, job), health_installer(cluster, job)):
+            if extra is not None:
+                artifacts.append(extra)
     return artifacts
 
 
@@ -112,7 +176,8 @@ def _hcl_partition(partition: CrusoePartition) -> dict[str, str]:
     extra = {"Default": "YES" if partition.default else "NO", "MaxTime": "INFINITE", "State": "UP"}
     return {
         "name": hcl_string(partition.name), "count": str(partition.count), "type": hcl_string(partition.instance_type),
-        "imex_support": "false",  # IMEX is for GB200 NVL72 (module README); no catalog SKU needs it
+        # IMEX is for GB200 NVL72 (crusoecloud/slurm README): on for a size whose NVLink domain spans VMs.
+        "imex_support": "true" if partition.imex_support else "false",
         "ib_partition_id": hcl_string(partition.ib_partition_id) if partition.ib_partition_id else "null",
         "image": hcl_string(partition.image), "custom_image": "null", "reservation_id": "null",
         "extra_args": "{ " + ", ".join(f"{hcl_string(k)} = {hcl_string(v)}" for k, v in extra.items()) + " }",

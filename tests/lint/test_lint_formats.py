@@ -55,8 +55,11 @@ SARIF_MINIMAL_SCHEMA = {
                             "properties": {"physicalLocation": {
                                 "type": "object", "required": ["artifactLocation", "region"],
                                 "properties": {
+                                    # A path in the checkout: no base id to resolve, never "SPEC -> ARTIFACT".
                                     "artifactLocation": {"type": "object", "required": ["uri"],
-                                                         "properties": {"uri": {"type": "string", "minLength": 1}}},
+                                                         "not": {"required": ["uriBaseId"]},
+                                                         "properties": {"uri": {"type": "string", "minLength": 1,
+                                                                                "not": {"pattern": " -> "}}}},
                                     "region": {"type": "object", "required": ["startLine"], "properties": {
                                         "startLine": {"type": "integer", "minimum": 1},
                                         "startColumn": {"type": "integer", "minimum": 1},
@@ -95,15 +98,15 @@ def test_sarif_is_valid_and_carries_rule_pages():
     assert {r["level"] for r in run["results"]} == {"error", "warning"}
 
 
-def test_sarif_info_is_note_and_artifacts_of_specs_use_a_base_id():
+def test_sarif_info_is_note_and_artifacts_of_specs_name_the_spec_when_nothing_else_is_known():
     finding = Diagnostic(code="DKR002", name="dockerfile-apt-lists-not-cleaned", severity=Severity.INFO,
                          message="m", file="cluster.yaml -> image/Dockerfile", line=3, column=1)
     log = json.loads(render_sarif(LintResult(findings=[finding], files_checked=1)))
     jsonschema.validate(log, SARIF_MINIMAL_SCHEMA)
     result = log["runs"][0]["results"][0]
     assert result["level"] == "note"
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
-        "uri": "image/Dockerfile", "uriBaseId": "HPCCONF_OUTPUT"}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "cluster.yaml"}
+    assert "(generated as image/Dockerfile)" in result["message"]["text"]
 
 
 def test_github_annotations():

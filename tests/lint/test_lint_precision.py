@@ -146,17 +146,3 @@ def test_a_section_still_in_values_yaml_is_not_absent():
     # gpu-operator 26.7.0 dropped operator.defaultRuntime, the only tracked key under `operator`, not `operator`.
     assert charts.key_status("gpu-operator", "26.7.0", "operator") != "absent"
     assert charts.key_status("network-operator", "26.4.1", "secondaryNetwork") == "absent"
-
-
-def test_chart_sections_match_values_yaml():
-    import sys
-
-    root = REPO.parent / "shared" / "upstream" / "k8s"
-    if not root.is_dir():
-        pytest.skip("../shared/upstream/k8s (the charts' values.yaml per version) is absent")
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        from gen_chart_sections import render
-    finally:
-        sys.path.pop(0)
-    assert (REPO / "hpcconf" / "data" / "chart_sections.yaml").read_text(encoding="utf-8") == render(root)

@@ -437,6 +437,89 @@ def aks_gpu_driver_opt_out_retired(doc: Document, ctx: LintContext) -> Iterator[
                       prefer_value=True)
 
 
+NODE_OS_IDS = {"Ubuntu2204": "ubuntu22.04", "Ubuntu2404": "ubuntu24.04"}
+
+
+@rule(code="HPC209", name="gpu-operator-node-os", severity=Severity.WARNING, kinds=(Kind.SPEC,))
+def gpu_operator_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The pinned gpu-operator or GPU driver predates the Ubuntu release the AKS nodes run.
+
+    ## What it catches
+    On ``aks`` with GPU pools, when the node OS ``provision.sh`` pins (``aks.os_sku``, by default the
+    Ubuntu AKS gives at ``aks.kubernetes_version``: 24.04 from Kubernetes 1.35) is Ubuntu 24.04 and
+
+    - the driver gpu-operator installs (``versions.gpu_driver``, else the chart's default) has no
+      ``nvcr.io/nvidia/driver:<version>-ubuntu24.04`` image: its branch's first Ubuntu 24.04 image is
+      newer (R550: 550.144.03, R570: 570.86.15). This is an **error**;
+    - or ``versions.gpu_operator`` is older than 25.3.0, the first release that supports Ubuntu 24.04,
+      or the driver's branch is older than every branch with a known Ubuntu 24.04 image (R525, R535):
+      a warning.
+
+    ## Why is this bad?
+    gpu-operator pulls ``driver:<version>-<os><version>``; NVIDIA pushed the first ``-ubuntu24.04`` driver
+    images on 2025-02-03 (NVIDIA/gpu-driver-container#38: 570.86.15 and 550.144.03), and gpu-operator
+    added Ubuntu 24.04 in 25.3.0 (its release notes). With an older driver the driver pod stays in
+    ImagePullBackOff and no pod gets ``nvidia.com/gpu``; an older operator was never validated on 24.04.
+
+    ## Example
+    ```yaml
+    versions:
+      gpu_operator: 23.3.2
+      gpu_driver: 525.60.13
+    aks:
+      kubernetes_version: "1.35"
+    ```
+
+    ## Fix
+    Pin ``aks.os_sku: Ubuntu2204`` to keep the nodes on 22.04, or move to gpu-operator 25.3.0 or newer
+    with a driver that has an Ubuntu 24.04 image (delete ``gpu_driver`` to take the chart's default).
+    """
+    spec, cluster = _spec_parts(doc, ctx)
+    aks = getattr(cluster, "aks", None)
+    node_os = NODE_OS_IDS.get(getattr(aks, "os_sku", ""), "")
+    if spec is None or aks is None or not cluster.gpu_pools or not node_os:
+        return
+    operator = cluster.versions.gpu_operator
+    driver = cluster.versions.gpu_driver or compat.gpu_operator_default_driver(operator)
+    where = f"AKS nodes run {aks.os_sku} (" + ("aks.os_sku" if aks.settings.os_sku else
+                                               f"the default at Kubernetes {aks.kubernetes_version}") + ")"
+    missing = compat.driver_image_missing(driver, node_os) if driver else None
+    if missing is not None:
+        field = next((f for f in ("gpu_driver", "gpu_operator") if _set_by_user(spec.versions, f)), None)
+        yield doc.at_path(("versions", field) if field else _node_os_path(aks),
+                          f"{where}, but nvcr.io/nvidia/driver:{driver}-{node_os} does not exist: the first R{missing.branch} "
+                          f"driver with a {node_os} image is {missing.first}; the driver pod never starts",
+                          hint=f"pin gpu_driver >= {missing.first} with gpu-operator >= 25.3.0, or aks.os_sku: Ubuntu2204 "
+                               f"(source: {missing.source})", prefer_value=True, severity=Severity.ERROR)
+        return
+    yield from _operator_predates_os(doc, spec, aks, node_os, where, driver)
+
+
+def _operator_predates_os(doc: Document, spec: Any, aks: Any, node_os: str, where: str,
+                          driver: Optional[str]) -> Iterator[Diagnostic]:
+    support = compat.gpu_operator_os_support(node_os)
+    operator = spec.versions.gpu_operator
+    old_operator = support is not None and not compat.version_at_least(operator, support.since)
+    old_branch = bool(driver) and compat.driver_branch_predates_os_images(str(driver), node_os)
+    if not (old_operator or old_branch):
+        return
+    reasons = ([f"gpu-operator {operator} predates {node_os} support ({support.since})"] if old_operator and support else []) + \
+              ([f"no R{compat.driver_branch(str(driver))} driver image for {node_os} was published (the first, on "
+                f"{compat.FIRST_UBUNTU2404_DRIVER_IMAGES.isoformat()}, were R550 and R570)"] if old_branch else [])
+    field = "gpu_operator" if old_operator else "gpu_driver"
+    path = ("versions", field) if _set_by_user(spec.versions, field) else _node_os_path(aks)
+    yield doc.at_path(path, f"{where}: " + "; ".join(reasons),
+                      hint="pin aks.os_sku: Ubuntu2204, or gpu-operator >= 25.3.0 with a driver of R550 (>= 550.144.03) "
+                           f"or newer (source: {support.source if support else 'NVIDIA/gpu-driver-container#38'})",
+                      prefer_value=True)
+
+
+def _node_os_path(aks: Any) -> tuple:
+    settings = aks.settings
+    return ("aks", "os_sku") if settings.os_sku else ("aks", "kubernetes_version") if settings.kubernetes_version \
+        else ("platforms",)
+
+
 # -- hand-written files ---------------------------------------------------------------------------
 
 @rule(code="HELM100", name="gpu-operator-driver-drops-architecture", severity=Severity.ERROR,
@@ -559,3 +642,47 @@ def azhop_image_end_of_life(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         if retired is not None and retired.passed(_today()):
             yield doc.at_path(path, f"{image} is {retired.name}, past end of life since {retired.date.isoformat()}",
                               hint=f"use {retired.replacement} (source: {retired.source})", prefer_value=True)
+
+
+@rule(code="AZH101", name="azhop-queue-image-latest", severity=Severity.WARNING, kinds=(Kind.AZHOP_CONFIG,))
+def azhop_queue_image_latest(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An AzHOP queue boots a marketplace image at ``:latest``: its nodes can run different images.
+
+    ## What it catches
+    A ``queues[].image`` that is a marketplace URN whose version is ``latest``, e.g.
+    ``microsoft-dsvm:ubuntu-hpc:2204:latest``. Image IDs (``/subscriptions/...``) and the infrastructure
+    images (``linux_base_image``, ``windows_base_image``: VMs created once) are not reported.
+
+    ## Why is this bad?
+    Azure resolves ``latest`` when each VM is deployed ("the latest version of an image available at
+    deploy time"; ImageReference.version in the Azure Compute REST API). CycleCloud deploys a queue's
+    nodes when jobs need them and deletes them when idle, so nodes of one queue created on different
+    days boot different image versions: the Azure HPC images change the NVIDIA driver, DOCA/OFED, NCCL
+    and HPC-X between releases (about quarterly, plus hotfixes). One multi-node job then runs on mixed
+    drivers and NCCL builds, and a job that passed yesterday can fail or slow down on a new node.
+
+    ## Example
+    ```yaml
+    queues:
+      - name: ndv5
+        vm_size: Standard_ND96isr_H100_v5
+        image: microsoft-dsvm:ubuntu-hpc:2204:latest
+    ```
+
+    ## Fix
+    Pin a published version (``az vm image list --publisher microsoft-dsvm --offer ubuntu-hpc --sku 2204
+    --all`` lists them), e.g. ``microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301``, and move queues to a
+    newer one deliberately.
+    """
+    if _generated(doc) or not isinstance(doc.data, dict) or not isinstance(doc.data.get("queues"), list):
+        return
+    for i, queue in enumerate(doc.data["queues"]):
+        image = queue.get("image") if isinstance(queue, dict) else None
+        if not isinstance(image, str) or not compat.floating_marketplace_image(image):
+            continue
+        pin = compat.marketplace_pin(image)
+        example = f"e.g. {image.rsplit(':', 1)[0]}:{pin.version}, published {pin.published.isoformat()} " \
+                  f"(source: {pin.source})" if pin else "listed by az vm image list --all"
+        yield doc.at_path(("queues", i, "image"), f"queue '{queue.get('name')}' boots {image}: Azure resolves "
+                          "'latest' when each node is deployed, so nodes created on different days run different "
+                          "images (driver, OFED, NCCL)", hint=f"pin a published version, {example}", prefer_value=True)

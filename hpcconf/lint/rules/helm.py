@@ -1,8 +1,7 @@
 """Helm values rules (HELM): values the chart version ignores, and operators that do not fit together.
 
-Chart versions come from the spec (compiled artifacts), ``--chart NAME=VERSION``, or else the
-newest version hpcconf knows, which is what an unpinned ``helm upgrade -i`` installs today.
-Key existence per version: :mod:`hpcconf.knowledge.charts`.
+Chart versions: :mod:`hpcconf.lint.chart_version` (the deployment's Chart.lock/Chart.yaml, the spec, ``--chart``
+or settings, a header comment; else unknown, HELM006). Key existence per version: :mod:`hpcconf.knowledge.charts`.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import get, sriov_resources
-from ..chart_version import chart_version
+from ..chart_version import chart_version, resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
@@ -33,21 +32,27 @@ def _path(dotted: str) -> tuple:
 @rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.ERROR,
       kinds=tuple(HELM_KINDS))
 def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A values key the chosen chart version does not have; helm ignores it without a word.
+    """A values key the chart version does not have (a typo, or a key of another version); helm ignores it.
 
     ## What it catches
-    Keys of a network-operator, gpu-operator or node-feature-discovery values file that
-    hpcconf's key table (``hpcconf/data/chart_keys.yaml``, from each chart's ``values.yaml`` at its
-    git tag) marks absent in the chart version: the spec's pin, ``--chart``, a header comment
-    ``# <chart> chart <version> ...`` (hpcconf's generated values say which version they are for), or
-    else the newest known version (what an unpinned install gets today).
+    Keys of network-operator, gpu-operator or node-feature-discovery values (a values file named after the
+    chart, ``values.yaml`` in a chart-named directory, or an umbrella chart's values under the dependency's
+    name) that the chart's ``values.yaml`` and templates do not have at the chart version: the one the
+    deployment's ``Chart.lock``/``Chart.yaml`` pins, else the spec's pin, ``--chart`` or a per-path setting,
+    else the version a header comment names. hpcconf read every release's chart (``hpcconf/data/chart_trees.yaml``:
+    each key path with the versions that have it). Free-form sections (``nodeSelector``, ``tolerations``,
+    ``env``, ``resources``, anything ``{}`` by default or rendered with ``toYaml``) take any sub-key. When
+    no version is known, only keys in no version read at all are reported (HELM006 says the version is
+    unknown).
 
     ## Why is this bad?
     None of these charts ships a values schema that rejects unknown keys, so ``helm upgrade -i``
-    succeeds and the setting does nothing. network-operator 24.10 removed the NicClusterPolicy keys
+    succeeds and the setting does nothing: ``driver.rdma.useHostMOFED: true`` (the key is ``useHostMofed``)
+    leaves gpu-operator waiting for a MOFED driver that never comes, and ``sriovDevicePlugin.resoures``
+    leaves the default resource list in place. network-operator 24.10 removed the NicClusterPolicy keys
     (``deployCR``, ``ofedDriver.*``, ``rdmaSharedDevicePlugin.*``, ``sriovDevicePlugin.*``,
-    ``secondaryNetwork.*``; commit 8fc96f20): the 2023 NDm A100 v4 AKS walkthroughs' flags on a current chart deploy no
-    OFED driver, no device plugin and no secondary network, and the job's IB resource never
+    ``secondaryNetwork.*``; commit 8fc96f20): the 2023 NDm A100 v4 AKS walkthroughs' flags on a current
+    chart deploy no OFED driver, no device plugin and no secondary network, and the job's IB resource never
     appears (Mellanox/network-operator ``deployment/network-operator/values.yaml`` per tag).
 
     ## Example
@@ -59,42 +64,110 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ```
 
     ## Fix
-    Pin the chart version the values were written for (``--version``), or move the settings where
-    the chart version expects them: for network-operator ≥ 24.10, a ``NicClusterPolicy`` manifest
-    (``hpcconf build`` emits one).
+    Correct the key's spelling (the hint names the chart's key when one is close), pin the chart version
+    the values were written for (``Chart.lock``, ``--version``), or move the settings where the chart
+    version expects them: for network-operator ≥ 24.10, a ``NicClusterPolicy`` manifest (``hpcconf build``
+    emits one).
     """
     chart = HELM_KINDS[doc.kind]
-    version, assumed = chart_version(ctx, chart, doc)
-    if not version:
+    tree = charts.chart_tree(chart)
+    if tree is None or not isinstance(doc.data, dict):
         return
-    which = f"{chart} {version}" + (" (newest known; pin it with --chart or the spec)" if assumed else "")
-    reported: set[str] = set()
-    for dotted, _path in charts.flatten_values(doc.data):
-        if charts.key_status(chart, version, dotted) != "absent":
-            continue
-        # Report the outermost absent section once (`secondaryNetwork`, not each of its keys).
-        top = _outermost_absent(chart, version, dotted)
-        if top in reported:
+    resolved = resolve_chart_version(ctx, chart, doc)
+    version = resolved.version if resolved.version and tree.covers(resolved.version) else None
+    which = f"{chart} {version}" if version else f"any {chart} version hpcconf read ({_read_span(tree)})"
+    reported: set[tuple[str, ...]] = set()
+    for _dotted, path in charts.flatten_values(doc.data):
+        top = _outermost_absent(chart, version, tuple(str(p) for p in path))
+        if top is None or top in reported:
             continue
         reported.add(top)
-        info = charts.key_info(chart, top)
-        hint = "pin the chart version these values were written for, or drop the key"
-        if chart == "network-operator" and not charts.network_operator_renders_ncp(version) and \
-                top.split(".")[0] in ("deployCR", "ofedDriver", "rdmaSharedDevicePlugin", "sriovDevicePlugin",
-                                      "secondaryNetwork", "nvIpam", "ibKubernetes"):
-            hint = "from 24.10 the chart no longer renders the NicClusterPolicy: apply a NicClusterPolicy manifest instead"
-        note = f" ({info.note})" if info is not None and info.note else ""
-        yield doc.at_path(tuple(top.split(".")), f"'{top}' does not exist in {which}; helm ignores it silently{note}",
-                          hint=hint)
+        yield doc.at_path(top, f"'{'.'.join(top)}' does not exist in {which}; helm ignores it silently"
+                               f"{_elsewhere(chart, top, version)}", hint=_hint(chart, version, top))
 
 
-def _outermost_absent(chart: str, version: str, dotted: str) -> str:
-    parts = dotted.split(".")
-    for end in range(1, len(parts) + 1):
-        prefix = ".".join(parts[:end])
-        if charts.key_status(chart, version, prefix) == "absent":
-            return prefix
-    return dotted
+def _outermost_absent(chart: str, version: Optional[str], path: tuple[str, ...]) -> Optional[tuple[str, ...]]:
+    """The shortest prefix of ``path`` the chart lacks (report `secondaryNetwork` once, not each of its keys)."""
+    for end in range(1, len(path) + 1):
+        if charts.values_key_status(chart, version, path[:end]) == "absent":
+            return path[:end]
+    return None
+
+
+def _read_span(tree: charts.ChartTree) -> str:
+    releases = tree.releases
+    return f"{releases[0]} to {releases[-1]}" + (" and the main branch" if charts.UNRELEASED in tree.reads else "")
+
+
+def _elsewhere(chart: str, path: tuple[str, ...], version: Optional[str]) -> str:
+    """Where the key does exist, when it is a key of other versions rather than a typo."""
+    spans = charts.key_versions(chart, path)
+    info = charts.key_info(chart, ".".join(path))
+    note = f" ({info.note})" if info is not None and info.note else ""
+    if version is None or not spans:
+        return note
+    return f"; the chart has it from {', from '.join(map(str, spans))}" + note
+
+
+def _hint(chart: str, version: Optional[str], path: tuple[str, ...]) -> str:
+    if chart == "network-operator" and version and not charts.network_operator_renders_ncp(version) and \
+            path[0] in ("deployCR", "ofedDriver", "rdmaSharedDevicePlugin", "sriovDevicePlugin", "secondaryNetwork",
+                        "nvIpam", "ibKubernetes") and charts.key_versions(chart, path[:1]):
+        return "from 24.10 the chart no longer renders the NicClusterPolicy: apply a NicClusterPolicy manifest instead"
+    close = charts.similar_key(chart, version, path)
+    if close is not None:
+        return f"did you mean '{'.'.join((*path[:-1], close))}'?"
+    if charts.key_versions(chart, path):
+        return "pin the chart version these values were written for, or drop the key"
+    return "drop the key, or check its spelling against the chart's values.yaml"
+
+
+# --------------------------------------------------------------------------- HELM006
+
+@rule(code="HELM006", name="chart-version-unknown", severity=Severity.INFO, kinds=tuple(HELM_KINDS))
+def chart_version_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The chart version of a values file is not known, so its keys are judged against every version.
+
+    ## What it catches
+    network-operator, gpu-operator or node-feature-discovery values for which nothing names the chart
+    version: no ``Chart.lock`` or exact ``Chart.yaml`` version beside the file, no spec pin, no ``--chart``
+    or per-path setting, no header comment; or a version outside the releases hpcconf read.
+
+    ## Why is this bad?
+    Keys come and go between chart versions (network-operator 24.10 dropped every NicClusterPolicy key;
+    gpu-operator 25.3 dropped ``operator.defaultRuntime``), so whether a key does anything depends on the
+    version installed. Without one, HELM001 reports only keys that no version has, and a key that only
+    older or newer charts read passes unseen. An unpinned ``helm upgrade -i`` installs whatever is newest
+    on the day.
+
+    ## Example
+    ```yaml
+    # gpu-operator-values.yaml, installed with `helm upgrade -i gpu-operator nvidia/gpu-operator -f ...`
+    driver:
+      enabled: false
+    ```
+
+    ## Fix
+    Pin the chart: a ``Chart.lock`` (umbrella chart), ``helm install --version`` with
+    ``hpcconf lint --chart gpu-operator=26.7.0``, or a per-path ``charts`` setting.
+    """
+    chart = HELM_KINDS[doc.kind]
+    tree = charts.chart_tree(chart)
+    if tree is None:
+        return
+    resolved = resolve_chart_version(ctx, chart, doc)
+    where = f"{chart} values" + (f" under '{'.'.join(doc.values_root)}'" if doc.values_root else "")
+    if resolved.version is None:
+        why = f" ({resolved.source})" if resolved.source else ""
+        message = (f"chart version unknown for these {where}{why}: keys are judged against every version "
+                   f"hpcconf read ({_read_span(tree)})")
+    elif not tree.covers(resolved.version):
+        message = (f"{chart} {resolved.version} (from {resolved.source}) is outside the releases hpcconf read "
+                   f"({_read_span(tree)}): keys are judged against every version read")
+    else:
+        return
+    hint = f"pin the chart: Chart.lock, or --chart {chart}={tree.releases[-1]} (the version you install)"
+    yield doc.at_path((), message, hint=hint) if doc.values_root else doc.at_line(1, message, hint=hint)
 
 
 # --------------------------------------------------------------------------- HELM002

@@ -71,13 +71,15 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Use the suggested name (``NCCL_IB_HCA``, ``NCCL_GRAPH_FILE``), or delete the line when the
     setting is obsolete for your NCCL version.
     """
-    from ...knowledge import nccl_env
+    from ...knowledge import nccl_env, rocm
     from ...knowledge.nccl_plugins import read_by_plugin
 
     for setting in _nccl_settings(doc):
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS) \
                 or read_by_plugin(setting.name) is not None:
             continue
+        if ctx.collective == "rccl" and rocm.reads(setting.name):
+            continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"
@@ -521,3 +523,49 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         else:
             continue
         yield _setting_finding(doc, setting, message, hint=hint, whole=True)
+
+
+def _setting_value(settings: list[Setting], name: str) -> Setting | None:
+    """The last literal setting of ``name`` (the one NCCL reads), or None."""
+    found = [s for s in settings if s.name == name and not s.dynamic]
+    return found[-1] if found else None
+
+
+@rule(code="NCCL050", name="nccl-mnnvl-without-cumem", severity=Severity.ERROR, kinds=SETTING_KINDS, since="0.3.0")
+def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_CUMEM_ENABLE=0`` where multi-node NVLink is wanted: MNNVL needs cuMem.
+
+    ## What it catches
+    ``NCCL_CUMEM_ENABLE=0`` in a file that also sets ``NCCL_MNNVL_ENABLE=1``, or (a warning) in any
+    file linted with ``--sku`` for a size whose NVLink domain spans VMs (GB200/GB300 NVL72).
+
+    ## Why is this bad?
+    NCCL uses NVLink across VMs only through cuMem FABRIC handles: ``checkMNNVL`` returns "no MNNVL"
+    at once when cuMem is off (NVIDIA/nccl ``src/init.cc`` @ v2.21.5-1, "MNNVL requires cuMem to be
+    enabled"). With ``NCCL_MNNVL_ENABLE=1`` every multi-node job then fails at init with "MNNVL is
+    not supported on this system"; without it, an NVL72 rack's jobs silently run over InfiniBand.
+    cuMem is on by default (-2, auto) since NCCL 2.19; 0 is a leftover of older workarounds.
+
+    ## Example
+    ```text
+    NCCL_MNNVL_ENABLE=1
+    NCCL_CUMEM_ENABLE=0
+    ```
+
+    ## Fix
+    Remove ``NCCL_CUMEM_ENABLE`` (or set it to 1).
+    """
+    settings = _nccl_settings(doc)
+    cumem = _setting_value(settings, "NCCL_CUMEM_ENABLE")
+    if cumem is None or cumem.value.strip() != "0":
+        return
+    mnnvl = _setting_value(settings, "NCCL_MNNVL_ENABLE")
+    if mnnvl is not None and mnnvl.value.strip() == "1":
+        yield _setting_finding(doc, cumem, f"NCCL_CUMEM_ENABLE=0 turns cuMem off, and NCCL_MNNVL_ENABLE=1 (line "
+                                           f"{mnnvl.line}) then fails every multi-node init: MNNVL needs cuMem",
+                               hint="remove NCCL_CUMEM_ENABLE (cuMem is on by default since NCCL 2.19)")
+    elif ctx.sku is not None and getattr(ctx.sku, "nvlink_spans_nodes", False):
+        yield _setting_finding(doc, cumem, f"NCCL_CUMEM_ENABLE=0 turns cuMem off, so NCCL cannot use "
+                                           f"{ctx.sku_name}'s NVLink across VMs (MNNVL needs cuMem): jobs run "
+                                           f"over InfiniBand", hint="remove NCCL_CUMEM_ENABLE",
+                               severity=Severity.WARNING)

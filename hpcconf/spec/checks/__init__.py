@@ -22,11 +22,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
 
-from ...catalog import Catalog
 from ...diagnostics import Diagnostic, Severity
 from ...rules_registry import spec_checks
-from ..load import LoadedSpec
+
+if TYPE_CHECKING:  # the pydantic models: `hpcconf lint` of a config file registers these rules, runs none
+    from ...catalog import Catalog
+    from ..load import LoadedSpec
 
 _loaded = False
 

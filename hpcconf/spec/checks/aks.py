@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...knowledge import charts
 from ...knowledge.network import ipam_overlaps
 from ...knowledge.volcano import WORKER_TASK, default_job_name, job_names
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..load import LoadedSpec
 
 MAX_POD_NAME = 63  # pod names are DNS labels; Volcano names pods <job>-<task>-<index>
 
@@ -43,6 +46,14 @@ def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list:
         except UnknownSku:
             continue
     return tested
+
+
+def _library(sku: str, catalog: Catalog) -> str:
+    """The collective library (nccl, rccl) of a SKU's GPUs; nccl for a SKU the catalog lacks (SPEC001 reports it)."""
+    try:
+        return catalog.get(sku).gpu.collective or "nccl"
+    except UnknownSku:
+        return "nccl"
 
 
 def _uses_ib(loaded: LoadedSpec, catalog: Catalog) -> bool:
@@ -135,7 +146,7 @@ def worker_pod_name_too_long(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
 
     ## What it catches
     ``<job name>-mpiworker-<count - 1>`` longer than 63 characters, where the job name is
-    ``aks.job_name`` or ``nccl-<collective>-job1``, followed by ``-<pool>`` when several GPU pools each
+    ``aks.job_name`` or ``nccl-<collective>-job1`` (``rccl-...`` for AMD pools), followed by ``-<pool>`` when several GPU pools each
     get their own job. Reported as HPC005 (invalid-value) before 0.2.0.
 
     ## Why is this bad?
@@ -154,14 +165,17 @@ def worker_pod_name_too_long(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
     cluster = loaded.cluster
     if not _on_aks(loaded):
         return
-    base = (cluster.aks.job_name if cluster.aks else None) or default_job_name(cluster.nccl_test.collective)
-    pools = _tested_pools(loaded, catalog)
-    names = job_names(base, [p.name for p in pools]) if pools else {"": base}
-    counts = {p.name: p.count for p in pools}
-    pods = [(f"{job}-{WORKER_TASK}-{counts.get(pool, 1) - 1}", job) for pool, job in names.items()]
-    pod, job = max(pods, key=lambda item: len(item[0]))
+    job_name = cluster.aks.job_name if cluster.aks else None
+    collective = cluster.nccl_test.collective
+    pools = [(p.name, _library(p.sku, catalog)) for p in _tested_pools(loaded, catalog)]
+    names = job_names(job_name, collective, pools) if pools else {"": job_name or default_job_name(collective)}
+    libraries = dict(pools)
+    counts = {p.name: p.count for p in cluster.pools}
+    pods = [(f"{job}-{WORKER_TASK}-{counts.get(pool, 1) - 1}", pool) for pool, job in names.items()]
+    pod, pool = max(pods, key=lambda item: len(item[0]))
     if len(pod) > MAX_POD_NAME:
-        path = ("aks", "job_name") if cluster.aks and cluster.aks.job_name else ("nccl_test", "collective")
+        base = job_name or default_job_name(collective, libraries.get(pool, "nccl"))
+        path = ("aks", "job_name") if job_name else ("nccl_test", "collective")
         yield at(loaded, path, f"worker pod name '{pod}' is {len(pod)} characters; Volcano rejects pod names over {MAX_POD_NAME}",
                  f"shorten aks.job_name to at most {MAX_POD_NAME - len(pod) + len(base)} characters")
 

@@ -11,9 +11,9 @@ G1 (queue_manager values) is the ``Literal`` of ``azhop.queue_manager``, reporte
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
 from ...knowledge.azhop_view import (
@@ -30,16 +30,21 @@ from ...knowledge.azhop_view import (
     judge_queue_names,
 )
 from ...rules_registry import spec_adapter, spec_rule
-from ..azhop import AzhopSettings
 from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..azhop import AzhopSettings
+    from ..load import LoadedSpec
 
 
 def _settings(loaded: LoadedSpec) -> AzhopSettings | None:
     """The spec's AzHOP settings (az-hop's defaults when the section is absent), or None off AzHOP."""
     if "azhop" not in loaded.cluster.platforms:
         return None
+    from ..azhop import AzhopSettings  # loaded with the spec already; not when the registry loads
+
     return loaded.cluster.azhop or AzhopSettings()
 
 
@@ -465,11 +470,11 @@ def amlfs_size(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
 
 @spec_rule(code="SPEC046", name="azhop-spec-gpu-pool", since="0.2.0", formerly=("AZH011",))
 def gpu_queue(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
-    """An AzHOP pool cannot run its GPU jobs as placed: no NVIDIA driver, a non-Azure size, or InfiniBand without colocation.
+    """An AzHOP pool cannot run its GPU jobs as placed: no NVIDIA driver, or InfiniBand without colocation.
 
     ## What it catches
-    A pool whose image (its own, or ``azhop.images.gpu``) is known to have no NVIDIA driver; a pool
-    of a non-Azure SKU; a multi-node pool of an InfiniBand size with ``placement.colocate: false``,
+    A pool whose image (its own, or ``azhop.images.gpu``) is known to have no NVIDIA driver; a
+    multi-node pool of an InfiniBand size with ``placement.colocate: false``,
     or under ``queue_manager: openpbs``. Until 0.2.0 this was reported as AZH011 (``hpcconf explain AZH011`` points here);
     AZH011 now only judges a hand-written config.yml.
 
@@ -478,7 +483,7 @@ def gpu_queue(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     scale set / placement group (Microsoft Learn, "HPC VM sizes", InfiniBand), and az-hop creates
     placement groups for Slurm only: ``config.schema.json`` (826f7906) describes ColocateNodes as
     "Whether to create placement groups (SLURM only)". Without one, multi-node jobs land on
-    unconnected VMs and NCCL falls back to TCP. AzHOP deploys Azure VM sizes only.
+    unconnected VMs and NCCL falls back to TCP. (A non-Azure size is SPEC080.)
 
     ## Example
     ```yaml
@@ -514,9 +519,7 @@ def _gpu_pool_placement(loaded: LoadedSpec, settings: AzhopSettings, catalog: Ca
     if sku is None:
         return
     if sku.provider != "azure":
-        yield _diag(loaded, ("pools", i, "sku"), f"pool '{pool.name}' uses {sku.provider} SKU {sku.name}; AzHOP deploys Azure VM sizes only",
-                    "use an Azure size for AzHOP pools, or drop azhop from platforms")
-        return
+        return  # SPEC080: AzHOP deploys Azure VM sizes only
     # The size's InfiniBand decides, not network.infiniband.enabled: as AZH011 judges config.yml by the size name.
     if sku.infiniband is None or pool.count < 2:
         return

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..load import LoadedSpec
 
 
 @spec_rule(code="HPC006", name="unknown-sku")

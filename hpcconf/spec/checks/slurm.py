@@ -9,18 +9,21 @@ that does not parse, a UCX_TLS that leaves no transport).
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ...catalog import Catalog, UnknownSku
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.grammars import check_nccl_algo, check_ucc_tune, check_ucx_tls
 from ...knowledge.openmpi import has_coll_ucc
 from ...knowledge.versions import Version
 from ...rules_registry import spec_rule
-from ..load import LoadedSpec
-from ..model import NodePool
-from ..slurm import CrusoeSlurm
 from . import at
+
+if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
+    from ...catalog import Catalog
+    from ..load import LoadedSpec
+    from ..model import NodePool
+    from ..slurm import CrusoeSlurm
 
 PARTITION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # fullmatch: no trailing newline
 

@@ -11,7 +11,7 @@ from typing import Optional
 from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from .._common import platform_target
-from . import gpu_operator, host_device_network, network_operator, nfd_values, provisioning, volcano_job
+from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, provisioning, volcano_job
 
 AKS = frozenset({"aks"})
 
@@ -25,6 +25,7 @@ TARGETS = [
     platform_target("aks-network-operator", AKS, _aks, network_operator.render),
     platform_target("aks-gpu-operator", AKS, _aks, gpu_operator.render),
     platform_target("aks-host-device-network", AKS, _aks, host_device_network.render),
+    platform_target("aks-health-checks", AKS, _aks, health_checks.render),
     platform_target("aks-volcano-job", AKS, _aks, volcano_job.render),
     platform_target("aks-provisioning", AKS, _aks, provisioning.render),
 ]

@@ -1,18 +1,34 @@
-"""gpu-operator values: the driver and toolkit from the operator, NFD from the standalone chart.
+"""GPU operator values: NVIDIA's gpu-operator for NVIDIA pools, AMD's GPU operator for AMD Instinct pools.
 
+NVIDIA: the driver and toolkit from the operator, NFD from the standalone chart.
 ``driver.rdma.enabled`` loads nvidia-peermem, which needs MOFED: it is on exactly when the
 network-operator deploys the OFED/DOCA driver (InfiniBand pools). The node pool is created
 without the AKS GPU driver, so ``driver.enabled`` is true.
+
+AMD (ROCm/gpu-operator chart ``gpu-operator-charts``, keys of helm-charts-k8s/values.yaml at the pinned
+tag): the chart renders the ``DeviceConfig`` named ``default`` from ``deviceConfig.spec``
+(templates/default-deviceconfig.yaml, ``crds.defaultCR.install``), so no separate CR is applied.
+AKS node images carry no ROCm driver: the operator builds the amdgpu module with KMM
+(``driver.enable``, the inbox module blacklisted) and pushes the driver image to the test image's
+registry. The DeviceConfig selects the test pool's nodes by their AKS agent-pool label rather than
+by the chart's NFD labels, which differ between bare-metal GPUs (``amd-gpu``) and SR-IOV virtual
+functions (``amd-vgpu``, PCI 1002:74b5; the chart's README: VMs with VFs need the latter): the pool
+label holds whichever way the VM presents its GPUs. NFD is installed on its own (nfd-values.yaml).
 """
 
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
+from ...knowledge import rocm
 from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
 
 FILE = "gpu-operator-values.yaml"
+AMD_FILE = "amd-gpu-operator-values.yaml"
+AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"  # AKS puts it on every node of a node pool
+AMD_DRIVER_IMAGE = "amdgpu-driver"  # repository under the test image's registry that KMM pushes to
+AMD_DRIVER_SECRET = "amdgpu-driver-registry"  # docker-registry secret provision.sh creates for KMM's push
 
 
 def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
@@ -27,7 +43,41 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     }
 
 
+def amd_driver_version(cluster: ResolvedCluster) -> str:
+    """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
+    ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
+    kernel module match."""
+    base = cluster.test_image.base if cluster.test_image else rocm.ROCM_BASE_IMAGE
+    tag = base.rsplit(":", 1)[-1] if ":" in base.rsplit("/", 1)[-1] else ""
+    return tag if tag[:1].isdigit() else rocm.ROCM_BASE_IMAGE.rsplit(":", 1)[1]
+
+
+def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+    registry = aks.test_image.registry
+    return {
+        "node-feature-discovery": {"enabled": False},  # installed on its own (nfd-values.yaml)
+        "kmm": {"enabled": True},  # builds and loads the amdgpu module on the nodes
+        "crds": {"defaultCR": {"install": True}},  # the chart renders the DeviceConfig below
+        "deviceConfig": {"spec": {
+            "selector": {AGENTPOOL_LABEL: aks.pool_name},
+            "driver": {
+                "enable": True,
+                "blacklist": True,  # the out-of-tree module replaces the inbox amdgpu
+                "version": amd_driver_version(cluster),
+                "image": f"{registry}/{AMD_DRIVER_IMAGE}",
+                "imageRegistrySecret": {"name": AMD_DRIVER_SECRET},
+            },
+            "devicePlugin": {"enableDevicePlugin": True, "enableNodeLabeller": True},
+        }},
+    }
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    if aks.gpu_vendor == "amd":
+        text = yaml_file(cluster, [amd_values(cluster, aks)],
+                         f"AMD GPU operator chart ({rocm.AMD_GPU_OPERATOR_CHART}) v{cluster.versions.amd_gpu_operator.lstrip('v')} "
+                         f"values for {cluster.name}; keys of {rocm.AMD_GPU_OPERATOR_SOURCE}.")
+        return [Artifact(path(AMD_FILE), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
     text = yaml_file(cluster, [values(cluster, aks)],
                      f"gpu-operator chart v{cluster.versions.gpu_operator.lstrip('v')} values for {cluster.name}.")
     return [Artifact(path(FILE), text, Kind.HELM_GPU_OPERATOR, "aks")]

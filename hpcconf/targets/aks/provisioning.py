@@ -17,12 +17,12 @@ import ipaddress
 from typing import Any
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import charts
+from ...knowledge import charts, rocm
 from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import ResolvedAks, gpu_resource
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
-from . import gpu_operator, host_device_network, network_operator, nfd_values, volcano_job
+from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
 
 FILE = "provision.sh"
@@ -101,14 +101,17 @@ def pool_steps(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 
 
 def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
-    """One wait per GPU pool: its GPUs, and its IB VFs where it has InfiniBand, allocatable on every node."""
+    """One wait per GPU pool: its GPUs (its vendor's resource), and its IB VFs where it has InfiniBand,
+    allocatable on every node."""
     waits = []
     for p in cluster.gpu_pools:
         test = p.name == aks.pool_name
         ib = p.ib_nics_per_node if p.infiniband else 0
         waits.append({"pool_ref": "$GPU_POOL" if test else p.name,
                       "gpus_ref": '"$GPUS_PER_NODE"' if test else sh_quote(p.gpus_per_node),
-                      "ib_ref": ('"$IB_NICS_PER_NODE"' if test else sh_quote(ib)) if ib else None})
+                      "ib_ref": ('"$IB_NICS_PER_NODE"' if test else sh_quote(ib)) if ib else None,
+                      # the pool's own device plugin: nvidia.com/gpu, or amd.com/gpu on an AMD pool
+                      "gpu_resource_jsonpath": gpu_resource(p.gpu_vendor).replace(".", "\\.")})
     return sorted(waits, key=lambda w: w["pool_ref"] != "$GPU_POOL")  # the test pool first
 
 
@@ -134,16 +137,46 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
         {"name": "network-operator", "chart": "network-operator", "repo": NVIDIA_REPO,
          "version": sh_quote("v" + v.network_operator.lstrip("v")), "values_file": network_operator.VALUES_FILE,
          "then": network_steps, "comment": no_comment},
-        {"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
-         "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
-         "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"},
+        *gpu_operator_releases(cluster, aks),
     ]
+    for release in releases:
+        release.setdefault("sets", [])
     return [r for r in releases if r["name"] != "network-operator" or aks.infiniband]
+
+
+def gpu_operator_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
+    """NVIDIA's gpu-operator, or for AMD pools cert-manager (the AMD operator's prerequisite) and AMD's operator."""
+    v = cluster.versions
+    if aks.gpu_vendor != "amd":
+        return [{"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
+                 "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
+                 "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
+    return [
+        {"name": "cert-manager", "chart": "cert-manager", "repo": rocm.CERT_MANAGER_REPO,
+         "version": sh_quote("v" + rocm.CERT_MANAGER_VERSION), "values_file": None, "then": [],
+         "sets": [("crds.enabled", "true")],
+         "comment": f"cert-manager {rocm.CERT_MANAGER_VERSION}: the AMD GPU operator's prerequisite (its chart README)"},
+        {"name": "amd-gpu-operator", "chart": rocm.AMD_GPU_OPERATOR_CHART, "repo": rocm.AMD_GPU_OPERATOR_REPO,
+         "version": sh_quote("v" + v.amd_gpu_operator.lstrip("v")), "values_file": gpu_operator.AMD_FILE, "then": [],
+         "comment": f"AMD GPU operator {v.amd_gpu_operator}: amdgpu driver (KMM), device plugin ({aks.gpu_resource}), "
+                    "node labeller; the chart renders the DeviceConfig"},
+    ]
+
+
+def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
+    """The registry secret KMM pushes the AMD driver image with (None for NVIDIA pools)."""
+    if aks.gpu_vendor != "amd":
+        return None
+    return {"name": gpu_operator.AMD_DRIVER_SECRET, "acr": bool(aks.acr_name),
+            "image": f"{aks.test_image.registry}/{gpu_operator.AMD_DRIVER_IMAGE}"}
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     v = cluster.versions
+    amd = aks.gpu_vendor == "amd"
     driver_note = v.gpu_driver or "(the chart's default)"
+    if amd:
+        driver_note = gpu_operator.amd_driver_version(cluster) + " (amdgpu, built by KMM)"
     installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster, aks)) + \
         f" and Volcano {v.volcano}"
     text = render_template(
@@ -162,6 +195,9 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         ib_resource=aks.ib_resource if any(w["ib_ref"] for w in readiness_waits(cluster, aks)) else None,
         waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
+        driver_by="the AMD GPU operator" if amd else "gpu-operator", driver_secret=driver_secret(aks),
+        library="RCCL" if amd else "NCCL",
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
+        health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

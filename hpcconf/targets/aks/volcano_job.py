@@ -17,7 +17,9 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
+from ..nccl_passes import TestPass, extra_passes
 from ._yaml import block, path, yaml_file
+from .health_checks import wait_container
 
 JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
@@ -43,17 +45,41 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
-def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
+def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
+                   log: str, ranks: int, env: tuple[tuple[str, str], ...] = ()) -> str:
+    """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name."""
+    overrides = dict(env)
+    merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env] + list(overrides.items())
     lines = [
         "mpirun --allow-run-as-root",
-        f"-np {job.np} -npernode {job.gpus_per_worker}",
+        f"-np {ranks} -npernode {job.gpus_per_worker}",
         f"--bind-to numa --map-by ppr:{job.gpus_per_worker}:node",
         f"-hostfile {aks.hostfile}",
     ]
-    lines += [f"-x {key}={shlex.quote(value)}" for key, value in job.mpirun_env]
+    lines += [f"-x {key}={shlex.quote(value)}" for key, value in merged]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
-    binary = nccl_tests_binary(cluster.nccl_test.collective).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
-    lines.append(" ".join([binary, *nccl_tests_args(cluster)]) + " 2>&1 | tee \"/tmp/$test.log\"")
+    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee \"{log}\"")
+    return " \\\n  ".join(lines) + "\n"
+
+
+def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, test_pass: TestPass) -> str:
+    """A ring or single-node pass: the single node is the hostfile's first, filled by ``ppr:N:node``."""
+    ranks = job.gpus_per_worker if test_pass.single_node else job.np
+    what = ("one node, all its GPUs (judged against the single-node floor)" if test_pass.single_node
+            else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
+    return (f"echo \"== {test_pass.name}: {what}\"\n"
+            + mpirun_command(cluster, aks, job, nccl_tests_binary(test_pass.collective, job.pool.collective_library),
+                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env))
+
+
+def test_passes(cluster: ResolvedCluster, job: AksPoolJob) -> list[TestPass]:
+    """The ring and single-node passes of one pool's job: by its SKU (single-node floor) and node count."""
+    return extra_passes(cluster.nccl_test, job.pool.sku, job.worker_replicas)
+
+
+def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
+    collective = cluster.nccl_test.collective
+    binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
     return (
         f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
@@ -61,22 +87,30 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
         "set -o pipefail  # a failed test fails the job, tee or not\n"
         f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
-        + " \\\n  ".join(lines) + "\n"
-        "done\n" + verdict_script(cluster, job)
+        + mpirun_command(cluster, aks, job, binary, nccl_tests_args(cluster), "/tmp/$test.log", job.np)
+        + "done\n"
+        + "".join(pass_script(cluster, aks, job, p) for p in test_passes(cluster, job))
+        + verdict_script(cluster, job)
     )
 
 
 def verdict_script(cluster: ResolvedCluster, job: AksPoolJob) -> str:
-    """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it)."""
-    args = f"--sku {job.sku} --nodes {job.worker_replicas}"
-    logs = " ".join(f"/tmp/{test}.log" for test in cluster.nccl_test.matrix())
+    """Each log against the pool's SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it); every
+    verdict is printed before the job fails with the worst exit status."""
+    sku = f"--sku {job.sku}"
+    passes = test_passes(cluster, job)
+    multi = [f"/tmp/{test}.log" for test in cluster.nccl_test.matrix()] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
+    calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     return (
+        "RC=0\n"
+        f"judge() {{ local rc=0; hpcconf nccl-report {sku} \"$@\" || rc=$?; [ \"$rc\" -le \"$RC\" ] || RC=$rc; }}\n"
         "if command -v hpcconf >/dev/null; then\n"
-        f"  hpcconf nccl-report {args} {logs}\n"
-        "else\n"
+        + "".join(f"  judge {call}\n" for call in calls)
+        + "else\n"
         f"  echo \"hpcconf is not in this image; judge the run with: kubectl logs $(hostname) > nccl.log && "
-        f"hpcconf nccl-report {args} nccl.log\"\n"
+        f"hpcconf nccl-report {sku} --nodes {job.worker_replicas} nccl.log\"\n"
         "fi\n"
+        "exit \"$RC\"\n"
     )
 
 
@@ -129,7 +163,7 @@ def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[s
 
 
 def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
-    units = {"nvidia.com/gpu": job.gpus_per_worker}
+    units = {job.gpu_resource: job.gpus_per_worker}  # the pool's own device plugin: nvidia.com/gpu or amd.com/gpu
     if job.infiniband:
         units[aks.ib_resource] = job.ib_nics_per_worker
     sku = job.pool.sku
@@ -143,6 +177,8 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
         template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: job.pool_name}
+    if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
+        template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks, job.pool_name)]}
     template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
@@ -177,13 +213,15 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 
 
 def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
-    test = f"NCCL {cluster.nccl_test.collective}_perf"
+    def test(job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
+        return f"{job.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf"
+
     if len(aks.jobs) == 1:
         job = aks.jobs[0]
-        return [f"{test} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}.",
+        return [f"{test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}.",
                 f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0"]
-    lines = [f"{test}, one Volcano {cluster.versions.volcano} Job per GPU pool (each pinned to its pool):"]
-    lines += [f"  {job.job_name}: {job.worker_replicas} x {job.sku} ({job.np} ranks); logs: "
+    lines = [f"{cluster.nccl_test.collective}_perf, one Volcano {cluster.versions.volcano} Job per GPU pool (each pinned to its pool):"]
+    lines += [f"  {job.job_name}: {test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks); logs: "
               f"kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0" for job in aks.jobs]
     return lines + [f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}"]
 

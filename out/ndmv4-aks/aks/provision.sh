@@ -174,6 +174,9 @@ kubectl -n volcano-system rollout status deployment/volcano-scheduler --timeout=
 kubectl wait node -l "agentpool=$GPU_POOL" --for=jsonpath='{.status.allocatable.nvidia\.com/gpu}'="$GPUS_PER_NODE" --timeout=1800s
 kubectl wait node -l "agentpool=$GPU_POOL" --for=jsonpath='{.status.allocatable.nvidia\.com/mlnxnics}'="$IB_NICS_PER_NODE" --timeout=1800s
 
+# Node health checks on every GPU node (a failing node is tainted; the job's workers wait for a pass).
+kubectl apply -f "$HERE/"health-checks.yaml
+
 # The NCCL test job. A Volcano Job runs once: the previous run is deleted first,
 # so every run of this script tests the cluster as it is now.
 kubectl apply -f "$HERE/"job-rbac.yaml

@@ -1,0 +1,166 @@
+"""The Azure HPC node health checks (Azure/azurehpc-health-checks, "Az NHC") a SKU should pass before
+an NCCL test: GPU count and ECC, NVLink state, IB link state and rate per HCA, GPUDirect RDMA bandwidth
+per HCA, the single-node NCCL all_reduce floor.
+
+Facts come from the SKU catalog (GPUs, NVLink, HCA names and rate), ``data/nccl_floors.yaml`` (the
+single-node floor) and ``data/nhc.yaml`` (what only Azure's confs give: the RDMA bandwidth floors, ECC
+thresholds, extra ports). A check whose numbers no source gives is left out and named in ``unsourced``,
+so the generated conf says what it does not check instead of inventing a threshold.
+
+NHC conf lines are ``<hostmask> || <check> <args>``; ``*`` matches every host (LBNL NHC README).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from ruamel.yaml import YAML
+
+from ..catalog import Sku
+from .nccl_floors import load_floors
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc.yaml"
+NCCL_COLLECTIVE = "all_reduce"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One NHC check: the function a customTests/*.nhc (or LBNL NHC) defines, its arguments, and why."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    why: str = ""
+
+    def line(self) -> str:
+        return " ".join([" * ||", self.name, *self.args])
+
+
+@dataclass(frozen=True)
+class NhcPlan:
+    sku: str
+    checks: tuple[Check, ...]
+    unsourced: tuple[str, ...]  # what is not checked, and why
+    upstream_conf: Optional[str]  # Azure's own conf for this SKU, if it ships one
+    image: str  # the container run-health-checks.sh runs the checks in
+    commit: str  # the upstream commit the thresholds were read from
+
+
+@dataclass(frozen=True)
+class NhcData:
+    commit: str
+    images: dict[str, str]
+    gpu_ecc: dict[str, tuple[str, ...]]
+    skus: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=None)
+def load_nhc_data(path: Path = DATA_FILE) -> NhcData:
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    upstream = data["upstream"]
+    return NhcData(
+        commit=upstream["commit"],
+        images={"nvidia": upstream["image_nvidia"], "amd": upstream["image_amd"]},
+        gpu_ecc={key: tuple(str(a) for a in row["args"]) for key, row in data["gpu_ecc"].items()},
+        skus={row["sku"]: row for row in data["skus"]},
+    )
+
+
+def _number(value: float) -> str:
+    """Thresholds as NHC reads them: ``360``, ``180.0`` stays ``180``-equal; no float noise."""
+    return f"{float(value):g}" if float(value) != int(float(value)) else str(int(float(value)))
+
+
+def gpu_checks(sku: Sku, row: dict[str, Any], data: NhcData) -> list[Check]:
+    count = Check("check_gpu_count", (str(sku.gpu.count),) + (("rocm",) if sku.gpu.vendor == "amd" else ()),
+                  f"{sku.gpu.count} x {sku.gpu.model} visible")
+    if sku.gpu.vendor != "nvidia":
+        return [count]  # ECC and NVLink checks read nvidia-smi
+    ecc = data.gpu_ecc.get(sku.gpu.model, data.gpu_ecc["nvidia"])
+    checks = [count, Check("check_gpu_ecc", ecc, "no uncorrectable ECC errors, remapped rows or SRAM errors over the thresholds")]
+    if sku.nvlink.present or row.get("nvlink_status"):
+        checks.append(Check("check_nvlink_status", (), "no inactive NVLink"))
+    return checks
+
+
+def ib_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[str]]:
+    ib = sku.infiniband
+    checks = [Check("check_hw_ib", (str(port["gbps"]), f"{port['device']}:{port.get('port', 1)}"),
+                    "accelerated-networking port beside the IB HCAs")
+              for port in row.get("extra_ib_ports", [])]
+    if ib is None:
+        return checks, []
+    unsourced = []
+    if ib.devices:
+        checks += [Check("check_hw_ib", (str(ib.gbps), f"{device}:1"), f"{ib.rate} link up at {ib.gbps} Gb/s")
+                   for device in ib.devices]
+    else:
+        unsourced.append(f"IB link state and rate per HCA: the catalog names no HCA devices for {sku.name}")
+    if "ib_bw_gdr" in row:
+        checks.append(Check("check_ib_bw_gdr", (_number(row["ib_bw_gdr"]),), "GPUDirect RDMA write bandwidth per HCA (Gb/s)"))
+    elif "ib_bw_non_gdr" in row:
+        bw = row["ib_bw_non_gdr"]
+        checks.append(Check("check_ib_bw_non_gdr", (_number(bw["gbps"]),) + ((str(bw["size"]),) if "size" in bw else ()),
+                            "RDMA write bandwidth per HCA from host memory (Gb/s)"))
+    else:
+        unsourced.append(f"RDMA bandwidth per HCA: no published floor for {sku.name}")
+    return checks, unsourced
+
+
+def collective_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[str]]:
+    if sku.gpu.vendor == "amd":
+        rccl = row.get("rccl_allreduce")
+        if rccl is None:
+            return [], [f"single-node RCCL all_reduce floor: none published for {sku.name}"]
+        return [Check("check_rccl_allreduce", (_number(rccl["gbps"]), "1", str(rccl["size"])),
+                      "single-node all_reduce busbw floor (GB/s)")], []
+    if sku.gpu.count < 2:
+        return [], []  # one GPU: no collective to measure
+    floor = load_floors().floor(sku.name, NCCL_COLLECTIVE, 1, sku.gpu.count)
+    if floor is None:
+        return [], [f"single-node NCCL all_reduce floor: none published for {sku.name}"]
+    topo = (f"$AZ_NHC_ROOT/topofiles/{row['nccl_topo']}",) if "nccl_topo" in row else ()
+    return [Check("check_nccl_allreduce", (_number(floor.gbps), "1", floor.message_size) + topo,
+                  f"single-node all_reduce busbw floor (GB/s), {floor.citation()}")], []
+
+
+def nhc_plan(sku: Sku) -> NhcPlan:
+    data = load_nhc_data()
+    row = data.skus.get(sku.name, {})
+    ib, ib_unsourced = ib_checks(sku, row)
+    nccl, nccl_unsourced = collective_checks(sku, row)
+    return NhcPlan(sku=sku.name, checks=tuple(gpu_checks(sku, row, data) + ib + nccl),
+                   unsourced=tuple(ib_unsourced + nccl_unsourced), upstream_conf=row.get("conf"),
+                   image=data.images[sku.gpu.vendor], commit=data.commit)
+
+
+def render_nhc_conf(plan: NhcPlan, header: list[str]) -> str:
+    source = (f"Azure/azurehpc-health-checks {plan.upstream_conf} @{plan.commit[:8]}" if plan.upstream_conf
+              else f"the catalog; Azure/azurehpc-health-checks @{plan.commit[:8]} ships no conf for this size")
+    lines = [f"# {line}" for line in header]
+    lines += [f"# NHC checks for {plan.sku} (thresholds: {source}).",
+              "# Lines are <hostmask> || <check> <args>; run: run-health-checks.sh -c <this file>.", "#"]
+    why = None
+    for check in plan.checks:
+        if check.why != why:  # one comment above a run of checks with the same reason (the HCAs)
+            lines.append(f"# {check.why}")
+            why = check.why
+        lines.append(check.line())
+    for gap in plan.unsourced:
+        lines.append(f"# Not checked: {gap}.")
+    return "\n".join(lines) + "\n"
+
+
+def parse_nhc_conf(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """``(check, args)`` of each ``hostmask || check args`` line; comments and blank lines skipped."""
+    checks = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if "||" not in line:
+            continue
+        words = line.split("||", 1)[1].split()
+        if words:
+            checks.append((words[0], tuple(words[1:])))
+    return checks

@@ -1,0 +1,112 @@
+"""Where Helm values of the charts hpcconf knows really live, and which chart version a deployment pins.
+
+A values file is recognised (hpcconf.lint.detect) by, in this order:
+
+- a ``Chart.yaml`` in its directory: the chart itself (``name: gpu-operator``, a fork or vendored copy) or an
+  umbrella chart whose ``dependencies`` include one of ours; an umbrella's values for a dependency are the
+  sub-tree under the dependency's ``alias`` or ``name``, and its version is the one ``Chart.lock`` resolved (else
+  an exact version in ``Chart.yaml``; a range such as ``~26.3.0`` pins nothing);
+- the chart's name in the file name (``gpu-operator-values.yaml``, ``values-network-operator.yaml``);
+- a values file (``values.yaml``, ``values-*.yaml``, ``*-values.yaml``) in a directory named after the chart
+  (``configs/values/gpu-operator/values.yaml``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
+# Chart names as they appear in file and directory names ("nfd" is the usual short name of node-feature-discovery).
+# amd-gpu-operator first: "gpu-operator" is part of its name.
+CHART_IN_NAME = [("amd-gpu-operator", "amd-gpu-operator"), ("amd_gpu_operator", "amd-gpu-operator"),
+                 ("network-operator", "network-operator"), ("network_operator", "network-operator"),
+                 ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
+                 ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
+_EXACT_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?)$")
+
+
+@dataclass(frozen=True)
+class ChartPlacement:
+    """One chart's values inside a values file."""
+
+    chart: str  # hpcconf's chart name
+    root: tuple[str, ...]  # where its values sit in the file: () for the chart's own values
+    version: Optional[str]  # the version the deployment pins; None when it pins none
+    source: str  # where the version was read ("Chart.lock"), or why there is none
+
+
+def chart_in_name(name: str) -> Optional[str]:
+    lower = name.lower()
+    for needle, chart in CHART_IN_NAME:
+        if needle in lower:
+            return chart
+    return None
+
+
+def is_values_name(name: str) -> bool:
+    lower = name.lower()
+    return lower.endswith((".yaml", ".yml")) and "values" in lower
+
+
+def chart_by_directory(source_path: str) -> Optional[str]:
+    """``gpu-operator/values.yaml``: the chart a values file's directory is named after."""
+    path = Path(source_path)
+    if not source_path or not is_values_name(path.name):
+        return None
+    return chart_in_name(path.parent.name)
+
+
+def placements(source_path: str) -> Optional[list[ChartPlacement]]:
+    """The charts a values file configures according to the ``Chart.yaml`` beside it; None without one (or
+    when the file is not a values file), [] when that chart neither is nor depends on a chart hpcconf knows."""
+    path = Path(source_path)
+    if not source_path or not is_values_name(path.name):
+        return None
+    chart_yaml = _load(path.parent / "Chart.yaml")
+    if not isinstance(chart_yaml, dict):
+        return None
+    name = str(chart_yaml.get("name", ""))
+    if name in HELM_CHARTS:
+        return [_placement(name, (), chart_yaml.get("version"), "its Chart.yaml")]
+    locked = _locked_versions(path.parent / "Chart.lock")
+    found = []
+    for dep in chart_yaml.get("dependencies") or []:
+        if not isinstance(dep, dict) or str(dep.get("name")) not in HELM_CHARTS:
+            continue
+        dep_name = str(dep["name"])
+        root = (str(dep.get("alias") or dep_name),)
+        if dep_name in locked:
+            found.append(_placement(dep_name, root, locked[dep_name], "Chart.lock"))
+        else:
+            found.append(_placement(dep_name, root, dep.get("version"), "the Chart.yaml dependency"))
+    return found
+
+
+def _placement(chart: str, root: tuple[str, ...], version: Any, where: str) -> ChartPlacement:
+    text = str(version).strip() if version is not None else ""
+    match = _EXACT_VERSION.match(text)
+    if match:
+        return ChartPlacement(chart, root, match.group(1), where)
+    why = f"{where} asks for {text!r}, which pins no single version" if text else f"{where} names no version"
+    return ChartPlacement(chart, root, None, why)
+
+
+def _locked_versions(lock: Path) -> dict[str, str]:
+    data = _load(lock)
+    if not isinstance(data, dict):
+        return {}
+    return {str(d["name"]): str(d["version"]) for d in data.get("dependencies") or []
+            if isinstance(d, dict) and d.get("name") and d.get("version")}
+
+
+def _load(path: Path) -> Any:
+    try:
+        return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        return None

@@ -1,0 +1,133 @@
+"""The pre-flight node health checks on AKS: per GPU pool, a DaemonSet that runs Azure's checks
+(azurehpc-health-checks' image and entrypoint) with the pool's generated conf, and taints a failing node.
+
+Each pod runs ``aznhc-entrypoint.sh`` once (the conf mounted where it reads it, ``/azure-nhc/conf/aznhc.conf``),
+becomes Ready only on a pass, and on a failure adds the ``hpcconf.io/nhc-failed=true:NoSchedule`` taint to its
+node through the API (the image has curl, not kubectl), so no new pod lands there; it then sleeps, keeping
+the result visible (``kubectl get pods``). The NCCL test's workers wait for the pod on their node to be Ready.
+The pod requests no GPU (it would hold the GPUs the test needs); NVIDIA_VISIBLE_DEVICES=all gives it every
+GPU through the NVIDIA runtime the GPU operator installs, as it does for its own DaemonSets.
+
+RBAC, least privilege: the checks' ServiceAccount may get and patch nodes (tainting its own node; Kubernetes
+RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the workers beyond the job's.
+"""
+
+from __future__ import annotations
+
+from ...artifacts import Artifact, Kind
+from ...resolve import ResolvedCluster, ResolvedPool
+from ...resolve.aks import ResolvedAks
+from .. import _health
+from ._yaml import block, path, yaml_file
+
+FILE = "health-checks.yaml"
+APP = "hpcconf-nhc"
+APP_LABEL = "app.kubernetes.io/name"
+POOL_LABEL = "hpcconf.io/pool"
+TAINT_KEY = "hpcconf.io/nhc-failed"
+SERVICE_ACCOUNT = "hpcconf-nhc"
+AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
+PASSED = "/tmp/nhc-passed"
+CONF_DIR = "/azure-nhc/conf"  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
+WAIT_TIMEOUT = "1800s"  # the checks take minutes (Azure: up to 5, 500 s per check at most)
+
+
+def selector(pool: str) -> str:
+    return f"{APP_LABEL}={APP},{POOL_LABEL}={pool}"
+
+
+def taint_script() -> str:
+    taint = f'{{"key":"{TAINT_KEY}","value":"true","effect":"NoSchedule"}}'
+    return (
+        "set -uo pipefail\n"
+        "rc=0\n"
+        "/azure-nhc/aznhc-entrypoint.sh || rc=$?\n"
+        "if [ \"$rc\" -eq 0 ]; then\n"
+        f"  touch {PASSED}; echo \"$NODE_NAME: health checks passed\"\n"
+        "else\n"
+        f"  echo \"$NODE_NAME: health checks FAILED (exit $rc): tainting it {TAINT_KEY}=true:NoSchedule\" >&2\n"
+        "  sa=/var/run/secrets/kubernetes.io/serviceaccount\n"
+        "  api=\"https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/api/v1/nodes/$NODE_NAME\"\n"
+        "  call() { curl -sS --fail --cacert \"$sa/ca.crt\" -H \"Authorization: Bearer $(cat \"$sa/token\")\" \"$@\" \"$api\"; }\n"
+        f"  taint='{taint}'\n"
+        "  node=$(call) || { echo \"cannot read node $NODE_NAME\" >&2; sleep infinity; }\n"
+        "  # Append to the node's taints (a JSON patch on /spec/taints itself would replace the others).\n"
+        f"  if grep -q '\"{TAINT_KEY}\"' <<<\"$node\"; then op=none\n"
+        "  elif grep -q '\"taints\"' <<<\"$node\"; then op=\"[{\\\"op\\\":\\\"add\\\",\\\"path\\\":\\\"/spec/taints/-\\\",\\\"value\\\":$taint}]\"\n"
+        "  else op=\"[{\\\"op\\\":\\\"add\\\",\\\"path\\\":\\\"/spec/taints\\\",\\\"value\\\":[$taint]}]\"; fi\n"
+        "  [ \"$op\" = none ] || call -X PATCH -H 'Content-Type: application/json-patch+json' -d \"$op\" >/dev/null\n"
+        "fi\n"
+        "sleep infinity\n"
+    )
+
+
+def config_map(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": f"{APP}-{pool.name}", "namespace": aks.namespace},
+            "data": {"aznhc.conf": block(_health.conf_text(cluster, pool))}}
+
+
+def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict:
+    labels = {APP_LABEL: APP, POOL_LABEL: pool.name}
+    container = {
+        "name": "nhc",
+        "image": _health.image(cluster, pool),
+        "command": ["/bin/bash", "-c", block(taint_script())],
+        "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+        # The checks read GPU, NVLink and IB state and run ib_write_bw and NCCL on the host's devices.
+        "securityContext": {"privileged": True},
+        "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True}],
+    }
+    return {
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": f"{APP}-{pool.name}", "namespace": aks.namespace, "labels": labels},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {
+                "serviceAccountName": SERVICE_ACCOUNT,
+                "nodeSelector": {AGENTPOOL_LABEL: pool.name},
+                "hostNetwork": True,  # as run-health-checks.sh runs the image (--net=host)
+                "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
+                "containers": [container],
+                "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}}],
+            }},
+        },
+    }
+
+
+def rbac(aks: ResolvedAks) -> list[dict]:
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": SERVICE_ACCOUNT, "namespace": aks.namespace}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": SERVICE_ACCOUNT},
+         "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": SERVICE_ACCOUNT},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": SERVICE_ACCOUNT},
+         "subjects": [{"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": aks.namespace}]},
+    ]
+
+
+def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
+    """The worker's init container: the health-check pod of ``pool_name`` on its own node Ready (passed); a failed node's pod
+    never is, so the worker waits, then fails and retries (restartPolicy OnFailure) until someone acts.
+    ``kubectl wait`` takes a field selector since kubernetes/kubernetes#71746 (2018); ``$(NODE_NAME)`` is
+    expanded by the kubelet from the container's env."""
+    return {"name": "wait-for-health-checks", "image": aks.kubectl_image,
+            "command": ["kubectl", "wait", "pod", "-n", aks.namespace, "-l", selector(pool_name),
+                        "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT}"],
+            "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
+
+
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    if not _health.enabled(cluster) or not cluster.gpu_pools:
+        return []
+    docs: list[dict] = rbac(aks)
+    for pool in cluster.gpu_pools:
+        docs += [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
+    text = yaml_file(cluster, docs,
+                     "Azure HPC node health checks on every GPU node before the NCCL test; a failing node is tainted "
+                     f"{TAINT_KEY}=true:NoSchedule (remove with: kubectl taint node <node> {TAINT_KEY}-).",
+                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}")
+    return [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]

@@ -1,0 +1,79 @@
+"""The passes every generated NCCL test runs after its collective matrix, shared by the Slurm/AzHOP
+sbatch and the AKS Volcano job so the platforms cannot drift apart.
+
+- ``ring``: all_reduce with ``NCCL_ALGO=Ring`` over every node, large messages only. A ring crosses each
+  node boundary on every channel, and NCCL spreads channels over all the node's NICs, so one slow or dead
+  HCA slows the whole ring down; Tree/NVLS/CollNet algorithms can route around it at these sizes.
+- ``single-node``: all_reduce on one node with all its GPUs, up to the size Azure's health check runs
+  (``check_nccl_allreduce``), judged against that single-node floor. It catches per-node faults (NVLink,
+  a GPU) that a multi-node run averages away, and settings that only break without the network.
+
+Both run only when the test has more than one node: on one node the matrix already is the single-node run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..catalog import Sku
+from ..knowledge.nccl_floors import load_floors, size_bytes
+from ..spec.model import NcclTest
+
+RING_MIN_BYTES = "64M"  # below this a ring is latency-bound; the NIC bandwidth shows only at large sizes
+PASS_COLLECTIVE = "all_reduce"
+
+
+@dataclass(frozen=True)
+class TestPass:
+    """One extra nccl-tests run: its log name, binary, arguments, environment and how it is judged."""
+
+    name: str  # log stem, e.g. "ring.all_reduce"
+    collective: str
+    args: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    single_node: bool  # one node, all its GPUs (judged with --nodes 1)
+
+    @property
+    def log(self) -> str:
+        return f"{self.name}.log"
+
+
+def base_args(test: NcclTest, min_bytes: str, max_bytes: str) -> tuple[str, ...]:
+    return ("-b", min_bytes, "-e", max_bytes, "-f", str(test.step_factor), "-g", "1",
+            "-n", str(test.iterations), "-w", str(test.warmup_iterations), "-c", "1" if test.check else "0")
+
+
+def single_node_max_bytes(test: NcclTest, sku: Sku) -> str:
+    """Up to the single-node floor's message size where one is sourced (the verdict reads that row),
+    else the test's own ``max_bytes``."""
+    floor = load_floors().floor(sku.name, PASS_COLLECTIVE, 1, sku.gpu.count)
+    if floor is not None and floor.message_bytes > size_bytes(test.max_bytes):
+        return floor.message_size
+    return test.max_bytes
+
+
+def ring_min_bytes(test: NcclTest) -> str:
+    return RING_MIN_BYTES if size_bytes(RING_MIN_BYTES) <= size_bytes(test.max_bytes) else test.min_bytes
+
+
+def extra_passes(test: NcclTest, sku: Sku, nodes: int) -> list[TestPass]:
+    """The ring and single-node passes the spec asks for (``nccl_test.ring_pass`` / ``single_node``)."""
+    if nodes < 2:
+        return []
+    passes = []
+    if test.ring_pass:
+        passes.append(TestPass(f"ring.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
+                               base_args(test, ring_min_bytes(test), test.max_bytes), (("NCCL_ALGO", "Ring"),), False))
+    if test.single_node:
+        passes.append(TestPass(f"single-node.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
+                               base_args(test, test.min_bytes, single_node_max_bytes(test, sku)), (), True))
+    return passes
+
+
+def single_node_floor_note(sku: Sku) -> Optional[str]:
+    """The floor the single-node pass is judged against, for a comment in the job."""
+    floor = load_floors().floor(sku.name, PASS_COLLECTIVE, 1, sku.gpu.count)
+    if floor is None:
+        return None
+    return f"{floor.gbps:g} GB/s busbw at {floor.message_size} ({floor.citation()})"

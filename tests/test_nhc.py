@@ -1,0 +1,140 @@
+"""Azure NHC confs generated from the catalog, checked against Azure's own confs.
+
+Oracle: Azure/azurehpc-health-checks ``conf/<sku>.conf`` at commit UPSTREAM_COMMIT. The checks in our scope
+(GPU count and ECC, NVLink, IB link per HCA, RDMA bandwidth per HCA, the single-node collective floor) were
+read from those files and are encoded below; ``../shared/upstream/skus/azurehpc-nhc-thresholds.tsv`` (the
+same commit) is a second, independent transcription, and HPCCONF_NHC_UPSTREAM=<checkout> compares with the
+files themselves.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hpcconf.catalog import Catalog
+from hpcconf.knowledge.nhc import load_nhc_data, nhc_plan, parse_nhc_conf, render_nhc_conf
+
+UPSTREAM_COMMIT = "0e0a1ac26a64b32ac4dd7632a529638505d3314a"
+SCOPE = {"check_gpu_count", "check_gpu_ecc", "check_nvlink_status", "check_hw_ib", "check_ib_bw_gdr",
+         "check_ib_bw_non_gdr", "check_nccl_allreduce", "check_rccl_allreduce"}
+# The in-scope lines of each upstream conf at UPSTREAM_COMMIT.
+_NDV4_IB = [f"check_hw_ib 200 mlx5_ib{i}:1" for i in range(8)]
+_NDV5_IB = [f"check_hw_ib 400 mlx5_ib{i}:1" for i in range(8)]
+UPSTREAM_CHECKS = {
+    "Standard_ND40rs_v2": ["check_hw_ib 100 mlx5_ib0:1", "check_gpu_ecc", "check_gpu_count 8", "check_nvlink_status",
+                           "check_nccl_allreduce 110.0 1 8G $AZ_NHC_ROOT/topofiles/ndv2-topo.xml", "check_ib_bw_non_gdr 78 65536"],
+    "Standard_NC24rs_v3": ["check_gpu_ecc", "check_gpu_count 4"],
+    "Standard_ND96asr_v4": _NDV4_IB + ["check_gpu_count 8", "check_gpu_ecc 20000000 10000", "check_nvlink_status",
+                                       "check_nccl_allreduce 228.0 1 8G $AZ_NHC_ROOT/topofiles/ndv4-topo.xml", "check_ib_bw_gdr 180.0"],
+    "Standard_ND96amsr_A100_v4": _NDV4_IB + ["check_gpu_count 8", "check_gpu_ecc 20000000 10000", "check_nvlink_status",
+                                             "check_nccl_allreduce 228.0 1 16G $AZ_NHC_ROOT/topofiles/ndv4-topo.xml", "check_ib_bw_gdr 180.0"],
+    "Standard_NC24ads_A100_v4": ["check_gpu_count 1", "check_gpu_ecc 20000000 10000"],
+    "Standard_NC48ads_A100_v4": ["check_gpu_count 2", "check_gpu_ecc 20000000 10000", "check_nvlink_status", "check_nccl_allreduce 193.0 1 16G"],
+    "Standard_NC96ads_A100_v4": ["check_gpu_count 4", "check_gpu_ecc 20000000 10000", "check_nvlink_status",
+                                 "check_nccl_allreduce 25 1 8G $AZ_NHC_ROOT/topofiles/ncv4-topo.xml"],
+    "Standard_ND96isr_H100_v5": _NDV5_IB + ["check_gpu_count 8", "check_gpu_ecc 20000000 10000", "check_nvlink_status",
+                                            "check_nccl_allreduce 460.0 1 16G $AZ_NHC_ROOT/topofiles/ndv5-topo.xml", "check_ib_bw_gdr 380"],
+    "Standard_ND96isr_H200_v5": ["check_hw_ib 100 mlx5_an0:1"] + _NDV5_IB + [
+        "check_gpu_count 8", "check_gpu_ecc 20000000 10000", "check_nvlink_status",
+        "check_nccl_allreduce 431.0 1 16G $AZ_NHC_ROOT/topofiles/ndv5-topo.xml", "check_ib_bw_gdr 360"],
+    "Standard_NC40ads_H100_v5": ["check_gpu_count 1", "check_gpu_ecc 20000000 10000", "check_nvlink_status"],
+    "Standard_NC80adis_H100_v5": ["check_gpu_count 2", "check_gpu_ecc 20000000 10000", "check_nvlink_status", "check_nccl_allreduce 208.0 1 16G"],
+    "Standard_ND96isr_MI300X_v5": [*(f"check_hw_ib 400 mlx5_ib{i}:1" for i in range(8)), "check_gpu_count 8 rocm",
+                                   "check_rccl_allreduce 314 1 16G", "check_ib_bw_non_gdr 390"],
+}
+# What ours checks beyond Azure's conf, and why: NC24rs_v3's FDR HCA is in the catalog; Azure's conf does
+# not check its link.
+ADDITIONS = {"Standard_NC24rs_v3": ["check_hw_ib 56 mlx4_0:1"]}
+
+
+def _normal(check: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """Numbers compared as numbers (Azure writes 228.0 and 25 alike)."""
+    def norm(arg: str) -> str:
+        try:
+            return repr(float(arg))
+        except ValueError:
+            return arg
+    return check, tuple(norm(a) for a in args)
+
+
+def _checks(lines: list[str]) -> Counter:
+    return Counter(_normal(*parse_nhc_conf(" * || " + line)[0]) for line in lines)
+
+
+def _ours(name: str) -> Counter:
+    text = render_nhc_conf(nhc_plan(Catalog.load(()).get(name)), ["test"])
+    return Counter(_normal(check, args) for check, args in parse_nhc_conf(text))
+
+
+@pytest.mark.parametrize("sku", sorted(UPSTREAM_CHECKS))
+def test_generated_conf_matches_azures(sku):
+    assert _ours(sku) == _checks(UPSTREAM_CHECKS[sku] + ADDITIONS.get(sku, []))
+
+
+def test_every_sku_with_an_azure_conf_is_compared():
+    assert set(load_nhc_data().skus) == set(UPSTREAM_CHECKS)
+    assert load_nhc_data().commit == UPSTREAM_COMMIT
+
+
+def test_thresholds_agree_with_the_shared_transcription(shared_dir):
+    rows = list(csv.DictReader((line for line in (shared_dir / "upstream/skus/azurehpc-nhc-thresholds.tsv")
+                                .read_text(encoding="utf-8").splitlines() if not line.startswith("#")), delimiter="\t"))
+    assert UPSTREAM_COMMIT in (shared_dir / "upstream/skus/azurehpc-nhc-thresholds.tsv").read_text(encoding="utf-8")
+    by_conf = {row["sku_conf"]: _realigned(row) for row in rows}
+    for sku, row in load_nhc_data().skus.items():
+        tsv = by_conf[Path(row["conf"]).stem]
+        ours = _ours(sku)
+        assert ours[_normal("check_gpu_count", (tsv["gpu_count"],) + (("rocm",) if "MI300X" in sku else ()))] == 1, sku
+        if tsv["ib_bw_gdr_min_Gbps"]:
+            assert any(c == "check_ib_bw_gdr" and float(a[0]) == float(tsv["ib_bw_gdr_min_Gbps"]) for c, a in ours), sku
+        if tsv["ib_rate_Gbps_per_port"]:
+            rates = {float(a[0]) for c, a in ours if c == "check_hw_ib" and "mlx5_an0" not in a[1]}
+            assert rates == {float(tsv["ib_rate_Gbps_per_port"])}, sku
+        floor = (tsv["nccl_allreduce_min_busbw_GBps"].split() or [""])[0]
+        if floor and "MI300X" not in sku:
+            (args,) = [a for c, a in ours if c == "check_nccl_allreduce"]
+            assert float(args[0]) == float(floor) and args[2] == tsv["nccl_msg_size"], sku
+
+
+def _realigned(row: dict[str, str]) -> dict[str, str]:
+    """The TSV's nd40rs_v2 row has one tab too many before its IB columns (rate 100 lands in ib_ports)."""
+    if row["ib_bw_gdr_min_Gbps"].startswith("mlx"):
+        row = {**row, "ib_rate_Gbps_per_port": row["ib_ports"], "ib_ports": row["ib_bw_gdr_min_Gbps"], "ib_bw_gdr_min_Gbps": ""}
+    return row
+
+
+@pytest.mark.skipif(not os.environ.get("HPCCONF_NHC_UPSTREAM"), reason="set HPCCONF_NHC_UPSTREAM to a checkout of "
+                    f"Azure/azurehpc-health-checks at {UPSTREAM_COMMIT[:12]} to compare with its files")
+def test_against_the_upstream_checkout():
+    root = Path(os.environ["HPCCONF_NHC_UPSTREAM"])
+    for sku, row in load_nhc_data().skus.items():
+        theirs = Counter(_normal(c, a) for c, a in parse_nhc_conf((root / row["conf"]).read_text(encoding="utf-8")) if c in SCOPE)
+        assert _ours(sku) == theirs + _checks(ADDITIONS.get(sku, [])), sku
+
+
+def test_a_size_azure_ships_no_conf_for_says_what_is_not_checked():
+    # GB300: Azure publishes no conf and no floor for it (GB200's conf, and its 432 GB/s floor, came later).
+    text = render_nhc_conf(nhc_plan(Catalog.load(()).get("Standard_ND128isr_GB300_v6")), ["test"])
+    checks = dict(parse_nhc_conf(text))
+    assert checks["check_gpu_count"] == ("4",) and "check_nvlink_status" in checks
+    assert "check_hw_ib" not in checks and "check_nccl_allreduce" not in checks and "check_ib_bw_gdr" not in checks
+    assert "# Not checked: IB link state and rate per HCA" in text
+    assert "# Not checked: single-node NCCL all_reduce floor: none published" in text
+    assert "ships no conf for this size" in text
+    gb200 = dict(parse_nhc_conf(render_nhc_conf(nhc_plan(Catalog.load(()).get("Standard_ND128isr_NDR_GB200_v6")), ["t"])))
+    assert gb200["check_nccl_allreduce"] == ("432", "1", "16G")
+
+
+def test_single_gpu_sizes_have_no_collective_check():
+    plan = nhc_plan(Catalog.load(()).get("Standard_NC24ads_A100_v4"))
+    assert [c.name for c in plan.checks] == ["check_gpu_count", "check_gpu_ecc"] and not plan.unsourced
+
+
+def test_parse_skips_comments_and_blank_lines():
+    assert parse_nhc_conf("# c\n\n * || check_gpu_count 8 # eight\n*||check_nvlink_status\n") == [
+        ("check_gpu_count", ("8",)), ("check_nvlink_status", ())]

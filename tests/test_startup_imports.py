@@ -1,0 +1,39 @@
+"""`hpcconf --version` and `hpcconf version` start without the heavy libraries.
+
+Start-up is paid on every pre-commit hook and CI step; docs/performance.md has the numbers. pydantic,
+ruamel.yaml, jsonschema, lxml and jinja2 load in the commands that use them, never to print a version
+(typer itself coerces through pydantic from 0.2x: hpcconf.typer_fast keeps that lazy too).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pydantic", "ruamel", "jsonschema", "lxml", "jinja2")
+PROBE = """
+import json, sys
+heavy = set(json.loads(sys.argv[2]))
+sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
+from hpcconf.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & heavy)), file=sys.stderr)
+"""
+
+
+def _heavy_modules_loaded(*args: str) -> list[str]:
+    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+                            capture_output=True, text=True, check=True)
+    assert result.stdout.startswith("hpcconf "), result.stdout
+    return json.loads(result.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [("--version",), ("version",), ("-V",)])
+def test_version_imports_none_of_the_heavy_libraries(args):
+    assert _heavy_modules_loaded(*args) == []
