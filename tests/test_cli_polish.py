@@ -39,8 +39,14 @@ def test_version_does_not_import_the_heavy_libraries():
 
 
 def test_shell_completion_is_available():
-    result = runner.invoke(app, ["--show-completion", "bash"], prog_name="hpcconf")
-    assert result.exit_code == 0 and "_hpcconf_completion" in result.output
+    # In a fresh process, as a shell calls it: click's completion reads process-wide state (environment,
+    # program name) that other in-process CLI tests leave behind.
+    import subprocess
+    import sys
+
+    code = "import sys; from hpcconf.cli import main; sys.argv = ['hpcconf', '--show-completion', 'bash']; main()"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "_hpcconf_completion" in result.stdout, result.stdout + result.stderr
     assert "--install-completion" in runner.invoke(app, ["--help"]).output
 
 
