@@ -228,6 +228,20 @@ def _why_differs(comparison: Comparison, name: str) -> str:
     return comparison.notes.get(name) or _lines_text(edited_lines(comparison.diffs[name]))
 
 
+def _out_option(build: Build, root: Path) -> str:
+    """`` --out ROOT`` unless ROOT is where the spec builds to anyway (its settings' out, or out/ beside it)."""
+    from .lint.config import ConfigError
+    from .spec_discovery import spec_output_root
+
+    try:
+        default = spec_output_root(build.spec.path, None)
+    except ConfigError:
+        default = None
+    if default is not None and default.resolve() == root.resolve():
+        return ""
+    return f" --out {shlex.quote(root.as_posix())}"
+
+
 def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain: bool,
                   sku_dirs: Sequence[Path] = ()) -> None:
     spec = build.spec.file
@@ -260,7 +274,7 @@ def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain
         force = ""
         if comparison.edited:
             force = " --force   # first move the hand edits into the spec: --force discards them"
-        typer.echo(f"fix: hpcconf build {shlex.quote(spec)} --out {shlex.quote(comparison.out_dir.parent.as_posix())}{force}")
+        typer.echo(f"fix: hpcconf build {shlex.quote(spec)}{_out_option(build, comparison.out_dir.parent)}{force}")
     foreign = [n for n in comparison.extra if n in comparison.unowned]
     if foreign:
         typer.echo(f"fix: delete {', '.join(f'{out}/{n}' for n in foreign)} "
@@ -303,6 +317,16 @@ def _same_output_dirs(builds: list[Build]) -> bool:
     return clash
 
 
+def _by_output_root(builds: list[Build], out: Path | None, config_file: Path | None) -> dict[Path, list[Build]]:
+    """The builds grouped by output root (``--out``, else the settings nearest each spec, else out/ beside it)."""
+    from .spec_discovery import spec_output_root
+
+    groups: dict[Path, list[Build]] = {}
+    for b in builds:
+        groups.setdefault(spec_output_root(b.spec.path, out, config_file), []).append(b)
+    return groups
+
+
 def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
               explain: bool, force: bool, quiet: bool,
               config_file: Path | None = None) -> int:
@@ -315,7 +339,7 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         typer.echo(f"hpcconf: error: {error}", err=True)
         return EXIT_INVALID
     sku_dirs = config.lint.sku_dirs  # the settings' sku-dir, then --sku-dir (hpcconf.sku_dirs)
-    out_root = output_root(out, config)  # --out, else the config's `out`, else ./out
+    out_root = output_root(out, config)  # what a directory argument's discovery leaves out
     spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
     for problem in problems:
         typer.echo(f"hpcconf: error: {problem}", err=True)
@@ -324,7 +348,12 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
     builds = _compile_all(spec_paths, sku_dirs)
     if builds is None:
         return EXIT_INVALID
-    if _same_output_dirs(builds):
+    try:
+        groups = _by_output_root(builds, out, config_file)
+    except ConfigError as error:
+        typer.echo(f"hpcconf: error: {error}", err=True)
+        return EXIT_INVALID
+    if any(_same_output_dirs(group) for group in groups.values()):
         return EXIT_INVALID
     linted = lint_builds(builds, config.lint)  # what `hpcconf lint SPEC` says of them (hpcconf.build_lint)
     if linted is None:
@@ -334,8 +363,11 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
     if lint_failed and action == "write":
         return EXIT_STALE
     try:
-        return _check_or_write(builds, out_root, specs, sku_dirs, check=check, diff=diff, explain=explain,
-                               force=force, quiet=quiet, lint_failed=lint_failed)
+        status = EXIT_OK
+        for root, group in groups.items():
+            status = max(status, _check_or_write(group, root, specs, sku_dirs, check=check, diff=diff,
+                                                 explain=explain, force=force, quiet=quiet, lint_failed=lint_failed))
+        return status
     except OutputRefused as refusal:
         typer.echo(f"hpcconf: error: {refusal}", err=True)
         typer.echo("build refused: nothing was written.", err=True)

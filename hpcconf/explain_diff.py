@@ -61,6 +61,7 @@ class ArtifactChange:
     status: str                             # changed | added | removed
     causes: list[Cause] = field(default_factory=list)
     note: str = ""                          # why no field (or not only a field) explains it
+    header_only: bool = False               # the spec file was renamed: only the header naming it changed
 
 
 @dataclass
@@ -226,9 +227,11 @@ def _dump(data: Any) -> str:
     return json.dumps(data, indent=1)  # JSON is YAML: positions stay meaningful for error messages
 
 
-def compile_data(data: Any, like: Build, sku_dirs: Sequence[Path] = (), label: str = "") -> dict[str, str]:
+def compile_data(data: Any, like: Build, sku_dirs: Sequence[Path] = (), label: str = "",
+                 spec_file: str = "") -> dict[str, str]:
     """Build a spec given as plain data, as if it were ``like``'s file (same directory for
-    sku_dirs, same file name in headers). Returns {artifact path: content}."""
+    sku_dirs, same file name in headers, or ``spec_file``'s: an earlier spec under its own name, since
+    every generated header names the spec file). Returns {artifact path: content}."""
     from pydantic import ValidationError
 
     from .resolve import resolve
@@ -247,7 +250,7 @@ def compile_data(data: Any, like: Build, sku_dirs: Sequence[Path] = (), label: s
     problems = check_spec(loaded, catalog)
     if problems:
         raise HpcconfError(problems)
-    resolved = resolve(cluster, catalog, spec_file=like.cluster.spec_file)
+    resolved = resolve(cluster, catalog, spec_file=spec_file or like.cluster.spec_file)
     return {a.path: a.content for a in render_all(resolved)}
 
 
@@ -278,19 +281,25 @@ def _lines_note(lines: list[int], status: str) -> str:
 # -- the explanation ----------------------------------------------------------------------------
 
 def explain_specs(new_build: Build, old_data: Any, old_label: str, sku_dirs: Sequence[Path] = (),
-                  against_files: dict[str, str | None] | None = None) -> Explanation:
+                  against_files: dict[str, str | None] | None = None, old_spec_file: str = "") -> Explanation:
     """Explain how ``new_build``'s artifacts differ from the old spec's build (or from
-    ``against_files``: {path: content on disk, None when absent}, e.g. a build --diff)."""
+    ``against_files``: {path: content on disk, None when absent}, e.g. a build --diff).
+
+    ``old_spec_file``: the earlier spec's path when it was renamed; it is built under that name, and a
+    file that differs only by the header naming the spec is reported as such (``header_only``)."""
     new_data = new_build.spec.document.data
     new_files = {a.path: a.content for a in new_build.artifacts}
     changes = spec_changes(old_data, new_data)
     if len(changes) > MAX_FIELD_REBUILDS and isinstance(old_data, dict) and isinstance(new_data, dict):
         changes = _top_level_changes(old_data, new_data)
+    old_name = Path(old_spec_file).name if old_spec_file else ""
+    renamed = bool(old_name) and old_name != new_build.cluster.spec_file
     old_error = ""
     try:
-        old_files: dict[str, str] | None = compile_data(old_data, new_build, sku_dirs, old_label)
+        old_files: dict[str, str] | None = compile_data(old_data, new_build, sku_dirs, old_label, spec_file=old_name)
     except HpcconfError as error:
         old_files, old_error = None, _first_error(error)
+    under_old_name = compile_data(new_data, new_build, sku_dirs, spec_file=old_name) if renamed else {}
     if against_files is None:
         if old_files is None:
             against_files = {}
@@ -321,7 +330,13 @@ def explain_specs(new_build: Build, old_data: Any, old_label: str, sku_dirs: Seq
             toggles = [c for c in artifact.causes
                        if (path in reverted[changes.index(c.change)]) != (path in new_files)]
             artifact.causes = toggles or artifact.causes
-        artifact.note = _note(artifact, changes, not_isolated, old_files, on_disk, path)
+        if renamed and on_disk is not None and path in new_files and under_old_name.get(path) == on_disk:
+            # Nothing but the spec's file name changed this file: every header names the spec file.
+            artifact.causes, artifact.header_only = [], True
+            artifact.note = (f"the spec was renamed ({old_name} -> {new_build.cluster.spec_file}): only the "
+                             "generated-by header lines naming it changed")
+        else:
+            artifact.note = _note(artifact, changes, not_isolated, old_files, on_disk, path)
         artifacts.append(artifact)
     return Explanation(new_label=new_build.spec.file, old_label=old_label, changes=changes, artifacts=artifacts,
                        not_isolated=not_isolated, old_build_error=old_error)

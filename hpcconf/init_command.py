@@ -131,6 +131,19 @@ def _refusal(sku: Any, platforms: list[str]) -> str | None:
                  if (reason := unsupported_reason(sku, p) or hardware_refusal(sku, p)) is not None), None)
 
 
+def _output_root(file: str) -> str:
+    """Where ``hpcconf build FILE`` will write (the settings nearest the spec, else out/ beside it)."""
+    from .lint.config import ConfigError
+    from .spec_discovery import spec_output_root
+
+    if file in ("", "-"):
+        return "out"
+    try:
+        return spec_output_root(Path(file), None).as_posix()
+    except ConfigError:
+        return "out"  # the settings file is reported by the build itself
+
+
 def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location: str | None,
                  registry: str | None, file: str, command: str) -> dict[str, Any]:
     """Everything the init template lays out, computed from the SKU catalog and the model's defaults."""
@@ -144,7 +157,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     gpus = f"{sku.gpu.count} x {sku.gpu.model}"
     context: dict[str, Any] = {
         "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
-        "command": command, "file": file, "out": "out", "cluster_name": name,
+        "command": command, "file": file, "out": _output_root(file), "cluster_name": name,
         "location": location or _DEFAULT_LOCATION[sku.provider],
         "location_comment": _LOCATION_COMMENT[sku.provider],
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,

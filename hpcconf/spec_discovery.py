@@ -7,8 +7,11 @@ track: untracked but not ignored) whose ``apiVersion`` starts with ``hpcconf/``,
 config's ``exclude`` globs and the output root. Outside a git work tree the directory is
 walked instead (hidden directories skipped).
 
-The output root comes from ``--out``, else the ``out`` key of ``[tool.hpcconf]`` /
-``.hpcconf.toml`` (relative to that file; read by :func:`hpcconf.lint.config.load_settings`), else ``out``.
+The output root of a spec comes from ``--out``; else the ``out`` key of the settings file
+(``[tool.hpcconf]`` / ``.hpcconf.toml``, relative to that file) that ``--config`` names or that is
+nearest the spec (at or above its directory, the way git finds a repository); else ``out/`` next to the
+spec. So ``hpcconf build path/to/spec.yaml`` writes to the same place from any working directory.
+:func:`default_output_root` is the rule; ``hpcconf review`` applies it to committed trees.
 """
 
 from __future__ import annotations
@@ -30,12 +33,32 @@ _API_VERSION_LINE = re.compile(r"^apiVersion:\s*['\"]?hpcconf/", re.M)
 _GLOB_MAGIC = re.compile(r"[*?[]")
 
 
+def default_output_root(spec_dir: Path, settings_out: Path | None) -> Path:
+    """The settings' ``out`` when set (already relative to its settings file), else ``out/`` beside the spec."""
+    return settings_out if settings_out is not None else spec_dir / DEFAULT_OUT
+
+
 def output_root(cli_out: Path | None, config: Settings) -> Path:
+    """The output root of the directory arguments' discovery: ``--out``, else the settings' ``out``, else ./out."""
     if cli_out is not None:
         return cli_out
-    if config.out is not None:
-        return Path(os.path.relpath(config.out, Path.cwd()))
-    return DEFAULT_OUT
+    return _shown(default_output_root(Path.cwd(), config.out))
+
+
+def spec_output_root(spec: Path, cli_out: Path | None, config_file: Path | None = None) -> Path:
+    """Where ``spec``'s ``<metadata.name>/`` goes (module docstring); raises ConfigError for a bad settings file."""
+    from .lint.config import load_settings
+
+    if cli_out is not None:
+        return cli_out
+    settings = load_settings(start=spec.resolve().parent, config_file=config_file)
+    return _shown(default_output_root(spec.resolve().parent, settings.out))
+
+
+def _shown(path: Path) -> Path:
+    """Relative to the working directory when below it or nearby (what messages print), else absolute."""
+    relative = Path(os.path.relpath(path.resolve(), Path.cwd()))
+    return relative if not relative.as_posix().startswith("../../..") else path.resolve()
 
 
 def is_spec_file(path: Path) -> bool:

@@ -116,7 +116,7 @@ BREAKAGES = [
     ("network-operator-values.yaml", "      linkTypes:\n        - infiniband\n", "", "HELM005"),
     ("nfd-values.yaml", "          - vendor", "          - class\n          - vendor", "HELM003"),
     ("provision.sh", "SkipGPUDriverInstall=true", "SkipGPUDriverInstallation=true", "XA004"),
-    ("provision.sh", "  --os-sku \"$OS_SKU\" \\\n  --tags SkipGPUDriverInstall=true\n", "  --os-sku \"$OS_SKU\"\n", "XA007"),
+    ("provision.sh", "    --os-sku \"$OS_SKU\" \\\n    --tags SkipGPUDriverInstall=true\n", "    --os-sku \"$OS_SKU\"\n", "XA007"),
 ]
 
 

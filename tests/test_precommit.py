@@ -124,8 +124,8 @@ def test_a_stale_artifact_fails_the_commit_with_the_fix(infra_repo):
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     assert "hpcconf build --check" in output and "Failed" in output
-    assert "specs/cluster.yaml: stale: out/" in output
-    assert "fix: hpcconf build specs/cluster.yaml --out out" in output
+    assert "specs/cluster.yaml: stale: specs/out/" in output
+    assert "fix: hpcconf build specs/cluster.yaml\n" in output  # its default output root: no --out
     assert infra_repo.commits() == 1  # nothing was committed
     # Following the printed fix makes the commit pass.
     assert infra_repo.run(HPCCONF, "build", "specs/cluster.yaml").returncode == 0
@@ -136,7 +136,7 @@ def test_a_stale_artifact_fails_the_commit_with_the_fix(infra_repo):
 
 def test_a_hand_edited_artifact_fails_the_commit(infra_repo):
     assert infra_repo.commit("initial").returncode == 0
-    conf = sorted((infra_repo.root / "out").rglob("nccl.conf"))[0]
+    conf = sorted((infra_repo.root / "specs" / "out").rglob("nccl.conf"))[0]
     conf.write_text(conf.read_text() + "NCCL_DEBUG=INFO\n")
     done = infra_repo.commit("tweak nccl.conf by hand")
     output = done.stdout + done.stderr

@@ -110,7 +110,7 @@ def test_text_names_cause_impact_and_migration_for_each_change(scenario):
     assert "<- nccl_env (line" in job and "impact: kubectl delete the previous NCCL test job" in job
     assert "out/demo/aks/nfd-values.yaml: edited by hand (its hash differs from the manifest)" in text
     assert "impact: helm upgrade node-feature-discovery" in text.split("nfd-values.yaml: edited by hand")[1]
-    assert "summary: 1 spec(s) changed, 4 generated file(s) changed, 2 disruptive, 1 hand edit(s), 0 stale" in text
+    assert "summary: 1 spec(s) changed, 6 generated file(s) changed, 2 disruptive, 1 hand edit(s), 0 stale" in text
 
 
 # -- JSON --------------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_json_has_the_documented_shape_and_the_same_facts(scenario):
     _repo, reports = scenario
     data = json.loads(reports["json"])
     assert data["format"] == "hpcconf-review/1"
-    assert data["summary"] == {"specs_changed": 1, "files_changed": 4, "disruptive": 2, "hand_edits": 1,
+    assert data["summary"] == {"specs_changed": 1, "files_changed": 6, "disruptive": 2, "hand_edits": 1,
                                "stale": 0, "errors": 0}
     (spec,) = data["specs"]
     assert (spec["path"], spec["status"], spec["cluster"], spec["out_dir"]) == ("specs/demo.yaml", "changed", "demo", "out/demo")
@@ -155,13 +155,16 @@ def test_markdown_renders_with_collapsible_artifacts_tables_and_diffs(scenario):
     tokens = md.parse(text)
     kinds = [t.type for t in tokens]
     # One summary table and per spec a table of changed fields; one per changed file with its causes.
-    assert kinds.count("table_open") >= 1 + 1 + 4
+    assert kinds.count("table_open") >= 1 + 1 + 6
     html_blocks = [t.content for t in tokens if t.type == "html_block"]
     details = [b for b in html_blocks if b.startswith("<details>")]
-    assert len(details) == 4 and all("<summary><code>out/demo/aks/" in b for b in details)
-    assert sum(b.count("</details>") for b in html_blocks) == 4  # every block is closed
+    # four under aks/ plus what the added pool adds: its health-check DaemonSet and health/small/nhc.conf
+    assert len(details) == 6 and all("<summary><code>out/demo/" in b for b in details)
+    assert sum("<summary><code>out/demo/aks/" in b for b in details) == 5
+    assert any("<summary><code>out/demo/health/small/nhc.conf</code> (added)" in b for b in details)
+    assert sum(b.count("</details>") for b in html_blocks) == 6  # every block is closed
     fences = [t for t in tokens if t.type == "fence"]
-    assert len(fences) == 4 and all(t.info == "diff" and t.content.startswith("diff --git a/out/demo/") for t in fences)
+    assert len(fences) == 6 and all(t.info == "diff" and t.content.startswith("diff --git a/out/demo/") for t in fences)
     rendered = md.render(text)
     assert "<th>spec field</th>" in rendered and "<code>versions.network_operator</code>" in rendered
     ncp = next(b for b in details if "nicclusterpolicy.yaml" in b)
@@ -204,6 +207,45 @@ def test_explicit_revisions_and_a_renamed_spec(scenario, monkeypatch, tmp_path):
     assert changed["path"] == "out/demo/aks/nfd-values.yaml" and changed["causes"] == []
     assert changed["note"].startswith("the file on disk is not what the earlier spec builds either")
     assert result.exit_code == 1  # the hand edit committed earlier is still there
+
+
+def test_a_spec_renamed_to_another_file_name_is_a_rename_with_header_lines_only(scenario, monkeypatch, tmp_path):
+    repo, _ = scenario
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "checkout", "-q", "change")
+    git(clone, "config", "user.email", "t@example.com")
+    git(clone, "config", "user.name", "t")
+    (clone / "clusters").mkdir()
+    git(clone, "mv", "specs/demo.yaml", "clusters/demo-east.yaml")  # every header names the spec file
+    monkeypatch.chdir(clone)
+    assert hpcconf("build", "clusters/demo-east.yaml", "-q", "--force").exit_code == 0
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "rename")
+    result = hpcconf("review", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    assert result.exit_code == 0, result.output
+    (spec,) = json.loads(result.output)["specs"]
+    assert (spec["status"], spec["old_path"]) == ("renamed", "specs/demo.yaml")
+    assert spec["fields"] == [] and spec["problems"] == [] and spec["files"]
+    files = {f["path"]: f for f in spec["files"]}
+    # the base committed a hand edit in nfd-values.yaml, which this rebuild (--force) dropped: more than a header
+    assert files.pop("out/demo/aks/nfd-values.yaml")["note"].startswith("the file on disk is not what the earlier")
+    assert len(files) >= 8
+    for changed in files.values():
+        assert changed["causes"] == [] and not changed["disruptive"], changed
+        assert changed["note"] == ("the spec was renamed (demo.yaml -> demo-east.yaml): only the generated-by "
+                                   "header lines naming it changed"), changed
+        assert [i["action"] for i in changed["impacts"]] == [
+            "none: a comment changed (the generated-by header names the renamed spec file)"]
+        # one header per file, or several where the file embeds another (health-checks.yaml's NHC confs)
+        edits = [ln for ln in changed["diff"].splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+        removed, added = [ln for ln in edits if ln[0] == "-"], [ln for ln in edits if ln[0] == "+"]
+        assert removed and len(removed) == len(added), changed["diff"]
+        assert all("Generated by hpcconf from demo.yaml." in ln for ln in removed), changed["diff"]
+        assert all("Generated by hpcconf from demo-east.yaml." in ln for ln in added), changed["diff"]
+    text = hpcconf("review", "--base", "HEAD~1", "--head", "HEAD").output
+    assert "clusters/demo-east.yaml (renamed from specs/demo.yaml)" in text
+    assert text.count("not what the earlier spec builds") == 1  # nfd-values.yaml only
 
 
 def test_no_changes_reviews_clean(scenario, monkeypatch):

@@ -116,13 +116,18 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
     return _with_platforms(cluster)
 
 
+def pool_nccl_env(spec: Cluster, pool) -> dict[str, str]:
+    """The cluster-level nccl_env with the pool's own keys on top (pool-level wins)."""
+    return {**spec.nccl_env, **pool.nccl_env}
+
+
 def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = None) -> ResolvedPool:
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
         sku_file=(user_file.name, user_file.read_text(encoding="utf-8")) if user_file else None,
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
-        nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=spec.nccl_env, nccl_version=spec.versions.nccl),
+        nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ..knowledge import charts, rocm
-from ..knowledge.volcano import WORKER_TASK
+from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
 from .compat import aks_kubernetes_version, aks_os_sku
@@ -35,6 +35,50 @@ WHEREABOUTS_KUBECONFIG = "/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig"
 
 Ipam = Literal["whereabouts", "nv-ipam"]
 GpuDriverOptOut = Literal["flag", "tag"]
+
+
+@dataclass(frozen=True)
+class AksPoolJob:
+    """The NCCL test job of one GPU pool: every number the job, its readiness wait and its verdict use."""
+
+    pool: "ResolvedPool"
+    job_name: str
+    gpus_per_worker: int
+    ib_nics_per_worker: int  # 0 without InfiniBand
+    mpirun_env: tuple[tuple[str, str], ...]  # the pool's own NCCL settings (pool-level nccl_env included)
+
+    @property
+    def pool_name(self) -> str:
+        return self.pool.name
+
+    @property
+    def sku(self) -> str:
+        return self.pool.sku.name
+
+    @property
+    def worker_replicas(self) -> int:
+        return self.pool.count
+
+    @property
+    def gpu_resource(self) -> str:
+        """The pool's device-plugin resource: nvidia.com/gpu, or amd.com/gpu on an AMD pool."""
+        return gpu_resource(self.pool.gpu_vendor)
+
+    @property
+    def infiniband(self) -> bool:
+        return self.ib_nics_per_worker > 0
+
+    @property
+    def np(self) -> int:
+        return self.worker_replicas * self.gpus_per_worker
+
+    @property
+    def min_available(self) -> int:
+        return 1 + self.worker_replicas  # gang: launcher + every worker, or mpirun waits forever
+
+
+def gpu_resource(vendor: str) -> str:
+    return rocm.AMD_GPU_RESOURCE if vendor == "amd" else NVIDIA_GPU_RESOURCE
 
 
 @dataclass(frozen=True)
@@ -76,6 +120,7 @@ class ResolvedAks:
     pool: "ResolvedPool"  # the test pool the job runs on
     test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
     image_ref: str  # its registry/name:tag
+    jobs: tuple[AksPoolJob, ...] = ()  # one NCCL test job per tested GPU pool, the test pool's first
 
     @property
     def infiniband(self) -> bool:
@@ -97,10 +142,6 @@ class ResolvedAks:
 def hostfile_path(task: str) -> str:
     """The file Volcano's svc plugin writes for ``task`` (volcano-sh/volcano pkg/controller/job/plugins/svc)."""
     return f"/etc/volcano/{task.replace('-', '_')}.host"
-
-
-def default_job_name(collective: str, library: str = "nccl") -> str:
-    return f"{library}-{collective.replace('_', '')}-job1"
 
 
 def ipam_block_size(ipam_range: str, nodes: int, nics: int) -> int:
@@ -148,6 +189,27 @@ def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
     return tuple(mca.items())
 
 
+def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
+    """The pools that get an NCCL test job: the one ``nccl_test.pool`` names, else every GPU pool."""
+    if cluster.spec.nccl_test.pool:
+        return (cluster.pool(cluster.spec.nccl_test.pool),)
+    return cluster.gpu_pools
+
+
+def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksPoolJob, ...]:
+    pools = tested_pools(cluster)
+    names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
+    return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
+                            ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env))
+                 for p in pools)
+
+
+def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
+    """Nodes on the InfiniBand network (every IB GPU pool's) and the most NICs one of them has."""
+    ib_pools = [p for p in cluster.gpu_pools if p.ib_nics_per_node] or [p for p in (cluster.test_pool,) if p]
+    return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
+
+
 def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     settings = cluster.spec.aks or AksSettings()
     pool = cluster.test_pool
@@ -161,11 +223,13 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ofed = versions.doca_ofed if ncp_from_values else \
         (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
+    jobs = pool_jobs(cluster, settings.job_name)
+    ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
     return ResolvedAks(
         settings=settings,
         namespace=settings.namespace,
         operators_namespace=settings.operators_namespace,
-        job_name=settings.job_name or default_job_name(cluster.nccl_test.collective, pool.collective_library),
+        job_name=jobs[0].job_name,
         launcher_task=LAUNCHER_TASK,
         worker_task=WORKER_TASK,
         service_account=SERVICE_ACCOUNT,
@@ -178,7 +242,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,
-        gpu_resource=rocm.AMD_GPU_RESOURCE if pool.gpu_vendor == "amd" else NVIDIA_GPU_RESOURCE,
+        gpu_resource=gpu_resource(pool.gpu_vendor),
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
         ib_resource=cluster.ib_resource,
@@ -186,7 +250,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         ipam=ipam,
         ipam_range=ib.ipam_range,
         ipam_pool_name=f"{ib.network_name}-pool",
-        ipam_block_size=ipam_block_size(ib.ipam_range, pool.count, nics),
+        ipam_block_size=ipam_block_size(ib.ipam_range, ipam_nodes, ipam_nics),
         ipoib=ib.ipoib,
         ncp_from_values=ncp_from_values,
         ofed_version=ofed,
@@ -199,4 +263,5 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         pool=pool,
         test_image=cluster.test_image,
         image_ref=cluster.test_image_ref,
+        jobs=jobs,
     )

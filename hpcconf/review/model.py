@@ -31,6 +31,9 @@ _API_VERSION_LINE = re.compile(rb"^apiVersion:\s*['\"]?hpcconf/", re.M)
 NEW_CLUSTER = Impact(action="provision the new cluster from its outputs (aks/provision.sh, ./install.sh, terraform apply)",
                      effect="new resources only; nothing running changes", disruptive="none",
                      source="https://learn.microsoft.com/en-us/azure/aks/manage-node-pools")
+HEADER_ONLY = Impact(action="none: a comment changed (the generated-by header names the renamed spec file)",
+                     effect="nothing to apply; the file is the same to every tool that reads it", disruptive="none",
+                     source="https://git-scm.com/docs/git-diff#Documentation/git-diff.txt---find-renamesltngt")
 REMOVED_CLUSTER = Impact(action="manual step: hpcconf deletes no cloud resources; tear the cluster down by hand "
                                 "(az aks delete, terraform destroy, az-hop's destroy) if that is the intent",
                          effect="the spec and its generated files leave the repository; the running cluster stays",
@@ -115,11 +118,14 @@ def _under(path: str, directory: str) -> bool:
 
 
 def output_root_for(spec_path: str, settings: Settings, repo: Path) -> str:
-    """The output root of a spec, repository-relative: the settings' ``out``, else ``out`` at the
-    repository root (where ``hpcconf build`` run from the root writes)."""
-    if settings.out is not None:
-        return Path(os.path.relpath(settings.out.resolve(), repo.resolve())).as_posix()
-    return "out"
+    """The output root of a spec, repository-relative, by ``hpcconf build``'s rule
+    (:func:`hpcconf.spec_discovery.default_output_root`): the repository settings' ``out``, else ``out/``
+    next to the spec."""
+    from ..spec_discovery import default_output_root
+
+    settings_out = settings.out.resolve() if settings.out is not None else None
+    root = default_output_root(repo.resolve() / Path(spec_path).parent, settings_out)
+    return Path(os.path.relpath(root, repo.resolve())).as_posix()
 
 
 def _outputs(tree: Tree, out_dir: str) -> dict[str, bytes]:
@@ -159,6 +165,8 @@ def effective(change: FieldChange, side: str) -> Any:
 def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], after: Optional[str]) -> FileChange:
     change = FileChange(path=f"{out_dir}/{artifact.path}", status=artifact.status, note=artifact.note)
     change.causes = [(c.change, c.lines) for c in artifact.causes]
+    if artifact.header_only:
+        change.impacts = [HEADER_ONLY]
     for cause in artifact.causes:
         found = impact_of(artifact.path, cause.change.label, effective(cause.change, "old"), effective(cause.change, "new"))
         if found is not None and found not in change.impacts:
@@ -166,7 +174,7 @@ def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], 
         for note in migration_notes(cause.change.label, effective(cause.change, "old"), effective(cause.change, "new")):
             if note not in change.migrations:
                 change.migrations.append(note)
-    if not change.impacts:
+    if not change.impacts and not artifact.header_only:
         fallback = impact_of(artifact.path)
         if fallback is not None:
             change.impacts.append(fallback)
@@ -263,7 +271,8 @@ def _compare_with_base(sides: Sides, result: SpecReview, build: Build, old_path:
                   if rel != MANIFEST_NAME}
     new_files = {a.path: a.content for a in build.artifacts}
     against: dict[str, str | None] = {rel: base_files.get(rel) for rel in sorted(set(base_files) | set(new_files))}
-    explanation: Explanation = explain_specs(build, old_data, label, sides.sku_dirs, against_files=against)
+    explanation: Explanation = explain_specs(build, old_data, label, sides.sku_dirs, against_files=against,
+                                             old_spec_file=old_path if old_path != result.path else "")
     result.fields = explanation.changes
     for change in result.fields:
         for note in migration_notes(change.label, effective(change, "old"), effective(change, "new")):

@@ -43,6 +43,23 @@ class Placement(StrictModel):
         return sku_has_infiniband if self.colocate is None else self.colocate
 
 
+def _nccl_key(key: str) -> str:
+    if not key.startswith("NCCL_") or not check_env_name(key):
+        raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only, put other variables in mpi_env")
+    return key
+
+
+def _env_key(key: str) -> str:
+    if not check_env_name(key):
+        raise ValueError(f"'{key}' is not a valid environment variable name; use letters, digits and '_'")
+    return key
+
+
+NcclKey = Annotated[str, AfterValidator(_nccl_key)]
+NcclValue = Annotated[str, AfterValidator(check_nccl_conf_value)]
+EnvKey = Annotated[str, AfterValidator(_env_key)]
+
+
 class NodePool(StrictModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9]{0,11}$", description="Pool / queue name: lower case letters and digits, at most 12 characters (AKS pool names and AzHOP hostnames are short).")
     sku: str = Field(description="VM size from the SKU catalog, e.g. Standard_ND96amsr_A100_v4 (see `hpcconf skus`).")
@@ -50,6 +67,10 @@ class NodePool(StrictModel):
     image: Optional[str] = Field(default=None, description="OS image (AzHOP: publisher:offer:sku:version or image id). Default from the platform.")
     placement: Placement = Field(default_factory=Placement)
     os_disk_gb: int = Field(default=128, ge=30, le=4096, description="OS disk size in GB.")
+    nccl_env: dict[NcclKey, NcclValue] = Field(
+        default_factory=dict,
+        description="NCCL_* settings for this pool only (its nccl.conf, Slurm job env and AKS test job); "
+                    "a key set here overrides the same key in the cluster-level nccl_env.")
 
 
 class InfinibandNetwork(StrictModel):
@@ -159,21 +180,6 @@ def message_bytes(size: str) -> int:
     return int(size.rstrip("KMG")) * factor
 
 
-def _nccl_key(key: str) -> str:
-    if not key.startswith("NCCL_") or not check_env_name(key):
-        raise ValueError(f"'{key}' is not an NCCL variable; nccl_env takes NCCL_* keys only, put other variables in mpi_env")
-    return key
-
-
-def _env_key(key: str) -> str:
-    if not check_env_name(key):
-        raise ValueError(f"'{key}' is not a valid environment variable name; use letters, digits and '_'")
-    return key
-
-
-NcclKey = Annotated[str, AfterValidator(_nccl_key)]
-NcclValue = Annotated[str, AfterValidator(check_nccl_conf_value)]
-EnvKey = Annotated[str, AfterValidator(_env_key)]
 
 
 class HealthChecks(StrictModel):
@@ -213,7 +219,7 @@ class Cluster(StrictModel):
     test_image: Optional[TestImage] = Field(default=None, description="The NCCL test image (required for aks).")
     nccl_test: NcclTest = Field(default_factory=NcclTest)
     health_checks: HealthChecks = Field(default_factory=HealthChecks)
-    nccl_env: dict[NcclKey, NcclValue] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env).")
+    nccl_env: dict[NcclKey, NcclValue] = Field(default_factory=dict, description="Extra or overriding NCCL_* settings for every GPU pool (written to nccl.conf / the job env); a pool's own nccl_env overrides a key set here.")
     mpi_env: dict[EnvKey, str] = Field(default_factory=dict, description="MPI/UCX/UCC environment (e.g. UCX_TLS, OMPI_MCA_coll_ucc_enable); written to an env file and the job.")
     sku_dirs: list[str] = Field(default_factory=list, description="Extra SKU catalog directories, relative to the spec file; they add or override SKUs.")
     aks: Optional[AksSettings] = None

@@ -9,7 +9,7 @@ from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...knowledge import charts
 from ...knowledge.network import ipam_overlaps
-from ...knowledge.volcano import WORKER_TASK
+from ...knowledge.volcano import WORKER_TASK, default_job_name, job_names
 from ...rules_registry import spec_rule
 from . import at
 
@@ -31,6 +31,29 @@ def _test_pool(loaded: LoadedSpec, catalog: Catalog):
             if cluster.nccl_test.pool or sku.gpu.count > 0:
                 return pool, sku
     return None, None
+
+
+def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list:
+    """The pools the AKS target gives an NCCL test job: ``nccl_test.pool``, else every GPU pool."""
+    cluster = loaded.cluster
+    if cluster.nccl_test.pool:
+        return [p for p in cluster.pools if p.name == cluster.nccl_test.pool]
+    tested = []
+    for pool in cluster.pools:
+        try:
+            if catalog.get(pool.sku).gpu.count > 0:
+                tested.append(pool)
+        except UnknownSku:
+            continue
+    return tested
+
+
+def _library(sku: str, catalog: Catalog) -> str:
+    """The collective library (nccl, rccl) of a SKU's GPUs; nccl for a SKU the catalog lacks (SPEC001 reports it)."""
+    try:
+        return catalog.get(sku).gpu.collective or "nccl"
+    except UnknownSku:
+        return "nccl"
 
 
 def _uses_ib(loaded: LoadedSpec, catalog: Catalog) -> bool:
@@ -123,7 +146,8 @@ def worker_pod_name_too_long(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
 
     ## What it catches
     ``<job name>-mpiworker-<count - 1>`` longer than 63 characters, where the job name is
-    ``aks.job_name`` or ``nccl-<collective>-job1``. Reported as HPC005 (invalid-value) before 0.2.0.
+    ``aks.job_name`` or ``nccl-<collective>-job1`` (``rccl-...`` for AMD pools), followed by ``-<pool>`` when several GPU pools each
+    get their own job. Reported as HPC005 (invalid-value) before 0.2.0.
 
     ## Why is this bad?
     Volcano names each pod ``<job>-<task>-<index>`` and a pod name is a DNS label (RFC 1123,
@@ -141,14 +165,19 @@ def worker_pod_name_too_long(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
     cluster = loaded.cluster
     if not _on_aks(loaded):
         return
-    job = (cluster.aks.job_name if cluster.aks else None) or f"nccl-{cluster.nccl_test.collective.replace('_', '')}-job1"
-    pool, _ = _test_pool(loaded, catalog)
-    count = pool.count if pool is not None else 1
-    pod = f"{job}-{WORKER_TASK}-{count - 1}"
+    job_name = cluster.aks.job_name if cluster.aks else None
+    collective = cluster.nccl_test.collective
+    pools = [(p.name, _library(p.sku, catalog)) for p in _tested_pools(loaded, catalog)]
+    names = job_names(job_name, collective, pools) if pools else {"": job_name or default_job_name(collective)}
+    libraries = dict(pools)
+    counts = {p.name: p.count for p in cluster.pools}
+    pods = [(f"{job}-{WORKER_TASK}-{counts.get(pool, 1) - 1}", pool) for pool, job in names.items()]
+    pod, pool = max(pods, key=lambda item: len(item[0]))
     if len(pod) > MAX_POD_NAME:
-        path = ("aks", "job_name") if cluster.aks and cluster.aks.job_name else ("nccl_test", "collective")
+        base = job_name or default_job_name(collective, libraries.get(pool, "nccl"))
+        path = ("aks", "job_name") if job_name else ("nccl_test", "collective")
         yield at(loaded, path, f"worker pod name '{pod}' is {len(pod)} characters; Volcano rejects pod names over {MAX_POD_NAME}",
-                 f"shorten aks.job_name to at most {MAX_POD_NAME - len(pod) + len(job)} characters")
+                 f"shorten aks.job_name to at most {MAX_POD_NAME - len(pod) + len(base)} characters")
 
 
 @spec_rule(code="SPEC005", name="ipam-range-too-small", since="0.2.0", formerly=("HPC005",))

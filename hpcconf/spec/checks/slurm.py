@@ -261,7 +261,7 @@ def sku_nccl_algo_unknown(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diag
     """A pool's SKU recommends an ``NCCL_ALGO`` the spec's NCCL version does not have.
 
     ## What it catches
-    On platforms slurm/azhop, without ``NCCL_ALGO`` in ``nccl_env``: a SKU whose catalog entry sets
+    On platforms slurm/azhop, without ``NCCL_ALGO`` in ``nccl_env`` (the cluster's or the pool's): a SKU whose catalog entry sets
     an algorithm (Crusoe H100: ``NVLSTree``) that ``versions.nccl`` does not know.
     Reported as HPC005 (invalid-value) before 0.2.0.
 
@@ -281,9 +281,11 @@ def sku_nccl_algo_unknown(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diag
     Use an NCCL that has the algorithm, or set ``nccl_env: {NCCL_ALGO: Ring}``.
     """
     cluster = loaded.cluster
-    if not _slurm_platform(loaded) or "NCCL_ALGO" in cluster.nccl_env:
-        return  # the user's own value: the NCCL lint rules check it
+    if not _slurm_platform(loaded):
+        return
     for pool in cluster.pools:
+        if "NCCL_ALGO" in {**cluster.nccl_env, **pool.nccl_env}:
+            continue  # the user's own value: the NCCL lint rules check it
         try:
             algo = catalog.get(pool.sku).nccl.algo
         except UnknownSku:

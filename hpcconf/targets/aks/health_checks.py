@@ -109,13 +109,13 @@ def rbac(aks: ResolvedAks) -> list[dict]:
     ]
 
 
-def wait_container(aks: ResolvedAks) -> dict:
-    """The worker's init container: the health-check pod on its own node Ready (passed); a failed node's pod
+def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
+    """The worker's init container: the health-check pod of ``pool_name`` on its own node Ready (passed); a failed node's pod
     never is, so the worker waits, then fails and retries (restartPolicy OnFailure) until someone acts.
     ``kubectl wait`` takes a field selector since kubernetes/kubernetes#71746 (2018); ``$(NODE_NAME)`` is
     expanded by the kubelet from the container's env."""
     return {"name": "wait-for-health-checks", "image": aks.kubectl_image,
-            "command": ["kubectl", "wait", "pod", "-n", aks.namespace, "-l", selector(aks.pool_name),
+            "command": ["kubectl", "wait", "pod", "-n", aks.namespace, "-l", selector(pool_name),
                         "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT}"],
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
 

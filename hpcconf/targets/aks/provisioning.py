@@ -1,4 +1,9 @@
-"""The AKS provisioning script: az commands, helm installs, manifests, Volcano, the job.
+"""The AKS provisioning script: az commands, helm installs, manifests, Volcano, the jobs.
+
+Create or update: every az step checks what exists first (``az aks show`` / ``az aks nodepool show``),
+so the script applies a reviewed spec change when run again: a new pool is added, a count scaled, a
+Kubernetes version upgraded; what AKS cannot change in place (a pool's VM size, OS SKU, OS disk) stops
+the script before it changes anything. It never deletes a pool.
 
 Every value comes from the spec through shell variables set once at the top (quoted); the
 GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver none`` from
@@ -14,7 +19,7 @@ from typing import Any
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts, rocm
 from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import ResolvedAks, gpu_resource
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
 from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
@@ -84,11 +89,35 @@ def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str
     return out
 
 
-def other_pools(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
-    """Spec pools besides the test pool: created too, with the same GPU-driver opt-out on GPU pools."""
-    return [{"name": p.name, "gpu": p.has_gpus, "name_q": sh_quote(p.name), "count_q": sh_quote(p.count),
-             "sku_q": sh_quote(p.sku.name), "disk_q": sh_quote(p.os_disk_gb)}
-            for p in cluster.pools if p.name != aks.pool_name]
+def pool_steps(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+    """Every spec pool's create-or-scale step, the test pool first (through its variables above), the
+    others with their values quoted in place; GPU pools get the GPU-driver opt-out."""
+    test = {"name": aks.pool_name, "gpu": True, "name_ref": '"$GPU_POOL"', "count_ref": '"$GPU_POOL_COUNT"',
+            "sku_ref": '"$GPU_POOL_SKU"', "disk_ref": '"$GPU_POOL_OS_DISK_GB"'}
+    others = [{"name": p.name, "gpu": p.has_gpus, "name_ref": sh_quote(p.name), "count_ref": sh_quote(p.count),
+               "sku_ref": sh_quote(p.sku.name), "disk_ref": sh_quote(p.os_disk_gb)}
+              for p in cluster.pools if p.name != aks.pool_name]
+    return [test, *others]
+
+
+def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+    """One wait per GPU pool: its GPUs (its vendor's resource), and its IB VFs where it has InfiniBand,
+    allocatable on every node."""
+    waits = []
+    for p in cluster.gpu_pools:
+        test = p.name == aks.pool_name
+        ib = p.ib_nics_per_node if p.infiniband else 0
+        waits.append({"pool_ref": "$GPU_POOL" if test else p.name,
+                      "gpus_ref": '"$GPUS_PER_NODE"' if test else sh_quote(p.gpus_per_node),
+                      "ib_ref": ('"$IB_NICS_PER_NODE"' if test else sh_quote(ib)) if ib else None,
+                      # the pool's own device plugin: nvidia.com/gpu, or amd.com/gpu on an AMD pool
+                      "gpu_resource_jsonpath": gpu_resource(p.gpu_vendor).replace(".", "\\.")})
+    return sorted(waits, key=lambda w: w["pool_ref"] != "$GPU_POOL")  # the test pool first
+
+
+def job_steps(aks: ResolvedAks) -> list[dict]:
+    return [{"pool": job.pool_name, "name_ref": "$JOB_NAME" if i == 0 else job.job_name}
+            for i, job in enumerate(aks.jobs)]
 
 
 def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
@@ -156,16 +185,16 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         cluster_name=cluster.name, pool_name=aks.pool_name, pool_count=aks.worker_replicas, pool_sku=aks.sku,
         installs=installs, az_cli=v.az_cli,
         variables=[(name, sh_quote(value)) for name, value in variables(cluster, aks)],
-        other_pools=other_pools(cluster, aks), acr=bool(aks.acr_name),
+        pools=pool_steps(cluster, aks), acr=bool(aks.acr_name),
         kubernetes_version=aks.kubernetes_version,
         cidr_flags=[(flag, name) for name, flag, _value in cidr_options(aks.settings)],
         opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
         helm_releases=helm_releases(cluster, aks),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
         volcano_version=v.volcano, volcano_url=volcano_manifest_url(v.volcano),
-        ib_resource=aks.ib_resource if aks.infiniband else None,
+        ib_resource=aks.ib_resource if any(w["ib_ref"] for w in readiness_waits(cluster, aks)) else None,
+        waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
-        gpu_resource_jsonpath=aks.gpu_resource.replace(".", "\\."),
         driver_by="the AMD GPU operator" if amd else "gpu-operator", driver_secret=driver_secret(aks),
         library="RCCL" if amd else "NCCL",
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,

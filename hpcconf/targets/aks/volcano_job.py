@@ -14,7 +14,7 @@ from typing import Optional
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
@@ -28,14 +28,14 @@ AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
-def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
+def wait_for_workers_command(aks: ResolvedAks, job: AksPoolJob) -> list[str]:
     """The launcher's init container: ``kubectl wait`` alone, so the kubectl image needs no shell and no jq.
 
     minAvailable is every replica, so Volcano creates the worker pods with the launcher (one gang); should
     the wait still find none ("no matching resources found"), the init container fails and the kubelet
     restarts it under the pod's restartPolicy (OnFailure) until the workers are Ready.
     """
-    selector = f"volcano.sh/job-name={aks.job_name},volcano.sh/task-spec={aks.worker_task}"
+    selector = f"volcano.sh/job-name={job.job_name},volcano.sh/task-spec={aks.worker_task}"
     return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", "--timeout=600s"]
 
 
@@ -45,15 +45,15 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
-def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, binary: str, args: list[str], log: str,
-                   ranks: int, env: tuple[tuple[str, str], ...] = ()) -> str:
-    """One mpirun of an nccl-tests binary; ``env`` overrides the pool's variables of the same name."""
+def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
+                   log: str, ranks: int, env: tuple[tuple[str, str], ...] = ()) -> str:
+    """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name."""
     overrides = dict(env)
-    merged = [(key, overrides.pop(key, value)) for key, value in aks.mpirun_env] + list(overrides.items())
+    merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env] + list(overrides.items())
     lines = [
         "mpirun --allow-run-as-root",
-        f"-np {ranks} -npernode {aks.gpus_per_worker}",
-        f"--bind-to numa --map-by ppr:{aks.gpus_per_worker}:node",
+        f"-np {ranks} -npernode {job.gpus_per_worker}",
+        f"--bind-to numa --map-by ppr:{job.gpus_per_worker}:node",
         f"-hostfile {aks.hostfile}",
     ]
     lines += [f"-x {key}={shlex.quote(value)}" for key, value in merged]
@@ -62,22 +62,24 @@ def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, binary: str, args
     return " \\\n  ".join(lines) + "\n"
 
 
-def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, test_pass: TestPass) -> str:
+def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, test_pass: TestPass) -> str:
     """A ring or single-node pass: the single node is the hostfile's first, filled by ``ppr:N:node``."""
-    ranks = aks.gpus_per_worker if test_pass.single_node else aks.np
+    ranks = job.gpus_per_worker if test_pass.single_node else job.np
     what = ("one node, all its GPUs (judged against the single-node floor)" if test_pass.single_node
             else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
     return (f"echo \"== {test_pass.name}: {what}\"\n"
-            + mpirun_command(cluster, aks, nccl_tests_binary(test_pass.collective, aks.pool.collective_library), list(test_pass.args),
-                             f"/tmp/{test_pass.log}", ranks, test_pass.env))
+            + mpirun_command(cluster, aks, job, nccl_tests_binary(test_pass.collective, job.pool.collective_library),
+                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env))
 
 
-def test_passes(cluster: ResolvedCluster, aks: ResolvedAks) -> list[TestPass]:
-    return extra_passes(cluster.nccl_test, cluster.pool(aks.pool_name).sku, aks.worker_replicas)
+def test_passes(cluster: ResolvedCluster, job: AksPoolJob) -> list[TestPass]:
+    """The ring and single-node passes of one pool's job: by its SKU (single-node floor) and node count."""
+    return extra_passes(cluster.nccl_test, job.pool.sku, job.worker_replicas)
 
 
-def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
-    binary = nccl_tests_binary(cluster.nccl_test.collective, aks.pool.collective_library).replace(f"{cluster.nccl_test.collective}_perf", "${test}_perf")
+def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
+    collective = cluster.nccl_test.collective
+    binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
     return (
         f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
@@ -85,20 +87,20 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
         "set -o pipefail  # a failed test fails the job, tee or not\n"
         f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
-        + mpirun_command(cluster, aks, binary, nccl_tests_args(cluster), "/tmp/$test.log", aks.np)
+        + mpirun_command(cluster, aks, job, binary, nccl_tests_args(cluster), "/tmp/$test.log", job.np)
         + "done\n"
-        + "".join(pass_script(cluster, aks, p) for p in test_passes(cluster, aks))
-        + verdict_script(cluster, aks)
+        + "".join(pass_script(cluster, aks, job, p) for p in test_passes(cluster, job))
+        + verdict_script(cluster, job)
     )
 
 
-def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
-    """Each log against the SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it); every
+def verdict_script(cluster: ResolvedCluster, job: AksPoolJob) -> str:
+    """Each log against the pool's SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it); every
     verdict is printed before the job fails with the worst exit status."""
-    sku = f"--sku {aks.sku}"
-    passes = test_passes(cluster, aks)
+    sku = f"--sku {job.sku}"
+    passes = test_passes(cluster, job)
     multi = [f"/tmp/{test}.log" for test in cluster.nccl_test.matrix()] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
-    calls = [f"--nodes {aks.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
+    calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     return (
         "RC=0\n"
         f"judge() {{ local rc=0; hpcconf nccl-report {sku} \"$@\" || rc=$?; [ \"$rc\" -le \"$RC\" ] || RC=$rc; }}\n"
@@ -106,7 +108,7 @@ def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks) -> str:
         + "".join(f"  judge {call}\n" for call in calls)
         + "else\n"
         f"  echo \"hpcconf is not in this image; judge the run with: kubectl logs $(hostname) > nccl.log && "
-        f"hpcconf nccl-report {sku} --nodes {aks.worker_replicas} nccl.log\"\n"
+        f"hpcconf nccl-report {sku} --nodes {job.worker_replicas} nccl.log\"\n"
         "fi\n"
         "exit \"$RC\"\n"
     )
@@ -126,7 +128,7 @@ def _container(name: str, image: str, script: str, resources: dict, **extra) -> 
     return container
 
 
-def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
     return {
         "replicas": 1,
         "name": aks.launcher_task,
@@ -134,9 +136,9 @@ def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
         "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
         "template": {"spec": {
             "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
-                                "command": wait_for_workers_command(cluster, aks)}],
+                                "command": wait_for_workers_command(aks, job)}],
             "serviceAccountName": aks.service_account,
-            "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks),
+            "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks, job),
                                       {"requests": {"cpu": 1}})],
             "restartPolicy": "OnFailure",
         }},
@@ -160,41 +162,41 @@ def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[s
     return requests
 
 
-def worker_task(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    units = {aks.gpu_resource: aks.gpus_per_worker}
-    if aks.infiniband:
-        units[aks.ib_resource] = aks.ib_nics_per_worker
-    sku = cluster.pool(aks.pool_name).sku
+def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
+    units = {job.gpu_resource: job.gpus_per_worker}  # the pool's own device plugin: nvidia.com/gpu or amd.com/gpu
+    if job.infiniband:
+        units[aks.ib_resource] = job.ib_nics_per_worker
+    sku = job.pool.sku
     template: dict = {}
-    if aks.uses_host_device_network:
+    if job.infiniband:  # the pool's IB NICs, each a HostDeviceNetwork attachment
         template["metadata"] = {"annotations": {
-            "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * aks.ib_nics_per_worker)}}
+            "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * job.ib_nics_per_worker)}}
     container = _container(aks.worker_task, aks.image_ref, "mkdir -p /var/run/sshd; /usr/sbin/sshd -D;\n",
                            {"requests": {**worker_cpu_memory(sku.vcpus, sku.memory_gib), **units}, "limits": dict(units)},
                            volumeMounts=[{"mountPath": "/dev/shm", "name": "shm"}])
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
-        template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: aks.pool_name}
+        template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: job.pool_name}
     if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
-        template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks)]}
+        template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks, job.pool_name)]}
     template["spec"] |= {
         "containers": [container],
         "restartPolicy": "OnFailure",
         "terminationGracePeriodSeconds": 0,
         "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
     }
-    return {"replicas": aks.worker_replicas, "name": aks.worker_task, "template": template}
+    return {"replicas": job.worker_replicas, "name": aks.worker_task, "template": template}
 
 
-def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": aks.job_name, "namespace": aks.namespace},
+        "metadata": {"name": job.job_name, "namespace": aks.namespace},
         "spec": {
-            "minAvailable": aks.min_available,
+            "minAvailable": job.min_available,
             "schedulerName": "volcano",
             "plugins": {"ssh": [], "svc": []},  # ssh: keys for mpirun; svc: hostfile + DNS names
-            "tasks": [launcher_task(cluster, aks), worker_task(cluster, aks)],
+            "tasks": [launcher_task(cluster, aks, job), worker_task(cluster, aks, job)],
         },
     }
 
@@ -210,10 +212,22 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     ]
 
 
+def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
+    def test(job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
+        return f"{job.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf"
+
+    if len(aks.jobs) == 1:
+        job = aks.jobs[0]
+        return [f"{test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}.",
+                f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0"]
+    lines = [f"{cluster.nccl_test.collective}_perf, one Volcano {cluster.versions.volcano} Job per GPU pool (each pinned to its pool):"]
+    lines += [f"  {job.job_name}: {test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks); logs: "
+              f"kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0" for job in aks.jobs]
+    return lines + [f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}"]
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    job = yaml_file(cluster, [volcano_job(cluster, aks)],
-                    f"{aks.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf on {aks.worker_replicas} x {aks.sku} ({aks.np} ranks), Volcano {cluster.versions.volcano}.",
-                    f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {aks.job_name}-{aks.launcher_task}-0")
+    job = yaml_file(cluster, [volcano_job(cluster, aks, j) for j in aks.jobs], *_job_comments(cluster, aks))
     roles = yaml_file(cluster, rbac(cluster, aks),
                       f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
     return [Artifact(path(JOB_FILE), job, Kind.VOLCANO_JOB, "aks"),
