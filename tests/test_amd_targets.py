@@ -197,27 +197,13 @@ def test_nccl_variables_of_2_20_are_all_read_by_rccl_2_20():
     assert missing == []
 
 
-def test_two_amd_pools_get_one_rccl_job_each_with_amd_gpus_health_wait_and_passes():
-    """Per-pool jobs (one Volcano Job per GPU pool) on AMD: each asks for its own pool's amd.com/gpu, waits for
-    its own pool's health checks, runs the ring/single-node passes and is judged for its own node count."""
+def test_a_second_amd_pool_on_aks_is_refused_before_anything_is_written():
+    """AMD's GPU operator drives the one pool its DeviceConfig selects (by agentpool label): a second AMD pool,
+    or an NVIDIA pool beside it, would get no driver and its readiness wait would never end (SPEC061)."""
+    from hpcconf.diagnostics import HpcconfError
+
     spec = SPEC.replace("count: 2}", f"count: 2}}\n  - {{name: big, sku: {MI300X}, count: 3}}")
-    built = compile_spec("mi.yaml", text=spec, display_name="mi.yaml")
-    docs = [d for d in YAML(typ="safe").load_all(_artifact(built, "aks/volcano-job.yaml").content) if d]
-    jobs = {d["metadata"]["name"]: d for d in docs}
-    assert sorted(jobs) == ["rccl-allreduce-job1-big", "rccl-allreduce-job1-gpu"]
-    for pool, nodes in (("gpu", 2), ("big", 3)):
-        launcher, worker = jobs[f"rccl-allreduce-job1-{pool}"]["spec"]["tasks"]
-        spec_ = worker["template"]["spec"]
-        assert worker["replicas"] == nodes and spec_["nodeSelector"] == {"kubernetes.azure.com/agentpool": pool}
-        assert spec_["containers"][0]["resources"]["limits"]["amd.com/gpu"] == 8
-        wait = spec_["initContainers"][0]
-        assert wait["name"] == "wait-for-health-checks" and f"hpcconf.io/pool={pool}" in " ".join(wait["command"])
-        script = launcher["template"]["spec"]["containers"][0]["command"][-1]
-        assert "nvidia" not in script.lower() and "/workspace/rccl-tests/build/" in script
-        assert f"-np {nodes * 8} -npernode 8" in script and "NCCL_ALGO=Ring" in script and "-np 8 -npernode 8" in script
-        assert f"judge --nodes {nodes} /tmp/" in script and "judge --nodes 1 /tmp/single-node.all_reduce.log" in script
-    provision = _artifact(built, "aks/provision.sh").content
-    assert "nvidia.com/gpu" not in provision
-    assert "agentpool=$GPU_POOL\" --for=jsonpath='{.status.allocatable.amd\\.com/gpu}'=\"$GPUS_PER_NODE\"" in provision
-    assert "agentpool=big\" --for=jsonpath='{.status.allocatable.amd\\.com/gpu}'='8'" in provision
-    assert "if pool_exists 'big'; then" in provision and "create secret docker-registry amdgpu-driver-registry" in provision
+    with pytest.raises(HpcconfError) as refused:
+        compile_spec("mi.yaml", text=spec, display_name="mi.yaml")
+    assert [d.code for d in refused.value.diagnostics] == ["SPEC061"]
+    assert "second AMD GPU pool" in refused.value.diagnostics[0].message

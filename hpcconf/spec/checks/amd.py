@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...catalog import Catalog
+from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
 from ...knowledge import rocm
 from ...rules_registry import spec_rule
@@ -53,3 +54,56 @@ def test_image_gpu_vendor_mismatch(loaded: LoadedSpec, catalog: Catalog) -> Iter
                  f"{image.base} is a ROCm (HIP/RCCL) image but pool '{pool.name}' runs NVIDIA {sku.gpu.model} GPUs "
                  f"({sku.name}), which need CUDA and NCCL",
                  "use an NVIDIA base such as nvcr.io/nvidia/pytorch:<tag>-py3")
+
+
+@spec_rule(code="SPEC061", name="aks-gpu-operator-pools", since="0.3.0")
+def aks_gpu_operator_pools(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """An AKS cluster mixes NVIDIA and AMD GPU pools, or has more than one AMD GPU pool.
+
+    ## What it catches
+    On ``aks``: GPU pools of both vendors in one spec, or a second pool of AMD GPUs
+    (``Standard_ND96isr_MI300X_v5``).
+
+    ## Why is this bad?
+    ``provision.sh`` installs one GPU operator, the one of the test pool's vendor: NVIDIA's gpu-operator
+    or AMD's. Pools of the other vendor get no driver and no device plugin, so their readiness wait
+    (``kubectl wait`` for ``amd.com/gpu`` / ``nvidia.com/gpu``) never ends. AMD's operator drives the
+    nodes its DeviceConfig selects, and hpcconf selects the AMD pool by its ``agentpool`` label: a second
+    AMD pool would get no amdgpu driver either.
+
+    ## Example
+    ```yaml
+    platforms: [aks]
+    pools:
+      - {name: mi300x, sku: Standard_ND96isr_MI300X_v5, count: 2}
+      - {name: h100, sku: Standard_ND96isr_H100_v5, count: 2}
+    ```
+
+    ## Fix
+    One AKS spec per GPU vendor, with one AMD GPU pool; or platform ``slurm``, whose nodes bring their
+    own drivers.
+    """
+    if "aks" not in loaded.cluster.platforms:
+        return
+    first_vendor: str | None = None
+    amd_pools = 0
+    for i, pool in enumerate(loaded.cluster.pools):
+        try:
+            sku = catalog.get(pool.sku)
+        except UnknownSku:
+            continue  # HPC006
+        if sku.gpu.count < 1:
+            continue
+        vendor = sku.gpu.vendor
+        first_vendor = first_vendor or vendor
+        amd_pools += vendor == "amd"
+        if vendor != first_vendor:
+            yield at(loaded, ("pools", i, "sku"),
+                     f"pool '{pool.name}' has {vendor.upper()} GPUs beside {first_vendor.upper()} GPU pools: an AKS "
+                     "cluster from hpcconf installs one GPU operator, so these nodes would get no driver",
+                     "write one AKS spec per GPU vendor, or use platform slurm")
+        elif vendor == "amd" and amd_pools > 1:
+            yield at(loaded, ("pools", i, "sku"),
+                     f"pool '{pool.name}' is a second AMD GPU pool: AMD's GPU operator drives the one pool its "
+                     "DeviceConfig selects, so these nodes would get no amdgpu driver",
+                     "keep one AMD GPU pool per AKS spec (scale its count), or use platform slurm")
