@@ -39,13 +39,16 @@ def test_version_does_not_import_the_heavy_libraries():
 
 
 def test_shell_completion_is_available():
-    # In a fresh process, as a shell calls it: click's completion reads process-wide state (environment,
-    # program name) that other in-process CLI tests leave behind.
+    # typer detects the user's shell from the parent processes (shellingham) and then takes no value; a test
+    # run with no shell above it (CI in the background) detects none. With detection off, as in typer's own
+    # tests, `--show-completion SHELL` names the shell.
+    import os
     import subprocess
     import sys
 
     code = "import sys; from hpcconf.cli import main; sys.argv = ['hpcconf', '--show-completion', 'bash']; main()"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    env = dict(os.environ, _TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION="1")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0 and "_hpcconf_completion" in result.stdout, result.stdout + result.stderr
     assert "--install-completion" in runner.invoke(app, ["--help"]).output
 
