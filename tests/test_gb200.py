@@ -43,14 +43,27 @@ def _artifact(build, suffix: str) -> str:
 
 
 def test_the_catalog_has_nvl72_sizes():
-    assert {"Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_GB300_v6"} <= set(NVL72)
+    assert {"Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_GB300_v6", "gb200-186gb-nvl-ib.4x"} <= set(NVL72)
+
+
+def test_crusoe_gb200_asks_the_module_for_imex_and_writes_no_setup_script():
+    """crusoecloud/slurm sets IMEX up (imex_support = true, its GB200 example); block topology stays its README's step."""
+    build = _build("gb200-186gb-nvl-ib.4x", 18)
+    tfvars = _artifact(build, "slurm/terraform.tfvars")
+    assert 'type            = "gb200-186gb-nvl-ib.4x"' in tfvars and "imex_support    = true" in tfvars
+    assert not any(a.path.endswith("nvlink-domains.sh") for a in build.artifacts)
+    sbatch = _artifact(build, "all_reduce_perf.sbatch")
+    assert "#SBATCH --segment=18\n" in sbatch and "export NCCL_MNNVL_ENABLE=1\n" in sbatch
+    assert "#SBATCH --gpus-per-node=4\n" in sbatch
 
 
 @pytest.mark.parametrize("sku_name", NVL72)
 def test_slurm_output_has_no_x86_only_artifact(sku_name):
     build = _build(sku_name, 18, test_image=True)
     paths = {a.path for a in build.artifacts}
-    assert {"slurm/gpu/all_reduce_perf.sbatch", "slurm/gpu/nvlink-domains.sh", "image/Dockerfile"} <= paths
+    assert {"slurm/gpu/all_reduce_perf.sbatch", "image/Dockerfile"} <= paths
+    # Crusoe's Slurm module sets IMEX up itself (imex_support); hpcconf's setup script is for plain Slurm.
+    assert ("slurm/gpu/nvlink-domains.sh" in paths) == (CATALOG.get(sku_name).provider != "crusoe")
     for artifact in build.artifacts:
         assert not X86_ONLY.search(artifact.content), (artifact.path, X86_ONLY.search(artifact.content))
     dockerfile = _artifact(build, "image/Dockerfile")
@@ -90,7 +103,10 @@ def test_a_spec_setting_of_mnnvl_wins():
 @pytest.mark.parametrize("sku_name", NVL72)
 @pytest.mark.parametrize("platform, reason", [("aks", "ComputeDomain"), ("azhop", "cyclecloud-slurm")])
 def test_aks_and_azhop_refuse_with_the_reason(sku_name, platform, reason):
-    refusal = _refusal(CATALOG.get(sku_name), [platform])
+    sku = CATALOG.get(sku_name)
+    refusal = _refusal(sku, [platform])
+    # A Crusoe instance type is refused first for what it is (SPEC080): neither platform creates Crusoe VMs.
+    reason = "is a Crusoe instance type" if sku.provider == "crusoe" else reason
     assert refusal is not None and reason in refusal and "platform slurm" in refusal
 
 
