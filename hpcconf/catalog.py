@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import re
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
+from .catalog_errors import sku_dir_problem as sku_dir_problem  # likewise: `lint` checks --sku-dir first
 from .diagnostics import Diagnostic, HpcconfError
 from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
@@ -486,15 +488,6 @@ def _lookup_keys(name: str) -> list[str]:
     return keys
 
 
-def sku_dir_problem(path: Path) -> Diagnostic | None:
-    """HPC101 when ``path`` is not a directory (the one wording every command uses), else None."""
-    if Path(path).is_dir():
-        return None
-    state = "is a file, not a directory" if Path(path).exists() else "does not exist"
-    return Diagnostic(code="HPC101", name="sku-dir-missing", message=f"SKU directory {path} {state}",
-                      hint="Pass an existing directory of <sku>.yaml files (docs/skus.md).").at(str(path), None, None)
-
-
 def default_sku_dir() -> Path:
     return resource_dir("skus")
 
@@ -586,15 +579,45 @@ def _with_lifecycle(sku: Sku) -> Sku:
                                                          replacement=retired.replacement, source=retired.source)})
 
 
-class Catalog:
-    """All known SKUs by canonical name; lookups accept short names and any case."""
+_TOP_KEY = r"^{}:[ \t]*['\"]?([^'\"\s#]+)['\"]?[ \t]*(?:#.*)?$"
+_NAME_LINE = re.compile(_TOP_KEY.format("name"), re.M)
+_PROVIDER_LINE = re.compile(_TOP_KEY.format("provider"), re.M)
 
-    def __init__(self, skus: dict[str, Sku], files: dict[str, Path] | None = None):
-        self._skus = dict(sorted(skus.items()))
-        self.files = dict(files or {})
+
+def _package_entries() -> dict[str, tuple[str, Path]]:
+    """Canonical name -> (provider, file) of every package SKU, from each file's top-level ``name:`` and
+    ``provider:`` lines: a build parses and validates only the SKUs its spec names. A package file whose
+    lines are not that simple is parsed now (tests/test_catalog.py holds the index equal to a full load)."""
+    entries: dict[str, tuple[str, Path]] = {}
+    for path in _sku_files(default_sku_dir()):
+        text = path.read_text(encoding="utf-8")
+        name, provider = _NAME_LINE.search(text), _PROVIDER_LINE.search(text)
+        if name is None or provider is None or path.stem not in (name[1], f"{provider[1]}-{name[1]}"):
+            sku = load_sku_file(path)
+            entries[sku.name] = (sku.provider, path)
+        else:
+            entries[name[1]] = (provider[1], path)
+    return entries
+
+
+class Catalog:
+    """All known SKUs by canonical name; lookups accept short names and any case.
+
+    Package SKUs are parsed on first lookup (``Catalog.load``); SKUs given as objects or from an extra
+    directory are parsed up front, so a bad user file is reported whichever SKUs a command reads."""
+
+    def __init__(self, skus: dict[str, Sku], files: dict[str, Path] | None = None,
+                 lazy: dict[str, tuple[str, Path]] | None = None):
+        providers = {name: provider for name, (provider, _) in (lazy or {}).items()}
+        providers.update((name, sku.provider) for name, sku in skus.items())
+        self._lazy = {name: path for name, (_, path) in (lazy or {}).items() if name not in skus}
+        self._loaded = dict(skus)
+        self._names = sorted(providers)
+        self.files = {**self._lazy, **dict(files or {})}
         self._index: dict[str, str] = {}
-        for name, sku in self._skus.items():
-            for key in _lookup_keys(name) + [f"{sku.provider}-{name}".lower(), f"{sku.provider}/{name}".lower()]:
+        for name in self._names:
+            provider = providers[name]
+            for key in _lookup_keys(name) + [f"{provider}-{name}".lower(), f"{provider}/{name}".lower()]:
                 self._index.setdefault(key, name)
             if name in self.files:
                 self._index.setdefault(self.files[name].stem.lower(), name)
@@ -605,7 +628,7 @@ class Catalog:
         skus: dict[str, Sku] = {}
         files: dict[str, Path] = {}
         diags: list[Diagnostic] = []
-        for directory in [default_sku_dir(), *map(Path, extra_dirs)]:
+        for directory in map(Path, extra_dirs):
             problem = sku_dir_problem(directory)
             if problem is not None:
                 diags.append(problem)
@@ -620,10 +643,16 @@ class Catalog:
                 files[sku.name] = path
         if diags:
             raise HpcconfError(diags)
-        return cls(skus, files)
+        return cls(skus, files, lazy=_package_entries())
+
+    def _sku(self, name: str) -> Sku:
+        """The SKU of canonical ``name``, parsed (and its lifecycle added) on first use."""
+        if name not in self._loaded:
+            self._loaded[name] = _with_lifecycle(load_sku_file(self._lazy[name]))
+        return self._loaded[name]
 
     def names(self) -> list[str]:
-        return list(self._skus)
+        return list(self._names)
 
     def user_file(self, name: str) -> Path | None:
         """The file a SKU came from when it is not hpcconf's own (a --sku-dir / sku_dirs file, which may
@@ -634,10 +663,10 @@ class Catalog:
         return path
 
     def __iter__(self):
-        return iter(self._skus.values())
+        return iter([self._sku(name) for name in self._names])
 
     def __len__(self) -> int:
-        return len(self._skus)
+        return len(self._names)
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._resolve(name) is not None
@@ -652,13 +681,13 @@ class Catalog:
         resolved = self._resolve(name)
         if resolved is None:
             raise UnknownSku(name, self.suggest(name))
-        return self._skus[resolved]
+        return self._sku(resolved)
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """Close canonical names for a misspelt ``name`` (difflib on the lower-cased short forms)."""
         query = _lookup_keys(name)[-1]
         by_key: dict[str, str] = {}
-        for canonical in self._skus:
+        for canonical in self._names:
             by_key.setdefault(_lookup_keys(canonical)[-1], canonical)
         matches = difflib.get_close_matches(query, list(by_key), n=limit, cutoff=0.6)
         return [by_key[m] for m in matches]

@@ -26,7 +26,7 @@ def sku_dir_option(extra_help: str = "") -> Any:
 
 def checked_sku_dirs(directories: Sequence[Path]) -> list[Path]:
     """``directories`` when each is a directory; else HpcconfError with one HPC101 per bad one."""
-    from .catalog import sku_dir_problem
+    from .catalog_errors import sku_dir_problem
     from .diagnostics import HpcconfError
 
     problems = [problem for problem in map(sku_dir_problem, directories) if problem is not None]

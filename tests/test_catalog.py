@@ -391,3 +391,22 @@ def test_retiring_becomes_retired_after_its_date():
     assert life.effective_status(datetime.date(2030, 1, 1)) == "retired"
     with pytest.raises(ValueError, match="needs the date"):
         Lifecycle(status="retired")
+
+
+def test_lazy_package_index_equals_a_full_load():
+    """Catalog.load parses a package SKU on first lookup, from an index of each file's `name:` and
+    `provider:` lines: the index must give the names, providers and lookup keys a full parse gives."""
+    from hpcconf.catalog import _package_entries, _with_lifecycle, default_sku_dir
+
+    parsed = {sku.name: sku for sku in map(load_sku_file, sorted(default_sku_dir().glob("*.yaml")))}
+    entries = _package_entries()
+    assert {name: provider for name, (provider, _) in entries.items()} == \
+        {name: sku.provider for name, sku in parsed.items()}
+    lazy = Catalog.load()
+    assert lazy._loaded == {}  # nothing parsed until asked
+    eager = Catalog({name: _with_lifecycle(sku) for name, sku in parsed.items()},
+                    {name: path for name, (_, path) in entries.items()})
+    assert lazy._index == eager._index and lazy.names() == eager.names() and len(lazy) == len(eager)
+    lazy.get("nd96asr_v4")
+    assert list(lazy._loaded) == ["Standard_ND96asr_v4"]
+    assert list(lazy) == list(eager)

@@ -264,7 +264,7 @@ def _sku_dirs(data: dict, where: "_Locator") -> list[Path]:
         names = _strings(data["sku-dir"], "sku-dir")
     except ValueError as exc:
         raise ConfigError(f"{where.at('sku-dir')}: {exc}") from None
-    from ..catalog import sku_dir_problem
+    from ..catalog_errors import sku_dir_problem
 
     directories = [where.path.parent / name for name in names]
     for directory in directories:

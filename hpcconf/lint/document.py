@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextvars
 import functools
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
@@ -68,6 +68,14 @@ class DisplayPath:
         return f"{self.spec}{SPEC_ARTIFACT_SEPARATOR}{self.file}" if self.spec else self.file
 
 
+@lru_cache(maxsize=8)
+def _split_lines(text: str) -> list[str]:
+    """The lines of ``text``, one list shared by every document of a multi-document file (they all carry
+    the whole file's text): a 200-pool build's health-check file has 400 documents, and a copy each
+    made that build quadratic in memory. Callers only read the list."""
+    return text.splitlines()
+
+
 @dataclass
 class Document:
     path: str  # display name: the file as given, or "SPEC -> artifact" for compiled artifacts (DisplayPath)
@@ -103,7 +111,7 @@ class Document:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return _split_lines(self.text)
 
     # -- parsed forms (lazy) -------------------------------------------------------------
 

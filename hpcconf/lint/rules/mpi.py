@@ -10,6 +10,7 @@ artifact belongs to; UCX and Open MPI versions from the spec's ``versions`` (new
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ...artifacts import Kind
@@ -124,7 +125,13 @@ def runs_nccl_tests(doc: Document) -> bool:
     """Whether the document starts nccl-tests: there MPI only launches the ranks and exchanges NCCL's
     unique id (nccl-tests ``common.cu`` ``MPI_Bcast``); every byte measured goes through NCCL's own
     transports, so UCX's transport list does not touch the data path."""
-    return bool(_NCCL_TESTS.search(doc.text))
+    return _starts_nccl_tests(doc.text)
+
+
+@lru_cache(maxsize=8)
+def _starts_nccl_tests(text: str) -> bool:
+    # Once per text: every document of a multi-document file carries the whole file's text.
+    return bool(_NCCL_TESTS.search(text))
 
 
 @rule(code="MPI002", name="ucx-tls-sku-mismatch", severity=Severity.WARNING, kinds=MPI_KINDS)
