@@ -211,7 +211,10 @@ def many_pools_spec(root: Path, pools: int, nodes_per_pool: int) -> Path:
         raise BenchError(f"{ONE_POOL}: no `pools:` block with a sku to repeat")
     listed = "".join(f"  - name: p{i:03d}\n    sku: {sku.group(1)}\n    count: {nodes_per_pool}\n" for i in range(pools))
     spec = root / "many-pools.yaml"
-    spec.write_text(text[:block.start()] + "pools:\n" + listed + text[block.end():], encoding="utf-8")
+    # One NCCL test job (on p000): a job per pool puts 200 Volcano Jobs in one volcano-job.yaml, over the 1 MiB
+    # every linted file is held to, and the build refuses it (docs/performance.md, "Limits").
+    tested = "" if re.search(r"^nccl_test:", text, re.M) else "nccl_test:\n  pool: p000\n"
+    spec.write_text(text[:block.start()] + "pools:\n" + listed + text[block.end():] + tested, encoding="utf-8")
     return spec
 
 
