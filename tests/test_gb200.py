@@ -181,6 +181,8 @@ def test_setup_script_writes_imex_peers_per_domain_and_one_block_per_domain(tmp_
     assert run.returncode == 0, run.stderr
     topology = (tmp_path / "topology.conf").read_text().splitlines()
     assert topology[1:] == ["BlockName=gpu-nvl1 Nodes=n1,n2,n3", "BlockName=gpu-nvl2 Nodes=n4,n5", "BlockSizes=2"]
+    # The 5-node job asks for --segment=5; blocks of 3 and 2 cannot hold it: said, not silently unschedulable.
+    assert "warning: the smallest NVLink domain has 2 nodes, fewer than the test job's --segment=5" in run.stderr
     peers = {host: (tmp_path / host / "etc/nvidia-imex/nodes_config.cfg").read_text().split() for host in
              ("n1", "n2", "n3", "n4", "n5")}
     assert peers["n1"] == peers["n2"] == peers["n3"] == ["10.0.0.1", "10.0.0.2", "10.0.0.3"]

@@ -116,7 +116,7 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
         partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
         nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
         nodes_config=mnnvl.IMEX_NODES_CONFIG, nodes_config_dir=mnnvl.IMEX_NODES_CONFIG.rsplit("/", 1)[0],
-        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl")
+        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 

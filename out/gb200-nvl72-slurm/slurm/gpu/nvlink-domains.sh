@@ -55,5 +55,10 @@ for domain in $(awk '{print $3 "/" $4}' "$work/nodes" | sort -u); do
   echo "NVLink domain $index ($domain): $count nodes: $hosts"
 done
 echo "BlockSizes=$smallest" >> "$work/topology.conf"
+# Slurm refuses a --segment larger than the smallest block (src/plugins/topology/block eval_nodes_block.c,
+# "segment > bblock_node_cnt is not supported"): the generated sbatch asks for 18.
+if [ "$smallest" -lt 18 ]; then
+  echo "warning: the smallest NVLink domain has $smallest nodes, fewer than the test job's --segment=18: Slurm will not start that job; submit it with --segment=$smallest (and a node count that is a multiple of it), or wait for the domain's missing VMs" >&2
+fi
 cp "$work/topology.conf" "$TOPOLOGY_CONF"
 echo "wrote $TOPOLOGY_CONF ($index NVLink domains)"
