@@ -115,7 +115,6 @@ class ResolvedAks:
     gpu_driver_opt_out: GpuDriverOptOut
     acr_name: Optional[str]
     hostfile: str
-    mpirun_env: tuple[tuple[str, str], ...]
     mpirun_mca: tuple[tuple[str, str], ...]
     pool: "ResolvedPool"  # the test pool the job runs on
     test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
@@ -125,14 +124,6 @@ class ResolvedAks:
     @property
     def infiniband(self) -> bool:
         return self.ib_nics_per_worker > 0
-
-    @property
-    def np(self) -> int:
-        return self.worker_replicas * self.gpus_per_worker
-
-    @property
-    def min_available(self) -> int:
-        return 1 + self.worker_replicas  # gang: launcher + every worker, or mpirun waits forever
 
     @property
     def uses_host_device_network(self) -> bool:
@@ -258,7 +249,6 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         gpu_driver_opt_out="flag" if charts.az_cli_has_gpu_driver_flag(versions.az_cli) else "tag",
         acr_name=acr_name_for(settings, cluster.test_image.registry),
         hostfile=hostfile_path(WORKER_TASK),
-        mpirun_env=_mpirun_env(pool, cluster.mpi_env),
         mpirun_mca=_mpirun_mca(cluster.mpi_env),
         pool=pool,
         test_image=cluster.test_image,

@@ -92,8 +92,6 @@ def aks_gpu_operator_pools(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Dia
             sku = catalog.get(pool.sku)
         except UnknownSku:
             continue  # HPC006
-        if sku.gpu.count < 1:
-            continue
         vendor = sku.gpu.vendor
         first_vendor = first_vendor or vendor
         amd_pools += vendor == "amd"
