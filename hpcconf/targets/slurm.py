@@ -73,8 +73,16 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         expected=expected_busbw(cluster, job),
         passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
         single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
-        health_status=_health.STATUS if _health.enabled(cluster) else None)
+        health_status=_health.STATUS if _health.enabled(cluster) else None,
+        sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
+
+
+def report_sku_args(job: SlurmPartition) -> str:
+    """``hpcconf nccl-report``'s SKU options on the node: a user's SKU file travels in sku/ beside the job."""
+    if job.sku_file:
+        return f'--sku {job.sku} --sku-dir "${{SLURM_SUBMIT_DIR:-.}}/sku"'
+    return f"--sku {job.sku}"
 
 
 def env_file(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition) -> Artifact:
