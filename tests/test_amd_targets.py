@@ -48,6 +48,7 @@ NVIDIA_ONLY = {
     "NVLink SHARP": re.compile(r"NVLS"),
     "AKS NVIDIA accelerator label": re.compile(r"accelerator: nvidia"),
     "NVIDIA PCI vendor label": re.compile(r"pci-10de"),
+    "NVIDIA container runtime variable": re.compile(r"NVIDIA_VISIBLE_DEVICES"),
 }
 
 

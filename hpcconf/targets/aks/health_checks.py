@@ -5,7 +5,7 @@ Each pod runs ``aznhc-entrypoint.sh`` once (the conf mounted where it reads it, 
 becomes Ready only on a pass, and on a failure adds the ``hpcconf.io/nhc-failed=true:NoSchedule`` taint to its
 node through the API (the image has curl, not kubectl), so no new pod lands there; it then sleeps, keeping
 the result visible (``kubectl get pods``). The NCCL test's workers wait for the pod on their node to be Ready.
-The pod requests no GPU (it would hold the GPUs the test needs); NVIDIA_VISIBLE_DEVICES=all gives it every
+The pod requests no GPU (it would hold the GPUs the test needs); on NVIDIA pools NVIDIA_VISIBLE_DEVICES=all gives it every
 GPU through the NVIDIA runtime the GPU operator installs, as it does for its own DaemonSets.
 
 RBAC, least privilege: the checks' ServiceAccount may get and patch nodes (tainting its own node; Kubernetes
@@ -73,8 +73,10 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
         "name": "nhc",
         "image": _health.image(cluster, pool),
         "command": ["/bin/bash", "-c", block(taint_script())],
-        "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
-                {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+        "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
+        # NVIDIA's container runtime exposes the GPUs it names; a privileged pod on an AMD node sees
+        # /dev/kfd and /dev/dri as they are.
+        + ([{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}] if pool.gpu_vendor == "nvidia" else []),
         # The checks read GPU, NVLink and IB state and run ib_write_bw and NCCL on the host's devices.
         "securityContext": {"privileged": True},
         "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
