@@ -71,3 +71,90 @@ def test_lint_never_echoes_a_secret(tmp_path, fmt):
     assert "SEC002" in result.output and SECRET not in result.output
     if fmt in ("json", "sarif"):
         json.loads(result.stdout)
+
+
+# Shapes of the false alarms found on public infra repositories (issue 20): none of these is a secret.
+NOT_SECRETS_SCRIPT = """#!/bin/bash
+#SBATCH --nodes=2
+TOKEN=$(curl -s -H "Metadata: true" "http://169.254.169.254/metadata/identity/oauth2/token?resource=x")
+IMDS_TOKEN=`curl -s -X PUT http://169.254.169.254/latest/api/token`
+TOTAL_TOKENS=$((GLOBAL_BATCH_SIZE * SEQ_LENGTH))
+export HF_TOKEN=${HF_TOKEN}
+export WANDB_API_KEY="${WANDB_API_KEY:?set it in your environment}"
+ADMIN_PASSWORD="<ADMIN_PASSWORD>"
+DB_PASSWORD=""
+export HF_ACCESS_TOKEN=hf_xxxxxx
+SECRET_NAME=CLUSTER_PRIVATE_KEY
+usage() {
+  cat <<EOF
+Usage: $0 --admin-password 'YourP@ssw0rd!' --db-password 'DbP@ss!'
+EOF
+}
+if [ "$PASSWORD" == "hunter22" ]; then echo same; fi
+"""
+NOT_SECRETS_MANIFEST = """apiVersion: v1
+kind: Pod
+metadata: {name: train}
+spec:
+  containers:
+    - name: train
+      image: example.io/train:1
+      env:
+        - name: HF_TOKEN
+          valueFrom:
+            secretKeyRef: {name: hf-token, key: token}
+        - name: DB_PASSWORD
+          value: $(DB_PASSWORD_FROM_ENV)
+        - name: API_KEY
+          value: ""
+      args: ["--max_tokens=4096", "--token", "$(HF_TOKEN)"]
+"""
+
+
+@pytest.mark.parametrize("name, text", [("train.sbatch", NOT_SECRETS_SCRIPT), ("pod.yaml", NOT_SECRETS_MANIFEST)])
+def test_references_substitutions_placeholders_and_secret_refs_are_never_secrets(tmp_path, monkeypatch, name, text):
+    (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", name, "--select", "SEC", "--format", "json"])
+    assert json.loads(result.stdout)["findings"] == [], result.stdout
+
+
+HF = "hf_" + "iLOZgTNsQuVvjcUkveiFqk" + "HrVWuXuoglDG"  # split: this file must not hold a token-shaped string
+
+
+def test_a_finding_names_the_variable_and_the_kind_and_masks_only_the_secret(tmp_path, monkeypatch):
+    (tmp_path / "pod.yaml").write_text(NOT_SECRETS_MANIFEST.replace(
+        '        - name: API_KEY\n', f'        - name: HF_HUB_TOKEN\n          value: {HF}\n'
+        f'        - name: DB_ADMIN_PASSWORD\n          value: "{SECRET}"\n        - name: API_KEY\n'))
+    (tmp_path / "run.sh").write_text(f"#!/bin/sh\nexport HF_TOKEN={HF} NCCL_DEBUG=WARN\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", "pod.yaml", "run.sh", "--select", "SEC"])
+    assert result.exit_code == 1
+    out = result.output
+    assert "pod.yaml:15:18: error[SEC003] access-token: an access token (Hugging Face Token) in 'HF_HUB_TOKEN'" in out
+    assert "pod.yaml:17:19: error[SEC002] literal-credential: a literal credential (password) in 'DB_ADMIN_PASSWORD'" in out
+    assert "run.sh:2:17: error[SEC003] access-token: an access token (Hugging Face Token) in 'HF_TOKEN'" in out
+    assert " 2 | export HF_TOKEN=**** NCCL_DEBUG=WARN" in out and ' 17 |           value: "****"' in out
+    assert HF not in out and SECRET not in out
+
+
+@pytest.mark.parametrize("unit", ["a", "password", "password" * 60 + "= ", "token" * 100 + ":", "--password "])
+def test_scanning_time_grows_linearly_with_the_line(unit):
+    """A 20,000-letter Dockerfile line took 72 s with per-line regexes that backtrack; the time for a line
+    four times longer must be about four times, not sixteen (best of three, so a busy machine does not decide)."""
+    import time
+
+    from hpcconf import secret_scan
+
+    def seconds(length: int) -> float:
+        line = "RUN " + unit * (length // len(unit))
+        best = float("inf")
+        for _ in range(3):
+            secret_scan._scan_text.cache_clear()
+            start = time.perf_counter()
+            scan_text(line)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    short, long = seconds(5_000), seconds(20_000)
+    assert long < 8 * short + 0.02, (short, long)

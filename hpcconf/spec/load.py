@@ -60,14 +60,13 @@ def read_spec_text(path: Path) -> str:
 
 def secret_diagnostics(text: str, file: str) -> list[Diagnostic]:
     """A spec holding a credential is refused: everything in it is copied into generated files."""
-    from ..secret_scan import CODES, DESCRIPTIONS, first_per_block, scan_text
+    from ..secret_scan import CODES, describe, first_per_block, scan_text
 
     found = []
     for secret in first_per_block(scan_text(text)):
-        named = f" in '{secret.key}'" if secret.key else ""
         found.append(Diagnostic(
             code=CODES[secret.kind], name=_SECRET_NAMES[secret.kind],
-            message=f"{DESCRIPTIONS[secret.kind]}{named}: a spec is copied into generated, committed files, "
+            message=f"{describe(secret)}: a spec is copied into generated, committed files, "
                     "so hpcconf refuses it",
             hint="reference it instead (${NAME} in the job's environment, a Kubernetes Secret, a Key Vault "
                  "reference) and rotate the value; it is in the spec's history").at(

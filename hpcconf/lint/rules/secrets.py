@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...secret_scan import DESCRIPTIONS, Secret, first_per_block, scan_text
+from ...secret_scan import Secret, describe, first_per_block, scan_text
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -26,8 +26,7 @@ KINDS = tuple(k for k in Kind.all() if k != Kind.SPEC)
 
 def secret_message(secret: Secret) -> tuple[str, str]:
     """(message, hint) for a secret; the value itself is never part of either."""
-    named = f" in '{secret.key}'" if secret.key else ""
-    message = f"{DESCRIPTIONS[secret.kind]}{named} is written into this file"
+    message = f"{describe(secret)} is written into this file"
     hint = {
         "private-key": "remove it and rotate the key; give the public key (.pub) where one is needed",
         "password": "reference it instead: an environment variable (${NAME}), a Kubernetes Secret "
