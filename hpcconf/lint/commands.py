@@ -6,6 +6,7 @@ unreadable input (a one-line message on stderr, never a traceback).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
@@ -125,6 +126,8 @@ def lint_command(
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
     sku_dir: List[Path] = sku_dir_option(),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Say on stderr which files were passed over and why (also HPCCONF_DEBUG=1)."),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
@@ -167,6 +170,9 @@ def lint_command(
             message = "--fail-level must be one of error, warning, info"
         _fail_usage(message, fmt if fmt in FORMATS else "text", output)
         return
+    if verbose or os.environ.get("HPCCONF_DEBUG"):
+        for file, why in result.skipped:
+            typer.echo(f"hpcconf: debug: skipped {file}: {why}", err=True)
     _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "

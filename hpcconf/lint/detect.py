@@ -11,6 +11,7 @@ by consisting only of ``KEY=VALUE`` / ``export KEY=VALUE`` lines.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
@@ -107,6 +108,8 @@ def _kind_by_content(name: str, text: str) -> str | None:
     if _looks_like_yaml(name):
         return None  # decided per YAML document
     first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if first.startswith("#!") and shebang_language(first) not in SHELLS:
+        return None  # a Python, Perl, Node... script, whatever its name says
     if first.startswith("#!") or name.lower().endswith((".sh", ".bash", ".sbatch", ".slurm")):
         return Kind.SBATCH_SCRIPT if re.search(r"^#SBATCH\s", text, re.M) else Kind.SHELL_SCRIPT
     if name.lower().endswith(".conf") and re.search(r"^\s*NCCL_", text, re.M):
@@ -117,6 +120,67 @@ def _kind_by_content(name: str, text: str) -> str | None:
     if significant and all(_ENV_LINE.match(ln) for ln in significant):
         return Kind.ENV_FILE
     return None
+
+
+SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"}
+# Go-template actions as Helm writes them ({{ .Values.x }}, {{- if ... }}, {{ include "x" . }}, {{ $v := ... }});
+# a bare {{name}} is an Ansible/Jinja variable that AzHOP's config.yml holds as a value, and is linted.
+_GO_TEMPLATE = re.compile(r"\{\{-?\s*(?:[.$]|/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|"
+                          r"required|printf|default|quote|lookup|fromYaml|toJson|indent|nindent)\b)")
+_JINJA_STATEMENT = re.compile(r"\{%-?\s*[a-z]+")
+
+
+def shebang_language(first_line: str) -> str:
+    """The interpreter a ``#!`` line names: ``#!/usr/bin/env -S python3 -u`` -> ``python3``."""
+    words = first_line[2:].split()
+    if not words:
+        return ""
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        program = rest[0].rsplit("/", 1)[-1] if rest else ""
+    return program
+
+
+def template_markup(text: str) -> str | None:
+    """'Go template' or 'Jinja' when lines that are not comments hold template markup, else None."""
+    for line in text.splitlines():
+        if line.lstrip().startswith("#") or "{" not in line:
+            continue
+        if _GO_TEMPLATE.search(line):
+            return "Go template"
+        if _JINJA_STATEMENT.search(line):
+            return "Jinja"
+    return None
+
+
+def not_linted_reason(name: str, text: str) -> str | None:
+    """Why a file that passed the name checks (hpcconf.lint.walker) is still not linted, by its content;
+    None when :func:`detect_documents` should read it."""
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if first.startswith("#!"):
+        language = shebang_language(first)
+        if language and language not in SHELLS:
+            return f"a {language} script (its #! line), not a shell script"
+    if name in ("Chart.yaml", "Chart.lock"):
+        return "a Helm chart's metadata: read for the chart version its values are judged against, not linted"
+    if _looks_like_yaml(name):
+        markup = template_markup(text)
+        if markup == "Go template":
+            return "a Helm template (Go-template markup): not YAML until helm renders it"
+        if markup:
+            return "a Jinja template: not YAML until it is rendered"
+    return None
+
+
+def unknown_reason(name: str, source_path: str) -> str:
+    """Why a file detect_documents found nothing in is passed over (a debug line, never a finding)."""
+    if source_path and _looks_like_yaml(name):
+        chart_dir = next((d for d in list(Path(source_path).parents)[:3] if (d / "Chart.yaml").is_file()), None)
+        if chart_dir is not None:
+            return (f"Helm values of the chart in {chart_dir.name}/, which is none of the charts hpcconf has rules for "
+                    f"({', '.join(sorted(HELM_KIND_BY_CHART))})")
+    return "not a kind hpcconf lints (see --kind)"
 
 
 def _yaml_kind(doc: YamlDocument) -> str | None:

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import traceback
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ class LintResult:
     documents: list[Document] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, for quoting source lines
     output_root: Path | None = None  # where committed artifacts lie (settings' `out`), for real locations
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why) for every file passed over
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}
@@ -93,38 +93,19 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 
 
 # -- loading ----------------------------------------------------------------------------------
-# What a directory walk leaves alone: documentation (it quotes configs and suppressions as prose) and
-# templates (not the file until rendered: Jinja, Go templates, Helm chart templates/).
-_NOT_LINTED_IN_WALK = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
-                       ".gotmpl")
+# Which files are read, and which are passed over and why: hpcconf.lint.walker (one selection for
+# `lint PATHS`, the pre-commit hook's file names and build).
 DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
 
 
-def _walk(directory: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if Path(root).name == "templates" and (Path(root).parent / "Chart.yaml").is_file():
-            dirs[:] = []
-            continue  # a Helm chart's templates: YAML only once helm renders them
-        found.extend(Path(root) / f for f in sorted(files)
-                     if (not f.startswith(".") or f == ".nccl.conf") and not _template_or_doc(f))
-    return found
-
-
-def _template_or_doc(name: str) -> bool:
-    lower = name.lower()
-    return lower.endswith(_NOT_LINTED_IN_WALK) or any(f"{ext}." in lower for ext in (".tpl", ".j2", ".tmpl"))
-
-
 def deployment_dir(file: Path, top: Path) -> str:
-    """The deployment a walked file belongs to: the nearest directory at or above it (within the walked
-    tree) that holds a kustomization or a Helm chart, else the file's own directory."""
+    """The deployment a file belongs to: the nearest directory at or above it (up to ``top``, the walked
+    directory or the working directory) that holds a kustomization or a Helm chart, else its own directory."""
     directory = file.parent
     for candidate in [directory, *directory.parents]:
         if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
             return str(candidate)
-        if candidate == top:
+        if candidate == top or candidate.resolve() == top.resolve():
             break
     return str(directory)
 
@@ -146,66 +127,74 @@ def _read(path: Path) -> str:
 
 
 def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
-               findings: list[Diagnostic], sources: dict[str, str]) -> tuple[list[Document], int]:
+               findings: list[Diagnostic], sources: dict[str, str],
+               skipped: list[tuple[str, str]] | None = None) -> tuple[list[Document], int]:
+    """The documents of every file selected (hpcconf.lint.walker); ``skipped`` gets (file, why) for every
+    file passed over, walked or named alike."""
+    from .detect import not_linted_reason, template_markup, unknown_reason
+    from .walker import candidates
+
+    skipped = skipped if skipped is not None else []
     documents: list[Document] = []
     files = 0
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            candidates = [(p, False) for p in _walk(path)]
-        elif path.exists():
-            candidates = [(path, True)]
-        else:
-            raise UsageError(f"no such file or directory: {given}")
-        for file, explicit in candidates:
-            display = str(file) if not explicit else given
-            if ctx.config.excluded(display):
-                continue
-            try:
-                text = _read(file)
-            except NotText:
-                if explicit:
-                    raise
-                continue  # binary files inside a directory are not ours to lint
-            except UsageError as error:
-                # A file we cannot read was not checked, whether named or found in a walk: never let that
-                # pass as clean, and keep it a located finding (SARIF/JSON stay valid for CI uploads).
-                findings.append(_engine_finding(load_rules()["HPC000"], display, 1, str(error),
-                                                "Fix its permissions, or exclude it in [tool.hpcconf] exclude."))
-                files += 1
-                continue
-            try:
-                docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
-                                        source_path=str(file))
-            except HpcconfError as error:  # YAML that does not parse
-                if not explicit and ("{{" in text or "{%" in text):
-                    continue  # a Helm/Jinja template found in a walk: not YAML until rendered
-                sources[display] = text
-                findings.extend(error.diagnostics)
-                files += 1
-                continue
-            file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings
-            if file_ctx is not ctx:
-                for doc in docs:
-                    doc.context = file_ctx
-            if docs:
-                sources[display] = text  # only files hpcconf lints are read for suppressions
-            if not explicit and len(paths) == 1:  # several paths: the user chose what belongs together
-                for doc in docs:
-                    doc.walk_group = str(deployment_dir(file, path))
-            if not docs:
-                if explicit:
-                    findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1,
-                                                    "cannot tell what kind of file this is, so nothing was checked",
-                                                    "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
-                continue
+    unknown_named: list[str] = []
+    missing = lambda given: UsageError(f"no such file or directory: {given}")  # noqa: E731
+    for candidate in candidates(paths, ctx.config.excluded, skipped, missing):
+        file, display, explicit = candidate.path, candidate.display, candidate.explicit
+        try:
+            text = _read(file)
+        except NotText:
+            if explicit:
+                raise
+            skipped.append((display, "not a UTF-8 text file"))
+            continue  # binary files inside a directory are not ours to lint
+        except UsageError as error:
+            # A file we cannot read was not checked, whether named or found in a walk: never let that
+            # pass as clean, and keep it a located finding (SARIF/JSON stay valid for CI uploads).
+            findings.append(_engine_finding(load_rules()["HPC000"], display, 1, str(error),
+                                            "Fix its permissions, or exclude it in [tool.hpcconf] exclude."))
             files += 1
-            if forced_kind and explicit:
-                findings.extend(_forced_kind_mismatch(display, text, forced_kind, ctx))
+            continue
+        reason = None if forced_kind else not_linted_reason(file.name, text)
+        if reason:
+            skipped.append((display, reason))
+            continue
+        try:
+            docs = detect_documents(display, text, forced_kind=forced_kind, charts=ctx.charts,
+                                    source_path=str(file))
+        except HpcconfError as error:  # YAML that does not parse
+            if not forced_kind and (template_markup(text) or "{{" in text or "{%" in text):
+                skipped.append((display, "template markup ({{ }} or {% %}) that is not YAML until rendered"))
+                continue
+            sources[display] = text
+            findings.extend(error.diagnostics)
+            files += 1
+            continue
+        file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings
+        if file_ctx is not ctx:
             for doc in docs:
-                if doc.kind == "spec":
-                    documents.extend(_compile_spec(doc, file_ctx, findings, sources))
-                documents.append(doc)
+                doc.context = file_ctx
+        if docs:
+            sources[display] = text  # only files hpcconf lints are read for suppressions
+        for doc in docs:  # cross-file rules compare the files of one deployment, however they were given
+            doc.walk_group = deployment_dir(file, candidate.top)
+        if not docs:
+            skipped.append((display, unknown_reason(file.name, str(file))))
+            if explicit:
+                unknown_named.append(display)
+            continue
+        files += 1
+        if forced_kind and explicit:
+            findings.extend(_forced_kind_mismatch(display, text, forced_kind, ctx))
+        for doc in docs:
+            if doc.kind == "spec":
+                documents.extend(_compile_spec(doc, file_ctx, findings, sources))
+            documents.append(doc)
+    if files == 0:  # a run that checked nothing must not pass silently: say which named file was not understood
+        findings.extend(_engine_finding(UNRECOGNISED_FILE, display, 1,
+                                        "cannot tell what kind of file this is, so nothing was checked",
+                                        "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION.")
+                        for display in unknown_named)
     return _without_committed_outputs(documents), files
 
 
@@ -616,8 +605,11 @@ def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = Non
         validate_selectors(ctx.config.ignore, rules, "ignore")
     findings: list[Diagnostic] = []
     sources: dict[str, str] = {}
-    documents, files = load_paths(paths, ctx, forced_kind, findings, sources)
-    return lint_documents(documents, ctx, sources, findings, files)
+    skipped: list[tuple[str, str]] = []
+    documents, files = load_paths(paths, ctx, forced_kind, findings, sources, skipped)
+    result = lint_documents(documents, ctx, sources, findings, files)
+    result.skipped = skipped
+    return result
 
 
 def lint_build(build: Build, ctx: LintContext) -> LintResult:

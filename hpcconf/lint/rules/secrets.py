@@ -1,8 +1,9 @@
 """Secrets: private keys, passwords, tokens and connection strings written into files meant to be shared.
 
 Cluster specs, values files and scripts live in git and in CI logs; a credential in one of them
-is leaked the moment it is pushed. The scanner is :mod:`hpcconf.secret_scan` (what counts and
-what does not: placeholders, references and public keys never do). Findings never quote the
+is leaked the moment it is pushed. The scanner is :mod:`hpcconf.secret_scan`: candidates come
+from detect-secrets' plugins (Yelp/detect-secrets), then its heuristic filters and the file's
+context decide (placeholders, references, substitutions and public keys never count). Findings never quote the
 value: messages name the key, and every source line shown under a finding has the value
 replaced by ``****`` (hpcconf.diagnostics.SourceCache), in every output format.
 
@@ -78,14 +79,22 @@ def literal_credential(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A password, secret or key is written as a literal value.
 
     ## What it catches
-    ``key: value``, ``KEY=value`` and ``--password value`` where the key ends in password, passwd,
-    passphrase, pwd, secret, token, api key, access key, private key, client secret, auth key, SAS
-    key, account key or connection string. Not flagged: placeholders (``<password>``, ``changeme``,
-    ``xxxx``, ``****``, ``REDACTED``), references (``${VAR}``, ``$VAR``, ``{{ x }}``,
-    ``@Microsoft.KeyVault(...)``, ARM ``[parameters(...)]``), paths, keys that name where a secret
-    lives (``*_file``, ``*_path``, ``*_name``, ``secretName``, ``secretKeyRef``), values with spaces
-    (labels), and for secret/token/key names lower-case names such as Kubernetes Secret names.
-    Comment lines are prose and are not read for assignments.
+    ``key: value``, ``KEY=value``, ``--password value`` and Kubernetes env entries
+    (``- name: DB_PASSWORD`` / ``value: ...``) where the name ends in one of detect-secrets'
+    credential keywords (password, passwd, pwd, secret, api key, auth key, private key, client
+    key, account key...) or in token, passphrase, access key, SAS key or connection string.
+    The finding names the variable and the kind of credential; the value is masked.
+
+    Never flagged, whatever the name: a reference or expansion (``$X``, ``${X}``, Kubernetes'
+    ``$(X)``, ``$(curl ...)``, backticks, ``$((a+b))``, ``{{ x }}``, ``@Microsoft.KeyVault(...)``,
+    ARM ``[parameters(...)]``), a value read from a Kubernetes Secret (``valueFrom:
+    secretKeyRef``), an empty string, a placeholder (``<password>``, ``changeme``, ``xxxx``,
+    ``hf_xxxxxx``, ``****``, ``your-...``, ``REDACTED``), sequential or UUID-shaped strings
+    (detect-secrets' filters), a variable's name (``CLUSTER_PRIVATE_KEY``), code (``get_token()``),
+    paths, names that say where a secret lives (``*_file``, ``*_path``, ``*_name``, ``secretName``),
+    ``==``/``!=`` comparisons, values with spaces (labels), for secret/token/key names a lower-case
+    name such as a Kubernetes Secret's, comment lines, and the help text a script prints
+    (``cat <<EOF`` to the terminal).
 
     ## Why is this bad?
     The file is committed and shared; the value is then readable by everyone with the repository,
@@ -108,10 +117,12 @@ def access_token(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An access token in a provider's recognisable format.
 
     ## What it catches
-    GitHub (``ghp_``, ``gho_``, ``ghs_``, ``github_pat_``), GitLab (``glpat-``), AWS access key ids
-    (``AKIA``/``ASIA``), Slack (``xox?-``), Google API keys (``AIza``), Hugging Face (``hf_``),
-    NVIDIA NGC (``nvapi-``), OpenAI-style ``sk-`` keys, JSON Web Tokens and Azure SAS
-    signatures (``sig=`` in a URL), wherever they appear.
+    The token formats of detect-secrets' plugins: GitHub (``ghp_``, ``gho_``, ``ghs_``...), GitLab
+    (``glpat-``...), AWS access key ids (``AKIA``/``ASIA``), Slack, OpenAI, Stripe, npm, PyPI,
+    Discord, Telegram, Twilio, SendGrid, Mailchimp, Square and JSON Web Tokens; and, added by
+    hpcconf, Hugging Face (``hf_``), NVIDIA NGC (``nvapi-``), Google API keys (``AIza``) and GitHub
+    fine-grained tokens (``github_pat_``), wherever they appear. The finding names the format and
+    the variable it is assigned to.
 
     ## Why is this bad?
     Tokens grant API access without a second factor; scanners harvest them from public
@@ -133,9 +144,9 @@ def credential_in_connection_string(doc: Document, ctx: LintContext) -> Iterator
     """A URL or connection string carries a password or account key.
 
     ## What it catches
-    ``scheme://user:password@host`` (the password not a placeholder or ``${VAR}``) and Azure
-    storage / Service Bus strings with ``AccountKey=``, ``SharedAccessKey=`` or
-    ``SharedAccessSignature=``.
+    ``scheme://user:password@host`` (detect-secrets' basic-auth plugin; the password not a
+    placeholder or ``${VAR}``), Azure storage / Service Bus strings with ``AccountKey=``,
+    ``SharedAccessKey=`` or ``SharedAccessSignature=``, and the ``sig=`` of an Azure SAS URL.
 
     ## Why is this bad?
     The credential travels with every copy of the string: logs, process lists, the repository.

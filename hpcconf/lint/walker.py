@@ -1,0 +1,134 @@
+"""Which files a lint run reads: one selection for every entry point.
+
+``hpcconf lint PATHS`` (directories walked, files named), the pre-commit hook (which names every
+text file of a commit) and ``hpcconf build`` (which lints what it compiles) select the same way, so
+a file gives the same findings whichever way it arrives:
+
+- a directory is listed the way git sees it (tracked, and untracked but not ignored: what a commit
+  can hold), or walked when it is not in a git work tree;
+- skipped, walked or named alike: files excluded by the settings' ``exclude``; hidden files and
+  directories (``.git``, ``.github``, a gitignored ``.env``; ``.nccl.conf`` is read); documentation
+  (Markdown, reStructuredText, text) and templates by name (Jinja ``.j2``, ``.tpl``, ``.gotmpl``...);
+  a Helm chart's ``templates/`` directory (YAML only once helm renders it);
+- then by content (:func:`hpcconf.lint.detect.not_linted_reason`): a ``#!`` line naming another
+  language, Go-template markup, chart metadata (``Chart.yaml``, ``Chart.lock``), values of a chart
+  hpcconf has no rules for.
+
+Every skipped file is recorded with its reason (``hpcconf lint --verbose`` prints them). A named file
+is reported as unrecognised (HPC091) only when the run checked nothing at all: a pre-commit batch that
+holds a linted file never gets warnings for the others, exactly as ``hpcconf lint .`` does not.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+# Documentation (it quotes configs and suppressions as prose) and templates (not the file until rendered).
+NOT_LINTED_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
+                       ".gotmpl", ".tftpl", ".mustache", ".hbs", ".erb")
+_TEMPLATE_INFIXES = (".tpl.", ".j2.", ".tmpl.", ".jinja.", ".jinja2.")
+HIDDEN_BUT_LINTED = (".nccl.conf",)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path  # where to read it
+    display: str  # how findings name it (as given, or as found below the given directory)
+    explicit: bool  # named on the command line (or by pre-commit), not found in a walk
+    top: Path  # where deployment scoping stops looking upwards (the walked directory, or the working directory)
+
+
+def name_skip_reason(name: str) -> str | None:
+    """Why a file with this name is never linted; None when its content decides."""
+    lower = name.lower()
+    if name.startswith(".") and lower not in HIDDEN_BUT_LINTED:
+        return "a hidden file"
+    if lower.endswith((".md", ".markdown", ".rst", ".adoc", ".txt")):
+        return "documentation"
+    if lower.endswith(NOT_LINTED_SUFFIXES) or any(infix in lower for infix in _TEMPLATE_INFIXES):
+        return "a template (Jinja, Go or another engine): not the file until it is rendered"
+    return None
+
+
+def _chart_templates_dir(directory: Path) -> bool:
+    return directory.name == "templates" and (directory.parent / "Chart.yaml").is_file()
+
+
+def path_skip_reason(file: Path, top: Path) -> str | None:
+    """Why ``file`` is never linted, judged by its path below ``top`` (the same for walked and named files)."""
+    reason = name_skip_reason(file.name)
+    if reason:
+        return reason
+    try:
+        parts = file.resolve().parent.relative_to(top.resolve()).parts
+    except (ValueError, OSError):
+        parts = ()  # outside the working directory: only its own name and directory count
+    if any(part.startswith(".") for part in parts):
+        return "inside a hidden directory"
+    for depth, directory in enumerate(file.parents):
+        if depth > len(parts):
+            break  # above the walked directory (or the working directory): not ours to judge
+        if _chart_templates_dir(directory):
+            return "a Helm chart's template (templates/ beside Chart.yaml): YAML only once helm renders it"
+    return None
+
+
+def git_files(directory: Path) -> list[Path] | None:
+    """Tracked and untracked-but-not-ignored files below ``directory``; None outside a git work tree."""
+    try:
+        done = subprocess.run(["git", "-C", str(directory), "ls-files", "-z", "--cached", "--others",
+                               "--exclude-standard", "--", "."], capture_output=True, check=False)
+    except OSError:
+        return None
+    if done.returncode != 0:
+        return None
+    names = sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
+    return [directory / n for n in names]
+
+
+def _listed(directory: Path) -> list[Path]:
+    listed = git_files(directory)
+    if listed is not None:
+        return [p for p in listed if p.is_file()]  # a deleted but tracked file is not there to read
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))  # never descend into .git
+        found.extend(Path(root) / f for f in sorted(files))
+    return found
+
+
+def _working_directory_or_parent(file: Path) -> Path:
+    cwd = Path.cwd()
+    try:
+        file.resolve().relative_to(cwd.resolve())
+        return cwd
+    except (ValueError, OSError):
+        return file.parent
+
+
+def candidates(paths: list[str], excluded: Callable[[str], bool], skipped: list[tuple[str, str]],
+               missing: Callable[[str], Exception]) -> Iterator[Candidate]:
+    """The files to read, in order; every file passed over is appended to ``skipped`` with its reason.
+
+    ``missing(given)`` is the error raised for a path that does not exist."""
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            listed = [(file, str(file), False, path) for file in _listed(path)]
+        elif path.exists():
+            listed = [(path, given, True, _working_directory_or_parent(path))]
+        else:
+            raise missing(given)
+        for file, display, explicit, top in listed:
+            if excluded(display):
+                skipped.append((display, "excluded by the settings' exclude"))
+                continue
+            reason = path_skip_reason(file, top)
+            if reason:
+                skipped.append((display, reason))
+                continue
+            yield Candidate(file, display, explicit, top)
