@@ -163,14 +163,24 @@ def test_config_excludes_apply_to_files_pre_commit_passes(infra_repo):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_lint_hook_selects_the_generated_files_lint_understands(tmp_path):
-    """Every generated file the hook's `files` pattern passes is a kind `hpcconf lint` recognises
-    (no unrecognised-file warnings in commits); the generated files it skips are ones lint has no rules for."""
-    import json
+def hook_files(hook: dict, root: Path, names: list[str]) -> list[str]:
+    """The file names pre-commit passes the hook: its `files`/`exclude` patterns and `types` tags
+    (identify, the library pre-commit tags files with)."""
     import re
 
+    from identify.identify import tags_from_path
+
+    files, exclude = re.compile(hook.get("files", "")), re.compile(hook.get("exclude", "^$"))
+    types = set(hook.get("types", []))
+    return [n for n in names if files.search(n) and not exclude.search(n) and types <= tags_from_path(str(root / n))]
+
+
+def test_the_lint_hook_passes_every_generated_text_file_and_lint_decides(tmp_path):
+    """pre-commit passes every text file; lint reads the kinds it knows and passes over the rest with a
+    reason (--verbose), never with an unrecognised-file warning in a commit."""
+    import json
+
     hook = next(h for h in manifest_hooks() if h["id"] == "hpcconf-lint")
-    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
     specs = []
     for sku, platforms in (("Standard_ND96amsr_A100_v4", "aks,azhop,slurm"), ("h100-80gb-sxm-ib.8x", "slurm")):
         spec = tmp_path / f"{len(specs)}.yaml"
@@ -179,15 +189,18 @@ def test_the_lint_hook_selects_the_generated_files_lint_understands(tmp_path):
         specs.append(str(spec))
     assert subprocess.run([HPCCONF, "build", *specs, "--out", str(tmp_path / "out"), "-q"], capture_output=True).returncode == 0
     generated = [p.relative_to(tmp_path).as_posix() for p in sorted((tmp_path / "out").rglob("*")) if p.is_file()]
-    passed = [p for p in generated if files.search(p) and not exclude.search(p)]
-    skipped = sorted({Path(p).name if Path(p).suffix == ".conf" else Path(p).suffix or Path(p).name
-                      for p in generated if p not in passed})
-    # The manifest, Crusoe's Terraform variables, and the health-check files (NHC's conf, slurm.conf lines),
-    # which no lint rule reads.
-    assert len(passed) >= 15 and skipped == [".json", ".tfvars", "health-check.conf", "nhc.conf"]
-    done = subprocess.run([HPCCONF, "lint", *passed, "--format", "json"], cwd=tmp_path, capture_output=True, text=True)
+    passed = hook_files(hook, tmp_path, generated)
+    assert passed == generated  # all text
+    done = subprocess.run([HPCCONF, "lint", *passed, "--format", "json", "--verbose"], cwd=tmp_path,
+                          capture_output=True, text=True)
     findings = json.loads(done.stdout)["findings"]
     assert [f for f in findings if f["name"] == "unrecognised-file"] == []
+    skipped = sorted({Path(line.split("debug: skipped ", 1)[1].split(": ", 1)[0]).suffix
+                      for line in done.stderr.splitlines() if "debug: skipped " in line})
+    # The manifest, Crusoe's Terraform variables, and the health-check files (NHC's conf, slurm.conf lines),
+    # which no lint rule reads.
+    assert skipped == [".conf", ".json", ".tfvars"], done.stderr
+    assert json.loads(done.stdout)["summary"]["files"] >= 15
 
 
 def _yaml_blocks(path: Path, marker: str) -> list[str]:

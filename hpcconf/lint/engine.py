@@ -132,7 +132,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     """The documents of every file selected (hpcconf.lint.walker); ``skipped`` gets (file, why) for every
     file passed over, walked or named alike."""
     from .detect import not_linted_reason, template_markup, unknown_reason
-    from .walker import candidates
+    from .walker import EXCLUDED, candidates
 
     skipped = skipped if skipped is not None else []
     documents: list[Document] = []
@@ -190,11 +190,15 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
             if doc.kind == "spec":
                 documents.extend(_compile_spec(doc, file_ctx, findings, sources))
             documents.append(doc)
-    if files == 0:  # a run that checked nothing must not pass silently: say which named file was not understood
-        findings.extend(_engine_finding(UNRECOGNISED_FILE, display, 1,
-                                        "cannot tell what kind of file this is, so nothing was checked",
-                                        "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION.")
-                        for display in unknown_named)
+    if files == 0:  # a run that checked nothing must not pass silently: say why each named file was passed over
+        named = {given for given in paths if Path(given).is_file()}
+        for display, why in skipped:
+            if display not in named or why == EXCLUDED:
+                continue
+            message = "cannot tell what kind of file this is, so nothing was checked" if display in unknown_named \
+                else f"not linted ({why}), so nothing was checked"
+            findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1, message,
+                                            "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
     return _without_committed_outputs(documents), files
 
 

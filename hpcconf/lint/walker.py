@@ -32,6 +32,7 @@ NOT_LINTED_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jin
                        ".gotmpl", ".tftpl", ".mustache", ".hbs", ".erb")
 _TEMPLATE_INFIXES = (".tpl.", ".j2.", ".tmpl.", ".jinja.", ".jinja2.")
 HIDDEN_BUT_LINTED = (".nccl.conf",)
+EXCLUDED = "excluded by the settings' exclude"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def candidates(paths: list[str], excluded: Callable[[str], bool], skipped: list[
             raise missing(given)
         for file, display, explicit, top in listed:
             if excluded(display):
-                skipped.append((display, "excluded by the settings' exclude"))
+                skipped.append((display, EXCLUDED))
                 continue
             reason = path_skip_reason(file, top)
             if reason:
