@@ -19,7 +19,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Sequence
 
@@ -73,16 +72,10 @@ def is_spec_file(path: Path) -> bool:
 
 
 def _git_files(directory: Path) -> list[Path] | None:
-    """Tracked and untracked-but-not-ignored files below ``directory``; None outside a git work tree."""
-    try:
-        done = subprocess.run(["git", "-C", str(directory), "ls-files", "-z", "--cached", "--others",
-                               "--exclude-standard", "--", "."], capture_output=True, check=False)
-    except OSError:
-        return None
-    if done.returncode != 0:
-        return None
-    names = sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
-    return [directory / n for n in names]
+    """The files git lists below ``directory`` (hpcconf.lint.walker lists a linted directory the same way)."""
+    from .lint.walker import git_files
+
+    return git_files(directory)
 
 
 def _walked_files(directory: Path) -> list[Path]:

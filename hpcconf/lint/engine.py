@@ -1,6 +1,7 @@
 """The lint engine: files -> documents -> rules -> filtered, sorted findings.
 
-1. Load: each path (directories are walked, hidden dirs skipped) becomes Documents of a
+1. Load: each path selected by :mod:`hpcconf.lint.walker` (directories listed as git sees them,
+   hidden files, docs, templates, other languages' scripts passed over) becomes Documents of a
    recognised kind; YAML that does not parse becomes an HPC001/HPC002 finding. An hpcconf
    spec is compiled (``hpcconf.pipeline.compile_spec``) and its artifacts are linted as
    documents named ``SPEC -> ARTIFACT`` (e.g. ``cluster.yaml -> aks/volcano-job.yaml``), with

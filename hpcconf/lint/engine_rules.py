@@ -74,11 +74,15 @@ DUPLICATE_KEY = engine_rule(code="HPC002", name="duplicate-key", severity=Severi
     """)
 
 UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severity=Severity.WARNING, doc="""
-    A file named on the command line is not a kind hpcconf lints.
+    A file named on the command line is not a kind hpcconf lints, and the run checked nothing.
 
     ## What it catches
-    An explicitly given file whose kind could not be recognised by name or content (files
-    found while walking a directory are skipped silently instead).
+    A run that checked no file at all, for each file named explicitly that was passed over: its
+    kind could not be recognised by name or content, or it is a kind hpcconf does not read (a
+    Helm template, a Python script, documentation; the message says which). When the run checks
+    some other file, named files it passes over are skipped as a directory walk skips them
+    (``--verbose`` lists them), so the pre-commit hook, which names every file of a commit,
+    reports what ``hpcconf lint .`` reports.
 
     ## Why is this bad?
     A lint run that checks nothing must not look like a pass: kube-linter added
