@@ -132,7 +132,7 @@ def test_a_finding_names_the_variable_and_the_kind_and_masks_only_the_secret(tmp
     assert result.exit_code == 1
     out = result.output
     assert "pod.yaml:15:18: error[SEC003] access-token: an access token (Hugging Face Token) in 'HF_HUB_TOKEN'" in out
-    assert "pod.yaml:17:19: error[SEC002] literal-credential: a literal credential (password) in 'DB_ADMIN_PASSWORD'" in out
+    assert "pod.yaml:17:19: warning[SEC002] literal-credential: a literal credential (password) in 'DB_ADMIN_PASSWORD'" in out
     assert "run.sh:2:17: error[SEC003] access-token: an access token (Hugging Face Token) in 'HF_TOKEN'" in out
     assert " 2 | export HF_TOKEN=**** NCCL_DEBUG=WARN" in out and ' 17 |           value: "****"' in out
     assert HF not in out and SECRET not in out

@@ -9,6 +9,9 @@ replaced by ``****`` (hpcconf.diagnostics.SourceCache), in every output format.
 
 Specs are checked by the loader itself (a spec with a secret is refused before anything is
 generated from it, so the secret is never copied into out/): these rules look at every other file.
+Severity follows what the consumer does (each page says which): a token in a provider's format is
+blocked at push and revoked by its provider (error); any other credential is exposed, not refused
+(warning).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def _findings(doc: Document, kind: str) -> Iterator[Diagnostic]:
         yield doc.at_line(secret.line, message, hint=hint, column=secret.column, end_column=end)
 
 
-@rule(code="SEC001", name="private-key", severity=Severity.ERROR, kinds=KINDS)
+@rule(code="SEC001", name="private-key", severity=Severity.WARNING, kinds=KINDS)
 def private_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A private key (``-----BEGIN ... PRIVATE KEY-----`` with key material, or a PuTTY key file).
 
@@ -70,11 +73,20 @@ def private_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Fix
     Delete it, rotate the key (it stays in git history), and mount it from a secret store.
+
+    ## Severity
+    Warning: whoever can read the repository or a CI log that printed the file holds the
+    credential, a loss the owner can measure, but no consumer refuses the file and the job still
+    runs (GitHub reports generic secrets such as private keys and connection strings as alerts,
+    without blocking the push: "Supported secret scanning patterns", non-provider patterns). In an
+    hpcconf spec it is an error: ``hpcconf build`` refuses a spec holding a secret, since the spec
+    is copied into generated, committed files. ``fail_level = "warning"`` in the settings makes
+    these fail a commit.
     """
     yield from _findings(doc, "private-key")
 
 
-@rule(code="SEC002", name="literal-credential", severity=Severity.ERROR, kinds=KINDS)
+@rule(code="SEC002", name="literal-credential", severity=Severity.WARNING, kinds=KINDS)
 def literal_credential(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A password, secret or key is written as a literal value.
 
@@ -108,6 +120,15 @@ def literal_credential(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Reference it (``export AZURE_CLIENT_SECRET="${AZURE_CLIENT_SECRET:?}"`` from the CI secret
     store, a Kubernetes ``secretKeyRef``, a Key Vault reference) and rotate the value.
+
+    ## Severity
+    Warning: whoever can read the repository or a CI log that printed the file holds the
+    credential, a loss the owner can measure, but no consumer refuses the file and the job still
+    runs (GitHub reports generic secrets such as private keys and connection strings as alerts,
+    without blocking the push: "Supported secret scanning patterns", non-provider patterns). In an
+    hpcconf spec it is an error: ``hpcconf build`` refuses a spec holding a secret, since the spec
+    is copied into generated, committed files. ``fail_level = "warning"`` in the settings makes
+    these fail a commit.
     """
     yield from _findings(doc, "password")
 
@@ -135,11 +156,18 @@ def access_token(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Fix
     Revoke the token, then pass it at run time from a secret store.
+
+    ## Severity
+    Error: the job stops working. GitHub blocks a push holding a token of a supported provider
+    format where push protection is on (the default for public repositories; "Working with push
+    protection", docs.github.com), and partner providers revoke or quarantine a token found in a
+    public repository (AWS attaches its ``AWSCompromisedKeyQuarantineV2`` policy to the leaked key;
+    GitHub's secret scanning partner program). A spec holding one is refused by ``hpcconf build``.
     """
     yield from _findings(doc, "token")
 
 
-@rule(code="SEC004", name="credential-in-connection-string", severity=Severity.ERROR, kinds=KINDS)
+@rule(code="SEC004", name="credential-in-connection-string", severity=Severity.WARNING, kinds=KINDS)
 def credential_in_connection_string(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A URL or connection string carries a password or account key.
 
@@ -159,5 +187,14 @@ def credential_in_connection_string(doc: Document, ctx: LintContext) -> Iterator
     ## Fix
     Keep the user and host in the string and give the password separately from a secret store
     (or use a managed identity); rotate the exposed one.
+
+    ## Severity
+    Warning: whoever can read the repository or a CI log that printed the file holds the
+    credential, a loss the owner can measure, but no consumer refuses the file and the job still
+    runs (GitHub reports generic secrets such as private keys and connection strings as alerts,
+    without blocking the push: "Supported secret scanning patterns", non-provider patterns). In an
+    hpcconf spec it is an error: ``hpcconf build`` refuses a spec holding a secret, since the spec
+    is copied into generated, committed files. ``fail_level = "warning"`` in the settings makes
+    these fail a commit.
     """
     yield from _findings(doc, "connection-string")
