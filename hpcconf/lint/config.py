@@ -4,7 +4,7 @@ Keys (all optional; the same in both files, top level of ``.hpcconf.toml``)::
 
     select = ["NCCL", "DKR001"]          # codes, code prefixes or rule names; default: all
     ignore = ["DKR002"]
-    exclude = ["vendor/**", "*.bak"]     # globs, matched against paths as given and their names
+    exclude = ["vendor/**", "*.bak"]     # git-style globs (** spans directories), matched below any directory
     out = "generated"                    # build's output root, relative to this file (default: ./out)
     fail-level = "warning"               # error (default) | warning | info
     no-inline-ignores = false
@@ -32,12 +32,14 @@ code 2, ``file:line:col``, "did you mean").
 from __future__ import annotations
 
 import difflib
-import fnmatch
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
+
+import pathspec
 
 from ..diagnostics import Severity
 from .document import DisplayPath
@@ -89,20 +91,23 @@ def glob_match(path: str, pattern: str) -> bool:
 
 
 def _glob_match(path: str, pattern: str) -> bool:
-    """Match a path as given, its file name, or any trailing part of it; ``dir/**`` = all below dir.
+    """Match a path as given or any trailing part of it (so a pattern applies below any directory)
+    with git's wildmatch rules (pathspec): ``*`` stays within one directory, ``**`` spans any number
+    of them, zero included (``charts/**/values.yaml`` matches ``charts/values.yaml``), ``dir/`` and
+    ``dir/**`` match everything below ``dir``, a pattern without ``/`` matches a file name.
     A compiled artifact ("spec.yaml -> aks/job.yaml") matches through either side of the arrow."""
     where = DisplayPath.parse(path)
+    spec = _compiled_glob(pattern)
     for part in (where.spec, where.file) if where.compiled else (path,):
-        posix = part.replace("\\", "/")
-        name = posix.rsplit("/", 1)[-1]
-        if pattern.endswith("/**"):
-            base = pattern[:-3].strip("/")
-            if posix.startswith(base + "/") or f"/{base}/" in f"/{posix}":
-                return True
-        if fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(name, pattern) \
-                or fnmatch.fnmatch(posix, "*/" + pattern):
+        segments = [s for s in part.replace("\\", "/").split("/") if s not in ("", ".")]
+        if any(spec.match_file("/".join(segments[index:])) for index in range(len(segments))):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled_glob(pattern: str) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def find_config(start: Path) -> Path | None:

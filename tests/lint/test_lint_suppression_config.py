@@ -158,3 +158,17 @@ def test_suppression_of_a_disabled_rule_is_not_called_unused():
     ctx = LintContext()
     ctx.config.ignore = ["NCCL004"]
     assert codes(lint_text(text, "nccl.conf", ctx)) == [("NCCL005", 3)]
+
+
+@pytest.mark.parametrize("pattern, path, matched", [
+    ("charts/**/values.yaml", "charts/values.yaml", True),         # ** spans zero directories too
+    ("charts/**/values.yaml", "infra/charts/a/b/values.yaml", True),
+    ("clusters/*.yaml", "clusters/east/job.yaml", False),          # * stays within one directory
+    ("clusters/*.yaml", "clusters/job.yaml", True),
+    ("vendor/", "./vendor/x/nccl.conf", True), ("vendor/**", "/abs/repo/vendor/x.yaml", True),
+    ("*.bak", "a/b/x.bak", True), ("tests/**", "spec.yaml -> tests/job.yaml", True),
+])
+def test_settings_globs_follow_git_wildmatch(pattern, path, matched):
+    from hpcconf.lint.config import glob_match
+
+    assert glob_match(path, pattern) is matched
