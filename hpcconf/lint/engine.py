@@ -277,6 +277,8 @@ def artifact_documents(spec_doc: Document, build: Build, ctx: LintContext, findi
     documents = []
     for artifact in build.artifacts:
         display = str(DisplayPath(artifact.path, spec=spec_doc.path))
+        if ctx.config.excluded(display):  # `exclude = ["aks/**"]` drops those artifacts, in lint and build alike
+            continue
         sources[display] = artifact.content
         try:
             docs = detect_documents(display, artifact.content, forced_kind=artifact.kind, charts=spec_ctx.charts)
@@ -624,6 +626,10 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
     validate_selectors(ctx.config.select, rules, "select")
     validate_selectors(ctx.config.ignore, rules, "ignore")
     loaded = build.spec
+    if ctx.config.excluded(loaded.file):  # `hpcconf lint .` passes over an excluded spec: so does build's lint
+        from .walker import EXCLUDED
+
+        return LintResult(findings=[], files_checked=0, skipped=[(loaded.file, EXCLUDED)])
     text = _read(loaded.path)
     spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
                         source_path=str(loaded.path))

@@ -193,3 +193,22 @@ def test_ansible_variables_in_an_azhop_config_are_not_template_markup():
     assert not_linted_reason("values.yaml", "worker:\n  #  {{ range .pci.device }}x{{ end }}\n  config: {}\n") is None
     assert not_linted_reason("job.yaml", "metadata:\n  name: {{ .Release.Name }}\n").startswith("a Helm template")
     assert not_linted_reason("job.yaml", "{% if gpu %}\nkind: Job\n{% endif %}\n").startswith("a Jinja template")
+
+
+def test_build_lints_what_lint_dot_lints_and_skips_what_it_excludes(tmp_path, monkeypatch):
+    """A spec whose compiled files have a lint error (HPC200): `build` refuses it as `lint .` reports it;
+    once the settings exclude it, `lint .` passes it over and so does build's own lint."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    shutil.copy(REPO / "tests" / "rules" / "HPC200" / "bad.yaml", tmp_path / "spec.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert "HPC200" in {f.code for f in lint_paths(["."], LintContext()).findings}
+    assert CliRunner().invoke(app, ["build", "spec.yaml"]).exit_code == 1
+    (tmp_path / ".hpcconf.toml").write_text('exclude = ["spec.yaml"]\n')
+    from hpcconf.lint.config import load_settings
+
+    assert lint_paths(["."], LintContext(config=load_settings().lint)).findings == []
+    built = CliRunner().invoke(app, ["build", "spec.yaml"])
+    assert built.exit_code == 0 and "HPC200" not in built.output, built.output
