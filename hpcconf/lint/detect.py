@@ -26,6 +26,8 @@ HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-opera
 # az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
 _AZHOP_KEYS = {"network", "location", "resource_group", "queue_manager", "cyclecloud", "ondemand", "scheduler"}
 _XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(system|graphs)[\s>/]", re.S)
+_DOCKERFILE_FROM = re.compile(r"^\s*FROM\s+\S", re.M | re.I)
+_YAML_MANIFEST_START = re.compile(r"^(?:\s*(?:#[^\n]*)?\n)*(?:---\s*\n)?apiVersion:\s*\S")
 _ENV_LINE = re.compile(r"^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -56,7 +58,14 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
     """
     name = DisplayPath.parse(display).name
     kind = forced_kind or _kind_by_name(name) or _kind_by_content(name, text)
-    if kind is None and not _looks_like_yaml(name):
+    yaml_by_content = False
+    if kind == Kind.DOCKERFILE and not forced_kind and not _DOCKERFILE_FROM.search(text):
+        # Named like a Dockerfile, but no FROM: a Kubernetes manifest saved as Dockerfile.<x> is read as
+        # the manifest it is; anything else is no Dockerfile hpcconf could judge.
+        if not _YAML_MANIFEST_START.match(text):
+            return []
+        kind, yaml_by_content = None, True
+    if kind is None and not (_looks_like_yaml(name) or yaml_by_content):
         return []
     if kind is not None and kind not in YAML_KINDS:
         return [Document(path=display, kind=kind, text=text, source_path=source_path)]

@@ -212,3 +212,15 @@ def test_build_lints_what_lint_dot_lints_and_skips_what_it_excludes(tmp_path, mo
     assert lint_paths(["."], LintContext(config=load_settings().lint)).findings == []
     built = CliRunner().invoke(app, ["build", "spec.yaml"])
     assert built.exit_code == 0 and "HPC200" not in built.output, built.output
+
+
+def test_a_manifest_named_like_a_dockerfile_is_read_as_the_manifest_it_is():
+    """aws-samples/awsome-distributed-training keeps a PyTorchJob as `Dockerfile.llama2-efa`: no FROM, so it
+    is not read as a Dockerfile; its content says Kubernetes. A Dockerfile-named file that is neither is skipped."""
+    from hpcconf.lint.detect import detect_documents
+
+    manifest = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: fsdp}\nspec: {}\n"
+    assert [d.kind for d in detect_documents("Dockerfile.llama2-efa", manifest)] == ["k8s-manifest"]
+    assert detect_documents("Dockerfile.notes", "Build with docker build .\n") == []
+    assert [d.kind for d in detect_documents("Dockerfile", "# syntax=docker/dockerfile:1\nfrom ubuntu:22.04\n")] == \
+        ["dockerfile"]
