@@ -7,6 +7,7 @@ cross-file rules; each container comes with its YAML path, so a finding points a
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterator
 
 from ...artifacts import Kind
@@ -15,6 +16,7 @@ from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     POD_KINDS,
     as_dict,
+    command_text,
     env_values,
     gpu_count,
     has_ipc_lock,
@@ -25,8 +27,10 @@ from ...parsers.k8s import (
     resources,
     shell_references,
 )
+from ...knowledge import charts
+from ..chart_version import resolve_chart_version
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
 
 # --------------------------------------------------------------------------- rules
@@ -284,3 +288,113 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
                                     "the container gets the literal text",
                               hint=f"use $({names[0]}) for a variable defined earlier in this env list, or set "
                                    f"{name} in the container's shell command", prefer_value=True)
+
+
+# --------------------------------------------------------------------------- K8S006
+
+# Tools that exist in a container only through the NVIDIA runtime's driver mounts (the driver container's
+# /run/nvidia/driver, injected as CDI devices): a pod that runs them expects that runtime.
+NVIDIA_RUNTIME_TOOLS = re.compile(r"\b(nvidia-smi|dcgmi|nv-hostengine|nvbandwidth|nvidia-bug-report\.sh)\b")
+# NVIDIA_VISIBLE_DEVICES values that ask the runtime for no GPU.
+NO_GPU_VALUES = {"", "void", "none"}
+CDI_ANNOTATION_PREFIXES = ("cdi.k8s.io/", "nvidia.cdi.k8s.io/")
+
+
+def _expects_nvidia_runtime(container: dict) -> str | None:
+    """Why the container expects the NVIDIA runtime to give it the driver, or None."""
+    for item in container.get("env") or []:
+        if isinstance(item, dict) and item.get("name") == "NVIDIA_VISIBLE_DEVICES" \
+                and str(item.get("value", "")).strip().lower() not in NO_GPU_VALUES:
+            return f"sets NVIDIA_VISIBLE_DEVICES={item.get('value')}"
+    tool = NVIDIA_RUNTIME_TOOLS.search(command_text(container))
+    return f"runs {tool.group(1)}" if tool else None
+
+
+def _operator_values(docs: DocumentSet) -> Document | None:
+    values = docs.of_kind(Kind.HELM_GPU_OPERATOR)
+    return values[0] if values else None
+
+
+def _cdi_state(values: Document | None, version: str | None) -> bool | None:
+    """CDI on (True), off (False) or unknown (None), from the values and the chart's default at ``version``."""
+    data = as_dict(values.data) if values is not None else {}
+    explicit = as_dict(data.get("cdi")).get("enabled")
+    toolkit_env = as_dict(data.get("toolkit")).get("env") or []
+    if any(isinstance(e, dict) and e.get("name") == "NVIDIA_RUNTIME_SET_AS_DEFAULT" and str(e.get("value")).lower() == "true"
+           for e in toolkit_env):
+        return False  # nvidia stays containerd's default runtime (transformToolkitCtrForCDI's documented override)
+    if isinstance(explicit, bool):
+        return explicit
+    return charts.gpu_operator_cdi_by_default(version) if version else None
+
+
+@rule(code="K8S006", name="nvidia-runtime-without-runtime-class", severity=Severity.ERROR,
+      kinds=(*POD_KINDS, Kind.HELM_GPU_OPERATOR), scope="set")
+@per_deployment
+def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pod expects the NVIDIA container runtime but neither names its RuntimeClass nor requests a GPU.
+
+    ## What it catches
+    A container that sets ``NVIDIA_VISIBLE_DEVICES`` (other than ``void``/``none``) or runs
+    ``nvidia-smi``, ``dcgmi``, ``nv-hostengine`` or ``nvbandwidth``, in a pod without
+    ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``.
+    Health-check and monitoring DaemonSets are written this way so as not to hold the GPUs a job needs.
+
+    Severity follows the gpu-operator of the deployment (the spec's pin, ``--chart gpu-operator=V``, a
+    per-path setting, or gpu-operator values linted with the pod and their ``Chart.lock``): an error where
+    CDI is on (25.10.0 and newer unless ``cdi.enabled: false``), silent where it is off, info where the
+    version is not known.
+
+    ## Why is this bad?
+    With CDI, gpu-operator no longer makes ``nvidia`` containerd's default runtime:
+    ``transformToolkitCtrForCDI`` sets ``NVIDIA_RUNTIME_SET_AS_DEFAULT=false``, and "the 'nvidia' runtime
+    will be set as the runtime class for our management containers so that they get access to all GPUs"
+    (NVIDIA/gpu-operator ``controllers/object_controls.go`` at v26.7.0; ``cdi.enabled`` defaults to true
+    from v25.10.0, ``api/nvidia/v1/clusterpolicy_types.go`` ``IsEnabled``). The pod then runs under runc:
+    ``NVIDIA_VISIBLE_DEVICES`` is an ordinary variable, no driver library or ``nvidia-smi`` is mounted,
+    and even a privileged container finds no working GPU. Azure's health checks fail
+    ``check_gpu_count`` on every node; a DaemonSet that taints failing nodes then takes the pool away.
+
+    ## Example
+    ```yaml
+    # gpu-operator 26.7.0
+    spec:
+      containers:
+        - name: nhc
+          image: mcr.microsoft.com/aznhc/aznhc-nv
+          env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+    ```
+
+    ## Fix
+    Add ``runtimeClassName: nvidia`` to the pod spec (the gpu-operator's ``operator.runtimeClass``, whose
+    RuntimeClass the operator creates), or request ``nvidia.com/gpu`` when the pod may hold the GPUs.
+    """
+    values = _operator_values(docs)
+    runtime_class = str(as_dict(as_dict(values.data if values else {}).get("operator")).get("runtimeClass")
+                        or charts.GPU_OPERATOR_RUNTIME_CLASS)
+    for doc in docs.of_kind(*POD_KINDS):
+        doc_ctx = doc.context_or(ctx)
+        resolved = resolve_chart_version(doc_ctx, "gpu-operator", values) if values is not None \
+            else resolve_chart_version(doc_ctx, "gpu-operator")
+        cdi = _cdi_state(values, resolved.version)
+        if cdi is False:
+            continue
+        for pod in pods(doc):
+            if pod.spec.get("runtimeClassName") or any(str(k).startswith(CDI_ANNOTATION_PREFIXES) for k in pod.annotations):
+                continue
+            for path, container in pod.containers(init=True):
+                why = _expects_nvidia_runtime(container)
+                if why is None or gpu_count(container):
+                    continue
+                name = container.get("name", "?")
+                if cdi:
+                    yield doc.at_path(path + ("name",), f"container '{name}' {why} but the pod has no runtimeClassName "
+                                      f"and requests no nvidia.com/gpu: with gpu-operator {resolved.version} (CDI on, "
+                                      "runc the default runtime) it sees no GPU driver",
+                                      hint=f"add runtimeClassName: {runtime_class} to the pod spec")
+                else:
+                    yield doc.at_path(path + ("name",), f"container '{name}' {why} but the pod has no runtimeClassName "
+                                      "and requests no nvidia.com/gpu: under gpu-operator 25.10 or newer (CDI on by "
+                                      "default) it sees no GPU driver; the deployment's gpu-operator version is not known",
+                                      hint=f"add runtimeClassName: {runtime_class} to the pod spec, or pass "
+                                           "--chart gpu-operator=VERSION", severity=Severity.INFO)

@@ -5,8 +5,10 @@ Each pod runs ``aznhc-entrypoint.sh`` once (the conf mounted where it reads it, 
 becomes Ready only on a pass, and on a failure adds the ``hpcconf.io/nhc-failed=true:NoSchedule`` taint to its
 node through the API (the image has curl, not kubectl), so no new pod lands there; it then sleeps, keeping
 the result visible (``kubectl get pods``). The NCCL test's workers wait for the pod on their node to be Ready.
-The pod requests no GPU (it would hold the GPUs the test needs); on NVIDIA pools NVIDIA_VISIBLE_DEVICES=all gives it every
-GPU through the NVIDIA runtime the GPU operator installs, as it does for its own DaemonSets.
+The pod requests no GPU (it would hold the GPUs the test needs); on NVIDIA pools it names the GPU operator's
+``nvidia`` RuntimeClass and sets NVIDIA_VISIBLE_DEVICES=all, as the operator does for its own DaemonSets: from
+gpu-operator 25.10 CDI is on and runc stays containerd's default runtime, so without the RuntimeClass the
+container would see no driver and every node would fail check_gpu_count (lint K8S006).
 
 RBAC, least privilege: the checks' ServiceAccount may get and patch nodes (tainting its own node; Kubernetes
 RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the workers beyond the job's.
@@ -15,6 +17,7 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
+from ...knowledge import charts
 from ...resolve import ResolvedCluster, ResolvedPool
 from ...resolve.aks import ResolvedAks
 from .. import _health
@@ -29,7 +32,7 @@ SERVICE_ACCOUNT = "hpcconf-nhc"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 PASSED = "/tmp/nhc-passed"
 CONF_DIR = "/azure-nhc/conf"  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
-WAIT_TIMEOUT = "1800s"  # the checks take minutes (Azure: up to 5, 500 s per check at most)
+WAIT_TIMEOUT_S = 1800  # the checks take minutes (Azure: up to 5, 500 s per check at most)
 
 
 def selector(pool: str) -> str:
@@ -93,6 +96,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
                 "nodeSelector": {AGENTPOOL_LABEL: pool.name},
                 "hostNetwork": True,  # as run-health-checks.sh runs the image (--net=host)
                 "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
+                **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.gpu_vendor == "nvidia" else {}),
                 "containers": [container],
                 "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}}],
             }},
@@ -118,7 +122,7 @@ def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
     expanded by the kubelet from the container's env."""
     return {"name": "wait-for-health-checks", "image": aks.kubectl_image,
             "command": ["kubectl", "wait", "pod", "-n", aks.namespace, "-l", selector(pool_name),
-                        "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT}"],
+                        "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT_S}s"],
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
 
 

@@ -1,0 +1,188 @@
+"""What an AKS deployer finds running today's output on today's upstream (issue 21, AKS half): the health-check
+pod gets the NVIDIA runtime under gpu-operator's CDI default, a failing test fails the Volcano job, and the
+NFD/NodeFeatureRule, image pins and UCX bootstrap settings. Each test names the upstream fact it holds to."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from hpcconf.knowledge import charts
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths
+from hpcconf.pipeline import compile_spec
+
+REPO = Path(__file__).resolve().parents[1]
+CURRENT = REPO / "examples" / "ndmv4-aks-current.yaml"
+AMD = REPO / "examples" / "ndmi300x-aks-slurm.yaml"
+
+
+def _docs(text: str) -> list[dict]:
+    return [d for d in YAML(typ="safe").load_all(text) if d]
+
+
+def _artifacts(spec: Path) -> dict[str, str]:
+    return {a.path: a.content for a in compile_spec(spec).artifacts}
+
+
+def _daemon_sets(artifacts: dict[str, str]) -> list[dict]:
+    return [d for d in _docs(artifacts["aks/health-checks.yaml"]) if d["kind"] == "DaemonSet"]
+
+
+# -- item 1: the health-check pod and gpu-operator's CDI default -------------------------------------------
+
+def test_cdi_threshold_agrees_with_the_chart_defaults():
+    # values.yaml cdi.enabled: false up to v25.3.x, true from v25.10 (chart_keys.yaml, read at each tag).
+    for version in charts.known_versions("gpu-operator"):
+        default = charts.chart_default("gpu-operator", version, "cdi.enabled")
+        assert charts.gpu_operator_cdi_by_default(version) is bool(default), version
+
+
+def test_nvidia_health_check_pod_names_the_operators_runtime_class():
+    (daemon_set,) = _daemon_sets(_artifacts(CURRENT))
+    pod = daemon_set["spec"]["template"]["spec"]
+    assert pod["runtimeClassName"] == "nvidia"
+    container = pod["containers"][0]
+    assert {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"} in container["env"]
+    assert "nvidia.com/gpu" not in container["resources"]["requests"]  # it must not hold the test's GPUs
+
+
+def test_amd_health_check_pod_has_no_nvidia_runtime_class():
+    (daemon_set,) = _daemon_sets(_artifacts(AMD))
+    assert "runtimeClassName" not in daemon_set["spec"]["template"]["spec"]
+
+
+def _aks_files(tmp_path: Path, artifacts: dict[str, str]) -> Path:
+    root = tmp_path / "out"
+    for path, text in artifacts.items():
+        if path.startswith("aks/"):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+    return root / "aks"
+
+
+def test_generated_health_checks_lint_clean_with_their_gpu_operator_values(tmp_path):
+    aks = _aks_files(tmp_path, _artifacts(CURRENT))
+    findings = lint_paths([str(aks)], LintContext()).findings
+    assert not [f for f in findings if f.code == "K8S006"], findings
+
+
+def test_the_old_daemonset_is_an_error_beside_cdi_values_and_silent_when_cdi_is_off(tmp_path):
+    artifacts = _artifacts(CURRENT)
+    old = artifacts["aks/health-checks.yaml"].replace("      runtimeClassName: nvidia\n", "")
+    assert old != artifacts["aks/health-checks.yaml"]
+    aks = _aks_files(tmp_path, {**artifacts, "aks/health-checks.yaml": old})
+    errors = [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "K8S006"]
+    assert [f.severity.value for f in errors] == ["error"] and "26.7.0" in errors[0].message
+    values = aks / "gpu-operator-values.yaml"
+    values.write_text(values.read_text(encoding="utf-8") + "cdi:\n  enabled: false\n", encoding="utf-8")
+    assert not [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "K8S006"]
+    values.unlink()  # the pod alone: the deployment's gpu-operator is unknown -> info
+    alone = [f for f in lint_paths([str(aks / "health-checks.yaml")], LintContext()).findings if f.code == "K8S006"]
+    assert [f.severity.value for f in alone] == ["info"]
+
+
+# -- item 5: a failing test fails the job -------------------------------------------------------------------
+
+FAKE_MPIRUN = """#!/bin/bash
+# mpirun stand-in: prints an nccl-tests table ($STUB_BUSBW GB/s, $STUB_WRONG wrong) and exits $STUB_RC.
+echo "# nccl-tests stand-in: $*"
+echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+if [ "${STUB_TABLE:-1}" = 1 ]; then
+  for size in 8 1048576 8589934592 17179869184; do
+    printf '%s\\n' "$(printf "%14s %14s     float     sum      -1    62639  274.27  %7s  %5s    62601  274.44  %7s  %5s" \
+      "$size" "$((size / 4))" "$STUB_BUSBW" "$STUB_WRONG" "$STUB_BUSBW" "$STUB_WRONG")"
+  done
+  echo "# Out of bounds values : $STUB_WRONG OK"
+  echo "# Avg bus bandwidth    : $STUB_BUSBW"
+fi
+exit "${STUB_RC:-0}"
+"""
+
+
+def _launcher_script(artifacts: dict[str, str]) -> str:
+    job = _docs(artifacts["aks/volcano-job.yaml"])[0]
+    launcher = next(t for t in job["spec"]["tasks"] if t["name"] == "mpimaster")
+    return launcher["template"]["spec"]["containers"][0]["command"][2]
+
+
+@pytest.fixture(scope="module")
+def launcher() -> str:
+    return _launcher_script(_artifacts(CURRENT))
+
+
+def _run_launcher(script: str, tmp_path: Path, **stub: str) -> subprocess.CompletedProcess:
+    """The launcher's script with the pod's fixed paths moved into ``tmp_path`` and ``mpirun`` a stand-in;
+    PATH holds no hpcconf (the test image has none)."""
+    bin_dir, logs = tmp_path / "bin", tmp_path / "logs"
+    bin_dir.mkdir()
+    logs.mkdir()
+    (bin_dir / "mpirun").write_text(FAKE_MPIRUN, encoding="utf-8")
+    (bin_dir / "mpirun").chmod(0o755)
+    hostfile = tmp_path / "mpiworker.host"
+    hostfile.write_text("worker-0\nworker-1\n", encoding="utf-8")
+    sandboxed = (script.replace("/tmp/", f"{logs}/")
+                 .replace("/etc/volcano/mpiworker.host", str(hostfile))
+                 .replace("mkdir -p /var/run/sshd; /usr/sbin/sshd", "true"))
+    assert "/usr/sbin/sshd" not in sandboxed and "/etc/volcano" not in sandboxed
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "STUB_BUSBW": "240.00", "STUB_WRONG": "0", **stub}
+    return subprocess.run(["bash", "-c", sandboxed], capture_output=True, text=True, env=env, timeout=60)
+
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
+
+
+@needs_bash
+def test_healthy_run_ends_the_launcher_with_0(launcher, tmp_path):
+    result = _run_launcher(launcher, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "single-node.all_reduce: pass: busbw 240.00 GB/s >= 228 GB/s" in result.stdout
+    assert "hpcconf is not in this image" in result.stdout
+
+
+@needs_bash
+def test_failing_mpirun_fails_the_launcher(launcher, tmp_path):
+    result = _run_launcher(launcher, tmp_path, STUB_RC="1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED: all_reduce_perf: mpirun exited 1" in result.stderr
+    # Every test still ran and was judged before the job failed.
+    assert "== single-node.all_reduce" in result.stdout and "== verdict" in result.stdout
+
+
+@needs_bash
+@pytest.mark.parametrize("stub, message", [
+    ({"STUB_WRONG": "3"}, "all_reduce_perf: FAIL: 4 row(s) with wrong results"),
+    ({"STUB_BUSBW": "150.00"}, "single-node.all_reduce: FAIL: busbw 150.00 GB/s at 17179869184 bytes, floor 228 GB/s"),
+    ({"STUB_TABLE": "0"}, "all_gather_perf: FAIL: no nccl-tests results in the log"),
+], ids=["wrong-results", "below-floor", "no-table"])
+def test_bad_results_fail_the_launcher_without_hpcconf(launcher, tmp_path, stub, message):
+    result = _run_launcher(launcher, tmp_path, **stub)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert message in result.stdout
+
+
+def test_failed_launcher_fails_the_volcano_job():
+    """Volcano v1.15.1: a pod fails only under restartPolicy Never (OnFailure restarts it in place, the job stays
+    Running); PodFailed -> RestartJob with maxRetry 1 moves the job to Failed (state/restarting.go)."""
+    job = _docs(_artifacts(CURRENT)["aks/volcano-job.yaml"])[0]
+    launcher = next(t for t in job["spec"]["tasks"] if t["name"] == "mpimaster")
+    assert launcher["template"]["spec"]["restartPolicy"] == "Never"
+    assert {"event": "PodFailed", "action": "RestartJob"} in launcher["policies"]
+    assert job["spec"]["maxRetry"] == 1
+    # The launcher's wait outlasts the workers' wait for their node's health checks (1800 s).
+    wait = launcher["template"]["spec"]["initContainers"][0]["command"]
+    assert "--timeout=2400s" in wait
+
+
+def test_report_hint_names_the_launcher_pod_not_the_hostname(launcher):
+    assert "$(hostname)" not in launcher
+    assert "kubectl logs -n nccl-test nccl-allreduce-job1-mpimaster-0 > nccl.log" in launcher
+
+
+def test_launcher_script_parses(launcher):
+    if shutil.which("bash"):
+        subprocess.run(["bash", "-n"], input=launcher, text=True, check=True)
