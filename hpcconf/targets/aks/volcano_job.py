@@ -87,9 +87,9 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     collective = cluster.nccl_test.collective
     binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
     return (
-        "set -eo pipefail  # a setup step that fails stops the job; a failed mpirun is recorded (failed) instead\n"
+        "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
         "FAILED=()\n"
-        "failed() { echo \"== $1: mpirun exited $2\" >&2; FAILED+=(\"$1: mpirun exited $2\"); }\n"
+        "failed() { echo \"== $1: exit status $2\" >&2; FAILED+=(\"$1: exit status $2\"); }\n"
         f"MPI_HOST=$(tr \"\\n\" \",\" < {aks.hostfile})\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
         "echo \"HOSTS: $MPI_HOST\"\n"
