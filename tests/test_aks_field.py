@@ -29,6 +29,9 @@ def _artifacts(spec: Path) -> dict[str, str]:
     return {a.path: a.content for a in compile_spec(spec).artifacts}
 
 
+needs_bash_only = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
 def _daemon_sets(artifacts: dict[str, str]) -> list[dict]:
     return [d for d in _docs(artifacts["aks/health-checks.yaml"]) if d["kind"] == "DaemonSet"]
 
@@ -84,6 +87,36 @@ def test_the_old_daemonset_is_an_error_beside_cdi_values_and_silent_when_cdi_is_
     values.unlink()  # the pod alone: the deployment's gpu-operator is unknown -> info
     alone = [f for f in lint_paths([str(aks / "health-checks.yaml")], LintContext()).findings if f.code == "K8S006"]
     assert [f.severity.value for f in alone] == ["info"]
+
+
+# -- item 6 (AKS): the inputs run-health-checks.sh gives the container --------------------------------------
+
+def test_health_check_pod_gets_the_kernel_log_and_8_gib_shm():
+    # run-health-checks.sh @0e0a1ac: -v ${kernel_log}:/azure-nhc/syslog (syslog, else messages), --shm-size=8g.
+    (daemon_set,) = _daemon_sets(_artifacts(CURRENT))
+    pod = daemon_set["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+    assert volumes["host-log"]["hostPath"] == {"path": "/var/log", "type": "Directory"}
+    assert mounts["host-log"] == {"name": "host-log", "mountPath": "/host/var/log", "readOnly": True}
+    assert volumes["shm"]["emptyDir"] == {"medium": "Memory", "sizeLimit": "8Gi"} and mounts["shm"]["mountPath"] == "/dev/shm"
+    script = pod["containers"][0]["command"][2]
+    link = script.index("ln -sf \"$log\" /azure-nhc/syslog")
+    assert "for log in /host/var/log/syslog /host/var/log/messages; do" in script
+    assert link < script.index("/azure-nhc/aznhc-entrypoint.sh")
+
+
+@needs_bash_only
+def test_health_check_script_links_the_first_kernel_log_that_exists(tmp_path):
+    (daemon_set,) = _daemon_sets(_artifacts(CURRENT))
+    script = daemon_set["spec"]["template"]["spec"]["containers"][0]["command"][2]
+    head = script[:script.index("rc=0\n")]
+    (tmp_path / "host" / "var" / "log").mkdir(parents=True)
+    (tmp_path / "host" / "var" / "log" / "messages").write_text("kernel: NVRM: Xid 79\n", encoding="utf-8")
+    (tmp_path / "azure-nhc").mkdir()
+    sandboxed = head.replace("/host/var/log", f"{tmp_path}/host/var/log").replace("/azure-nhc", f"{tmp_path}/azure-nhc")
+    subprocess.run(["bash", "-c", sandboxed], check=True, timeout=30)
+    assert (tmp_path / "azure-nhc" / "syslog").read_text(encoding="utf-8") == "kernel: NVRM: Xid 79\n"
 
 
 # -- item 5: a failing test fails the job -------------------------------------------------------------------

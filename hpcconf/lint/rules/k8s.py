@@ -27,7 +27,7 @@ from ...parsers.k8s import (
     resources,
     shell_references,
 )
-from ...knowledge import charts
+from ...knowledge import aznhc, charts
 from ..chart_version import resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -398,3 +398,113 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
                                       "default) it sees no GPU driver; the deployment's gpu-operator version is not known",
                                       hint=f"add runtimeClassName: {runtime_class} to the pod spec, or pass "
                                            "--chart gpu-operator=VERSION", severity=Severity.INFO)
+
+
+# --------------------------------------------------------------------------- K8S007
+
+def _volumes(pod) -> dict[str, dict]:
+    return {str(v["name"]): v for v in pod.spec.get("volumes") or [] if isinstance(v, dict) and v.get("name")}
+
+
+def _mounted_conf(pod, container: dict, config_maps: dict[str, dict]) -> tuple[bool, str | None]:
+    """(a conf is mounted where the entrypoint reads it, its text when the ConfigMap is among the linted files)."""
+    volumes = _volumes(pod)
+    for mount in container.get("volumeMounts") or []:
+        if not isinstance(mount, dict):
+            continue
+        path = str(mount.get("mountPath", "")).rstrip("/")
+        target = f"{aznhc.CONF_DIR}/{aznhc.CONF_FILE}"
+        if path not in (aznhc.CONF_DIR, target):
+            continue
+        source = as_dict(volumes.get(str(mount.get("name")), {}).get("configMap"))
+        data = as_dict(config_maps.get(str(source.get("name")), {}).get("data"))
+        key = str(mount.get("subPath") or aznhc.CONF_FILE)
+        return True, (str(data[key]) if key in data else None)
+    return False, None
+
+
+def _reads_kernel_log(pod, container: dict) -> bool:
+    """A mount at /azure-nhc/syslog, or the node's /var/log (or its syslog/messages) from a hostPath."""
+    volumes = _volumes(pod)
+    for mount in container.get("volumeMounts") or []:
+        if not isinstance(mount, dict):
+            continue
+        if str(mount.get("mountPath", "")).rstrip("/") == aznhc.SYSLOG:
+            return True
+        host = str(as_dict(volumes.get(str(mount.get("name")), {}).get("hostPath")).get("path", "")).rstrip("/")
+        if host in ("/", aznhc.HOST_LOG_DIR, *aznhc.KERNEL_LOGS):
+            return True
+    return False
+
+
+def _has_memory_shm(pod, container: dict) -> bool:
+    if pod.spec.get("hostIPC") is True:
+        return True
+    volumes = _volumes(pod)
+    return any(isinstance(m, dict) and str(m.get("mountPath", "")).rstrip("/") == "/dev/shm"
+               and as_dict(volumes.get(str(m.get("name")), {}).get("emptyDir")).get("medium") == "Memory"
+               for m in container.get("volumeMounts") or [])
+
+
+@rule(code="K8S007", name="azure-nhc-without-host-inputs", severity=Severity.WARNING, kinds=POD_KINDS, scope="set")
+@per_deployment
+def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pod runs Azure's health checks without the node's kernel log (or /dev/shm) Azure gives them.
+
+    ## What it catches
+    A container running ``mcr.microsoft.com/aznhc/aznhc-*`` or ``aznhc-entrypoint.sh`` that has no
+    mount at ``/azure-nhc/syslog`` and no hostPath of the node's ``/var/log`` (warning when its conf runs
+    ``check_gpu_xid`` or ``check_ib_link_flapping``, or when no conf is mounted and the image's default conf
+    for the size runs them; info when the conf's ConfigMap is not among the linted files); and one whose conf
+    runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (info).
+
+    ## Why is this bad?
+    Azure's ``run-health-checks.sh`` (Azure/azurehpc-health-checks) mounts the host's ``/var/log/syslog``
+    (else ``/var/log/messages``) at ``/azure-nhc/syslog`` and runs the container with ``--shm-size=8g``.
+    ``customTests/azure_gpu_xid.nhc`` and ``azure_ib_link_flapping.nhc`` read that file and, when it is
+    missing, log "not found. Skipping" and pass: a node with GPU XID errors or a flapping IB link is
+    declared healthy. Every GPU size's conf upstream runs ``check_gpu_xid``.
+
+    ## Example
+    ```yaml
+    containers:
+      - name: nhc
+        image: mcr.microsoft.com/aznhc/aznhc-nv
+        volumeMounts: [{name: conf, mountPath: /azure-nhc/conf}]   # no kernel log
+    ```
+
+    ## Fix
+    Mount the node's ``/var/log`` read-only (hostPath, type Directory) and link ``syslog`` (else
+    ``messages``) to ``/azure-nhc/syslog`` before the entrypoint, or mount the file itself there; mount an
+    ``emptyDir {medium: Memory, sizeLimit: 8Gi}`` at ``/dev/shm``.
+    """
+    config_maps = {str(as_dict(d.data.get("metadata")).get("name")): d.data for d in docs.of_kind(*POD_KINDS)
+                   if isinstance(d.data, dict) and d.data.get("kind") == "ConfigMap"}
+    for doc in docs.of_kind(*POD_KINDS):
+        for pod in pods(doc):
+            for path, container in pod.containers():
+                if not aznhc.runs_azure_nhc(str(container.get("image", "")), command_text(container)):
+                    continue
+                name = container.get("name", "?")
+                mounted, conf = _mounted_conf(pod, container, config_maps)
+                if not _reads_kernel_log(pod, container):
+                    # Whether the checks that run read the log: the default conf's do; a conf not linted may.
+                    reads = True if not mounted else None if conf is None else any(c in conf for c in aznhc.SYSLOG_CHECKS)
+                    if reads is not False:
+                        what = ("its conf runs " + "/".join(c for c in aznhc.SYSLOG_CHECKS if conf and c in conf)) if conf \
+                            else "the image's default conf runs check_gpu_xid" if not mounted \
+                            else "if its conf runs check_gpu_xid or check_ib_link_flapping (the ConfigMap was not linted)"
+                        yield doc.at_path(path + ("name",),
+                                          f"container '{name}' runs Azure's health checks without the node's kernel log at "
+                                          f"{aznhc.SYSLOG}: {what}, and they skip and pass without it (XID errors and "
+                                          "link flaps go unseen)",
+                                          hint=f"mount the node's {aznhc.HOST_LOG_DIR} read-only and link syslog (else messages) "
+                                               f"to {aznhc.SYSLOG}, as run-health-checks.sh mounts it",
+                                          severity=None if reads else Severity.INFO)
+                collective = conf is not None and any(check in conf for check in aznhc.COLLECTIVE_CHECKS)
+                if (collective or not mounted) and not _has_memory_shm(pod, container):
+                    yield doc.at_path(path + ("name",),
+                                      f"container '{name}' runs Azure's NCCL/RCCL health check with the container's "
+                                      f"64 MiB /dev/shm; run-health-checks.sh gives it {aznhc.SHM_SIZE}",
+                                      hint=f"mount an emptyDir {{medium: Memory, sizeLimit: {aznhc.SHM_SIZE}}} at /dev/shm",
+                                      severity=Severity.INFO)

@@ -1,7 +1,9 @@
 """The pre-flight node health checks on AKS: per GPU pool, a DaemonSet that runs Azure's checks
 (azurehpc-health-checks' image and entrypoint) with the pool's generated conf, and taints a failing node.
 
-Each pod runs ``aznhc-entrypoint.sh`` once (the conf mounted where it reads it, ``/azure-nhc/conf/aznhc.conf``),
+Each pod runs ``aznhc-entrypoint.sh`` once with the inputs Azure's ``run-health-checks.sh`` gives the container
+(:mod:`hpcconf.knowledge.aznhc`: the conf at ``/azure-nhc/conf/aznhc.conf``, the node's kernel log at
+``/azure-nhc/syslog``, an 8 GiB ``/dev/shm``, host network, privileged),
 becomes Ready only on a pass, and on a failure adds the ``hpcconf.io/nhc-failed=true:NoSchedule`` taint to its
 node through the API (the image has curl, not kubectl), so no new pod lands there; it then sleeps, keeping
 the result visible (``kubectl get pods``). The NCCL test's workers wait for the pod on their node to be Ready.
@@ -17,7 +19,7 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import charts
+from ...knowledge import aznhc, charts
 from ...resolve import ResolvedCluster, ResolvedPool
 from ...resolve.aks import ResolvedAks
 from .. import _health
@@ -31,7 +33,8 @@ TAINT_KEY = "hpcconf.io/nhc-failed"
 SERVICE_ACCOUNT = "hpcconf-nhc"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 PASSED = "/tmp/nhc-passed"
-CONF_DIR = "/azure-nhc/conf"  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
+CONF_DIR = aznhc.CONF_DIR  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
+HOST_LOG_MOUNT = "/host/var/log"  # the node's /var/log, read-only; the script links its kernel log to aznhc.SYSLOG
 WAIT_TIMEOUT_S = 1800  # the checks take minutes (Azure: up to 5, 500 s per check at most)
 
 
@@ -43,8 +46,12 @@ def taint_script() -> str:
     taint = f'{{"key":"{TAINT_KEY}","value":"true","effect":"NoSchedule"}}'
     return (
         "set -uo pipefail\n"
+        "# The node's kernel log where the XID and link-flap checks read it (run-health-checks.sh: syslog, else messages).\n"
+        f"for log in {' '.join(HOST_LOG_MOUNT + p.removeprefix(aznhc.HOST_LOG_DIR) for p in aznhc.KERNEL_LOGS)}; do\n"
+        f"  if [ -f \"$log\" ]; then ln -sf \"$log\" {aznhc.SYSLOG}; break; fi\n"
+        "done\n"
         "rc=0\n"
-        "/azure-nhc/aznhc-entrypoint.sh || rc=$?\n"
+        f"{aznhc.ENTRYPOINT} || rc=$?\n"
         "if [ \"$rc\" -eq 0 ]; then\n"
         f"  touch {PASSED}; echo \"$NODE_NAME: health checks passed\"\n"
         "else\n"
@@ -84,7 +91,9 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
         "securityContext": {"privileged": True},
         "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
         "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True}],
+        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True},
+                         {"name": "host-log", "mountPath": HOST_LOG_MOUNT, "readOnly": True},
+                         {"name": "shm", "mountPath": "/dev/shm"}],
     }
     return {
         "apiVersion": "apps/v1", "kind": "DaemonSet",
@@ -98,7 +107,10 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
                 "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
                 **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.gpu_vendor == "nvidia" else {}),
                 "containers": [container],
-                "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}}],
+                "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}},
+                            {"name": "host-log", "hostPath": {"path": aznhc.HOST_LOG_DIR, "type": "Directory"}},
+                            # run-health-checks.sh: --shm-size=8g (the container default is 64 MiB)
+                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": aznhc.SHM_SIZE}}],
             }},
         },
     }
