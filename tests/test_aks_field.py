@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from hpcconf.knowledge import charts
+from hpcconf.knowledge import charts, pci_ids
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
@@ -219,3 +219,50 @@ def test_report_hint_names_the_launcher_pod_not_the_hostname(launcher):
 def test_launcher_script_parses(launcher):
     if shutil.which("bash"):
         subprocess.run(["bash", "-n"], input=launcher, text=True, check=True)
+
+
+# -- item 9: NFD labels only the InfiniBand VFs where the whitelist would label more ---------------------------
+
+def _nfd_whitelist(artifacts: dict[str, str]) -> list[str]:
+    values = _docs(artifacts["aks/nfd-values.yaml"])[0]
+    return values["worker"]["config"]["sources"]["pci"]["deviceClassWhitelist"]
+
+
+def test_amd_pool_labels_infiniband_vfs_by_device_id_not_by_class(shared_dir):
+    artifacts = _artifacts(AMD)
+    assert not {"02", "0200", "0207"} & set(_nfd_whitelist(artifacts))
+    (rule,) = _docs(artifacts["aks/nfd-network-rule.yaml"])
+    (match,) = rule["spec"]["rules"][0]["matchFeatures"]
+    assert rule["spec"]["rules"][0]["labels"] == {"feature.node.kubernetes.io/pci-15b3.present": "true"}
+    assert match["feature"] == "pci.device" and match["matchExpressions"]["device"]["value"] == ["101e"]  # ConnectX-7 VF
+    # Azure's reference rule (Azure/aks-rdma-infiniband @700dabb4) matches the same feature and ids.
+    reference = YAML(typ="safe").load((shared_dir / "upstream" / "k8s" / "azure-aks-rdma-infiniband" /
+                                       "nodefeaturerule-network.yaml").read_text(encoding="utf-8"))
+    (ref_match,) = reference["spec"]["rules"][0]["matchFeatures"]
+    assert ref_match["feature"] == "pci.device"
+    assert set(ref_match["matchExpressions"]["device"]["value"]) == set(pci_ids.all_ib_vf_device_ids())
+    provision = artifacts["aks/provision.sh"]
+    assert provision.index('-f "$HERE/"nfd-values.yaml') < provision.index('kubectl apply -f "$HERE/"nfd-network-rule.yaml') \
+        < provision.index("network-operator network-operator")
+
+
+def test_amd_nfd_files_lint_clean_together(tmp_path):
+    aks = _aks_files(tmp_path, _artifacts(AMD))
+    findings = [f for f in lint_paths([str(aks)], LintContext()).findings if f.code in ("HELM003", "HELM007")]
+    assert not findings, findings
+
+
+def test_all_infiniband_nvidia_cluster_keeps_the_class_whitelist():
+    artifacts = _artifacts(CURRENT)
+    assert "02" in _nfd_whitelist(artifacts) and "aks/nfd-network-rule.yaml" not in artifacts
+
+
+def test_nvidia_pool_without_infiniband_beside_one_with_it_gets_the_rule(tmp_path):
+    text = CURRENT.read_text(encoding="utf-8").replace(
+        "    count: 2\n", "    count: 2\n  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n", 1)
+    spec = tmp_path / CURRENT.name
+    spec.write_text(text, encoding="utf-8")
+    artifacts = _artifacts(spec)
+    assert "02" not in _nfd_whitelist(artifacts)
+    (rule,) = _docs(artifacts["aks/nfd-network-rule.yaml"])
+    assert rule["spec"]["rules"][0]["matchFeatures"][0]["matchExpressions"]["device"]["value"] == ["101c"]  # ConnectX-6 VF
