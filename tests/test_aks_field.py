@@ -266,3 +266,45 @@ def test_nvidia_pool_without_infiniband_beside_one_with_it_gets_the_rule(tmp_pat
     assert "02" not in _nfd_whitelist(artifacts)
     (rule,) = _docs(artifacts["aks/nfd-network-rule.yaml"])
     assert rule["spec"]["rules"][0]["matchFeatures"][0]["matchExpressions"]["device"]["value"] == ["101c"]  # ConnectX-6 VF
+
+
+# -- item 12 (AKS): MPI bootstraps on the pod network; the single-node pass runs as Azure's check does -----------
+
+def _runs(script: str) -> dict[str, dict[str, str]]:
+    """The exports of each mpirun in a launcher script, by the log it writes."""
+    runs = {}
+    for call in script.replace("\\\n", " ").splitlines():
+        if call.startswith("mpirun "):
+            words = call.split()
+            log = call.rsplit('tee "', 1)[1].split('"', 1)[0]
+            runs[log] = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "-x")
+    return runs
+
+
+def _init_spec(tmp_path: Path, sku: str) -> Path:
+    from hpcconf.catalog import Catalog
+    from hpcconf.init_command import init_context, render_init_spec
+
+    context = init_context(Catalog.load().get(sku), 2, ["aks"], "field", None, None, "spec.yaml", "test")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(render_init_spec(context), encoding="utf-8")
+    return spec
+
+
+def test_mpi_bootstraps_over_the_pod_network_in_every_run(launcher):
+    # Azure NHC's NCCL check: -x UCX_TLS=tcp -x UCX_NET_DEVICES=eth0 (customTests/azure_nccl_allreduce.nhc @0e0a1ac2).
+    runs = _runs(launcher)
+    assert len(runs) == 3  # the matrix loop, the ring pass, the single-node pass
+    for env in runs.values():
+        assert (env["UCX_TLS"], env["UCX_NET_DEVICES"], env["NCCL_SOCKET_IFNAME"]) == ("tcp", "eth0", "eth0")
+
+
+@pytest.mark.parametrize("sku, single_node_topo", [("Standard_ND96isr_H200_v5", False), ("Standard_ND96isr_H100_v5", False),
+                                                    ("Standard_ND96amsr_A100_v4", True)])
+def test_single_node_pass_drops_the_topology_file_where_azures_check_does(tmp_path, sku, single_node_topo):
+    # PR #143 (67ca7512): Azure's single-node check runs with NCCL_TOPO_FILE= on H100/H200 (spurious H200 failures
+    # with it, issue #142); multi-node runs keep the file, as azhpc-images' ndv5 nccl.conf and Azure's AKS chart do.
+    runs = _runs(_launcher_script(_artifacts(_init_spec(tmp_path, sku))))
+    single = runs.pop("/tmp/single-node.all_reduce.log")
+    assert ("NCCL_TOPO_FILE" in single) is single_node_topo
+    assert runs and all("NCCL_TOPO_FILE" in env for env in runs.values())

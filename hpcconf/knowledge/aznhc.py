@@ -33,6 +33,13 @@ IMAGE_PREFIX = "mcr.microsoft.com/aznhc/aznhc-"
 PUBLISHED_TAGS = ("latest",)
 
 
+# Azure's single-node NCCL check runs with NCCL_TOPO_FILE empty since 67ca7512 (2025-06-26, PR #143 "Bug Fix for
+# H100 / H200 check_nccl_allreduce test failure", issue #142: spurious H200 failures with the topology file);
+# their floors (conf/nd96isr_h100_v5.conf, nd96isr_h200_v5.conf) hold without it. The images still set the file
+# for multi-node runs (azhpc-images customizations/ndv5.sh), as does Azure's AKS NCCL chart.
+SINGLE_NODE_WITHOUT_TOPO_FILE = ("Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5")
+
+
 def runs_azure_nhc(image: str, command: str) -> bool:
     """A container that runs Azure's checks: one of its images, or its entrypoint."""
     return image.startswith(IMAGE_PREFIX) or "aznhc-entrypoint.sh" in command
