@@ -308,3 +308,32 @@ def test_single_node_pass_drops_the_topology_file_where_azures_check_does(tmp_pa
     single = runs.pop("/tmp/single-node.all_reduce.log")
     assert ("NCCL_TOPO_FILE" in single) is single_node_topo
     assert runs and all("NCCL_TOPO_FILE" in env for env in runs.values())
+
+
+# -- item 10 (AKS): floating tags -----------------------------------------------------------------------------
+
+def test_generated_images_float_only_where_upstream_publishes_no_other_tag(tmp_path):
+    from hpcconf.lint.rules.k8s import floating_tag
+
+    artifacts = _artifacts(CURRENT)
+    images = {c["image"] for path, text in artifacts.items() if path.endswith(".yaml") and path.startswith("aks/")
+              for doc in _docs(text) for c in _containers(doc)}
+    assert "hpcconfdemo.azurecr.io/nccl-tests:25.10" in images and "mcr.microsoft.com/oss/kubernetes/kubectl:v1.30.0" in images
+    assert {i for i in images if floating_tag(i)} == {"mcr.microsoft.com/aznhc/aznhc-nv:latest"}
+    assert "pin a digest with health_checks.image" in artifacts["aks/health-checks.yaml"]
+    aks = _aks_files(tmp_path, artifacts)
+    floating = [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "K8S008"]
+    assert [f.severity.value for f in floating] == ["info"]
+
+
+def _containers(doc: dict):
+    from hpcconf.artifacts import Kind
+    from hpcconf.parsers.k8s import pods
+
+    class _Doc:
+        kind = Kind.VOLCANO_JOB if doc.get("apiVersion", "").startswith("batch.volcano.sh/") else Kind.K8S_MANIFEST
+        data = doc
+
+    for pod in pods(_Doc()):
+        for _, container in pod.containers(init=True):
+            yield container

@@ -138,6 +138,15 @@ def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
 
 
+def _image_note(cluster: ResolvedCluster) -> list[str]:
+    """Azure publishes its check images by ``latest`` only (knowledge.aznhc): say how to pin one (lint K8S008)."""
+    floating = sorted({image for pool in cluster.gpu_pools if (image := _health.image(cluster, pool)).endswith(":latest")})
+    if not floating:
+        return []
+    return [f"{', '.join(floating)}: Azure publishes no versioned tag; pin a digest with health_checks.image "
+            "(image@sha256:...) so every node runs the same checks."]
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     if not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
@@ -147,5 +156,6 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     text = yaml_file(cluster, docs,
                      "Azure HPC node health checks on every GPU node before the NCCL test; a failing node is tainted "
                      f"{TAINT_KEY}=true:NoSchedule (remove with: kubectl taint node <node> {TAINT_KEY}-).",
-                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}")
+                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}",
+                     *_image_note(cluster))
     return [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]
