@@ -13,10 +13,10 @@ import shlex
 from typing import Optional
 
 from ...artifacts import Artifact, Kind
-from ...resolve import ResolvedCluster
-from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...knowledge import aznhc
 from ...knowledge.nccl_floors import load_floors
+from ...resolve import ResolvedCluster
+from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
