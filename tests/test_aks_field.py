@@ -152,7 +152,7 @@ def _run_launcher(script: str, tmp_path: Path, **stub: str) -> subprocess.Comple
     """The launcher's script with the pod's fixed paths moved into ``tmp_path`` and ``mpirun`` a stand-in;
     PATH holds no hpcconf (the test image has none)."""
     bin_dir, logs = tmp_path / "bin", tmp_path / "logs"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     logs.mkdir()
     (bin_dir / "mpirun").write_text(FAKE_MPIRUN, encoding="utf-8")
     (bin_dir / "mpirun").chmod(0o755)
@@ -337,3 +337,14 @@ def _containers(doc: dict):
     for pod in pods(_Doc()):
         for _, container in pod.containers(init=True):
             yield container
+
+
+@needs_bash
+def test_amd_launcher_judges_rccl_tests_against_the_mi300x_floor(tmp_path):
+    # rccl-tests prints nccl-tests' table; MI300X's single-node floor: 314 GB/s at 16G (conf/nd96isr_mi300x_v5.conf).
+    script = _launcher_script(_artifacts(AMD))
+    healthy = _run_launcher(script, tmp_path / "healthy", STUB_BUSBW="350.00")
+    assert healthy.returncode == 0, healthy.stdout + healthy.stderr
+    assert "single-node.all_reduce: pass: busbw 350.00 GB/s >= 314 GB/s" in healthy.stdout
+    slow = _run_launcher(script, tmp_path / "slow", STUB_BUSBW="300.00")
+    assert slow.returncode == 1 and "floor 314 GB/s" in slow.stdout
