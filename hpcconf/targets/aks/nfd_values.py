@@ -78,8 +78,9 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     comment = (["Workers run on every node (AKS labels only NVIDIA nodes as accelerators) and label PCI",
                 "vendors of display and class 12 devices, what the AMD GPU operator's rule selects on."]
                if amd else
-               ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)"
-                + ("." if ids else " and pci-15b3.present (network-operator).")])
+               ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)."] if ids else
+               ["Workers run on GPU nodes only and label them pci-15b3.present / pci-10de.present,",
+                "the labels network-operator and gpu-operator select on."])
     if ids:
         comment.append(f"pci-15b3.present comes from {RULE_FILE} (InfiniBand VFs only), not from PCI class 02, "
                        "which an accelerated-networking VF shares.")
