@@ -348,3 +348,14 @@ def test_amd_launcher_judges_rccl_tests_against_the_mi300x_floor(tmp_path):
     assert "single-node.all_reduce: pass: busbw 350.00 GB/s >= 314 GB/s" in healthy.stdout
     slow = _run_launcher(script, tmp_path / "slow", STUB_BUSBW="300.00")
     assert slow.returncode == 1 and "floor 314 GB/s" in slow.stdout
+
+
+def test_toolkit_off_leaves_the_default_runtime_unknown(tmp_path):
+    artifacts = _artifacts(CURRENT)
+    old = artifacts["aks/health-checks.yaml"].replace("      runtimeClassName: nvidia\n", "")
+    aks = _aks_files(tmp_path, {**artifacts, "aks/health-checks.yaml": old})
+    values = aks / "gpu-operator-values.yaml"
+    values.write_text(values.read_text(encoding="utf-8").replace("toolkit:\n  enabled: true", "toolkit:\n  enabled: false"),
+                      encoding="utf-8")
+    findings = [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "K8S006"]
+    assert [f.severity.value for f in findings] == ["info"]

@@ -52,6 +52,8 @@ def _cdi_state(values: Document | None, version: str | None) -> bool | None:
     if any(isinstance(e, dict) and e.get("name") == "NVIDIA_RUNTIME_SET_AS_DEFAULT" and str(e.get("value")).lower() == "true"
            for e in toolkit_env):
         return False  # nvidia stays containerd's default runtime (transformToolkitCtrForCDI's documented override)
+    if as_dict(data.get("toolkit")).get("enabled") is False:
+        return None  # the operator leaves containerd as it found it (AKS's own GPU setup makes nvidia the default)
     if isinstance(explicit, bool):
         return explicit
     return charts.gpu_operator_cdi_by_default(version) if version else None
@@ -72,7 +74,8 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
     Severity follows the gpu-operator of the deployment (the spec's pin, ``--chart gpu-operator=V``, a
     per-path setting, or gpu-operator values linted with the pod and their ``Chart.lock``): an error where
     CDI is on (25.10.0 and newer unless ``cdi.enabled: false``), silent where it is off, info where the
-    version is not known.
+    version is not known or the values turn the operator's toolkit off (``toolkit.enabled: false``: who
+    configured containerd, e.g. AKS's own GPU driver install, then decides the default runtime).
 
     ## Why is this bad?
     With CDI, gpu-operator no longer makes ``nvidia`` containerd's default runtime:
