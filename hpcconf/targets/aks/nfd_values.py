@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
 from ...artifacts import Artifact, Kind
 from ...knowledge import pci_ids
 from ...resolve import ResolvedCluster
@@ -67,8 +69,9 @@ def node_feature_rule(ids: tuple[str, ...]) -> dict:
     return {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule", "metadata": {"name": RULE_NAME},
             "spec": {"rules": [{"name": RULE_NAME, "labels": {pci_ids.NFD_MELLANOX_LABEL: "true"},
                                 "matchFeatures": [{"feature": "pci.device", "matchExpressions": {
-                                    "vendor": {"op": "In", "value": [pci_ids.MELLANOX_VENDOR]},
-                                    "device": {"op": "In", "value": list(ids)}}}]}]}}
+                                    # quoted: an id of digits only would otherwise be read as a number
+                                    "vendor": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.MELLANOX_VENDOR)]},
+                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in ids]}}}]}]}}
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
