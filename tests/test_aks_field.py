@@ -359,3 +359,16 @@ def test_toolkit_off_leaves_the_default_runtime_unknown(tmp_path):
                       encoding="utf-8")
     findings = [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "K8S006"]
     assert [f.severity.value for f in findings] == ["info"]
+
+
+def test_generated_job_has_no_vol010_and_its_2023_form_has_both(tmp_path):
+    aks = _aks_files(tmp_path, _artifacts(CURRENT))
+    assert not [f for f in lint_paths([str(aks)], LintContext()).findings if f.code == "VOL010"]
+    # The launcher as it was: a failure recorded nowhere, restarted in place by the kubelet.
+    job = (aks / "volcano-job.yaml").read_text(encoding="utf-8")
+    old = (job.replace("set -eo pipefail", "set -o pipefail").replace("restartPolicy: Never", "restartPolicy: OnFailure"))
+    old = "\n".join(line.split(" || failed ")[0] for line in old.splitlines()) + "\n"
+    (aks / "volcano-job.yaml").write_text(old, encoding="utf-8")
+    found = sorted(f.severity.value for f in lint_paths([str(aks / "volcano-job.yaml")], LintContext()).findings
+                   if f.code == "VOL010")
+    assert found == ["info", "warning"]
