@@ -546,8 +546,8 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), and a pod ``restartPolicy`` of ``OnFailure`` or ``Always`` (the
-    default; info: the job reruns the test instead of failing, which a user may want). Jobs that run other
+    commands without ``set -e``; warning), and a pod ``restartPolicy: OnFailure`` or ``Always`` (info: the job
+    reruns the test instead of failing, which a user may want). Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
 
     ## Why is this bad?
@@ -588,10 +588,9 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
             continue
         flagged_tasks.add(pod.task_index)
         policy = pod.spec.get("restartPolicy")
-        if policy in (None, "OnFailure", "Always"):
-            where = pod.spec_path + ("restartPolicy",) if policy else ("spec", "tasks", pod.task_index, "name")
-            yield doc.at_path(where, f"task '{pod.task.get('name') or pod.task_index}' runs the NCCL test with restartPolicy "
-                              f"{policy or 'Always (the default)'}: a failed launcher restarts in place and reruns the "
+        if policy in ("OnFailure", "Always"):
+            yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
+                              f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
                               "test, its pod never fails, and the job never ends Failed (whoever waits for the verdict "
                               "waits on)",
                               hint="restartPolicy: Never, with policies [{event: PodFailed, action: RestartJob}] and the "
