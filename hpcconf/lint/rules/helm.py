@@ -326,7 +326,7 @@ def _nfd_labels(doc: Document, mellanox_by_rule: bool) -> Iterator[Diagnostic]:
 ETHERNET_CLASSES = ("02", "0200")  # "02" is every network class: Ethernet 0200 as well as InfiniBand 0207
 
 
-@rule(code="HELM007", name="nfd-labels-ethernet-vfs", severity=Severity.INFO, kinds=(Kind.HELM_NFD,))
+@rule(code="HELM007", name="nfd-labels-ethernet-vfs", severity=Severity.INFO, kinds=(Kind.HELM_NFD,), since="0.3.0")
 def nfd_labels_ethernet_vfs(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """NFD labels every node with a Mellanox Ethernet VF ``pci-15b3.present``, not only the InfiniBand nodes.
 

@@ -306,7 +306,7 @@ def floating_tag(image: str) -> str | None:
     return "no tag" if not tag else "latest" if tag == "latest" else None
 
 
-@rule(code="K8S008", name="floating-image-in-test-pod", severity=Severity.WARNING, kinds=POD_KINDS)
+@rule(code="K8S008", name="floating-image-in-test-pod", severity=Severity.WARNING, kinds=POD_KINDS, since="0.3.0")
 def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A pod that measures or judges the cluster runs an image by ``:latest`` (or no tag).
 

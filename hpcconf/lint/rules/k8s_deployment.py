@@ -60,7 +60,7 @@ def _cdi_state(values: Document | None, version: str | None) -> bool | None:
 
 
 @rule(code="K8S006", name="nvidia-runtime-without-runtime-class", severity=Severity.ERROR,
-      kinds=(*POD_KINDS, Kind.HELM_GPU_OPERATOR), scope="set")
+      kinds=(*POD_KINDS, Kind.HELM_GPU_OPERATOR), scope="set", since="0.3.0")
 @per_deployment
 def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """A pod expects the NVIDIA container runtime but neither names its RuntimeClass nor requests a GPU.
@@ -178,7 +178,7 @@ def _has_memory_shm(pod, container: dict) -> bool:
                for m in container.get("volumeMounts") or [])
 
 
-@rule(code="K8S007", name="azure-nhc-without-host-inputs", severity=Severity.WARNING, kinds=POD_KINDS, scope="set")
+@rule(code="K8S007", name="azure-nhc-without-host-inputs", severity=Severity.WARNING, kinds=POD_KINDS, scope="set", since="0.3.0")
 @per_deployment
 def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """A pod runs Azure's health checks without the node's kernel log (or /dev/shm) Azure gives them.

@@ -538,7 +538,7 @@ def _lost_status(container: dict) -> Optional[tuple[str, str]]:
     return None
 
 
-@rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB)
+@rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB, since="0.3.0")
 def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A failing NCCL test in the launcher cannot make the Volcano job end Failed.
 
