@@ -24,6 +24,7 @@ from ..registry import rule
 # Tools that exist in a container only through the NVIDIA runtime's driver mounts (the driver container's
 # /run/nvidia/driver, injected as CDI devices): a pod that runs them expects that runtime.
 NVIDIA_RUNTIME_TOOLS = re.compile(r"\b(nvidia-smi|dcgmi|nv-hostengine|nvbandwidth|nvidia-bug-report\.sh)\b")
+NVIDIA_NHC_IMAGE = aznhc.IMAGE_PREFIX + "nv"  # Azure's NVIDIA health-check image (check_gpu_count runs nvidia-smi)
 # NVIDIA_VISIBLE_DEVICES values that ask the runtime for no GPU.
 NO_GPU_VALUES = {"", "void", "none"}
 CDI_ANNOTATION_PREFIXES = ("cdi.k8s.io/", "nvidia.cdi.k8s.io/")
@@ -36,7 +37,10 @@ def _expects_nvidia_runtime(container: dict) -> str | None:
                 and str(item.get("value", "")).strip().lower() not in NO_GPU_VALUES:
             return f"sets NVIDIA_VISIBLE_DEVICES={item.get('value')}"
     tool = NVIDIA_RUNTIME_TOOLS.search(command_text(container))
-    return f"runs {tool.group(1)}" if tool else None
+    if tool:
+        return f"runs {tool.group(1)}"
+    image = str(container.get("image") or "")
+    return f"runs {image.split('@')[0].split(':')[0]} (its checks call nvidia-smi)" if image.startswith(NVIDIA_NHC_IMAGE) else None
 
 
 def _operator_values(docs: DocumentSet) -> Document | None:
@@ -66,8 +70,9 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
     """A pod expects the NVIDIA container runtime but neither names its RuntimeClass nor requests a GPU.
 
     ## What it catches
-    A container that sets ``NVIDIA_VISIBLE_DEVICES`` (other than ``void``/``none``) or runs
-    ``nvidia-smi``, ``dcgmi``, ``nv-hostengine`` or ``nvbandwidth``, in a pod without
+    A container that sets ``NVIDIA_VISIBLE_DEVICES`` (other than ``void``/``none``), runs
+    ``nvidia-smi``, ``dcgmi``, ``nv-hostengine`` or ``nvbandwidth``, or runs Azure's NVIDIA health-check image
+    (``mcr.microsoft.com/aznhc/aznhc-nv``), in a pod without
     ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``.
     Health-check and monitoring DaemonSets are written this way so as not to hold the GPUs a job needs.
 
@@ -235,8 +240,10 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                                           severity=None if reads else Severity.INFO)
                 collective = conf is not None and any(check in conf for check in aznhc.COLLECTIVE_CHECKS)
                 if (collective or not mounted) and not _has_memory_shm(pod, container):
+                    what = "runs Azure's NCCL/RCCL health check" if collective else \
+                        "runs the image's default conf (NCCL/RCCL all-reduce on ND sizes)"
                     yield doc.at_path(path + ("name",),
-                                      f"container '{name}' runs Azure's NCCL/RCCL health check with the container's "
-                                      f"64 MiB /dev/shm; run-health-checks.sh gives it {aznhc.SHM_SIZE}",
+                                      f"container '{name}' {what} with the container's 64 MiB /dev/shm; "
+                                      f"run-health-checks.sh gives it {aznhc.SHM_SIZE}",
                                       hint=f"mount an emptyDir {{medium: Memory, sizeLimit: {aznhc.SHM_SIZE}}} at /dev/shm",
                                       severity=Severity.INFO)
