@@ -36,6 +36,9 @@ def test_seed_artifacts_get_the_findings_they_deserve():
         ("seed000-gpu-operator.yaml", 1, "HELM006"), ("seed000-network-operator.yaml", 1, "HELM006"),
         ("seed000-nfd.yaml", 1, "HELM006"), ("seed003-network-operator.yaml", 1, "HELM006"),
         ("seed000-job.yaml", 8, "VOL003"),   # minAvailable 3 of 5 pods, because of the duplicated task
+        ("seed000-job.yaml", 43, "VOL010"),  # mpirun | tee without pipefail: a failed test ends the job Completed
+        ("seed000-job.yaml", 56, "K8S008"),  # the test image by :latest
+        ("seed000-job.yaml", 68, "VOL010"),  # the launcher restarts in place (OnFailure): the job never ends Failed (info)
         ("seed000-job.yaml", 74, "XA002"),   # the GPU-less first copy attaches 8 IB networks for 0 VFs
         ("seed000-job.yaml", 96, "VOL001"),  # duplicated task name: Volcano rejects the job
         ("seed000-nodepool.sh", 3, "XA004"),  # SkipGPUDriverInstallation is not the tag AKS reads
@@ -166,4 +169,5 @@ def test_two_specs_linted_together_are_not_compared_with_each_other():
     """The blog spec's network lives in 'default', the current spec's job in 'nccl-test': each is
     consistent on its own, and set rules compare files of one deployment only."""
     findings = lint_paths([str(p) for p in EXAMPLES], LintContext()).findings
-    assert [f"{f.file}:{f.line} {f.code}" for f in findings if f.code.startswith(FAMILIES)] == []
+    # K8S008 (info, one file): Azure publishes its health-check images by :latest only; nothing compared.
+    assert [f"{f.file}:{f.line} {f.code}" for f in findings if f.code.startswith(FAMILIES) and f.code != "K8S008"] == []

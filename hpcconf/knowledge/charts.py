@@ -50,6 +50,15 @@ DOCA_DRIVER_BY_RELEASE = {
 # az CLI: `az aks nodepool add --gpu-driver none` exists from 2.72.2; before it, the node pool tag
 # SkipGPUDriverInstall=true (NVIDIA gpu-operator AKS docs; retired 2025-07-14, Azure/AKS#4925).
 AZ_GPU_DRIVER_FLAG_SINCE = "2.72.2"
+# gpu-operator: the RuntimeClass whose handler is the NVIDIA container runtime (values.yaml
+# `operator.runtimeClass: nvidia`; the operator creates it, controllers/object_controls.go
+# transformRuntimeClass, in every release from v22.9.2 to v26.7.0). From v25.10.0 CDI is on by default
+# (`cdi.enabled: true`; CDIConfigSpec.IsEnabled returns true when unset) and transformToolkitCtrForCDI sets
+# NVIDIA_RUNTIME_SET_AS_DEFAULT=false: containerd's default runtime stays runc, so only a pod that requests
+# nvidia.com/gpu (CDI devices from the device plugin) or names this RuntimeClass gets the driver. v25.3.4 and
+# older default to `cdi.enabled: false`, where the toolkit makes `nvidia` the default runtime.
+GPU_OPERATOR_RUNTIME_CLASS = "nvidia"
+GPU_OPERATOR_CDI_DEFAULT_SINCE = "25.10.0"
 
 
 @dataclass(frozen=True)
@@ -306,6 +315,11 @@ def network_operator_operand_tag(version: str) -> Optional[str]:
 def doca_driver_default(version: str) -> Optional[str]:
     """The doca-driver tag NVIDIA documents for this network-operator release, if hpcconf knows it."""
     return DOCA_DRIVER_BY_RELEASE.get(version.lstrip("v"))
+
+
+def gpu_operator_cdi_by_default(version: str) -> bool:
+    """Whether this gpu-operator release turns CDI on unless the values say ``cdi.enabled: false``."""
+    return at_least(version, GPU_OPERATOR_CDI_DEFAULT_SINCE)
 
 
 def az_cli_has_gpu_driver_flag(version: str) -> bool:

@@ -21,6 +21,7 @@ from ..registry import rule
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}
 MELLANOX, NVIDIA = "15b3", "10de"
+NETWORK_CLASSES = ("02", "0207", "0200")
 
 
 def _path(dotted: str) -> tuple:
@@ -229,8 +230,22 @@ def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterato
 
 # --------------------------------------------------------------------------- HELM003
 
-@rule(code="HELM003", name="nfd-labels-not-selected", severity=Severity.WARNING, kinds=(Kind.HELM_NFD,))
-def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+def _labelled_by_rule(docs: DocumentSet, label: str) -> bool:
+    """A NodeFeatureRule among the linted files sets ``label``."""
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        data = _dict(doc.data)
+        if data.get("kind") != "NodeFeatureRule":
+            continue
+        for item in _dict(data.get("spec")).get("rules") or []:
+            if label in _dict(_dict(item).get("labels")):
+                return True
+    return False
+
+
+@rule(code="HELM003", name="nfd-labels-not-selected", severity=Severity.WARNING, kinds=(Kind.HELM_NFD, Kind.K8S_MANIFEST),
+      scope="set")
+@per_deployment
+def nfd_labels_not_selected(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """Standalone NFD does not produce the PCI labels the operators select nodes by.
 
     ## What it catches
@@ -247,8 +262,10 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     nothing and reports no error (node-feature-discovery ``source/pci/pci.go``). The 2023 NDm A100 v4
     AKS walkthroughs set
     ``deviceClassWhitelist [02,03,0200,0207]`` and ``deviceLabelFields [vendor]`` for this reason.
-    (The network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the
-    label instead; then this warning can be ignored.)
+    A NodeFeatureRule linted with the values that sets ``pci-15b3.present`` (Azure's AKS InfiniBand reference
+    labels the InfiniBand VF device ids that way, HELM007) stands in for the network class. (The
+    network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the label too; then this
+    warning can be ignored.)
 
     ## Example
     ```yaml
@@ -269,6 +286,12 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
             deviceLabelFields: [vendor]
     ```
     """
+    by_rule = _labelled_by_rule(docs, f"feature.node.kubernetes.io/pci-{MELLANOX}.present")
+    for doc in docs.of_kind(Kind.HELM_NFD):
+        yield from _nfd_labels(doc, by_rule)
+
+
+def _nfd_labels(doc: Document, mellanox_by_rule: bool) -> Iterator[Diagnostic]:
     pci = get(doc.data, "worker.config.sources.pci")
     if pci is None:
         anchor = ("worker", "config") if get(doc.data, "worker.config") is not None else ("worker",) \
@@ -287,7 +310,7 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
                           hint="deviceLabelFields: [vendor]")
     classes = [str(c) for c in pci.get("deviceClassWhitelist", ["03", "0b40", "12"]) or []]
     missing = []
-    if not any(c in ("02", "0207", "0200") for c in classes):
+    if not mellanox_by_rule and not any(c in NETWORK_CLASSES for c in classes):
         missing.append("a network class (02 or 0207) for the Mellanox HCAs")
     if not any(c in ("03", "0302", "0300") for c in classes):
         missing.append("a display class (03 or 0302) for the GPUs")
@@ -296,6 +319,63 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
                           else ("worker", "config", "sources", "pci"),
                           f"deviceClassWhitelist {classes} lacks {' and '.join(missing)}",
                           hint="deviceClassWhitelist: [\"02\", \"03\", \"0200\", \"0207\"]")
+
+
+# --------------------------------------------------------------------------- HELM007
+
+ETHERNET_CLASSES = ("02", "0200")  # "02" is every network class: Ethernet 0200 as well as InfiniBand 0207
+
+
+@rule(code="HELM007", name="nfd-labels-ethernet-vfs", severity=Severity.INFO, kinds=(Kind.HELM_NFD,), since="0.3.0")
+def nfd_labels_ethernet_vfs(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """NFD labels every node with a Mellanox Ethernet VF ``pci-15b3.present``, not only the InfiniBand nodes.
+
+    ## What it catches
+    node-feature-discovery values whose workers run on every node (no ``worker.nodeSelector`` or
+    ``worker.affinity``) and label PCI vendors (``deviceLabelFields: [vendor]``) of class ``02`` or ``0200``
+    (Ethernet) devices. Info: whether a node without InfiniBand has a Mellanox VF (Azure accelerated
+    networking on ConnectX-4 Lx or ConnectX-5 hosts) is not in the file.
+
+    ## Why is this bad?
+    An accelerated-networking VF is vendor 15b3 and class 0200, so such a node (an AKS system node, a GPU node
+    without InfiniBand) gets ``feature.node.kubernetes.io/pci-15b3.present=true``, the label the
+    network-operator's NicClusterPolicy selects: its DOCA driver container replaces the node's mlx5 driver
+    under its only network interface, and the SR-IOV device plugin runs there. Azure's AKS InfiniBand
+    reference (Azure/aks-rdma-infiniband ``tests/setup-infra/network-operator-nfd.yaml``) labels instead the
+    InfiniBand VF device ids ``101c`` (ConnectX-6 VF) and ``101e`` (ConnectX-6 Dx/7 VF) with a NodeFeatureRule.
+
+    ## Example
+    ```yaml
+    worker:
+      config:
+        sources:
+          pci:
+            deviceClassWhitelist: ["02", "03", "12"]
+            deviceLabelFields: [vendor]
+    ```
+
+    ## Fix
+    Drop ``02``/``0200`` from the whitelist and label the InfiniBand nodes with a NodeFeatureRule matching
+    ``pci.device`` vendor ``15b3`` and device ``101c``/``101e`` (``hpcconf build`` writes
+    ``nfd-network-rule.yaml``), or whitelist ``0207`` (InfiniBand) only; or run the workers on the
+    InfiniBand pools alone (``worker.nodeSelector``).
+    """
+    worker = _dict(get(doc.data, "worker"))
+    if worker.get("nodeSelector") or worker.get("affinity"):
+        return
+    pci = _dict(get(doc.data, "worker.config.sources.pci"))
+    if list(pci.get("deviceLabelFields") or []) != ["vendor"]:
+        return
+    classes = [str(c) for c in pci.get("deviceClassWhitelist") or []]
+    ethernet = [c for c in classes if c in ETHERNET_CLASSES]
+    if not ethernet:
+        return
+    yield doc.at_path(("worker", "config", "sources", "pci", "deviceClassWhitelist"),
+                      f"NFD workers on every node label class {'/'.join(ethernet)} vendors: a node whose only Mellanox "
+                      f"device is an accelerated-networking Ethernet VF also gets pci-{MELLANOX}.present, and the "
+                      "NicClusterPolicy's DOCA driver and device plugins deploy there (if such nodes exist)",
+                      hint="label InfiniBand VFs by device id (15b3:101c/101e) with a NodeFeatureRule, or whitelist 0207 "
+                           "instead of 02/0200, or set worker.nodeSelector to the InfiniBand pools")
 
 
 # --------------------------------------------------------------------------- HELM004

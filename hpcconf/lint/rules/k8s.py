@@ -7,14 +7,17 @@ cross-file rules; each container comes with its YAML path, so a finding points a
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge import aznhc
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     POD_KINDS,
     as_dict,
+    command_text,
     env_values,
     gpu_count,
     has_ipc_lock,
@@ -284,3 +287,68 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
                                     "the container gets the literal text",
                               hint=f"use $({names[0]}) for a variable defined earlier in this env list, or set "
                                    f"{name} in the container's shell command", prefer_value=True)
+
+
+# --------------------------------------------------------------------------- K8S008
+
+# nccl-tests / rccl-tests binaries: a container that runs one measures what its image's NCCL (RCCL) does.
+_COLLECTIVE_TESTS = re.compile(r"(?<![\w-])(?:all_reduce|all_gather|alltoall|broadcast|reduce|reduce_scatter|sendrecv|"
+                               r"scatter|gather|hypercube)_perf\b|\$\{?\w+\}?_perf\b")
+
+
+def floating_tag(image: str) -> str | None:
+    """'latest' or 'no tag' for an image that names neither a version tag nor a digest; None otherwise."""
+    name, _, digest = image.partition("@")
+    if digest or not name or "$" in name or "{{" in name:
+        return None
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ""
+    return "no tag" if not tag else "latest" if tag == "latest" else None
+
+
+@rule(code="K8S008", name="floating-image-in-test-pod", severity=Severity.WARNING, kinds=POD_KINDS, since="0.3.0")
+def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A pod that measures or judges the cluster runs an image by ``:latest`` (or no tag).
+
+    ## What it catches
+    A container whose ``image`` has no tag or the tag ``latest`` and no digest, when the container runs
+    nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf`` binaries; warning) or Azure's health
+    checks (``mcr.microsoft.com/aznhc/aznhc-*``, ``aznhc-entrypoint.sh``; info). Other containers (an init
+    container running ``kubectl wait``) do not change the result and are not reported.
+
+    ## Why is this bad?
+    The NCCL a test measures is the image's: with ``latest`` every push can bring another NCCL, so busbw
+    numbers stop being comparable and version-specific settings break without a change in your files
+    (``NCCL_ALGO`` tokens are fatal from 2.24), as with a ``FROM ...:latest`` (DKR001). Each node pulls
+    ``latest`` when its pod starts, so nodes of one pool can run different builds. Azure documents only
+    ``latest`` for its health-check images (azurehpc-health-checks ``dockerfile/README.MD``), whose checks
+    change between builds (PR #143 changed ``check_nccl_allreduce``): info, since only a digest pins them.
+
+    ## Example
+    ```yaml
+    containers:
+      - name: mpimaster
+        image: myacr.azurecr.io/nccl-tests:latest
+        command: ["/bin/bash", "-c", "mpirun ... /workspace/nccl-tests/build/all_reduce_perf -b 8 -e 8G"]
+    ```
+
+    ## Fix
+    Push and run a versioned tag (``nccl-tests:25.10``) or pin the digest
+    (``mcr.microsoft.com/aznhc/aznhc-nv@sha256:...``; ``hpcconf`` specs: ``health_checks.image``).
+    """
+    for pod in pods(doc):
+        for path, container in pod.containers(init=True):
+            image = str(container.get("image") or "")
+            floating = floating_tag(image)
+            if floating is None:
+                continue
+            command = command_text(container)
+            if _COLLECTIVE_TESTS.search(command):
+                yield doc.at_path(path + ("image",), f"image {image} ({floating}) runs the NCCL/RCCL test: each push "
+                                  "changes the NCCL it measures, and each node pulls whatever the tag points at",
+                                  hint="run a versioned tag or a digest of the test image", prefer_value=True)
+            elif aznhc.runs_azure_nhc(image, command):
+                yield doc.at_path(path + ("image",), f"image {image} ({floating}) runs Azure's health checks: Azure "
+                                  "publishes only latest, so nodes checked at different times may run different checks",
+                                  hint="pin the digest (image@sha256:...); in an hpcconf spec, health_checks.image",
+                                  prefer_value=True, severity=Severity.INFO)

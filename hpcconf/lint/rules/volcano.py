@@ -481,3 +481,117 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
             if action is not None and str(action) not in actions:
                 yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
                                   hint=f"one of: {', '.join(sorted(actions))}")
+
+
+# --------------------------------------------------------------------------- VOL010
+
+# nccl-tests / rccl-tests binaries: the launcher of a test, whose exit status is the verdict.
+_COLLECTIVE_TEST = re.compile(r"(?<![\w-])(?:all_reduce|all_gather|alltoall|broadcast|reduce|reduce_scatter|sendrecv|"
+                              r"scatter|gather|hypercube)_perf\b|\$\{?\w+\}?_perf\b")
+_MPIRUN_WORD = re.compile(r"(?:^|[\s;&|(`])(?:mpirun|mpiexec|orterun|prterun)(?=\s|$)")
+_ERREXIT = re.compile(r"^\s*set\s+(?:-[a-zA-Z]*e[a-zA-Z]*\b|.*-o\s+errexit\b)", re.M)
+_SINGLE_PIPE = re.compile(r"(?<![|>])\|(?![|&])")
+_EXIT_STATUS = re.compile(r"^\s*(?:exit\s+\"?\$\?\"?|done|fi|esac|\})\s*(?:#.*)?$")
+
+
+def _logical_lines(script: str) -> list[tuple[str, str]]:
+    """(the command with continuation lines joined, its first physical line) for each line of ``script``."""
+    out: list[tuple[str, str]] = []
+    pending, first = "", ""
+    for physical in script.splitlines():
+        if not pending:
+            first = physical
+        if physical.endswith("\\"):
+            pending += physical[:-1] + " "
+            continue
+        out.append((pending + physical, first))
+        pending = ""
+    if pending:
+        out.append((pending, first))
+    return out
+
+
+def _errexit(container: dict, script: str) -> bool:
+    shell_flags = [str(w) for w in (container.get("command") or [])[1:] if str(w).startswith("-") and str(w) != "-c"]
+    return bool(_ERREXIT.search(script)) or any("e" in flag.lstrip("-").split("c")[0] for flag in shell_flags)
+
+
+def _lost_status(container: dict) -> Optional[tuple[str, str]]:
+    """(why, the line to point at) when an mpirun's failure cannot become the container's exit status."""
+    script = command_text(container)
+    lines = _logical_lines(script)
+    pipefail, errexit, pipestatus = "pipefail" in script, _errexit(container, script), "PIPESTATUS" in script
+    for index, (line, first) in enumerate(lines):
+        code = line.split("#", 1)[0] if not line.lstrip().startswith("#") else ""
+        match = _MPIRUN_WORD.search(code)
+        if match is None:
+            continue
+        after = code[match.end():]
+        checked = "||" in after or "&&" in after or code.lstrip().startswith(("if ", "while ", "until ", "! "))
+        if _SINGLE_PIPE.search(after) and not pipefail and not pipestatus:
+            return "its exit status is lost in the pipe (no `set -o pipefail`): the pipeline's status is the last command's", first
+        later = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")
+                 and not _EXIT_STATUS.match(rest)]
+        if not checked and not errexit and later:
+            return ("a failure does not stop the script (no `set -e`, no `|| exit`), so a later command's status "
+                    "becomes the container's"), first
+    return None
+
+
+@rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB, since="0.3.0")
+def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A failing NCCL test in the launcher cannot make the Volcano job end Failed.
+
+    ## What it catches
+    In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
+    binaries): a script whose ``mpirun`` failure does not become the container's exit status
+    (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
+    commands without ``set -e``; warning), and a pod ``restartPolicy: OnFailure`` or ``Always`` (info: the job
+    reruns the test instead of failing, which a user may want). Jobs that run other
+    programs (training) are not judged: in-place retries may be what they want.
+
+    ## Why is this bad?
+    A pipeline's status is its last command's, so ``mpirun ... | tee`` exits 0 when every rank failed, and
+    the job ends Completed. A launcher that does exit non-zero under ``OnFailure`` is restarted in place by
+    the kubelet: its pod never reaches phase Failed, the only state that raises Volcano's ``PodFailed``
+    event (volcano-sh/volcano ``pkg/controllers/job/job_controller_handler.go``), so the job stays Running,
+    rerunning the test and holding every GPU of the gang. With ``restartPolicy: Never`` and
+    ``{event: PodFailed, action: RestartJob}`` under ``maxRetry: 1`` the job moves to Failed
+    (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log.
+
+    ## Example
+    ```yaml
+    - name: mpimaster
+      policies: [{event: TaskCompleted, action: CompleteJob}]
+      template:
+        spec:
+          containers:
+            - command: ["/bin/bash", "-c", "mpirun ... all_reduce_perf -b 8 -e 8G | tee /tmp/log"]
+          restartPolicy: OnFailure
+    ```
+
+    ## Fix
+    Start the script with ``set -eo pipefail`` (or record each ``mpirun``'s status and exit with it), set the
+    launcher's ``restartPolicy: Never``, add ``{event: PodFailed, action: RestartJob}`` to its policies and
+    ``maxRetry: 1`` to the job (``hpcconf build`` writes this).
+    """
+    flagged_tasks: set[int] = set()
+    for pod, path, container, _call in mpirun_calls(doc):
+        if not _COLLECTIVE_TEST.search(command_text(container)):
+            continue  # a training job may want in-place retries; a test's purpose is its verdict
+        lost = _lost_status(container)
+        if lost is not None:
+            why, line = lost
+            yield at_text(doc, path + ("command",), line.strip()[:60], f"mpirun in container '{container.get('name', '?')}': "
+                          f"{why}; a failed test ends the job Completed", hint="start the script with `set -eo pipefail`")
+        if pod.task is None or pod.task_index is None or pod.task_index in flagged_tasks:
+            continue
+        flagged_tasks.add(pod.task_index)
+        policy = pod.spec.get("restartPolicy")
+        if policy in ("OnFailure", "Always"):
+            yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
+                              f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
+                              "test, its pod never fails, and the job never ends Failed (whoever waits for the verdict "
+                              "waits on)",
+                              hint="restartPolicy: Never, with policies [{event: PodFailed, action: RestartJob}] and the "
+                                   "job's maxRetry: 1", severity=Severity.INFO)

@@ -1,12 +1,16 @@
 """The pre-flight node health checks on AKS: per GPU pool, a DaemonSet that runs Azure's checks
 (azurehpc-health-checks' image and entrypoint) with the pool's generated conf, and taints a failing node.
 
-Each pod runs ``aznhc-entrypoint.sh`` once (the conf mounted where it reads it, ``/azure-nhc/conf/aznhc.conf``),
+Each pod runs ``aznhc-entrypoint.sh`` once with the inputs Azure's ``run-health-checks.sh`` gives the container
+(:mod:`hpcconf.knowledge.aznhc`: the conf at ``/azure-nhc/conf/aznhc.conf``, the node's kernel log at
+``/azure-nhc/syslog``, an 8 GiB ``/dev/shm``, host network, privileged),
 becomes Ready only on a pass, and on a failure adds the ``hpcconf.io/nhc-failed=true:NoSchedule`` taint to its
 node through the API (the image has curl, not kubectl), so no new pod lands there; it then sleeps, keeping
 the result visible (``kubectl get pods``). The NCCL test's workers wait for the pod on their node to be Ready.
-The pod requests no GPU (it would hold the GPUs the test needs); on NVIDIA pools NVIDIA_VISIBLE_DEVICES=all gives it every
-GPU through the NVIDIA runtime the GPU operator installs, as it does for its own DaemonSets.
+The pod requests no GPU (it would hold the GPUs the test needs); on NVIDIA pools it names the GPU operator's
+``nvidia`` RuntimeClass and sets NVIDIA_VISIBLE_DEVICES=all, as the operator does for its own DaemonSets: from
+gpu-operator 25.10 CDI is on and runc stays containerd's default runtime, so without the RuntimeClass the
+container would see no driver and every node would fail check_gpu_count (lint K8S006).
 
 RBAC, least privilege: the checks' ServiceAccount may get and patch nodes (tainting its own node; Kubernetes
 RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the workers beyond the job's.
@@ -15,6 +19,7 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
+from ...knowledge import aznhc, charts
 from ...resolve import ResolvedCluster, ResolvedPool
 from ...resolve.aks import ResolvedAks
 from .. import _health
@@ -28,8 +33,9 @@ TAINT_KEY = "hpcconf.io/nhc-failed"
 SERVICE_ACCOUNT = "hpcconf-nhc"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 PASSED = "/tmp/nhc-passed"
-CONF_DIR = "/azure-nhc/conf"  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
-WAIT_TIMEOUT = "1800s"  # the checks take minutes (Azure: up to 5, 500 s per check at most)
+CONF_DIR = aznhc.CONF_DIR  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
+HOST_LOG_MOUNT = "/host/var/log"  # the node's /var/log, read-only; the script links its kernel log to aznhc.SYSLOG
+WAIT_TIMEOUT_S = 1800  # the checks take minutes (Azure: up to 5, 500 s per check at most)
 
 
 def selector(pool: str) -> str:
@@ -40,8 +46,12 @@ def taint_script() -> str:
     taint = f'{{"key":"{TAINT_KEY}","value":"true","effect":"NoSchedule"}}'
     return (
         "set -uo pipefail\n"
+        "# The node's kernel log where the XID and link-flap checks read it (run-health-checks.sh: syslog, else messages).\n"
+        f"for log in {' '.join(HOST_LOG_MOUNT + p.removeprefix(aznhc.HOST_LOG_DIR) for p in aznhc.KERNEL_LOGS)}; do\n"
+        f"  if [ -f \"$log\" ]; then ln -sf \"$log\" {aznhc.SYSLOG}; break; fi\n"
+        "done\n"
         "rc=0\n"
-        "/azure-nhc/aznhc-entrypoint.sh || rc=$?\n"
+        f"{aznhc.ENTRYPOINT} || rc=$?\n"
         "if [ \"$rc\" -eq 0 ]; then\n"
         f"  touch {PASSED}; echo \"$NODE_NAME: health checks passed\"\n"
         "else\n"
@@ -81,7 +91,9 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
         "securityContext": {"privileged": True},
         "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
         "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True}],
+        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True},
+                         {"name": "host-log", "mountPath": HOST_LOG_MOUNT, "readOnly": True},
+                         {"name": "shm", "mountPath": "/dev/shm"}],
     }
     return {
         "apiVersion": "apps/v1", "kind": "DaemonSet",
@@ -93,8 +105,12 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
                 "nodeSelector": {AGENTPOOL_LABEL: pool.name},
                 "hostNetwork": True,  # as run-health-checks.sh runs the image (--net=host)
                 "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
+                **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.gpu_vendor == "nvidia" else {}),
                 "containers": [container],
-                "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}}],
+                "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}},
+                            {"name": "host-log", "hostPath": {"path": aznhc.HOST_LOG_DIR, "type": "Directory"}},
+                            # run-health-checks.sh: --shm-size=8g (the container default is 64 MiB)
+                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": aznhc.SHM_SIZE}}],
             }},
         },
     }
@@ -118,8 +134,17 @@ def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
     expanded by the kubelet from the container's env."""
     return {"name": "wait-for-health-checks", "image": aks.kubectl_image,
             "command": ["kubectl", "wait", "pod", "-n", aks.namespace, "-l", selector(pool_name),
-                        "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT}"],
+                        "--field-selector", "spec.nodeName=$(NODE_NAME)", "--for=condition=Ready", f"--timeout={WAIT_TIMEOUT_S}s"],
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
+
+
+def _image_note(cluster: ResolvedCluster) -> list[str]:
+    """Azure publishes its check images by ``latest`` only (knowledge.aznhc): say how to pin one (lint K8S008)."""
+    floating = sorted({image for pool in cluster.gpu_pools if (image := _health.image(cluster, pool)).endswith(":latest")})
+    if not floating:
+        return []
+    return [f"{', '.join(floating)}: Azure publishes no versioned tag; pin a digest with health_checks.image "
+            "(image@sha256:...) so every node runs the same checks."]
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
@@ -131,5 +156,6 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     text = yaml_file(cluster, docs,
                      "Azure HPC node health checks on every GPU node before the NCCL test; a failing node is tainted "
                      f"{TAINT_KEY}=true:NoSchedule (remove with: kubectl taint node <node> {TAINT_KEY}-).",
-                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}")
+                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}",
+                     *_image_note(cluster))
     return [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]

@@ -9,7 +9,12 @@ whitelist and ``deviceLabelFields: [vendor]`` are set here.
 
 from __future__ import annotations
 
+from typing import Optional
+
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
 from ...artifacts import Artifact, Kind
+from ...knowledge import pci_ids
 from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
@@ -19,32 +24,75 @@ SYSTEM_POOL_SELECTOR = {"kubernetes.azure.com/mode": "system"}
 GPU_POOL_SELECTOR = {"kubernetes.azure.com/accelerator": "nvidia"}
 # PCI classes: 02 network (0200 Ethernet, 0207 InfiniBand), 03 display (0302 3D controller = A100/H100).
 PCI_CLASS_WHITELIST = ["02", "03", "0200", "0207"]
+NETWORK_CLASSES = ("02", "0200", "0207")
 PCI_LABEL_FIELDS = ["vendor"]  # labels pci-<vendor>.present, what both operators select on
 # AMD Instinct GPUs are PCI class 12 (processing accelerator: an MI300X VF is 1200), and AKS's accelerator
-# label names NVIDIA only: for AMD pools the workers run on every node and the whitelist adds class 12,
-# so the AMD GPU operator's NodeFeatureRule (AMD PCI device ids -> amd-gpu / amd-vgpu) sees the GPUs.
+# label names NVIDIA only: for AMD pools the workers run on every node. The AMD GPU operator's NodeFeatureRule
+# matches pci.device ids, which NFD reports whatever the whitelist; class 12 labels pci-1002.present.
 AMD_PCI_CLASS = "12"
 
 FILE = "nfd-values.yaml"
+RULE_FILE = "nfd-network-rule.yaml"
+RULE_NAME = "hpcconf-infiniband-vf"
+NODE_FEATURE_RULE_CRD = "nodefeaturerules.nfd.k8s-sigs.io"
 
 
-def values(cluster: ResolvedCluster, amd: bool = False) -> dict:
+def infiniband_vf_ids(cluster: ResolvedCluster, aks: ResolvedAks) -> Optional[tuple[str, ...]]:
+    """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
+    InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
+    class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
+    if not aks.infiniband:
+        return None
+    ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
+    if aks.gpu_vendor != "amd" and len(ib_pools) == len(cluster.gpu_pools):
+        return None
+    ids = [pci_ids.ib_vf_device_ids(p.sku.infiniband.hca if p.sku.infiniband else None) for p in ib_pools]
+    if not ids or any(i is None for i in ids):
+        return None
+    return tuple(sorted({d for group in ids if group for d in group}))
+
+
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+    amd = aks.gpu_vendor == "amd"
+    by_rule = infiniband_vf_ids(cluster, aks) is not None
     worker: dict = {} if amd else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
+    classes = [c for c in PCI_CLASS_WHITELIST if not (by_rule and c in NETWORK_CLASSES)]
     worker["config"] = {"sources": {"pci": {
-        "deviceClassWhitelist": list(PCI_CLASS_WHITELIST) + ([AMD_PCI_CLASS] if amd else []),
+        "deviceClassWhitelist": classes + ([AMD_PCI_CLASS] if amd else []),
         "deviceLabelFields": list(PCI_LABEL_FIELDS),
     }}}
     return {"master": {"nodeSelector": dict(SYSTEM_POOL_SELECTOR)}, "worker": worker}
 
 
+def node_feature_rule(ids: tuple[str, ...]) -> dict:
+    """pci-15b3.present on the nodes with an InfiniBand VF only (Azure's reference rule, our ids)."""
+    return {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule", "metadata": {"name": RULE_NAME},
+            "spec": {"rules": [{"name": RULE_NAME, "labels": {pci_ids.NFD_MELLANOX_LABEL: "true"},
+                                "matchFeatures": [{"feature": "pci.device", "matchExpressions": {
+                                    # quoted: an id of digits only would otherwise be read as a number
+                                    "vendor": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.MELLANOX_VENDOR)]},
+                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in ids]}}}]}]}}
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     version = cluster.versions.node_feature_discovery
     amd = aks.gpu_vendor == "amd"
+    ids = infiniband_vf_ids(cluster, aks)
     comment = (["Workers run on every node (AKS labels only NVIDIA nodes as accelerators) and label PCI",
-                "vendors and class 12 devices, what network-operator and the AMD GPU operator's rule select on."]
+                "vendors of display and class 12 devices, what the AMD GPU operator's rule selects on."]
                if amd else
+               ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)."] if ids else
                ["Workers run on GPU nodes only and label them pci-15b3.present / pci-10de.present,",
                 "the labels network-operator and gpu-operator select on."])
-    text = yaml_file(cluster, [values(cluster, amd)],
+    if ids:
+        comment.append(f"pci-15b3.present comes from {RULE_FILE} (InfiniBand VFs only), not from PCI class 02, "
+                       "which an accelerated-networking VF shares.")
+    text = yaml_file(cluster, [values(cluster, aks)],
                      f"node-feature-discovery chart {version} values for {cluster.name}.", *comment)
-    return [Artifact(path(FILE), text, Kind.HELM_NFD, "aks")]
+    artifacts = [Artifact(path(FILE), text, Kind.HELM_NFD, "aks")]
+    if ids:
+        rule_text = yaml_file(cluster, [node_feature_rule(ids)],
+                              f"Labels {pci_ids.NFD_MELLANOX_LABEL} on nodes with an InfiniBand VF (PCI {', '.join(ids)}),",
+                              f"the nodes the NicClusterPolicy deploys to; as {pci_ids.REFERENCE}.")
+        artifacts.append(Artifact(path(RULE_FILE), rule_text, Kind.K8S_MANIFEST, "aks"))
+    return artifacts

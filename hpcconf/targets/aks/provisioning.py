@@ -132,7 +132,9 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
                   f"network-operator {v.network_operator}: the chart no longer renders the NicClusterPolicy; apply it")
     releases: list[dict[str, Any]] = [
         {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
-         "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE, "then": [],
+         "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE,
+         "then": ([{"wait_crd": nfd_values.NODE_FEATURE_RULE_CRD}, {"apply": nfd_values.RULE_FILE}]
+                  if nfd_values.infiniband_vf_ids(cluster, aks) else []),
          "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
         {"name": "network-operator", "chart": "network-operator", "repo": NVIDIA_REPO,
          "version": sh_quote("v" + v.network_operator.lstrip("v")), "values_file": network_operator.VALUES_FILE,

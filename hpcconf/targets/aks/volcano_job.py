@@ -13,30 +13,36 @@ import shlex
 from typing import Optional
 
 from ...artifacts import Artifact, Kind
+from ...knowledge import aznhc
+from ...knowledge.nccl_floors import load_floors
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
 from ._yaml import block, path, yaml_file
+from .health_checks import WAIT_TIMEOUT_S as HEALTH_WAIT_TIMEOUT_S
 from .health_checks import wait_container
 
 JOB_FILE = "volcano-job.yaml"
 RBAC_FILE = "job-rbac.yaml"
 SSH_PORT = 22
+WORKERS_TIMEOUT_S = 600  # image pull and sshd start on the workers
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
+MAX_RETRY = 1  # the launcher's first failure ends the job Failed; a rerun is a new `kubectl create`
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
-def wait_for_workers_command(aks: ResolvedAks, job: AksPoolJob) -> list[str]:
+def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> list[str]:
     """The launcher's init container: ``kubectl wait`` alone, so the kubectl image needs no shell and no jq.
 
-    minAvailable is every replica, so Volcano creates the worker pods with the launcher (one gang); should
-    the wait still find none ("no matching resources found"), the init container fails and the kubelet
-    restarts it under the pod's restartPolicy (OnFailure) until the workers are Ready.
+    minAvailable is every replica, so Volcano binds the worker pods with the launcher (one gang): they exist
+    when this runs. The launcher restarts nothing (restartPolicy Never), so the wait outlasts the workers' own
+    wait for their node's health checks; a worker still not Ready then fails the job.
     """
     selector = f"volcano.sh/job-name={job.job_name},volcano.sh/task-spec={aks.worker_task}"
-    return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", "--timeout=600s"]
+    timeout = WORKERS_TIMEOUT_S + (HEALTH_WAIT_TIMEOUT_S if cluster.spec.health_checks.enabled else 0)
+    return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", f"--timeout={timeout}s"]
 
 
 def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
@@ -46,10 +52,13 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
 
 
 def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
-                   log: str, ranks: int, env: tuple[tuple[str, str], ...] = ()) -> str:
-    """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name."""
+                   log: str, ranks: int, env: tuple[tuple[str, str], ...] = (), label: str = "",
+                   drop: tuple[str, ...] = ()) -> str:
+    """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name,
+    ``drop`` names pool variables this run goes without. A failing mpirun (pipefail: its status, not tee's) is
+    recorded under ``label`` and the job goes on."""
     overrides = dict(env)
-    merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env] + list(overrides.items())
+    merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env if key not in drop] + list(overrides.items())
     lines = [
         "mpirun --allow-run-as-root",
         f"-np {ranks} -npernode {job.gpus_per_worker}",
@@ -58,7 +67,7 @@ def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, 
     ]
     lines += [f"-x {key}={shlex.quote(value)}" for key, value in merged]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
-    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee \"{log}\"")
+    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee \"{log}\" || failed \"{label}\" $?")
     return " \\\n  ".join(lines) + "\n"
 
 
@@ -67,9 +76,11 @@ def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, tes
     ranks = job.gpus_per_worker if test_pass.single_node else job.np
     what = ("one node, all its GPUs (judged against the single-node floor)" if test_pass.single_node
             else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
+    # The single-node floor is Azure's check's, which runs without the topology file on these sizes.
+    drop = ("NCCL_TOPO_FILE",) if test_pass.single_node and job.sku in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ()
     return (f"echo \"== {test_pass.name}: {what}\"\n"
             + mpirun_command(cluster, aks, job, nccl_tests_binary(test_pass.collective, job.pool.collective_library),
-                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env))
+                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env, test_pass.name, drop))
 
 
 def test_passes(cluster: ResolvedCluster, job: AksPoolJob) -> list[TestPass]:
@@ -81,34 +92,79 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     collective = cluster.nccl_test.collective
     binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
     return (
-        f"MPI_HOST=$(cat {aks.hostfile} | tr \"\\n\" \",\")\n"
+        "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
+        "FAILED=()\n"
+        "failed() { echo \"== $1: exit status $2\" >&2; FAILED+=(\"$1: exit status $2\"); }\n"
+        f"MPI_HOST=$(tr \"\\n\" \",\" < {aks.hostfile})\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
         "echo \"HOSTS: $MPI_HOST\"\n"
-        "set -o pipefail  # a failed test fails the job, tee or not\n"
         f"for test in {' '.join(cluster.nccl_test.matrix())}; do\n"
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
-        + mpirun_command(cluster, aks, job, binary, nccl_tests_args(cluster), "/tmp/$test.log", job.np)
+        + mpirun_command(cluster, aks, job, binary, nccl_tests_args(cluster), "/tmp/$test.log", job.np, label="${test}_perf")
         + "done\n"
         + "".join(pass_script(cluster, aks, job, p) for p in test_passes(cluster, job))
-        + verdict_script(cluster, job)
+        + verdict_script(cluster, aks, job)
     )
 
 
-def verdict_script(cluster: ResolvedCluster, job: AksPoolJob) -> str:
-    """Each log against the pool's SKU's published busbw floor (``hpcconf nccl-report`` exits 1 below it); every
-    verdict is printed before the job fails with the worst exit status."""
+# The verdict the image can give without hpcconf (bash and awk only: every base image has both): a log with no
+# nccl-tests table, a row with #wrong > 0, or a float row at a sourced floor's message size whose busbw (the
+# mean of out-of-place and in-place, what nccl-tests' "Avg bus bandwidth" is for one size and what
+# `hpcconf nccl-report` compares) is below the floor fails the job. Rows are the lines whose first field is the
+# size; their last eight fields are time algbw busbw #wrong, out of place then in place.
+CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <floor message bytes> <floor source>]
+  awk -v label="$2" -v floor="${3:-}" -v at="${4:-}" -v source="${5:-}" '
+    $1 ~ /^[0-9]+$/ && NF >= 11 {
+      rows++
+      if (($(NF-4) ~ /^[0-9]+$/ && $(NF-4) + 0 > 0) || ($NF ~ /^[0-9]+$/ && $NF + 0 > 0)) wrong++
+      if (at != "" && $1 == at && $3 == "float") { busbw = ($(NF-5) + $(NF-1)) / 2; found = 1 }
+    }
+    END {
+      if (!rows) { printf "%s: FAIL: no nccl-tests results in the log\n", label; exit 1 }
+      if (wrong) { printf "%s: FAIL: %d row(s) with wrong results (#wrong > 0)\n", label, wrong; exit 1 }
+      if (floor == "") { printf "%s: ok: %d rows, no wrong results (no published floor)\n", label, rows; exit 0 }
+      if (!found) { printf "%s: ok: no float row at the floor size (%s bytes): not judged\n", label, at; exit 0 }
+      if (busbw < floor) { printf "%s: FAIL: busbw %.2f GB/s at %s bytes, floor %s GB/s (%s)\n", label, busbw, at, floor, source; exit 1 }
+      printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes (%s)\n", label, busbw, floor, at, source
+    }' "$1" || FAILED+=("$2: see the verdict above")
+}
+"""
+
+
+def _floor_args(job: AksPoolJob, collective: str, nodes: int, ranks: int) -> str:
+    floor = load_floors().floor(job.sku, collective, nodes, ranks)
+    return "" if floor is None else f" {floor.gbps:g} {floor.message_bytes} {shlex.quote(floor.citation())}"
+
+
+def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
+    """Every log checked in the image (``check_log``: results present, none wrong, busbw at or above the SKU's
+    sourced floor), then ``hpcconf nccl-report`` where the image has hpcconf; the job exits 1 when any mpirun or
+    check failed, else with the report's status. Every verdict is printed before the job fails."""
     sku = f"--sku {job.sku}"
     passes = test_passes(cluster, job)
-    multi = [f"/tmp/{test}.log" for test in cluster.nccl_test.matrix()] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
+    matrix = cluster.nccl_test.matrix()
+    checks = [f"check_log /tmp/{test}.log {test}_perf{_floor_args(job, test, job.worker_replicas, job.np)}" for test in matrix]
+    for p in passes:
+        nodes, ranks = (1, job.gpus_per_worker) if p.single_node else (job.worker_replicas, job.np)
+        checks.append(f"check_log /tmp/{p.log} {p.name}{_floor_args(job, p.collective, nodes, ranks)}")
+    multi = [f"/tmp/{test}.log" for test in matrix] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
     calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
+    pod = f"{job.job_name}-{aks.launcher_task}-0"
     return (
-        "RC=0\n"
+        "echo \"== verdict\"\n"
+        + CHECK_LOG
+        + "".join(f"{check}\n" for check in checks)
+        + "RC=0\n"
         f"judge() {{ local rc=0; hpcconf nccl-report {sku} \"$@\" || rc=$?; [ \"$rc\" -le \"$RC\" ] || RC=$rc; }}\n"
         "if command -v hpcconf >/dev/null; then\n"
         + "".join(f"  judge {call}\n" for call in calls)
         + "else\n"
-        f"  echo \"hpcconf is not in this image; judge the run with: kubectl logs $(hostname) > nccl.log && "
+        f"  echo \"hpcconf is not in this image; for the full report: kubectl logs -n {aks.namespace} {pod} > nccl.log && "
         f"hpcconf nccl-report {sku} --nodes {job.worker_replicas} nccl.log\"\n"
+        "fi\n"
+        "if [ \"${#FAILED[@]}\" -gt 0 ]; then\n"
+        "  printf \"FAILED: %s\\n\" \"${FAILED[@]}\" >&2\n"
+        "  exit 1\n"
         "fi\n"
         "exit \"$RC\"\n"
     )
@@ -132,15 +188,18 @@ def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     return {
         "replicas": 1,
         "name": aks.launcher_task,
-        # Workers run sshd forever; the job is done when mpirun (the launcher) is.
-        "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
+        # Workers run sshd forever; the job is done when the launcher is: Completed when it exits 0, and when it
+        # fails (restartPolicy Never, so the pod does) RestartJob under maxRetry 1 ends the job Failed at once
+        # (Volcano pkg/controllers/job/state/restarting.go: RetryCount >= maxRetry -> Failed), keeping the
+        # launcher pod and its logs (the last retry retains Failed pods).
+        "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}, {"event": "PodFailed", "action": "RestartJob"}],
         "template": {"spec": {
             "initContainers": [{"name": "wait-for-workers", "image": aks.kubectl_image,
-                                "command": wait_for_workers_command(aks, job)}],
+                                "command": wait_for_workers_command(cluster, aks, job)}],
             "serviceAccountName": aks.service_account,
             "containers": [_container(aks.launcher_task, aks.image_ref, mpirun_script(cluster, aks, job),
                                       {"requests": {"cpu": 1}})],
-            "restartPolicy": "OnFailure",
+            "restartPolicy": "Never",  # a failed test fails the pod, and the job (policies above)
         }},
     }
 
@@ -194,6 +253,7 @@ def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
         "metadata": {"name": job.job_name, "namespace": aks.namespace},
         "spec": {
             "minAvailable": job.min_available,
+            "maxRetry": MAX_RETRY,
             "schedulerName": "volcano",
             "plugins": {"ssh": [], "svc": []},  # ssh: keys for mpirun; svc: hostfile + DNS names
             "tasks": [launcher_task(cluster, aks, job), worker_task(cluster, aks, job)],

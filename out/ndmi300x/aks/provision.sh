@@ -158,6 +158,9 @@ helm upgrade -i --wait \
   --repo https://kubernetes-sigs.github.io/node-feature-discovery/charts \
   --version '0.19.0' \
   -f "$HERE/"nfd-values.yaml
+until kubectl get crd nodefeaturerules.nfd.k8s-sigs.io >/dev/null 2>&1; do echo "Waiting for CRD nodefeaturerules.nfd.k8s-sigs.io..."; sleep 10; done
+kubectl wait --for condition=established crd/nodefeaturerules.nfd.k8s-sigs.io --timeout=300s
+kubectl apply -f "$HERE/"nfd-network-rule.yaml
 
 # network-operator 26.4.1: the chart no longer renders the NicClusterPolicy; apply it
 helm upgrade -i --wait \
