@@ -3,10 +3,12 @@ kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``."""
 
 from __future__ import annotations
 
+import difflib
 from decimal import Decimal
-from typing import Iterator
+from typing import Iterator, Optional
 
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge.k8s_openapi import SchemaProblem, has_schema, object_problems, pod_template_problems
 from ...knowledge.k8s_quantity import parse_quantity
 from ...parsers.k8s import POD_KINDS, as_dict, pods
 from ..context import LintContext
@@ -79,3 +81,85 @@ def _text(resources: dict, key: str, name: str) -> str:
 
 def _number(amount: Decimal) -> str:
     return format(amount.normalize(), "f")
+
+
+# Fields of ObjectMeta, for the hint when one of them sits beside ``metadata`` instead of under it.
+OBJECT_META_FIELDS = ("labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences")
+
+
+def kubernetes_version(ctx: LintContext) -> Optional[str]:
+    """The cluster's Kubernetes version when a spec says it; None (the newest schema) otherwise."""
+    if ctx.cluster is not None and ctx.cluster.aks is not None:
+        return ctx.cluster.aks.kubernetes_version
+    return None
+
+
+@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Kubernetes object, or a pod template inside a custom resource, that the API server's schema refuses.
+
+    ## What it catches
+    Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
+    the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
+    the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
+    kubernetes-validate package: unknown fields, wrong types, values off an enum. Missing required
+    fields are not reported (patches and chart fragments are partial by design).
+
+    ## Why is this bad?
+    ``kubectl apply`` uses strict server-side field validation by default (kubectl 1.27 and later), so
+    the API server refuses the object: "strict decoding error: unknown field
+    \"spec.tasks[0].template.labels\"". With ``--validate=false`` the field is silently dropped
+    instead: labels meant for the pods never reach them, so selectors and network attachments miss.
+
+    ## Example
+    ```yaml
+    template:
+      labels: {app: nccl}
+      spec: {containers: [...]}
+    ```
+
+    ## Fix
+    Put the field where the schema has it: ``template.metadata.labels``.
+    """
+    data = as_dict(doc.data)
+    version = kubernetes_version(ctx)
+    if data.get("apiVersion") and data.get("kind") and has_schema(str(data["apiVersion"]), str(data["kind"]), version):
+        for problem in object_problems(data, version):
+            yield _schema_finding(doc, (), problem, str(data["kind"]))
+        return
+    for pod in pods(doc):
+        base = pod.spec_path[:-1]
+        template: dict = {}
+        node: object = data
+        for key in base:
+            node = node.get(key) if isinstance(node, dict) else (node[key] if isinstance(node, list) else None)
+        template = as_dict(node)
+        for problem in pod_template_problems(template, version):
+            yield _schema_finding(doc, base, problem, "pod template")
+
+
+def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: str) -> Diagnostic:
+    path = base + problem.path
+    if problem.unknown_field:
+        message = (f"unknown field '{problem.unknown_field}' in {_dotted(path[:-1])} ({what}); the API server "
+                   "refuses it under kubectl's strict field validation, or drops it with --validate=false")
+        hint = _unknown_field_hint(problem)
+    else:
+        message = f"{_dotted(path)}: {problem.message} ({what}); the API server refuses it"
+        hint = "see `kubectl explain` for the field's type"
+    return doc.at_path(path, message, hint=hint)
+
+
+def _dotted(path: tuple) -> str:
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return text or "the object"
+
+
+def _unknown_field_hint(problem: SchemaProblem) -> str:
+    field = problem.unknown_field or ""
+    if field in OBJECT_META_FIELDS and "metadata" in problem.allowed:
+        return f"move '{field}' under metadata"
+    close = difflib.get_close_matches(field, problem.allowed, n=1, cutoff=0.7)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "check the spelling and the level (`kubectl explain <kind>.<path>`)"
