@@ -115,6 +115,8 @@ def lint_command(
     sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
     nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
     chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
+    kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="VERSION",
+                                                     help="Kubernetes version manifests are validated for (default: the spec's, else the newest schema)."),
     kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
@@ -130,7 +132,8 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
-    from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
+    from .context import (LintContext, UsageError, checked_kubernetes_version, lookup_sku, newest_nccl_version,
+                          parse_chart_option, parse_version)
     from .engine import lint_paths
     from .formats import FORMATS, render
 
@@ -148,12 +151,15 @@ def lint_command(
             parse_version(nccl_version)
             ctx.nccl_version = nccl_version.lstrip("v")
         ctx.charts = dict(parse_chart_option(c) for c in chart or [])
+        if kubernetes_version:
+            ctx.kubernetes_version = checked_kubernetes_version(kubernetes_version, "--kubernetes-version")
         _warn_unknown_versions(ctx.charts, nccl_version)
         for table in config.path_contexts:
             _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
         if sku:
             ctx.sku = lookup_sku(sku, config.sku_dirs)
-        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version)) if value)
+        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version),
+                                                       ("kubernetes_version", kubernetes_version)) if value)
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)

@@ -87,13 +87,6 @@ def _number(amount: Decimal) -> str:
 OBJECT_META_FIELDS = ("labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences")
 
 
-def kubernetes_version(ctx: LintContext) -> Optional[str]:
-    """The cluster's Kubernetes version when a spec says it; None (the newest schema) otherwise."""
-    if ctx.cluster is not None and ctx.cluster.aks is not None:
-        return ctx.cluster.aks.kubernetes_version
-    return None
-
-
 @rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
 def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Kubernetes object, or a pod template inside a custom resource, that the API server's schema refuses.
@@ -122,7 +115,7 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Put the field where the schema has it: ``template.metadata.labels``.
     """
     data = as_dict(doc.data)
-    version = kubernetes_version(ctx)
+    version = ctx.kubernetes()
     if data.get("apiVersion") and data.get("kind") and has_schema(str(data["apiVersion"]), str(data["kind"]), version):
         for problem in object_problems(data, version):
             yield _schema_finding(doc, (), problem, str(data["kind"]))
