@@ -132,8 +132,15 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
-    from .context import (LintContext, UsageError, checked_kubernetes_version, lookup_sku, newest_nccl_version,
-                          parse_chart_option, parse_version)
+    from .context import (
+        LintContext,
+        UsageError,
+        checked_kubernetes_version,
+        lookup_sku,
+        newest_nccl_version,
+        parse_chart_option,
+        parse_version,
+    )
     from .engine import lint_paths
     from .formats import FORMATS, render
 

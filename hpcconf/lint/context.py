@@ -9,7 +9,6 @@ and stay silent about facts they cannot know, e.g. a SKU-specific rule without `
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence

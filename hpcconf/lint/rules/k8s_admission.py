@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 from decimal import Decimal
-from typing import Iterator, Optional
+from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.k8s_openapi import SchemaProblem, has_schema, object_problems, pod_template_problems
