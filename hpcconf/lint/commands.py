@@ -18,6 +18,8 @@ from ..sku_dirs import checked_sku_dirs, sku_dir_option
 
 if TYPE_CHECKING:
     from .config import LintConfig
+    from .context import LintContext
+    from .engine import LintResult
 
 # The engine, parsers and rules are imported when a command runs, not when the CLI starts:
 # `hpcconf --version` and `--help` must not pay for ruamel/lxml/pydantic.
@@ -117,6 +119,9 @@ def lint_command(
     chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
     kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="VERSION",
                                                      help="Kubernetes version manifests are validated for (default: the spec's, else the newest schema)."),
+    defaulted: bool = typer.Option(False, "--defaulted",
+                                   help="Print the Kubernetes objects of the file as the API server would store them "
+                                        "(defaults applied), like `kubectl apply --dry-run=server -o yaml`."),
     kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
@@ -170,6 +175,8 @@ def lint_command(
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)
+        if defaulted and (len(targets) != 1 or not Path(targets[0]).is_file()):
+            raise UsageError("--defaulted takes one manifest file")
         result = lint_paths(targets or ["."], ctx, forced_kind=kind)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
@@ -180,11 +187,42 @@ def lint_command(
             message = "--fail-level must be one of error, warning, info"
         _fail_usage(message, fmt if fmt in FORMATS else "text", output)
         return
+    if defaulted:
+        _print_defaulted(targets[0], result, ctx, output)
+        return
     _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
     raise typer.Exit(1 if result.failed(level) else 0)
+
+
+def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", output: Optional[Path]) -> None:
+    """``--defaulted``: the file's objects with defaults applied, or, as the API server would, the
+    errors instead of any object (exit 1)."""
+    import dataclasses
+
+    from ..knowledge.k8s_defaults import defaulted, knows
+    from ..yamlio import dump_yaml
+    from ..yamlpos import load_documents
+    from .formats import render
+
+    if result.failed(Severity.ERROR):
+        errors = [f for f in result.findings if f.severity == Severity.ERROR]
+        typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
+        typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)
+        raise typer.Exit(1)
+    version = ctx.cluster.versions.volcano if ctx.cluster is not None else None
+    objects = []
+    for document in load_documents(Path(target).read_text(encoding="utf-8"), target):
+        data = document.data
+        if isinstance(data, dict) and knows(data):
+            objects.append(defaulted(data, volcano_version=version))
+        elif data is not None:
+            kind = data.get("kind", "?") if isinstance(data, dict) else type(data).__name__
+            typer.echo(f"hpcconf: note: {target}: no defaults known for {kind}; printed as written", err=True)
+            objects.append(data)
+    _emit("---\n".join(dump_yaml(o) for o in objects), output)
 
 
 def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")) -> None:
