@@ -180,7 +180,7 @@ def crd_defaults() -> dict:
 
     from ruamel.yaml import YAML
 
-    text = resources.files("hpcconf").joinpath("data", "crd_defaults.yaml").read_text(encoding="utf-8")
+    text = resources.files("hpcconf").joinpath("data").joinpath("crd_defaults.yaml").read_text(encoding="utf-8")
     return YAML(typ="safe").load(text) or {}
 
 
