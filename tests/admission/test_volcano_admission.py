@@ -47,7 +47,8 @@ def _lint(tmp_path: Path, case: dict) -> tuple[list[dict], str]:
     docs = [case["job"], *_queues(case)]
     text = "\n---\n".join(json.dumps(d, indent=2) for d in docs) + "\n"
     (tmp_path / "job.yaml").write_text(text)
-    result = CliRunner().invoke(app, ["lint", "--format", "json", str(tmp_path / "job.yaml")])
+    version = ["--kubernetes-version", case["kubernetes"]] if case.get("kubernetes") else []
+    result = CliRunner().invoke(app, ["lint", "--format", "json", *version, str(tmp_path / "job.yaml")])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)["findings"] if result.stdout.strip().startswith("{") else \
         json.loads(result.stdout), text
@@ -64,8 +65,6 @@ def _lines(text: str, at: str) -> range:
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{i}-{c['name']}" for i, c in enumerate(CASES)])
 def test_volcano_admission_case(case: dict, tmp_path: Path) -> None:
-    if case.get("not_reproduced"):
-        pytest.skip(case["not_reproduced"])
     findings, text = _lint(tmp_path, case)
     errors = [f for f in findings if f["severity"] == "error"]
     refused_first = case.get("api_server_refuses", {}).get("rule")
@@ -87,7 +86,7 @@ def test_the_transcription_holds_every_upstream_case() -> None:
     assert sum(c["upstream"] == "TestValidateJobCreate" for c in CASES) == 43
     assert sum(c["upstream"] == "TestValidateHierarchyCreate" for c in CASES) == 3
     assert {c["verdict"] for c in CASES} == {"allowed", "rejected", "unknown-queue"}
-    assert [c["name"] for c in CASES if c.get("not_reproduced")] == [
+    assert [c["name"] for c in CASES if c.get("kubernetes")] == [
         "validate valid-job with pod level resources less than aggregate container resources, but PodLevelResources "
         "disabled"]
 

@@ -4,25 +4,45 @@ kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``."""
 from __future__ import annotations
 
 import difflib
-from decimal import Decimal
-from typing import Iterator
+from typing import Callable, Iterator
 
+from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.k8s_openapi import SchemaProblem, has_schema, object_problems, pod_template_problems
-from ...knowledge.k8s_quantity import parse_quantity
+from ...knowledge.k8s_validation import (
+    container_name_problems,
+    env_name_problems,
+    metadata_problems,
+    pod_level_problems,
+    port_problems,
+    resource_value_problems,
+    volume_problems,
+)
 from ...parsers.k8s import POD_KINDS, as_dict, pods
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
 
 
-def _amounts(resources: object, key: str) -> dict[str, Decimal]:
-    out = {}
-    for name, value in as_dict(as_dict(resources).get(key)).items():
-        amount = parse_quantity(value)
-        if amount is not None:
-            out[str(name)] = amount
-    return out
+def _refused_by(doc: Document) -> str:
+    """Who refuses a bad pod template in this document, and when."""
+    data = as_dict(doc.data)
+    if doc.kind == Kind.VOLCANO_JOB:
+        return "Volcano's webhook refuses the job (it validates each task's pod template as the API server does)"
+    if str(data.get("apiVersion", "")).count("/") and has_schema(str(data.get("apiVersion")), str(data.get("kind"))):
+        return "the API server refuses it"
+    if data.get("kind") in ("Pod", "PodTemplate"):
+        return "the API server refuses it"
+    return "the API server refuses the pods when the controller creates them, so the job never starts"
+
+
+def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator[tuple[tuple, str]]],
+                  hint: str, with_version: bool = False) -> Iterator[Diagnostic]:
+    for pod in pods(doc):
+        problems = check(pod.spec, ctx.kubernetes()) if with_version else check(pod.spec)
+        for path, message in problems:
+            full = pod.spec_path + path
+            yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}", hint=hint)
 
 
 @rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -30,16 +50,16 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
     """Pod-level ``resources`` the API server refuses.
 
     ## What it catches
-    In a pod spec's own ``resources`` (the PodLevelResources feature, on by default from Kubernetes
-    1.34): a request above the pod's limit for the same resource, or a pod-level request below the
-    sum of its containers' requests.
+    In a pod spec's own ``resources`` (PodLevelResources: beta and on by default from Kubernetes 1.34;
+    before that the API server drops the field): a request above the pod's limit, a request below what
+    its containers ask for together (cpu, memory, hugepages), or a container limit above the pod's.
 
     ## Why is this bad?
-    The API server refuses the pod, and so does Volcano's webhook for a job's template (it runs the same
-    ``ValidatePodTemplate``): "spec.resources.requests: Invalid value: "6": must be less than or equal
-    to cpu limit of 4", "must be greater than or equal to aggregate container requests of 4"
-    (``validatePodResourceConsistency`` in ``pkg/apis/core/validation/validation.go``, v1.34; Volcano
-    ``admit_job_test.go`` v1.15.1 has both cases).
+    The API server refuses the pod, and Volcano's webhook a job's template (it runs the same
+    ``ValidatePodTemplate``): "must be less than or equal to cpu limit of 4", "must be greater than or
+    equal to aggregate container requests of 4", "must be less than or equal to pod limits of 1"
+    (``validatePodResourceConsistency`` in kubernetes ``pkg/apis/core/validation/validation.go``, with the 1.34
+    fix kubernetes#130131 that skips resources pods cannot set; Volcano ``admit_job_test.go`` v1.15.1 has two cases).
 
     ## Example
     ```yaml
@@ -53,34 +73,180 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
     ## Fix
     Make the pod-level request at least the containers' sum (``cpu: "4"``) and at most its limit.
     """
+    yield from _pod_findings(doc, ctx, pod_level_problems, "keep pod-level requests between the containers' sum "
+                                                           "and the pod's limit", with_version=True)
+
+
+@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container with no name, a name that is not a DNS-1123 label, or a name another container has.
+
+    ## What it catches
+    ``containers``, ``initContainers`` and ``ephemeralContainers`` names: required, lower-case letters,
+    digits and ``-`` (at most 63), unique across the three lists (``validateContainers``,
+    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``spec.containers[0].name: Invalid value: "Nccl_Test": a lowercase
+    RFC 1123 label must consist of ...``, or ``Duplicate value: "worker"``.
+
+    ## Example
+    ```yaml
+    containers:
+      - {name: Nccl_Test, image: nccl-tests:2.16}
+    ```
+
+    ## Fix
+    ``name: nccl-test``, and a different name for each container.
+    """
+    yield from _pod_findings(doc, ctx, container_name_problems, "lower-case letters, digits and '-'; one name per "
+                                                                "container")
+
+
+@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container port the API server refuses.
+
+    ## What it catches
+    Port names that are not IANA service names (at most 15 characters, ``a-z0-9-``, a letter, no
+    ``--``, no leading or trailing ``-``), a name used twice in one container, port numbers outside
+    1-65535, a protocol other than TCP/UDP/SCTP, two containers on one host port, and with
+    ``hostNetwork`` a ``hostPort`` other than the ``containerPort`` (``validateContainerPorts``,
+    ``AccumulateUniqueHostPorts``, ``validatePodHostNetworkDeps``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``ports[0].name: Invalid value: "ssh_port": must contain only
+    alpha-numeric characters (a-z, 0-9), and hyphens (-)``.
+
+    ## Example
+    ```yaml
+    ports:
+      - {name: ssh_port, containerPort: 2222}
+    ```
+
+    ## Fix
+    ``name: ssh``.
+    """
+    yield from _pod_findings(doc, ctx, port_problems, "port names: a-z, 0-9 and '-', at most 15 characters")
+
+
+@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, kinds=POD_KINDS)
+def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A volume mount that names no volume of the pod, or volumes and mounts the API server refuses.
+
+    ## What it catches
+    ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
+    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
+    that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
+    two examples often mount ``/dev/shm`` under one name and define the volume under another.
+
+    ## Example
+    ```yaml
+    volumeMounts: [{name: shm, mountPath: /dev/shm}]
+    volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+    ```
+
+    ## Fix
+    Use one name for the volume and its mounts.
+    """
+    yield from _pod_findings(doc, ctx, volume_problems, "name each mount after a volume of the pod")
+
+
+@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An environment variable name the API server of the cluster's version refuses.
+
+    ## What it catches
+    ``env[].name`` empty; before Kubernetes 1.32, a name outside ``[-._a-zA-Z][-._a-zA-Z0-9]*`` (a
+    leading digit, a space); from 1.32 (RelaxedEnvironmentVariableValidation on by default, GA in 1.34),
+    only names with ``=`` or non-printable characters (``ValidateEnv``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``env[0].name: Invalid value: "1GPU": a valid environment variable
+    name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit``.
+
+    ## Example
+    ```yaml
+    env: [{name: "NCCL_DEBUG=INFO"}]
+    ```
+
+    ## Fix
+    ``{name: NCCL_DEBUG, value: INFO}``.
+    """
+    yield from _pod_findings(doc, ctx, env_name_problems, "write the name alone and the value in value:",
+                             with_version=True)
+
+
+@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A resource request or limit that is no Kubernetes quantity, negative, or a fraction of a countable device.
+
+    ## What it catches
+    Values of ``requests``/``limits`` that do not parse as quantities (``8 Gi``, ``1Gb``), negative
+    values, fractions of extended resources (``nvidia.com/gpu: 0.5``, ``rdma/ib: 500m``) and hugepages
+    that are not whole pages (``ValidateResourceQuantityValue``, ``validateResourceQuantityHugePageValue``;
+    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``).
+
+    ## Why is this bad?
+    The API server refuses the pod: "quantities must match the regular expression ..." (before
+    validation, HTTP 400) or ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``.
+    Device plugins hand out whole devices only.
+
+    ## Example
+    ```yaml
+    resources:
+      limits: {nvidia.com/gpu: 0.5, memory: 8 Gi}
+    ```
+
+    ## Fix
+    ``nvidia.com/gpu: 1``, ``memory: 8Gi`` (GPU sharing is configured in the device plugin, not by fractions).
+    """
+    yield from _pod_findings(doc, ctx, resource_value_problems, "whole devices, and quantities such as 8Gi or 500m")
+
+
+@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def metadata_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An object name, namespace, label or annotation the API server refuses.
+
+    ## What it catches
+    Names of built-in objects by kind (DNS-1123 subdomain; a Namespace a DNS-1123 label; a Service a
+    DNS-1035 label), namespaces, label keys (qualified names: optional DNS prefix and ``/``, then at
+    most 63 characters) and values (at most 63, alphanumeric at both ends), annotation keys, and
+    annotations above 256 KiB together; on the object and on every pod template
+    (``ValidateObjectMetaAccessor``, ``ValidateLabels``, ``ValidateAnnotations`` in k8s.io/apimachinery).
+
+    ## Why is this bad?
+    The API server refuses the object: ``metadata.labels: Invalid value: "nccl test": a valid label must
+    be an empty string or consist of alphanumeric characters ...``. A Service named ``1-nccl`` is refused
+    (DNS-1035: it must start with a letter).
+
+    ## Example
+    ```yaml
+    metadata:
+      labels: {app: nccl test}
+    ```
+
+    ## Fix
+    ``app: nccl-test``.
+    """
+    data = as_dict(doc.data)
+    kind = str(data.get("kind", ""))
+    built_in = bool(data.get("apiVersion")) and has_schema(str(data.get("apiVersion")), kind, ctx.kubernetes())
+    for path, message in metadata_problems(data.get("metadata"), kind if built_in else None):
+        yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses it", hint=_label_hint(path))
     for pod in pods(doc):
-        resources = pod.spec.get("resources")
-        if not isinstance(resources, dict):
-            continue
-        requests, limits = _amounts(resources, "requests"), _amounts(resources, "limits")
-        base = pod.spec_path + ("resources",)
-        for name, request in sorted(requests.items()):
-            limit = limits.get(name)
-            if limit is not None and request > limit:
-                yield doc.at_path(base + ("requests", name), f"pod-level {name} request {_text(resources, 'requests', name)} "
-                                  f"is above the pod's {name} limit {_text(resources, 'limits', name)}; the API "
-                                  "server refuses the pod", hint="lower the request or raise the limit")
-                continue
-            total = sum((_amounts(as_dict(c).get("resources"), "requests").get(name, Decimal(0))
-                         for c in pod.spec.get("containers") or []), Decimal(0))
-            if request < total:
-                yield doc.at_path(base + ("requests", name), f"pod-level {name} request "
-                                  f"{_text(resources, 'requests', name)} is below its containers' total request "
-                                  f"({_number(total)}); the API server refuses the pod",
-                                  hint=f"request at least {_number(total)} at the pod level, or drop it")
+        if pod.metadata_path == ("metadata",):
+            continue  # a Pod's own metadata: checked above
+        for path, message in metadata_problems(pod.metadata, None, pod.metadata_path):
+            yield doc.at_path(path, f"{_dotted(path)}: {message}; {_refused_by(doc)}", hint=_label_hint(path))
 
 
-def _text(resources: dict, key: str, name: str) -> str:
-    return str(as_dict(resources.get(key)).get(name))
-
-
-def _number(amount: Decimal) -> str:
-    return format(amount.normalize(), "f")
+def _label_hint(path: tuple) -> str:
+    return "label values: letters, digits, '-', '_', '.', at most 63" if "labels" in path else \
+        "lower-case letters, digits and '-'"
 
 
 # Fields of ObjectMeta, for the hint when one of them sits beside ``metadata`` instead of under it.
@@ -144,7 +310,8 @@ def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: st
 
 
 def _dotted(path: tuple) -> str:
-    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    text = "".join(f"[{p}]" if isinstance(p, int) or any(c in str(p) for c in "./ ") else f".{p}"
+                   for p in path).lstrip(".")
     return text or "the object"
 
 
