@@ -24,6 +24,16 @@ POD_TEMPLATE_DEF = "io.k8s.api.core.v1.PodTemplateSpec"
 REPORTED_KEYWORDS = ("additionalProperties", "type", "enum", "format", "pattern", "minimum", "maximum")
 
 
+# Custom resources whose CRD gives the embedded pod templates Kubernetes' full schema (structural, no
+# x-kubernetes-preserve-unknown-fields): kubectl's strict field validation refuses unknown fields in
+# them as it does in a Deployment. For any other custom resource that depends on its CRD.
+CRDS_WITH_POD_TEMPLATE_SCHEMA = {
+    ("batch.volcano.sh/v1alpha1", "Job"): "volcano-sh/volcano config/crd/bases/batch.volcano.sh_jobs.yaml "
+                                          "(release-1.7 and v1.15.1)",
+    ("kubeflow.org/v2beta1", "MPIJob"): "kubeflow/mpi-operator v0.8.0 deploy/v2beta1/mpi-operator.yaml",
+}
+
+
 class SchemaVersionError(ValueError):
     """The requested Kubernetes version is outside the schemas installed."""
 

@@ -8,10 +8,17 @@ from typing import Callable, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.k8s_openapi import SchemaProblem, has_schema, object_problems, pod_template_problems
+from ...knowledge.k8s_openapi import (
+    CRDS_WITH_POD_TEMPLATE_SCHEMA,
+    SchemaProblem,
+    has_schema,
+    object_problems,
+    pod_template_problems,
+)
 from ...knowledge.k8s_validation import (
     container_name_problems,
     env_name_problems,
+    is_placeholder,
     metadata_problems,
     pod_level_problems,
     port_problems,
@@ -130,6 +137,21 @@ def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     yield from _pod_findings(doc, ctx, port_problems, "port names: a-z, 0-9 and '-', at most 15 characters")
 
 
+def _each_container(spec: dict) -> Iterator[tuple[str, int, dict]]:
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for index, container in enumerate(spec.get(key) or []):
+            if isinstance(container, dict):
+                yield key, index, container
+
+
+def _claim_templates(doc: Document) -> tuple[str, ...]:
+    data = as_dict(doc.data)
+    if data.get("kind") != "StatefulSet":
+        return ()
+    templates = as_dict(data.get("spec")).get("volumeClaimTemplates")
+    return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
+
+
 @rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, kinds=POD_KINDS)
 def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A volume mount that names no volume of the pod, or volumes and mounts the API server refuses.
@@ -138,6 +160,7 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
     a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
     that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
+    A StatefulSet's ``volumeClaimTemplates`` count as volumes (its controller adds them to each pod).
 
     ## Why is this bad?
     The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
@@ -152,7 +175,9 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ## Fix
     Use one name for the volume and its mounts.
     """
-    yield from _pod_findings(doc, ctx, volume_problems, "name each mount after a volume of the pod")
+    claims = _claim_templates(doc)
+    yield from _pod_findings(doc, ctx, lambda spec: volume_problems(spec, claims),
+                             "name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
 
 
 @rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -203,8 +228,19 @@ def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagn
 
     ## Fix
     ``nvidia.com/gpu: 1``, ``memory: 8Gi`` (GPU sharing is configured in the device plugin, not by fractions).
+    A placeholder (``<number_of_gpus>``, ``${GPUS}``) is reported as info: the file says it is a template.
     """
     yield from _pod_findings(doc, ctx, resource_value_problems, "whole devices, and quantities such as 8Gi or 500m")
+    for pod in pods(doc):
+        for key, index, container in _each_container(pod.spec):
+            for kind in ("requests", "limits"):
+                for name, value in as_dict(as_dict(container.get("resources")).get(kind)).items():
+                    if is_placeholder(value):
+                        path = pod.spec_path + (key, index, "resources", kind, name)
+                        yield doc.at_path(path, f"{_dotted(path)}: '{value}' is a placeholder, not a quantity: "
+                                                "the file is a template to fill in (applied as written, the API "
+                                                "server refuses it)", severity=Severity.INFO,
+                                          hint="fill it in before applying, or render the template first")
 
 
 @rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -266,7 +302,9 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     ``kubectl apply`` uses strict server-side field validation by default (kubectl 1.27 and later), so
-    the API server refuses the object: "strict decoding error: unknown field
+    the API server refuses the object (for a custom resource: when its CRD gives the pod template
+    Kubernetes' schema, as Volcano's Job CRD and mpi-operator v0.8.0's MPIJob CRD do; for other custom
+    resources the unknown field is info, naming that context): "strict decoding error: unknown field
     \"spec.tasks[0].template.labels\"". With ``--validate=false`` the field is silently dropped
     instead: labels meant for the pods never reach them, so selectors and network attachments miss.
 
@@ -293,8 +331,17 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         for key in base:
             node = node.get(key) if isinstance(node, dict) else (node[key] if isinstance(node, list) else None)
         template = as_dict(node)
+        known_crd = (str(data.get("apiVersion")), str(data.get("kind"))) in CRDS_WITH_POD_TEMPLATE_SCHEMA
         for problem in pod_template_problems(template, version):
-            yield _schema_finding(doc, base, problem, "pod template")
+            finding = _schema_finding(doc, base, problem, "pod template")
+            if problem.unknown_field and not known_crd:
+                finding = doc.at_path(base + problem.path,
+                                      f"unknown field '{problem.unknown_field}' in {_dotted((base + problem.path)[:-1])} "
+                                      f"(pod template of a {data.get('kind')}): depends on its CRD: refused by "
+                                      "kubectl's strict field validation if the CRD gives the template Kubernetes' "
+                                      "schema, else dropped when the pods are created; either way it never applies",
+                                      severity=Severity.INFO, hint=_unknown_field_hint(problem))
+            yield finding
 
 
 def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: str) -> Diagnostic:
