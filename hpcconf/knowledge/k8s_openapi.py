@@ -143,3 +143,34 @@ def _explain(error: Any) -> Iterator[SchemaProblem]:
                                 allowed=tuple(sorted(allowed)))
         return
     yield SchemaProblem(path, error.message)
+
+
+@dataclass(frozen=True)
+class RemovedApi:
+    api_version: str
+    kind: str
+    removed: str  # the Kubernetes release that stopped serving it
+    use: str
+
+
+@lru_cache(maxsize=1)
+def removed_apis() -> dict[tuple[str, str], RemovedApi]:
+    """data/k8s_removed_apis.yaml by (apiVersion, kind)."""
+    from ruamel.yaml import YAML
+
+    text = resources.files("hpcconf").joinpath("data").joinpath("k8s_removed_apis.yaml").read_text(encoding="utf-8")
+    out = {}
+    for row in YAML(typ="safe").load(text)["removed"]:
+        for kind in row["kinds"]:
+            out[(row["api"], kind)] = RemovedApi(row["api"], kind, str(row["removed"]), row["use"])
+    return out
+
+
+def removed_api(api_version: str, kind: str, kubernetes: Optional[str] = None) -> Optional[RemovedApi]:
+    """The removal of ``apiVersion``/``kind`` in or before ``kubernetes`` (None: the newest version)."""
+    found = removed_apis().get((api_version, kind))
+    if found is None:
+        return None
+    if kubernetes is not None and version_key(kubernetes.lstrip("v"))[:2] < version_key(found.removed)[:2]:
+        return None
+    return found

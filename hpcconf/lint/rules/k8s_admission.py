@@ -14,6 +14,7 @@ from ...knowledge.k8s_openapi import (
     has_schema,
     object_problems,
     pod_template_problems,
+    removed_api,
 )
 from ...knowledge.k8s_validation import (
     container_name_problems,
@@ -370,3 +371,35 @@ def _unknown_field_hint(problem: SchemaProblem) -> str:
     if close:
         return f"did you mean '{close[0]}'?"
     return "check the spelling and the level (`kubectl explain <kind>.<path>`)"
+
+
+@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A built-in kind under an ``apiVersion`` Kubernetes no longer serves.
+
+    ## What it catches
+    ``apiVersion``/``kind`` pairs of Kubernetes' Deprecated API Migration Guide removed in or before
+    the cluster's version (the newest when unknown): ``apps/v1beta1`` StatefulSet (removed in 1.16),
+    ``batch/v1beta1`` CronJob and ``autoscaling/v2beta1`` HorizontalPodAutoscaler (1.25), ...
+    (``data/k8s_removed_apis.yaml``, from https://kubernetes.io/docs/reference/using-api/deprecation-guide/).
+
+    ## Why is this bad?
+    The API server refuses the object: ``no matches for kind "StatefulSet" in version "apps/v1beta1"``.
+    Every Kubernetes release the major clouds still support (AKS, EKS, GKE: 1.30 and later) has removed
+    all of these. Examples copied from older repositories carry them.
+
+    ## Example
+    ```yaml
+    apiVersion: apps/v1beta1
+    kind: StatefulSet
+    ```
+
+    ## Fix
+    ``apiVersion: apps/v1`` (and add what the newer version requires, e.g. ``spec.selector``).
+    """
+    data = as_dict(doc.data)
+    found = removed_api(str(data.get("apiVersion") or ""), str(data.get("kind") or ""), ctx.kubernetes())
+    if found is not None:
+        yield doc.at_path(("apiVersion",), f"{found.kind} {found.api_version} was removed in Kubernetes {found.removed}: "
+                                           f"the API server refuses it (no matches for kind \"{found.kind}\" in version "
+                                           f"\"{found.api_version}\")", hint=f"use {found.use}")
