@@ -93,7 +93,10 @@ def _registry(version: str) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _validator(version: str, schema_name: str) -> Any:
+def _validator(version: str, schema_name: str, api_version: str = "") -> Any:
+    """A validator for a kind's file (None when absent, or when the file is another group's: the package's
+    file names keep only a group's first label, so ``scheduling.volcano.sh/v1beta1`` PodGroup would find
+    ``scheduling.k8s.io/v1beta1``'s) or for a definition (``#<name>``)."""
     from jsonschema import Draft202012Validator
 
     registry, definitions_id = _registry(version)
@@ -104,16 +107,20 @@ def _validator(version: str, schema_name: str) -> Any:
         if not file.is_file():
             return None
         schema = json.loads(file.read_text(encoding="utf-8"))
+        served = schema.get("properties", {}).get("apiVersion", {}).get("enum") or []
+        if api_version not in served:
+            return None
     return Draft202012Validator(schema, registry=registry)
 
 
 def has_schema(api_version: str, kind: str, kubernetes: Optional[str] = None) -> bool:
-    return _validator(schema_version(kubernetes), _schema_file(api_version, kind)) is not None
+    return _validator(schema_version(kubernetes), _schema_file(api_version, kind), api_version) is not None
 
 
 def object_problems(data: dict, kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
     """What the API server's schema refuses in a whole object of a built-in kind (none for other kinds)."""
-    validator = _validator(schema_version(kubernetes), _schema_file(str(data.get("apiVersion")), str(data.get("kind"))))
+    api_version = str(data.get("apiVersion"))
+    validator = _validator(schema_version(kubernetes), _schema_file(api_version, str(data.get("kind"))), api_version)
     if validator is not None:
         yield from _problems(validator, data)
 

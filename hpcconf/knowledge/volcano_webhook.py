@@ -297,6 +297,22 @@ def _dependencies(job: Mapping[str, Any]) -> list[Rejection]:
                       "job has dependencies between tasks, but doesn't form a directed acyclic graph(DAG)" + detail)]
 
 
+def validate_podgroup(podgroup: Mapping[str, Any], *, queues: Optional[QueueFacts] = None) -> list[Rejection]:
+    """``validatePodGroup`` (pkg/webhooks/admission/podgroups/validate/validate_podgroup.go, v1.15.1): the
+    queue must be Open, and no network topology may set both tier limits."""
+    spec = _dict(podgroup.get("spec"))
+    found = _network_topology(spec.get("networkTopology"), ("spec", "networkTopology"))
+    for index, policy in enumerate(spec.get("subGroupPolicy") or []):
+        found += _network_topology(_dict(policy).get("networkTopology"),
+                                   ("spec", "subGroupPolicy", index, "networkTopology"))[:1]
+    name = str(spec.get("queue") or "")
+    state = queues.states.get(name) if queues is not None and name else None
+    if state is not None and state != "Open":
+        found.append(Rejection("queue", ("spec", "queue"), f"can only submit PodGroup to queue with state `Open`, "
+                                                           f"queue `{name}` status is `{state}`"))
+    return found
+
+
 def rejections(job: Mapping[str, Any], **kwargs: Any) -> Iterator[Rejection]:
     """Mutate, then validate: what ``kubectl apply`` of this job gets back from Volcano."""
     yield from validate_create(mutate(job), **kwargs)

@@ -12,7 +12,7 @@ from typing import Iterator, Optional
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
-from ...knowledge.volcano_webhook import DEFAULT_QUEUE, QueueFacts, Rejection, rejections
+from ...knowledge.volcano_webhook import DEFAULT_QUEUE, QueueFacts, Rejection, rejections, validate_podgroup
 from ...parsers.k8s import as_dict
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -28,18 +28,28 @@ def _volcano_version(ctx: LintContext) -> Optional[str]:
     return ctx.charts.get("volcano") or newest_version("volcano")
 
 
+def _is_podgroup(doc: Document) -> bool:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return data.get("kind") == "PodGroup" and str(data.get("apiVersion", "")).startswith(QUEUE_API)
+
+
 def _refusals(doc: Document, ctx: LintContext, check: str,
               queues: Optional[QueueFacts] = None) -> Iterator[Rejection]:
     if not isinstance(doc.data, dict):
         return
-    for found in rejections(doc.data, volcano_version=_volcano_version(ctx), queues=queues):
+    if doc.kind == Kind.K8S_MANIFEST:
+        found_all = validate_podgroup(doc.data, queues=queues) if _is_podgroup(doc) else []
+    else:
+        found_all = list(rejections(doc.data, volcano_version=_volcano_version(ctx), queues=queues))
+    for found in found_all:
         if found.check == check:
             yield found
 
 
 def _report(doc: Document, ctx: LintContext, check: str, hint: str) -> Iterator[Diagnostic]:
+    what = "PodGroup" if _is_podgroup(doc) else "job"
     for found in _refusals(doc, ctx, check):
-        yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}", hint=hint)
+        yield doc.at_path(found.path, f"Volcano's webhook refuses the {what}: {found.message}", hint=hint)
 
 
 @rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, kinds=JOB)
@@ -186,13 +196,14 @@ def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
     yield from _report(doc, ctx, "partition-policy", "replicas = totalPartitions x partitionSize")
 
 
-@rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, kinds=JOB + (Kind.K8S_MANIFEST,))
 def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``networkTopology`` with both ``highestTierAllowed`` and ``highestTierName``.
 
     ## What it catches
     The two limits together, on the job or on a task's ``partitionPolicy`` (``validateNetworkTopology``
-    in ``admit_job.go``, v1.15.1).
+    in ``admit_job.go``, v1.15.1), and on a PodGroup or one of its ``subGroupPolicy`` entries
+    (``validate_podgroup.go``).
 
     ## Why is this bad?
     The webhook refuses the job: "must not specify 'highestTierAllowed' and 'highestTierName' in
@@ -258,7 +269,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
 
     ## What it catches
     ``spec.queue: root``; a queue that has child queues among the Queue manifests linted with the
-    job; a queue whose manifest says it is not ``Open``. A queue that is neither ``default`` (the
+    job; a queue whose manifest says it is not ``Open`` (for PodGroups too: ``validate_podgroup.go``). A queue that is neither ``default`` (the
     chart creates it) nor defined in the files linted is reported as info: whether it exists is
     the cluster's state, which the files do not show.
 
@@ -277,6 +288,10 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     Submit to a leaf queue that is Open (``default``, or one of the leaves of your hierarchy).
     """
     queues = _queue_facts(docs)
+    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d)]:
+        for found in _refusals(doc, ctx, "queue", queues):
+            yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
+                              hint="submit to an Open queue")
     for doc in docs.of_kind(Kind.VOLCANO_JOB):
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
