@@ -44,11 +44,11 @@ def image_pull_policy(image: str) -> str:
     return "Always" if tag in ("", "latest") else "IfNotPresent"
 
 
-def _probe(probe: Any) -> None:
-    if isinstance(probe, dict):
+def _probe_defaults(check: Any) -> None:
+    if isinstance(check, dict):
         for key, value in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1),
                            ("failureThreshold", 3)):
-            _set(probe, key, value)
+            _set(check, key, value)
 
 
 def _container(container: dict, host_network: bool) -> None:
@@ -60,8 +60,8 @@ def _container(container: dict, host_network: bool) -> None:
         _set(port, "protocol", "TCP")
         if host_network and port.get("containerPort") is not None:
             _set(port, "hostPort", port["containerPort"])
-    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        _probe(container.get(probe))
+    for field in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _probe_defaults(container.get(field))
     for env in _items(container.get("env")):
         field_ref = _dict(_dict(env.get("valueFrom")).get("fieldRef"))
         if field_ref:
