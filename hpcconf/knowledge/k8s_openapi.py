@@ -8,11 +8,13 @@ request for a version between two is served by the newest not newer than it, as 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from .versions import version_key
@@ -46,8 +48,14 @@ class SchemaProblem:
     allowed: tuple[str, ...] = ()  # the keys it allows there
 
 
-def _root() -> Any:
-    return resources.files(PACKAGE).joinpath(SCHEMA_ROOT)
+@lru_cache(maxsize=1)
+def _root() -> Path:
+    """The package's schema directory, found without importing the package (its __init__ imports PyYAML,
+    jsonschema and more: a third of a second that a lint run never needs)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise SchemaVersionError(f"the {PACKAGE} package is not installed (pip install kubernetes-validate)")
+    return Path(list(spec.submodule_search_locations)[0]) / SCHEMA_ROOT
 
 
 @lru_cache(maxsize=1)
@@ -74,8 +82,8 @@ def schema_version(kubernetes: Optional[str]) -> str:
     return fitting[-1]
 
 
-def _directory(version: str) -> Any:
-    return _root().joinpath(f"v{version}.0-local-strict")
+def _directory(version: str) -> Path:
+    return _root() / f"v{version}.0-local-strict"
 
 
 def _schema_file(api_version: str, kind: str) -> str:
