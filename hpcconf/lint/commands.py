@@ -19,6 +19,8 @@ from ..sku_dirs import checked_sku_dirs, sku_dir_option
 
 if TYPE_CHECKING:
     from .config import LintConfig
+    from .context import LintContext
+    from .engine import LintResult
 
 # The engine, parsers and rules are imported when a command runs, not when the CLI starts:
 # `hpcconf --version` and `--help` must not pay for ruamel/lxml/pydantic.
@@ -116,6 +118,11 @@ def lint_command(
     sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
     nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
     chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
+    kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="VERSION",
+                                                     help="Kubernetes version manifests are validated for (default: the spec's, else the newest schema)."),
+    defaulted: bool = typer.Option(False, "--defaulted",
+                                   help="Print the Kubernetes objects of the file as the API server would store them "
+                                        "(defaults applied), like `kubectl apply --dry-run=server -o yaml`."),
     kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
@@ -133,7 +140,15 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
-    from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
+    from .context import (
+        LintContext,
+        UsageError,
+        checked_kubernetes_version,
+        lookup_sku,
+        newest_nccl_version,
+        parse_chart_option,
+        parse_version,
+    )
     from .engine import lint_paths
     from .formats import FORMATS, render
 
@@ -151,15 +166,20 @@ def lint_command(
             parse_version(nccl_version)
             ctx.nccl_version = nccl_version.lstrip("v")
         ctx.charts = dict(parse_chart_option(c) for c in chart or [])
+        if kubernetes_version:
+            ctx.kubernetes_version = checked_kubernetes_version(kubernetes_version, "--kubernetes-version")
         _warn_unknown_versions(ctx.charts, nccl_version)
         for table in config.path_contexts:
             _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
         if sku:
             ctx.sku = lookup_sku(sku, config.sku_dirs)
-        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version)) if value)
+        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version),
+                                                       ("kubernetes_version", kubernetes_version)) if value)
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)
+        if defaulted and (len(targets) != 1 or not Path(targets[0]).is_file()):
+            raise UsageError("--defaulted takes one manifest file")
         result = lint_paths(targets or ["."], ctx, forced_kind=kind)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
@@ -173,11 +193,42 @@ def lint_command(
     if verbose or os.environ.get("HPCCONF_DEBUG"):
         for file, why in result.skipped:
             typer.echo(f"hpcconf: debug: skipped {file}: {why}", err=True)
+    if defaulted:
+        _print_defaulted(targets[0], result, ctx, output)
+        return
     _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
     raise typer.Exit(1 if result.failed(level) else 0)
+
+
+def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", output: Optional[Path]) -> None:
+    """``--defaulted``: the file's objects with defaults applied, or, as the API server would, the
+    errors instead of any object (exit 1)."""
+    import dataclasses
+
+    from ..knowledge.k8s_defaults import defaulted, knows
+    from ..yamlio import dump_yaml
+    from ..yamlpos import load_documents
+    from .formats import render
+
+    if result.failed(Severity.ERROR):
+        errors = [f for f in result.findings if f.severity == Severity.ERROR]
+        typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
+        typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)
+        raise typer.Exit(1)
+    version = ctx.cluster.versions.volcano if ctx.cluster is not None else None
+    objects = []
+    for document in load_documents(Path(target).read_text(encoding="utf-8"), target):
+        data = document.data
+        if isinstance(data, dict) and knows(data):
+            objects.append(defaulted(data, volcano_version=version))
+        elif data is not None:
+            kind = data.get("kind", "?") if isinstance(data, dict) else type(data).__name__
+            typer.echo(f"hpcconf: note: {target}: no defaults known for {kind}; printed as written", err=True)
+            objects.append(data)
+    _emit("---\n".join(dump_yaml(o) for o in objects), output)
 
 
 def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")) -> None:

@@ -8,6 +8,7 @@ and stay silent about facts they cannot know, e.g. a SKU-specific rule without `
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -63,6 +64,20 @@ def parse_chart_option(text: str) -> tuple[str, str]:
     return name, version.lstrip("v")
 
 
+def checked_kubernetes_version(text: str, where: str) -> str:
+    """A Kubernetes version the installed schemas serve ('1.33', 'v1.33.2'); UsageError naming them otherwise."""
+    from ..knowledge.k8s_openapi import SchemaVersionError, schema_version
+
+    version = text.strip().lstrip("v")
+    if not re.match(r"^\d+\.\d+(\.\d+)?$", version):
+        raise UsageError(f"{where}: '{text}' is not a Kubernetes version such as 1.33")
+    try:
+        schema_version(version)
+    except SchemaVersionError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return version
+
+
 def lookup_sku(text: str, sku_dirs: Sequence[Path] = ()) -> Sku:
     """The catalog's Sku for ``--sku`` (any case, ``Standard_`` optional), ``sku_dirs`` included;
     UsageError if unknown. A bad SKU directory or file raises HpcconfError (HPC100/HPC101, located)."""
@@ -81,12 +96,21 @@ class LintContext:
     charts: dict[str, str] = field(default_factory=dict)  # chart name -> version given by the user
     config: LintConfig = field(default_factory=LintConfig)
     ucx_version: str | None = None  # None: the newest UCX
+    kubernetes_version: str | None = None  # None: the spec's, else the newest schema installed
     openmpi_version: str | None = None  # None: the newest Open MPI
     spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
     cluster: ResolvedCluster | None = None  # what it resolved to
     # Fields the command line set ("sku", "nccl_version"): per-path settings do not override them.
     # (`charts` holds only the command line's --chart values until a per-path table adds to it.)
     given: frozenset[str] = frozenset()
+
+    def kubernetes(self) -> str | None:
+        """The Kubernetes version manifests are judged for: the user's, else the spec's AKS version."""
+        if self.kubernetes_version:
+            return self.kubernetes_version
+        if self.cluster is not None and self.cluster.aks is not None:
+            return self.cluster.aks.kubernetes_version
+        return None
 
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)

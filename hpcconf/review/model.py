@@ -174,6 +174,9 @@ def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], 
         for note in migration_notes(cause.change.label, effective(cause.change, "old"), effective(cause.change, "new")):
             if note not in change.migrations:
                 change.migrations.append(note)
+    refused = _refused_update(artifact.path, before, after)
+    if refused is not None:
+        change.impacts.insert(0, refused)
     if not change.impacts and not artifact.header_only:
         fallback = impact_of(artifact.path)
         if fallback is not None:
@@ -182,6 +185,28 @@ def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], 
 
     change.diff = git_patch(change.path, before, after)
     return change
+
+
+def _refused_update(path: str, before: Optional[str], after: Optional[str]) -> Optional[Impact]:
+    """An update the API server or Volcano's webhook refuses in place: delete and recreate (hpcconf.knowledge.k8s_updates)."""
+    if before is None or after is None or not path.endswith((".yaml", ".yml")):
+        return None
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from ..knowledge.k8s_updates import refused_updates
+
+    try:
+        old, new = (list(YAML(typ="safe").load_all(text)) for text in (before, after))
+    except YAMLError:
+        return None
+    refusals = refused_updates(old, new)
+    if not refusals:
+        return None
+    first = refusals[0]
+    return Impact(action=f"kubectl delete -f {path}, then kubectl apply -f {path} (an in-place apply is refused)",
+                  effect="; ".join(f"{r.kind} {r.name}: {r.reason}" for r in refusals),
+                  disruptive="none", source=first.source)
 
 
 def _check_outputs(build: Build, out_dir: str, committed: dict[str, bytes]) -> list[OutputProblem]:

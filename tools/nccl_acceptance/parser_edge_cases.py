@@ -2,10 +2,16 @@
 """Edge cases of NCCL's file/env parsers, run against the real NCCL in torch (1 GPU, 1 rank).
 The verdicts are stored in tests/test_parse_nccl_xml.py and tests/test_parse_nccl_conf.py.
 Usage: python3 parser_edge_cases.py OUTDIR"""
-import json, os, subprocess, sys, time, concurrent.futures as cf
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+
 
 def worker(port, rank=0, world=1):
-    import torch, torch.distributed as dist
+    import torch
+    import torch.distributed as dist
     torch.cuda.set_device(rank)
     out = {"rank": rank}
     try:

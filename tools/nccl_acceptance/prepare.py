@@ -22,7 +22,6 @@ from hpcconf.parsers.nccl_conf import render_nccl_conf
 from hpcconf.resolve.nccl import NODE_NCCL_DIR, resolve_pool_nccl
 from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
 
-
 NCCL_VERSION = "2.28.9"  # the test machine's (torch's bundled NCCL)
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv")
 

@@ -428,7 +428,8 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
     ## What it catches
     ``policies[]`` with an event or action unknown to the Volcano version, both ``event(s)`` and
-    ``exitCode``, neither, an event repeated across policies, or ``*`` combined with other events.
+    ``exitCode`` (even ``exitCode: 0``), neither, ``exitCode: 0`` alone, an event or exit code repeated
+    across policies, or ``*`` beside any other event of the same list.
 
     ## Why is this bad?
     The webhook rejects the job (``validatePolicies`` in ``pkg/webhooks/admission/jobs/validate``). A typo such as
@@ -453,34 +454,51 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     places: list[tuple[tuple[str | int, ...], object]] = [(("spec", "policies"), _spec(doc).get("policies"))]
     places += [(("spec", "tasks", i, "policies"), t.get("policies")) for i, t in _tasks(doc)]
     for base, policies in places:
-        seen: set[str] = set()
-        for index, policy in enumerate(policies if isinstance(policies, list) else []):
-            if not isinstance(policy, dict):
-                continue
-            path = base + (index,)
-            named = [policy["event"]] if policy.get("event") else []
-            named += list(policy.get("events") or [])
-            exit_code = policy.get("exitCode")
-            if named and exit_code not in (None, 0):
-                yield doc.at_path(path, "a policy sets both event(s) and exitCode; Volcano rejects it",
-                                  hint="split it into two policies")
-            elif not named and exit_code in (None, 0):
-                yield doc.at_path(path, "a policy needs an event or a non-zero exitCode", hint="add event: <Event>")
-            for event in named:
-                if str(event) not in events:
-                    yield doc.at_path(path + ("event",) if policy.get("event") == event else path + ("events",),
-                                      f"unknown event '{event}' for Volcano {version}",
-                                      hint=f"one of: {', '.join(sorted(events))}")
-                elif str(event) in seen:
-                    yield doc.at_path(path, f"event '{event}' is already handled by an earlier policy",
-                                      hint="merge the policies")
-                seen.add(str(event))
-            if "*" in named and len(named) > 1:
-                yield doc.at_path(path, "'*' must be the only event of a policy", hint="drop the other events")
-            action = policy.get("action")
-            if action is not None and str(action) not in actions:
-                yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
-                                  hint=f"one of: {', '.join(sorted(actions))}")
+        yield from _policy_list(doc, base, policies if isinstance(policies, list) else [], version, events, actions)
+
+
+def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[str], events: set[str],
+                 actions: set[str]) -> Iterator[Diagnostic]:
+    """``validatePolicies`` over one list: events and exit codes are unique across its policies, and
+    ``*`` excludes every other event of the list (pkg/webhooks/admission/jobs/validate/util.go)."""
+    seen: set[str] = set()
+    exit_codes: set[object] = set()
+    for index, policy in enumerate(policies):
+        if not isinstance(policy, dict):
+            continue
+        path = base + (index,)
+        named = [policy["event"]] if policy.get("event") else []
+        named += list(policy.get("events") or [])
+        exit_code = policy.get("exitCode")
+        if named and exit_code is not None:
+            yield doc.at_path(path, "a policy sets both event(s) and exitCode; Volcano rejects it "
+                                    "(\"must not specify event and exitCode simultaneously\")",
+                              hint="split it into two policies")
+        elif not named and exit_code in (None, 0):
+            yield doc.at_path(path, "a policy needs an event or a non-zero exitCode (\"0 is not a valid error "
+                                    "code\")" if exit_code == 0 else "a policy needs an event or an exitCode",
+                              hint="add event: <Event>")
+        elif not named and exit_code in exit_codes:
+            yield doc.at_path(path + ("exitCode",), f"exitCode {exit_code} is already handled by an earlier policy "
+                                                    f"(\"duplicate exitCode {exit_code}\")", hint="merge the policies")
+        exit_codes.add(exit_code)
+        for event in dict.fromkeys(named):
+            if str(event) not in events:
+                yield doc.at_path(path + ("event",) if policy.get("event") == event else path + ("events",),
+                                  f"unknown event '{event}' for Volcano {version}",
+                                  hint=f"one of: {', '.join(sorted(events))}")
+            elif str(event) in seen:
+                yield doc.at_path(path, f"event '{event}' is already handled by an earlier policy",
+                                  hint="merge the policies")
+            seen.add(str(event))
+        action = policy.get("action")
+        if action is not None and str(action) not in actions:
+            yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
+                              hint=f"one of: {', '.join(sorted(actions))}")
+    if "*" in seen and len(seen) > 1:
+        yield doc.at_path(base, "'*' stands for every event: no other event may appear in the policies beside it "
+                                "(\"if there's * here, no other policy should be here\")",
+                          hint="keep the '*' policy alone, or list the events one by one")
 
 
 # --------------------------------------------------------------------------- VOL010

@@ -1,0 +1,318 @@
+"""Volcano's job admission webhook, mutate then validate, transcribed from upstream.
+
+Sources (volcano-sh/volcano, tag v1.15.1; release-1.7 to v1.14 differ only where noted):
+``pkg/webhooks/admission/jobs/mutate/mutate_job.go`` (``createPatch``: default queue, maxRetry, task
+names, task and job minAvailable, the svc/ssh plugins), ``pkg/webhooks/admission/jobs/validate/admit_job.go``
+(``validateJobCreate``, ``validatePartitionPolicy``, ``validateNetworkTopology``, ``validateTaskTopoPolicy``)
+and ``validate/util.go`` (``validateIO``, ``topoSort``), ``pkg/controllers/job/plugins/factory.go`` (the plugin
+names) and ``pkg/controllers/job/plugins/distributed-framework/mpi/mpi.go`` (``--master``, default ``master``).
+
+Every function takes the job as parsed YAML (plain dicts and lists) and returns what the webhook
+would say, with the YAML path it is about, so lint can place it at file:line. Messages quote
+upstream's wording. Nothing here guesses about the cluster: queues are what the caller knows.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterator, Mapping, Optional
+
+from .versions import version_key
+
+Path = tuple[Any, ...]
+
+DEFAULT_QUEUE = "default"  # mutate_job.go DefaultQueue; Volcano's chart creates this queue
+DEFAULT_MAX_RETRY = 3
+DEFAULT_TASK_PREFIX = "default"  # v1alpha1.DefaultTaskSpec: an unnamed task i becomes "default<i>"
+MPI_DEFAULT_MASTER = "master"
+
+# factory.go RegisterPluginBuilder: hcclrank and ray were added in v1.13.0.
+PLUGINS_BEFORE_113 = frozenset({"ssh", "env", "svc", "tensorflow", "mpi", "pytorch"})
+PLUGINS_FROM_113 = PLUGINS_BEFORE_113 | {"hcclrank", "ray"}
+SVC_PLUGIN_FRAMEWORKS = ("tensorflow", "mpi", "pytorch", "ray")  # patchDefaultPlugins adds svc for these
+
+DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_1123_SUBDOMAIN_MAX = 253
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One reason the webhook refuses the job: the check (a rule's topic), where, and upstream's words."""
+
+    check: str
+    path: Path
+    message: str
+
+
+@dataclass(frozen=True)
+class QueueFacts:
+    """Queues known from Queue manifests of the same deployment (name -> parent, state)."""
+
+    parents: Mapping[str, str]
+    states: Mapping[str, str]
+
+    def children(self, name: str) -> list[str]:
+        return sorted(q for q, parent in self.parents.items() if parent == name)
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any, default: int = 0) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _tasks(job: Mapping[str, Any]) -> list[tuple[int, dict]]:
+    tasks = _dict(job.get("spec")).get("tasks")
+    return [(i, t) for i, t in enumerate(tasks) if isinstance(t, dict)] if isinstance(tasks, list) else []
+
+
+def known_plugins(volcano_version: Optional[str]) -> frozenset[str]:
+    if volcano_version is not None and version_key(volcano_version) < (1, 13, 0):
+        return PLUGINS_BEFORE_113
+    return PLUGINS_FROM_113
+
+
+# -- mutate ----------------------------------------------------------------------------------------
+def mutate(job: Mapping[str, Any]) -> dict:
+    """The job as the mutating webhook leaves it (``createPatch``), for the validating webhook to judge."""
+    out = copy.deepcopy(dict(job))
+    spec = out.get("spec")
+    if not isinstance(spec, dict):
+        return out
+    if not spec.get("queue"):
+        spec["queue"] = DEFAULT_QUEUE
+    if not _int(spec.get("maxRetry")):
+        spec["maxRetry"] = DEFAULT_MAX_RETRY
+    job_min = 0
+    for index, task in _tasks(out):
+        if not task.get("name"):
+            task["name"] = f"{DEFAULT_TASK_PREFIX}{index}"
+        template_spec = _dict(_dict(task.get("template")).get("spec"))
+        if template_spec.get("hostNetwork") is True and not template_spec.get("dnsPolicy"):
+            template_spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+        if task.get("minAvailable") is None:
+            partition = _dict(task.get("partitionPolicy"))
+            if _int(partition.get("minPartitions")) > 0:
+                task["minAvailable"] = _int(partition.get("minPartitions")) * _int(partition.get("partitionSize"))
+            else:
+                task["minAvailable"] = _int(task.get("replicas"))
+        if not _int(task.get("maxRetry")):
+            task["maxRetry"] = DEFAULT_MAX_RETRY
+        job_min += _int(task.get("minAvailable"))
+    if not _int(spec.get("minAvailable")):
+        spec["minAvailable"] = job_min
+    plugins = spec.get("plugins")
+    if isinstance(plugins, dict):
+        if any(name in plugins for name in SVC_PLUGIN_FRAMEWORKS):
+            plugins.setdefault("svc", [])
+        if "mpi" in plugins:
+            plugins.setdefault("ssh", [])
+    return out
+
+
+# -- validate --------------------------------------------------------------------------------------
+def validate_create(job: Mapping[str, Any], *, volcano_version: Optional[str] = None,
+                    queues: Optional[QueueFacts] = None) -> list[Rejection]:
+    """What ``validateJobCreate`` refuses, in its order (the lifecycle policies, duplicate task names,
+    minAvailable and name checks live in hpcconf's older VOL rules and are not repeated here)."""
+    spec = _dict(job.get("spec"))
+    if not _tasks(job):
+        return [Rejection("no-tasks", ("spec", "tasks"), "No task specified in job spec")]
+    found: list[Rejection] = []
+    found += _mpi_master(job, spec)
+    found += _network_topology(spec.get("networkTopology"), ("spec", "networkTopology"))
+    job_name = str(_dict(job.get("metadata")).get("name") or "")
+    for index, task in _tasks(job):
+        found += _partition_policy(task, index, job_name)
+        found += _topology_policy(task, index)
+    found += _plugins(spec, volcano_version)
+    found += _volumes(spec)
+    found += _queue(spec, queues)
+    found += _dependencies(job)
+    return found
+
+
+def _mpi_master(job: Mapping[str, Any], spec: dict) -> list[Rejection]:
+    plugins = _dict(spec.get("plugins"))
+    if "mpi" not in plugins:
+        return []
+    master = MPI_DEFAULT_MASTER
+    for arg in plugins.get("mpi") or []:
+        text = str(arg)
+        for prefix in ("--master=", "-master="):
+            if text.startswith(prefix):
+                master = text[len(prefix):]
+    if any(str(task.get("name")) == master for _, task in _tasks(job)):
+        return []
+    return [Rejection("mpi-master", ("spec", "plugins", "mpi"),
+                      f"The specified mpi master task was not found (the mpi plugin's master is '{master}')")]
+
+
+def _network_topology(value: Any, path: Path) -> list[Rejection]:
+    topology = _dict(value)
+    if topology.get("highestTierAllowed") is not None and topology.get("highestTierName"):
+        return [Rejection("network-topology", path, "must not specify 'highestTierAllowed' and 'highestTierName' "
+                                                    "in networkTopology simultaneously")]
+    return []
+
+
+def _partition_policy(task: dict, index: int, job_name: str) -> list[Rejection]:
+    partition = task.get("partitionPolicy")
+    if not isinstance(partition, dict):
+        return []
+    path: Path = ("spec", "tasks", index, "partitionPolicy")
+    name = task.get("name")
+    where = f"in task: {name}, job: {job_name}"
+    total, size = _int(partition.get("totalPartitions")), _int(partition.get("partitionSize"))
+    replicas, minimum = _int(task.get("replicas")), task.get("minAvailable")
+    message = ""
+    if total <= 0:
+        message = f"'TotalPartitions' must be greater than 0 {where}"
+    elif size <= 0:
+        message = f"'PartitionSize' must be greater than 0 {where}"
+    elif replicas != total * size:
+        message = f"'Replicas' are not equal to TotalPartitions*PartitionSize {where} ({replicas} != {total}*{size})"
+    elif minimum is not None and _int(partition.get("minPartitions")) > 0 \
+            and _int(partition.get("minPartitions")) * size != _int(minimum):
+        message = f"'MinAvailable' is not equal to MinPartitions*PartitionSize {where}"
+    found = [Rejection("partition-policy", path, message)] if message else []
+    return found + _network_topology(partition.get("networkTopology"), path + ("networkTopology",))
+
+
+def _topology_policy(task: dict, index: int) -> list[Rejection]:
+    if str(task.get("topologyPolicy") or "none") == "none":
+        return []
+    spec = _dict(_dict(task.get("template")).get("spec"))
+    containers = [c for c in (spec.get("containers") or []) if isinstance(c, dict)]
+    containers += [c for c in (spec.get("initContainers") or []) if isinstance(c, dict)]
+    for number, container in enumerate(containers):
+        resources = _dict(container.get("resources"))
+        requests = _dict(resources.get("requests")) or _dict(resources.get("limits"))
+        if not _whole_cpus(requests.get("cpu")):
+            return [Rejection("topology-policy", ("spec", "tasks", index, "topologyPolicy"),
+                              f"the cpu request isn't  an integer in spec.task[{index}] container[{number}].")]
+    return []
+
+
+def _whole_cpus(value: Any) -> bool:
+    """guaranteedCPUs != 0: a CPU quantity of at least one whole core and no fraction."""
+    if value is None:
+        return False
+    text = str(value).strip()
+    try:
+        cores = Decimal(text[:-1]) / 1000 if text.endswith("m") else Decimal(text)
+    except InvalidOperation:
+        return False
+    return cores >= 1 and cores == cores.to_integral_value()
+
+
+def _plugins(spec: dict, volcano_version: Optional[str]) -> list[Rejection]:
+    known = known_plugins(volcano_version)
+    return [Rejection("plugin", ("spec", "plugins", name), f"unable to find job plugin: {name}")
+            for name in _dict(spec.get("plugins")) if name not in known]
+
+
+def _volumes(spec: dict) -> list[Rejection]:
+    """``validateIO``: stops at the first bad volume, as upstream does."""
+    seen: set[str] = set()
+    volumes = spec.get("volumes")
+    for index, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        volume = _dict(volume)
+        path: Path = ("spec", "volumes", index)
+        mount = str(volume.get("mountPath") or "")
+        claim, claim_name = volume.get("volumeClaim"), str(volume.get("volumeClaimName") or "")
+        if not mount:
+            return [Rejection("volume", path, "mountPath is required")]
+        if mount in seen:
+            return [Rejection("volume", path + ("mountPath",), f"duplicated mountPath: {mount}")]
+        if claim is None and not claim_name:
+            return [Rejection("volume", path, "either VolumeClaim or VolumeClaimName must be specified")]
+        if claim_name and claim is not None:
+            return [Rejection("volume", path, "conflict: If you want to use an existing PVC, just specify "
+                                              "VolumeClaimName.If you want to create a new PVC, you do not need to "
+                                              "specify VolumeClaimName")]
+        if claim_name and (len(claim_name) > DNS_1123_SUBDOMAIN_MAX or not DNS_1123_SUBDOMAIN.match(claim_name)):
+            return [Rejection("volume", path + ("volumeClaimName",),
+                              f"invalid VolumeClaimName {claim_name} : a lowercase RFC 1123 subdomain is required")]
+        seen.add(mount)
+    return []
+
+
+def _queue(spec: dict, queues: Optional[QueueFacts]) -> list[Rejection]:
+    name = str(spec.get("queue") or "")
+    path: Path = ("spec", "queue")
+    if name == "root":
+        return [Rejection("queue", path, "can not submit job to root queue")]
+    if queues is None:
+        return []
+    state = queues.states.get(name)
+    found = []
+    if state is not None and state != "Open":
+        found.append(Rejection("queue", path, f"can only submit job to queue with state `Open`, queue `{name}` "
+                                              f"status is `{state}`"))
+    children = queues.children(name)
+    if children:
+        found.append(Rejection("queue", path, f"can only submit job to leaf queue, queue `{name}` has "
+                                              f"{len(children)} child queues"))
+    return found
+
+
+def _dependencies(job: Mapping[str, Any]) -> list[Rejection]:
+    """``topoSort``: every task must be reachable from tasks without dependencies; a name that is not a
+    task never gets its in-degree back to 0, so it is refused like a cycle."""
+    tasks = _tasks(job)
+    depends = {str(t.get("name")): [str(n) for n in (_dict(t.get("dependsOn")).get("name") or [])]
+               for _, t in tasks}
+    if not any(_dict(t.get("dependsOn")) for _, t in tasks):
+        return []
+    remaining = {name: len(deps) for name, deps in depends.items()}
+    ready = [name for name, count in remaining.items() if count == 0]
+    done = 0
+    while ready:
+        current = ready.pop()
+        done += 1
+        for name, deps in depends.items():
+            if current in deps:
+                remaining[name] -= deps.count(current)
+                if remaining[name] == 0:
+                    ready.append(name)
+    if done == len(depends):
+        return []
+    index = next(i for i, t in tasks if remaining.get(str(t.get("name")), 0) > 0)
+    unknown = sorted({d for deps in depends.values() for d in deps if d not in depends})
+    detail = f" (no task named {', '.join(unknown)})" if unknown else ""
+    return [Rejection("dependencies", ("spec", "tasks", index, "dependsOn"),
+                      "job has dependencies between tasks, but doesn't form a directed acyclic graph(DAG)" + detail)]
+
+
+def validate_podgroup(podgroup: Mapping[str, Any], *, queues: Optional[QueueFacts] = None) -> list[Rejection]:
+    """``validatePodGroup`` (pkg/webhooks/admission/podgroups/validate/validate_podgroup.go, v1.15.1): the
+    queue must be Open, and no network topology may set both tier limits."""
+    spec = _dict(podgroup.get("spec"))
+    found = _network_topology(spec.get("networkTopology"), ("spec", "networkTopology"))
+    for index, policy in enumerate(spec.get("subGroupPolicy") or []):
+        found += _network_topology(_dict(policy).get("networkTopology"),
+                                   ("spec", "subGroupPolicy", index, "networkTopology"))[:1]
+    name = str(spec.get("queue") or "")
+    state = queues.states.get(name) if queues is not None and name else None
+    if state is not None and state != "Open":
+        found.append(Rejection("queue", ("spec", "queue"), f"can only submit PodGroup to queue with state `Open`, "
+                                                           f"queue `{name}` status is `{state}`"))
+    return found
+
+
+def rejections(job: Mapping[str, Any], **kwargs: Any) -> Iterator[Rejection]:
+    """Mutate, then validate: what ``kubectl apply`` of this job gets back from Volcano."""
+    yield from validate_create(mutate(job), **kwargs)

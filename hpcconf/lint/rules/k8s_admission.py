@@ -1,0 +1,405 @@
+"""Kubernetes API server validations no schema expresses (K8S030-K8S039), cited to
+kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable, Iterator
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge.k8s_openapi import (
+    CRDS_WITH_POD_TEMPLATE_SCHEMA,
+    SchemaProblem,
+    has_schema,
+    object_problems,
+    pod_template_problems,
+    removed_api,
+)
+from ...knowledge.k8s_validation import (
+    container_name_problems,
+    env_name_problems,
+    is_placeholder,
+    metadata_problems,
+    pod_level_problems,
+    port_problems,
+    resource_value_problems,
+    volume_problems,
+)
+from ...parsers.k8s import POD_KINDS, as_dict, pods
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+
+
+def _refused_by(doc: Document) -> str:
+    """Who refuses a bad pod template in this document, and when."""
+    data = as_dict(doc.data)
+    if doc.kind == Kind.VOLCANO_JOB:
+        return "Volcano's webhook refuses the job (it validates each task's pod template as the API server does)"
+    if str(data.get("apiVersion", "")).count("/") and has_schema(str(data.get("apiVersion")), str(data.get("kind"))):
+        return "the API server refuses it"
+    if data.get("kind") in ("Pod", "PodTemplate"):
+        return "the API server refuses it"
+    return "the API server refuses the pods when the controller creates them, so the job never starts"
+
+
+def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator[tuple[tuple, str]]],
+                  hint: str, with_version: bool = False) -> Iterator[Diagnostic]:
+    for pod in pods(doc):
+        problems = check(pod.spec, ctx.kubernetes()) if with_version else check(pod.spec)
+        for path, message in problems:
+            full = pod.spec_path + path
+            yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}", hint=hint)
+
+
+@rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Pod-level ``resources`` the API server refuses.
+
+    ## What it catches
+    In a pod spec's own ``resources`` (PodLevelResources: beta and on by default from Kubernetes 1.34;
+    before that the API server drops the field): a request above the pod's limit, a request below what
+    its containers ask for together (cpu, memory, hugepages), or a container limit above the pod's.
+
+    ## Why is this bad?
+    The API server refuses the pod, and Volcano's webhook a job's template (it runs the same
+    ``ValidatePodTemplate``): "must be less than or equal to cpu limit of 4", "must be greater than or
+    equal to aggregate container requests of 4", "must be less than or equal to pod limits of 1"
+    (``validatePodResourceConsistency`` in kubernetes ``pkg/apis/core/validation/validation.go``, with the 1.34
+    fix kubernetes#130131 that skips resources pods cannot set; Volcano ``admit_job_test.go`` v1.15.1 has two cases).
+
+    ## Example
+    ```yaml
+    spec:
+      resources: {requests: {cpu: "2"}}
+      containers:
+        - {name: a, resources: {requests: {cpu: "2"}}}
+        - {name: b, resources: {requests: {cpu: "2"}}}
+    ```
+
+    ## Fix
+    Make the pod-level request at least the containers' sum (``cpu: "4"``) and at most its limit.
+    """
+    yield from _pod_findings(doc, ctx, pod_level_problems, "keep pod-level requests between the containers' sum "
+                                                           "and the pod's limit", with_version=True)
+
+
+@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container with no name, a name that is not a DNS-1123 label, or a name another container has.
+
+    ## What it catches
+    ``containers``, ``initContainers`` and ``ephemeralContainers`` names: required, lower-case letters,
+    digits and ``-`` (at most 63), unique across the three lists (``validateContainers``,
+    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``spec.containers[0].name: Invalid value: "Nccl_Test": a lowercase
+    RFC 1123 label must consist of ...``, or ``Duplicate value: "worker"``.
+
+    ## Example
+    ```yaml
+    containers:
+      - {name: Nccl_Test, image: nccl-tests:2.16}
+    ```
+
+    ## Fix
+    ``name: nccl-test``, and a different name for each container.
+    """
+    yield from _pod_findings(doc, ctx, container_name_problems, "lower-case letters, digits and '-'; one name per "
+                                                                "container")
+
+
+@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container port the API server refuses.
+
+    ## What it catches
+    Port names that are not IANA service names (at most 15 characters, ``a-z0-9-``, a letter, no
+    ``--``, no leading or trailing ``-``), a name used twice in one container, port numbers outside
+    1-65535, a protocol other than TCP/UDP/SCTP, two containers on one host port, and with
+    ``hostNetwork`` a ``hostPort`` other than the ``containerPort`` (``validateContainerPorts``,
+    ``AccumulateUniqueHostPorts``, ``validatePodHostNetworkDeps``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``ports[0].name: Invalid value: "ssh_port": must contain only
+    alpha-numeric characters (a-z, 0-9), and hyphens (-)``.
+
+    ## Example
+    ```yaml
+    ports:
+      - {name: ssh_port, containerPort: 2222}
+    ```
+
+    ## Fix
+    ``name: ssh``.
+    """
+    yield from _pod_findings(doc, ctx, port_problems, "port names: a-z, 0-9 and '-', at most 15 characters")
+
+
+def _each_container(spec: dict) -> Iterator[tuple[str, int, dict]]:
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for index, container in enumerate(spec.get(key) or []):
+            if isinstance(container, dict):
+                yield key, index, container
+
+
+def _claim_templates(doc: Document) -> tuple[str, ...]:
+    data = as_dict(doc.data)
+    if data.get("kind") != "StatefulSet":
+        return ()
+    templates = as_dict(data.get("spec")).get("volumeClaimTemplates")
+    return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
+
+
+@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, kinds=POD_KINDS)
+def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A volume mount that names no volume of the pod, or volumes and mounts the API server refuses.
+
+    ## What it catches
+    ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
+    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
+    that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
+    A StatefulSet's ``volumeClaimTemplates`` count as volumes (its controller adds them to each pod).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
+    two examples often mount ``/dev/shm`` under one name and define the volume under another.
+
+    ## Example
+    ```yaml
+    volumeMounts: [{name: shm, mountPath: /dev/shm}]
+    volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+    ```
+
+    ## Fix
+    Use one name for the volume and its mounts.
+    """
+    claims = _claim_templates(doc)
+    yield from _pod_findings(doc, ctx, lambda spec: volume_problems(spec, claims),
+                             "name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
+
+
+@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An environment variable name the API server of the cluster's version refuses.
+
+    ## What it catches
+    ``env[].name`` empty; before Kubernetes 1.32, a name outside ``[-._a-zA-Z][-._a-zA-Z0-9]*`` (a
+    leading digit, a space); from 1.32 (RelaxedEnvironmentVariableValidation on by default, GA in 1.34),
+    only names with ``=`` or non-printable characters (``ValidateEnv``).
+
+    ## Why is this bad?
+    The API server refuses the pod: ``env[0].name: Invalid value: "1GPU": a valid environment variable
+    name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit``.
+
+    ## Example
+    ```yaml
+    env: [{name: "NCCL_DEBUG=INFO"}]
+    ```
+
+    ## Fix
+    ``{name: NCCL_DEBUG, value: INFO}``.
+    """
+    yield from _pod_findings(doc, ctx, env_name_problems, "write the name alone and the value in value:",
+                             with_version=True)
+
+
+@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A resource request or limit that is no Kubernetes quantity, negative, or a fraction of a countable device.
+
+    ## What it catches
+    Values of ``requests``/``limits`` that do not parse as quantities (``8 Gi``, ``1Gb``), negative
+    values, fractions of extended resources (``nvidia.com/gpu: 0.5``, ``rdma/ib: 500m``) and hugepages
+    that are not whole pages (``ValidateResourceQuantityValue``, ``validateResourceQuantityHugePageValue``;
+    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``).
+
+    ## Why is this bad?
+    The API server refuses the pod: "quantities must match the regular expression ..." (before
+    validation, HTTP 400) or ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``.
+    Device plugins hand out whole devices only.
+
+    ## Example
+    ```yaml
+    resources:
+      limits: {nvidia.com/gpu: 0.5, memory: 8 Gi}
+    ```
+
+    ## Fix
+    ``nvidia.com/gpu: 1``, ``memory: 8Gi`` (GPU sharing is configured in the device plugin, not by fractions).
+    A placeholder (``<number_of_gpus>``, ``${GPUS}``) is reported as info: the file says it is a template.
+    """
+    yield from _pod_findings(doc, ctx, resource_value_problems, "whole devices, and quantities such as 8Gi or 500m")
+    for pod in pods(doc):
+        for key, index, container in _each_container(pod.spec):
+            for kind in ("requests", "limits"):
+                for name, value in as_dict(as_dict(container.get("resources")).get(kind)).items():
+                    if is_placeholder(value):
+                        path = pod.spec_path + (key, index, "resources", kind, name)
+                        yield doc.at_path(path, f"{_dotted(path)}: '{value}' is a placeholder, not a quantity: "
+                                                "the file is a template to fill in (applied as written, the API "
+                                                "server refuses it)", severity=Severity.INFO,
+                                          hint="fill it in before applying, or render the template first")
+
+
+@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def metadata_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An object name, namespace, label or annotation the API server refuses.
+
+    ## What it catches
+    Names of built-in objects by kind (DNS-1123 subdomain; a Namespace a DNS-1123 label; a Service a
+    DNS-1035 label), namespaces, label keys (qualified names: optional DNS prefix and ``/``, then at
+    most 63 characters) and values (at most 63, alphanumeric at both ends), annotation keys, and
+    annotations above 256 KiB together; on the object and on every pod template
+    (``ValidateObjectMetaAccessor``, ``ValidateLabels``, ``ValidateAnnotations`` in k8s.io/apimachinery).
+
+    ## Why is this bad?
+    The API server refuses the object: ``metadata.labels: Invalid value: "nccl test": a valid label must
+    be an empty string or consist of alphanumeric characters ...``. A Service named ``1-nccl`` is refused
+    (DNS-1035: it must start with a letter).
+
+    ## Example
+    ```yaml
+    metadata:
+      labels: {app: nccl test}
+    ```
+
+    ## Fix
+    ``app: nccl-test``.
+    """
+    data = as_dict(doc.data)
+    kind = str(data.get("kind", ""))
+    built_in = bool(data.get("apiVersion")) and has_schema(str(data.get("apiVersion")), kind, ctx.kubernetes())
+    for path, message in metadata_problems(data.get("metadata"), kind if built_in else None):
+        yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses it", hint=_label_hint(path))
+    for pod in pods(doc):
+        if pod.metadata_path == ("metadata",):
+            continue  # a Pod's own metadata: checked above
+        for path, message in metadata_problems(pod.metadata, None, pod.metadata_path):
+            yield doc.at_path(path, f"{_dotted(path)}: {message}; {_refused_by(doc)}", hint=_label_hint(path))
+
+
+def _label_hint(path: tuple) -> str:
+    return "label values: letters, digits, '-', '_', '.', at most 63" if "labels" in path else \
+        "lower-case letters, digits and '-'"
+
+
+# Fields of ObjectMeta, for the hint when one of them sits beside ``metadata`` instead of under it.
+OBJECT_META_FIELDS = ("labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences")
+
+
+@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Kubernetes object, or a pod template inside a custom resource, that the API server's schema refuses.
+
+    ## What it catches
+    Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
+    the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
+    the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
+    kubernetes-validate package: unknown fields, wrong types, values off an enum. Missing required
+    fields are not reported (patches and chart fragments are partial by design).
+
+    ## Why is this bad?
+    ``kubectl apply`` uses strict server-side field validation by default (kubectl 1.27 and later), so
+    the API server refuses the object (for a custom resource: when its CRD gives the pod template
+    Kubernetes' schema, as Volcano's Job CRD and mpi-operator v0.8.0's MPIJob CRD do; for other custom
+    resources the unknown field is info, naming that context): "strict decoding error: unknown field
+    \"spec.tasks[0].template.labels\"". With ``--validate=false`` the field is silently dropped
+    instead: labels meant for the pods never reach them, so selectors and network attachments miss.
+
+    ## Example
+    ```yaml
+    template:
+      labels: {app: nccl}
+      spec: {containers: [...]}
+    ```
+
+    ## Fix
+    Put the field where the schema has it: ``template.metadata.labels``.
+    """
+    data = as_dict(doc.data)
+    version = ctx.kubernetes()
+    if data.get("apiVersion") and data.get("kind") and has_schema(str(data["apiVersion"]), str(data["kind"]), version):
+        for problem in object_problems(data, version):
+            yield _schema_finding(doc, (), problem, str(data["kind"]))
+        return
+    for pod in pods(doc):
+        base = pod.spec_path[:-1]
+        template: dict = {}
+        node: object = data
+        for key in base:
+            node = node.get(key) if isinstance(node, dict) else (node[key] if isinstance(node, list) else None)
+        template = as_dict(node)
+        known_crd = (str(data.get("apiVersion")), str(data.get("kind"))) in CRDS_WITH_POD_TEMPLATE_SCHEMA
+        for problem in pod_template_problems(template, version):
+            finding = _schema_finding(doc, base, problem, "pod template")
+            if problem.unknown_field and not known_crd:
+                finding = doc.at_path(base + problem.path,
+                                      f"unknown field '{problem.unknown_field}' in {_dotted((base + problem.path)[:-1])} "
+                                      f"(pod template of a {data.get('kind')}): depends on its CRD: refused by "
+                                      "kubectl's strict field validation if the CRD gives the template Kubernetes' "
+                                      "schema, else dropped when the pods are created; either way it never applies",
+                                      severity=Severity.INFO, hint=_unknown_field_hint(problem))
+            yield finding
+
+
+def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: str) -> Diagnostic:
+    path = base + problem.path
+    if problem.unknown_field:
+        message = (f"unknown field '{problem.unknown_field}' in {_dotted(path[:-1])} ({what}); the API server "
+                   "refuses it under kubectl's strict field validation, or drops it with --validate=false")
+        hint = _unknown_field_hint(problem)
+    else:
+        message = f"{_dotted(path)}: {problem.message} ({what}); the API server refuses it"
+        hint = "see `kubectl explain` for the field's type"
+    return doc.at_path(path, message, hint=hint)
+
+
+def _dotted(path: tuple) -> str:
+    text = "".join(f"[{p}]" if isinstance(p, int) or any(c in str(p) for c in "./ ") else f".{p}"
+                   for p in path).lstrip(".")
+    return text or "the object"
+
+
+def _unknown_field_hint(problem: SchemaProblem) -> str:
+    field = problem.unknown_field or ""
+    if field in OBJECT_META_FIELDS and "metadata" in problem.allowed:
+        return f"move '{field}' under metadata"
+    close = difflib.get_close_matches(field, problem.allowed, n=1, cutoff=0.7)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "check the spelling and the level (`kubectl explain <kind>.<path>`)"
+
+
+@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A built-in kind under an ``apiVersion`` Kubernetes no longer serves.
+
+    ## What it catches
+    ``apiVersion``/``kind`` pairs of Kubernetes' Deprecated API Migration Guide removed in or before
+    the cluster's version (the newest when unknown): ``apps/v1beta1`` StatefulSet (removed in 1.16),
+    ``batch/v1beta1`` CronJob and ``autoscaling/v2beta1`` HorizontalPodAutoscaler (1.25), ...
+    (``data/k8s_removed_apis.yaml``, from https://kubernetes.io/docs/reference/using-api/deprecation-guide/).
+
+    ## Why is this bad?
+    The API server refuses the object: ``no matches for kind "StatefulSet" in version "apps/v1beta1"``.
+    Every Kubernetes release the major clouds still support (AKS, EKS, GKE: 1.30 and later) has removed
+    all of these. Examples copied from older repositories carry them.
+
+    ## Example
+    ```yaml
+    apiVersion: apps/v1beta1
+    kind: StatefulSet
+    ```
+
+    ## Fix
+    ``apiVersion: apps/v1`` (and add what the newer version requires, e.g. ``spec.selector``).
+    """
+    data = as_dict(doc.data)
+    found = removed_api(str(data.get("apiVersion") or ""), str(data.get("kind") or ""), ctx.kubernetes())
+    if found is not None:
+        yield doc.at_path(("apiVersion",), f"{found.kind} {found.api_version} was removed in Kubernetes {found.removed}: "
+                                           f"the API server refuses it (no matches for kind \"{found.kind}\" in version "
+                                           f"\"{found.api_version}\")", hint=f"use {found.use}")

@@ -1,0 +1,61 @@
+"""Kubernetes objects hpcconf cannot validate (K8S038): said once per kind, so a clean run is not read as
+a checked one."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge.k8s_openapi import has_schema, removed_api
+from ...parsers.k8s import as_dict
+from ..context import LintContext
+from ..document import Document, DocumentSet
+from ..registry import rule
+
+# Kinds hpcconf validates by other means than a Kubernetes schema: its own CR rules, or pod templates.
+OTHER_CHECKED_KINDS = frozenset({"Queue", "PodGroup", "MPIJob", "HostDeviceNetwork", "NicClusterPolicy", "IPPool",
+                                 "NodeFeatureRule", "DeviceConfig", "ClusterPolicy", "IPoIBNetwork",
+                                 "MacvlanNetwork", "NetworkAttachmentDefinition"})
+
+
+@rule(code="K8S038", name="manifest-not-validated", severity=Severity.INFO, kinds=(Kind.K8S_MANIFEST,),
+      scope="set")
+def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Kubernetes objects of a kind hpcconf has no schema for: not validated, said once.
+
+    ## What it catches
+    Documents whose ``apiVersion``/``kind`` is neither a built-in kind of the Kubernetes version (the
+    kubernetes-validate schemas) nor a custom resource hpcconf checks (Volcano, mpi-operator,
+    network-operator, nv-ipam, NFD, GPU operators). One info per kind, at its first document.
+
+    ## Why is this bad?
+    It is not: a clean lint says nothing about these objects, and this says so, instead of letting a
+    typo in ``apiVersion`` (``apps/v1beta``) pass as "no findings". The API server refuses an unknown
+    ``apiVersion`` ("no matches for kind ... in version ...").
+
+    ## Example
+    ```yaml
+    apiVersion: cert-manager.io/v1
+    kind: Certificate
+    ```
+
+    ## Fix
+    Nothing to fix when the kind is meant; correct ``apiVersion``/``kind`` when it is a typo.
+    """
+    version = ctx.kubernetes()
+    first: dict[tuple[str, str], tuple[Document, int]] = {}
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        data = as_dict(doc.data)
+        api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
+        if not api_version or not kind or kind in OTHER_CHECKED_KINDS or has_schema(api_version, kind, version) \
+                or removed_api(api_version, kind, version) is not None:
+            continue
+        seen = first.get((api_version, kind))
+        first[(api_version, kind)] = (seen[0], seen[1] + 1) if seen else (doc, 1)
+    for (api_version, kind), (doc, count) in sorted(first.items()):
+        documents = f"{count} documents" if count > 1 else "a document"
+        yield doc.at_path(("kind",), f"{documents} of kind {kind} ({api_version}) not validated: hpcconf has no "
+                                     "schema for it (the API server refuses an apiVersion/kind the cluster does "
+                                     "not serve)", hint="nothing to do if the kind is meant; check the spelling "
+                                                        "otherwise")

@@ -1,0 +1,304 @@
+"""Volcano admission (VOL020-VOL028): the rest of what the job webhook refuses, mutate then validate.
+
+``hpcconf.knowledge.volcano_webhook`` transcribes ``pkg/webhooks/admission/jobs`` at v1.15.1; these
+rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 already make
+(duplicate tasks, minAvailable, names, lifecycle policies) are not repeated.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge.charts import newest_version
+from ...knowledge.volcano_webhook import DEFAULT_QUEUE, QueueFacts, Rejection, rejections, validate_podgroup
+from ...parsers.k8s import as_dict
+from ..context import LintContext
+from ..document import Document, DocumentSet, per_deployment
+from ..registry import rule
+
+JOB = (Kind.VOLCANO_JOB,)
+QUEUE_API = "scheduling.volcano.sh/"
+
+
+def _volcano_version(ctx: LintContext) -> Optional[str]:
+    if ctx.cluster is not None and ctx.cluster.versions.volcano:
+        return ctx.cluster.versions.volcano
+    return ctx.charts.get("volcano") or newest_version("volcano")
+
+
+def _is_podgroup(doc: Document) -> bool:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return data.get("kind") == "PodGroup" and str(data.get("apiVersion", "")).startswith(QUEUE_API)
+
+
+def _refusals(doc: Document, ctx: LintContext, check: str,
+              queues: Optional[QueueFacts] = None) -> Iterator[Rejection]:
+    if not isinstance(doc.data, dict):
+        return
+    if doc.kind == Kind.K8S_MANIFEST:
+        found_all = validate_podgroup(doc.data, queues=queues) if _is_podgroup(doc) else []
+    else:
+        found_all = list(rejections(doc.data, volcano_version=_volcano_version(ctx), queues=queues))
+    for found in found_all:
+        if found.check == check:
+            yield found
+
+
+def _report(doc: Document, ctx: LintContext, check: str, hint: str) -> Iterator[Diagnostic]:
+    what = "PodGroup" if _is_podgroup(doc) else "job"
+    for found in _refusals(doc, ctx, check):
+        yield doc.at_path(found.path, f"Volcano's webhook refuses the {what}: {found.message}", hint=hint)
+
+
+@rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, kinds=JOB)
+def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Volcano job with no tasks.
+
+    ## What it catches
+    ``spec.tasks`` missing or empty.
+
+    ## Why is this bad?
+    The webhook refuses it: "No task specified in job spec" (``validateJobCreate`` in
+    volcano-sh/volcano ``pkg/webhooks/admission/jobs/validate/admit_job.go``, v1.15.1).
+
+    ## Example
+    ```yaml
+    spec:
+      minAvailable: 1
+    ```
+
+    ## Fix
+    Add the job's ``tasks`` (a pod template and ``replicas`` each).
+    """
+    yield from _report(doc, ctx, "no-tasks", "add spec.tasks")
+
+
+@rule(code="VOL021", name="mpi-master-task-missing", severity=Severity.ERROR, kinds=JOB)
+def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """The ``mpi`` plugin's master task is not a task of the job.
+
+    ## What it catches
+    ``plugins: {mpi: [...]}`` while no task is named like the plugin's master: ``master`` unless
+    ``--master=<task>`` says otherwise (``distributed-framework/mpi/mpi.go``).
+
+    ## Why is this bad?
+    The webhook refuses the job: "The specified mpi master task was not found" (``admit_job.go``,
+    v1.15.1). Jobs copied from examples that name their launcher ``mpimaster`` hit it.
+
+    ## Example
+    ```yaml
+    plugins: {mpi: []}
+    tasks: [{name: mpimaster, ...}, {name: mpiworker, ...}]
+    ```
+
+    ## Fix
+    ``mpi: ["--master=mpimaster", "--worker=mpiworker"]``, or rename the launcher task ``master``.
+    """
+    yield from _report(doc, ctx, "mpi-master", "name the launcher task in --master=<task>")
+
+
+@rule(code="VOL022", name="unknown-job-plugin", severity=Severity.ERROR, kinds=JOB)
+def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job plugin the Volcano version does not have.
+
+    ## What it catches
+    A key of ``spec.plugins`` other than ``ssh env svc tensorflow mpi pytorch`` (and, from v1.13.0,
+    ``hcclrank ray``): ``pkg/controllers/job/plugins/factory.go`` at each tag.
+
+    ## Why is this bad?
+    The webhook refuses the job: "unable to find job plugin: <name>" (``admit_job.go``). A plugin
+    named in a newer example (``ray``) is refused by an older Volcano.
+
+    ## Example
+    ```yaml
+    plugins: {ssh: [], svc: [], sshd: []}
+    ```
+
+    ## Fix
+    Drop the plugin, or correct its name (``ssh``).
+    """
+    yield from _report(doc, ctx, "plugin", "use one of the plugins the Volcano version registers")
+
+
+@rule(code="VOL023", name="job-volume-invalid", severity=Severity.ERROR, kinds=JOB)
+def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job-level volume the webhook refuses.
+
+    ## What it catches
+    In ``spec.volumes``: no ``mountPath``, a ``mountPath`` used twice, neither ``volumeClaim`` nor
+    ``volumeClaimName``, both, or a ``volumeClaimName`` that is not a DNS-1123 subdomain
+    (``validateIO`` in ``pkg/webhooks/admission/jobs/validate/util.go``, v1.15.1; it stops at the first).
+
+    ## Why is this bad?
+    The webhook refuses the job ("mountPath is required", "duplicated mountPath: /var", "either
+    VolumeClaim or VolumeClaimName must be specified").
+
+    ## Example
+    ```yaml
+    volumes:
+      - mountPath: /data
+    ```
+
+    ## Fix
+    Name an existing claim (``volumeClaimName: data``) or describe a new one (``volumeClaim:``), not both.
+    """
+    yield from _report(doc, ctx, "volume", "give each volume one mountPath and one claim")
+
+
+@rule(code="VOL024", name="task-dependencies-not-dag", severity=Severity.ERROR, kinds=JOB)
+def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """Task ``dependsOn`` that loops, or names a task the job does not have.
+
+    ## What it catches
+    ``tasks[].dependsOn.name`` forming a cycle, or naming no task of the job: ``topoSort`` in
+    ``pkg/webhooks/admission/jobs/validate/util.go`` never reaches such a task.
+
+    ## Why is this bad?
+    The webhook refuses the job: "job has dependencies between tasks, but doesn't form a directed
+    acyclic graph(DAG)" (``admit_job.go``, v1.15.1).
+
+    ## Example
+    ```yaml
+    tasks:
+      - {name: a, dependsOn: {name: [b]}, ...}
+      - {name: b, dependsOn: {name: [a]}, ...}
+    ```
+
+    ## Fix
+    Remove the dependency that closes the loop, or correct the task name.
+    """
+    yield from _report(doc, ctx, "dependencies", "make dependsOn a DAG of the job's own task names")
+
+
+@rule(code="VOL025", name="partition-policy-invalid", severity=Severity.ERROR, kinds=JOB)
+def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A task's ``partitionPolicy`` whose numbers do not add up.
+
+    ## What it catches
+    ``totalPartitions`` or ``partitionSize`` not above 0, ``replicas`` other than
+    ``totalPartitions × partitionSize``, or a ``minAvailable`` other than ``minPartitions ×
+    partitionSize`` when ``minPartitions`` is set (``validatePartitionPolicy`` in ``admit_job.go``, v1.15.1).
+
+    ## Why is this bad?
+    The webhook refuses the job ("'Replicas' are not equal to TotalPartitions*PartitionSize in task: ...").
+
+    ## Example
+    ```yaml
+    replicas: 8
+    partitionPolicy: {totalPartitions: 3, partitionSize: 2}
+    ```
+
+    ## Fix
+    ``replicas: 6`` (3 × 2), or ``totalPartitions: 4``.
+    """
+    yield from _report(doc, ctx, "partition-policy", "replicas = totalPartitions x partitionSize")
+
+
+@rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, kinds=JOB + (Kind.K8S_MANIFEST,))
+def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``networkTopology`` with both ``highestTierAllowed`` and ``highestTierName``.
+
+    ## What it catches
+    The two limits together, on the job or on a task's ``partitionPolicy`` (``validateNetworkTopology``
+    in ``admit_job.go``, v1.15.1), and on a PodGroup or one of its ``subGroupPolicy`` entries
+    (``validate_podgroup.go``).
+
+    ## Why is this bad?
+    The webhook refuses the job: "must not specify 'highestTierAllowed' and 'highestTierName' in
+    networkTopology simultaneously".
+
+    ## Example
+    ```yaml
+    networkTopology: {mode: hard, highestTierAllowed: 1, highestTierName: volcano.sh/hypernode}
+    ```
+
+    ## Fix
+    Keep one of them.
+    """
+    yield from _report(doc, ctx, "network-topology", "keep highestTierAllowed or highestTierName")
+
+
+@rule(code="VOL027", name="topology-policy-fractional-cpu", severity=Severity.ERROR, kinds=JOB)
+def topology_policy_fractional_cpu(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A task with a NUMA ``topologyPolicy`` whose containers do not ask for whole CPUs.
+
+    ## What it catches
+    ``topologyPolicy`` other than ``none`` while a container (or init container) requests no CPU,
+    or a fraction (``500m``, ``1.5``); limits stand in for missing requests (``validateTaskTopoPolicy``
+    in ``admit_job.go``, v1.15.1).
+
+    ## Why is this bad?
+    The webhook refuses the job: "the cpu request isn't  an integer in spec.task[0] container[0]".
+    The kubelet's CPU manager can only pin whole cores, which a NUMA policy needs.
+
+    ## Example
+    ```yaml
+    topologyPolicy: single-numa-node
+    template: {spec: {containers: [{resources: {limits: {cpu: 500m}}}]}}
+    ```
+
+    ## Fix
+    Request whole cores (``cpu: "2"``) in every container, or drop ``topologyPolicy``.
+    """
+    yield from _report(doc, ctx, "topology-policy", "request whole CPUs (cpu: \"1\" or more) in every container")
+
+
+def _queue_facts(docs: DocumentSet) -> Optional[QueueFacts]:
+    parents: dict[str, str] = {}
+    states: dict[str, str] = {}
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        data = as_dict(doc.data)
+        if data.get("kind") != "Queue" or not str(data.get("apiVersion", "")).startswith(QUEUE_API):
+            continue
+        name = str(as_dict(data.get("metadata")).get("name") or "")
+        if name:
+            parents[name] = str(as_dict(data.get("spec")).get("parent") or ("" if name == "root" else "root"))
+            state = as_dict(data.get("status")).get("state") or as_dict(data.get("spec")).get("state")
+            if state:
+                states[name] = str(state)
+    return QueueFacts(parents, states) if parents else None
+
+
+@rule(code="VOL028", name="job-queue-refused", severity=Severity.ERROR, kinds=JOB + (Kind.K8S_MANIFEST,),
+      scope="set")
+@per_deployment
+def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job submitted to a queue Volcano does not accept jobs in.
+
+    ## What it catches
+    ``spec.queue: root``; a queue that has child queues among the Queue manifests linted with the
+    job; a queue whose manifest says it is not ``Open`` (for PodGroups too: ``validate_podgroup.go``). A queue that is neither ``default`` (the
+    chart creates it) nor defined in the files linted is reported as info: whether it exists is
+    the cluster's state, which the files do not show.
+
+    ## Why is this bad?
+    The webhook refuses the job: "can not submit job to root queue", "can only submit job to leaf
+    queue", "can only submit job to queue with state `Open`", or "unable to find job queue"
+    (``validateJobCreate`` in ``admit_job.go``, v1.15.1).
+
+    ## Example
+    ```yaml
+    spec:
+      queue: root
+    ```
+
+    ## Fix
+    Submit to a leaf queue that is Open (``default``, or one of the leaves of your hierarchy).
+    """
+    queues = _queue_facts(docs)
+    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d)]:
+        for found in _refusals(doc, ctx, "queue", queues):
+            yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
+                              hint="submit to an Open queue")
+    for doc in docs.of_kind(Kind.VOLCANO_JOB):
+        for found in _refusals(doc, ctx, "queue", queues):
+            yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
+                              hint="submit to an Open leaf queue")
+        name = str(as_dict(as_dict(doc.data).get("spec")).get("queue") or DEFAULT_QUEUE)
+        if name not in (DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
+            yield doc.at_path(("spec", "queue"), f"queue '{name}' is not defined in the files linted; Volcano "
+                                                 "refuses the job if the cluster has no such queue (\"unable to "
+                                                 "find job queue\")", severity=Severity.INFO,
+                              hint="lint the Queue manifest with the job, or check `kubectl get queue`")

@@ -1,0 +1,105 @@
+"""`hpcconf lint --defaulted`: the object as the API server stores it (defaults, Volcano's mutation)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+from typer.testing import CliRunner
+
+from hpcconf.cli import app
+from hpcconf.knowledge.k8s_defaults import crd_defaults, defaulted, image_pull_policy
+
+ROOT = Path(__file__).resolve().parents[2]
+CRDS = ROOT.parent / "shared" / "upstream" / "k8s" / "volcano"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_crd_defaults", ROOT / "tools" / "gen_crd_defaults.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.mark.parametrize("tag", ["release-1.7", "v1.15.1"])
+def test_the_crd_defaults_table_is_the_crds_own(tag: str) -> None:
+    crd = CRDS / f"batch.volcano.sh_jobs-{tag}.yaml"
+    if not crd.exists():
+        pytest.skip(f"{crd} is absent (CI checks out ../shared)")
+    kind, versions = _generator().table(crd)
+    for api_version, paths in versions.items():
+        assert crd_defaults()[kind][api_version][tag] == paths
+
+
+@pytest.mark.parametrize(("image", "policy"), [("busybox", "Always"), ("busybox:latest", "Always"),
+                                                ("busybox:1.36", "IfNotPresent"), ("host:5000/img", "Always"),
+                                                ("host:5000/img:2", "IfNotPresent"), ("img@sha256:ab", "IfNotPresent")])
+def test_image_pull_policy_follows_the_tag(image: str, policy: str) -> None:
+    assert image_pull_policy(image) == policy
+
+
+def test_a_volcano_job_gets_the_crd_defaults_and_the_webhook_patch() -> None:
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"plugins": {"pytorch": []}, "tasks": [
+               {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i:1",
+                                                                     "ports": [{"containerPort": 22}]}]}}}]}}
+    out = defaulted(job, volcano_version="1.15.1")
+    spec = out["spec"]
+    assert spec["queue"] == "default" and spec["maxRetry"] == 3 and spec["minAvailable"] == 2
+    assert spec["tasks"][0]["name"] == "default0" and spec["tasks"][0]["minAvailable"] == 2
+    assert spec["plugins"] == {"pytorch": [], "svc": []}
+    container = spec["tasks"][0]["template"]["spec"]["containers"][0]
+    assert container["ports"][0]["protocol"] == "TCP"  # the CRD's default
+    assert "imagePullPolicy" not in container  # a CR's pod template is not defaulted by the API server
+    assert job["spec"]["tasks"][0].get("name") is None
+
+
+def test_a_daemonset_gets_pod_and_rollout_defaults() -> None:
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"}, "spec": {"template": {"spec": {
+        "hostNetwork": True, "containers": [{"name": "c", "image": "img", "ports": [{"containerPort": 9}],
+                                             "resources": {"limits": {"nvidia.com/gpu": 8}}}]}}}}
+    out = defaulted(ds)
+    pod = out["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["imagePullPolicy"] == "Always"
+    assert container["resources"]["requests"] == {"nvidia.com/gpu": 8}
+    assert container["ports"][0] == {"containerPort": 9, "protocol": "TCP", "hostPort": 9}
+    assert pod["restartPolicy"] == "Always" and pod["dnsPolicy"] == "ClusterFirst"
+    assert out["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1,
+                                                                                        "maxSurge": 0}}
+
+
+def test_a_service_and_a_job() -> None:
+    svc = defaulted({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80}]}})
+    assert svc["spec"]["ports"][0] == {"port": 80, "protocol": "TCP", "targetPort": 80}
+    assert svc["spec"]["type"] == "ClusterIP"
+    job = defaulted({"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "i:1"}]}}}})
+    assert (job["spec"]["completions"], job["spec"]["parallelism"], job["spec"]["backoffLimit"]) == (1, 1, 6)
+    assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+
+
+def test_the_command_prints_defaulted_objects(tmp_path: Path) -> None:
+    manifest = tmp_path / "svc.yaml"
+    manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                                    "spec": {"ports": [{"port": 80}]}}))
+    result = CliRunner().invoke(app, ["lint", "--defaulted", str(manifest)])
+    assert result.exit_code == 0, result.output
+    assert YAML(typ="safe").load(result.stdout)["spec"]["ports"][0]["targetPort"] == 80
+
+
+def test_a_refused_file_prints_its_errors_and_no_object(tmp_path: Path) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                        "    - name: c\n      image: i:1\n      resourcse: {}\n")
+    result = CliRunner().invoke(app, ["lint", "--defaulted", str(manifest)])
+    assert result.exit_code == 1
+    assert "K8S030" in result.output and "apiVersion" not in result.stdout
+
+
+def test_defaulted_takes_one_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["lint", "--defaulted", str(tmp_path)])
+    assert result.exit_code == 2 and "--defaulted takes one manifest file" in result.output
