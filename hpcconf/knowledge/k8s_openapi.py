@@ -189,3 +189,29 @@ def removed_api(api_version: str, kind: str, kubernetes: Optional[str] = None) -
     if kubernetes is not None and version_key(kubernetes.lstrip("v"))[:2] < version_key(found.removed)[:2]:
         return None
     return found
+
+
+# API groups the Kubernetes API server itself serves: a kind under one of them that the schemas do not
+# have is refused, not a custom resource.
+BUILT_IN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "networking.k8s.io",
+                             "rbac.authorization.k8s.io", "storage.k8s.io", "scheduling.k8s.io", "node.k8s.io",
+                             "discovery.k8s.io", "coordination.k8s.io", "certificates.k8s.io",
+                             "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
+                             "events.k8s.io", "flowcontrol.apiserver.k8s.io", "resource.k8s.io",
+                             "authentication.k8s.io", "authorization.k8s.io", "storagemigration.k8s.io"})
+
+
+def group_of(api_version: str) -> str:
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def served_api_versions(kind: str, kubernetes: Optional[str] = None) -> list[str]:
+    """The built-in apiVersions that serve ``kind`` in the schemas of that version (empty: no such kind)."""
+    directory = _directory(schema_version(kubernetes))
+    found: list[str] = []
+    for file in sorted(directory.glob(f"{kind.lower()}-*.json")):
+        schema = json.loads(file.read_text(encoding="utf-8"))
+        kinds = schema.get("properties", {}).get("kind", {}).get("enum") or []
+        if kind in kinds:
+            found += [v for v in schema.get("properties", {}).get("apiVersion", {}).get("enum") or [] if v not in found]
+    return found

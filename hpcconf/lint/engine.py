@@ -140,6 +140,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     files = 0
     unknown_named: list[str] = []
     missing = lambda given: UsageError(f"no such file or directory: {given}")  # noqa: E731
+    several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
+        all(Path(given).is_dir() for given in paths)
     for candidate in candidates(paths, ctx.config.excluded, skipped, missing):
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
         try:
@@ -178,7 +180,9 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
         if docs:
             sources[display] = text  # only files hpcconf lints are read for suppressions
         for doc in docs:  # cross-file rules compare the files of one deployment, however they were given
-            doc.walk_group = deployment_dir(file, candidate.top)
+            # (pre-commit names files: each goes to its deployment as a walk would put it); directories named
+            # together on the command line are what the user says belongs together: one group
+            doc.walk_group = "" if several_directories else deployment_dir(file, candidate.top)
         if not docs:
             skipped.append((display, unknown_reason(file.name, str(file))))
             if explicit:

@@ -54,3 +54,12 @@ def test_a_podgroup_is_judged_by_volcanos_podgroup_webhook_not_a_kubernetes_sche
     findings = payload["findings"] if isinstance(payload, dict) else payload
     assert sorted((f["code"], f["line"]) for f in findings) == [("VOL026", 13), ("VOL028", 12)]
     assert all("refuses the PodGroup" in f["message"] for f in findings)
+
+
+def test_a_built_in_kind_under_a_group_that_does_not_serve_it_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text("apiVersion: apps/v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n")
+    result = CliRunner().invoke(app, ["lint", "--format", "json", str(tmp_path / "cm.yaml")])
+    payload = json.loads(result.stdout)
+    findings = payload["findings"] if isinstance(payload, dict) else payload
+    assert [(f["code"], f["severity"], f["line"]) for f in findings] == [("K8S039", "error", 1)]
+    assert "ConfigMap is served by v1" in findings[0]["message"]

@@ -70,7 +70,7 @@ def _tree(root: Path) -> None:
     write("docs/README.md", "Set `NCCL_ALGO=NVLSTree` # hpcconf: ignore[NCCL999]\n```\nNCCL_IB_HCA==^mlx5\n```\n")
     write("docker/Dockerfile.j2", "FROM {{ base }}\nRUN apt-get update\n")
     write("docker/dockerfile.py", "print('not a Dockerfile')\n")
-    write("misc/other.yaml", "apiVersion: apps/v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n")
+    write("misc/other.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n")
 
 
 def test_repository_root_gives_only_per_deployment_findings(tmp_path):

@@ -9,12 +9,15 @@ from typing import Callable, Iterator
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.k8s_openapi import (
+    BUILT_IN_GROUPS,
     CRDS_WITH_POD_TEMPLATE_SCHEMA,
     SchemaProblem,
+    group_of,
     has_schema,
     object_problems,
     pod_template_problems,
     removed_api,
+    served_api_versions,
 )
 from ...knowledge.k8s_validation import (
     container_name_problems,
@@ -375,13 +378,14 @@ def _unknown_field_hint(problem: SchemaProblem) -> str:
 
 @rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
 def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A built-in kind under an ``apiVersion`` Kubernetes no longer serves.
+    """A built-in kind under an ``apiVersion`` Kubernetes does not (or no longer) serve.
 
     ## What it catches
     ``apiVersion``/``kind`` pairs of Kubernetes' Deprecated API Migration Guide removed in or before
     the cluster's version (the newest when unknown): ``apps/v1beta1`` StatefulSet (removed in 1.16),
     ``batch/v1beta1`` CronJob and ``autoscaling/v2beta1`` HorizontalPodAutoscaler (1.25), ...
-    (``data/k8s_removed_apis.yaml``, from https://kubernetes.io/docs/reference/using-api/deprecation-guide/).
+    (``data/k8s_removed_apis.yaml``, from https://kubernetes.io/docs/reference/using-api/deprecation-guide/);
+    and a kind under a built-in group that never served it (``apps/v1`` ConfigMap: ConfigMap is ``v1``).
 
     ## Why is this bad?
     The API server refuses the object: ``no matches for kind "StatefulSet" in version "apps/v1beta1"``.
@@ -398,7 +402,16 @@ def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ``apiVersion: apps/v1`` (and add what the newer version requires, e.g. ``spec.selector``).
     """
     data = as_dict(doc.data)
-    found = removed_api(str(data.get("apiVersion") or ""), str(data.get("kind") or ""), ctx.kubernetes())
+    api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
+    found = removed_api(api_version, kind, ctx.kubernetes())
+    if found is None and api_version and kind and group_of(api_version) in BUILT_IN_GROUPS \
+            and not has_schema(api_version, kind, ctx.kubernetes()):
+        served = served_api_versions(kind, ctx.kubernetes())
+        hint = f"apiVersion: {served[-1]}" if served else f"check the kind: {group_of(api_version) or 'core'} has none named {kind}"
+        yield doc.at_path(("apiVersion",), f"{api_version} does not serve kind {kind}: the API server refuses it (no "
+                                           f"matches for kind \"{kind}\" in version \"{api_version}\")"
+                                           + (f"; {kind} is served by {', '.join(served)}" if served else ""), hint=hint)
+        return
     if found is not None:
         yield doc.at_path(("apiVersion",), f"{found.kind} {found.api_version} was removed in Kubernetes {found.removed}: "
                                            f"the API server refuses it (no matches for kind \"{found.kind}\" in version "

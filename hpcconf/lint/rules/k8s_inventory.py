@@ -7,7 +7,7 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.k8s_openapi import has_schema, removed_api
+from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
 from ...parsers.k8s import as_dict
 from ..context import LintContext
 from ..document import Document, DocumentSet
@@ -49,7 +49,7 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
         data = as_dict(doc.data)
         api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
         if not api_version or not kind or kind in OTHER_CHECKED_KINDS or has_schema(api_version, kind, version) \
-                or removed_api(api_version, kind, version) is not None:
+                or group_of(api_version) in BUILT_IN_GROUPS:  # built-in groups: K8S039's
             continue
         seen = first.get((api_version, kind))
         first[(api_version, kind)] = (seen[0], seen[1] + 1) if seen else (doc, 1)
