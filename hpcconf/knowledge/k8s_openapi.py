@@ -86,6 +86,16 @@ def _directory(version: str) -> Path:
     return _root() / f"v{version}.0-local-strict"
 
 
+# Names from the linted file become schema file names: only well-formed ones are looked up (no path
+# separators, no dots, bounded lengths), anything else simply has no schema.
+KIND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,62}$")
+API_VERSION_NAME = re.compile(r"^(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9]{1,3}(?:(?:alpha|beta)[0-9]{1,3})?$")
+
+
+def well_formed(api_version: str, kind: str) -> bool:
+    return bool(KIND_NAME.match(kind)) and bool(API_VERSION_NAME.match(api_version))
+
+
 def _schema_file(api_version: str, kind: str) -> str:
     # kubernetes-validate's naming: rbac.authorization.k8s.io/v1 -> rbac-v1; v1 -> v1
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
@@ -122,12 +132,16 @@ def _validator(version: str, schema_name: str, api_version: str = "") -> Any:
 
 
 def has_schema(api_version: str, kind: str, kubernetes: Optional[str] = None) -> bool:
+    if not well_formed(api_version, kind):
+        return False
     return _validator(schema_version(kubernetes), _schema_file(api_version, kind), api_version) is not None
 
 
 def object_problems(data: dict, kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
     """What the API server's schema refuses in a whole object of a built-in kind (none for other kinds)."""
     api_version = str(data.get("apiVersion"))
+    if not well_formed(api_version, str(data.get("kind"))):
+        return
     validator = _validator(schema_version(kubernetes), _schema_file(api_version, str(data.get("kind"))), api_version)
     if validator is not None:
         yield from _problems(validator, data)
@@ -207,6 +221,8 @@ def group_of(api_version: str) -> str:
 
 def served_api_versions(kind: str, kubernetes: Optional[str] = None) -> list[str]:
     """The built-in apiVersions that serve ``kind`` in the schemas of that version (empty: no such kind)."""
+    if not KIND_NAME.match(kind):
+        return []
     directory = _directory(schema_version(kubernetes))
     found: list[str] = []
     for file in sorted(directory.glob(f"{kind.lower()}-*.json")):

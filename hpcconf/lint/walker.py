@@ -30,7 +30,9 @@ from typing import Callable, Iterator
 # Documentation (it quotes configs and suppressions as prose) and templates (not the file until rendered).
 NOT_LINTED_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
                        ".gotmpl", ".tftpl", ".mustache", ".hbs", ".erb")
-_TEMPLATE_INFIXES = (".tpl.", ".j2.", ".tmpl.", ".jinja.", ".jinja2.")
+# Not ".tpl.": az-hop ships its configuration as config.tpl.yml, plain YAML that users copy; a YAML file
+# with template markup is passed over by its content (hpcconf.lint.detect.not_linted_reason).
+_TEMPLATE_INFIXES = (".j2.", ".tmpl.", ".jinja.", ".jinja2.")
 HIDDEN_BUT_LINTED = (".nccl.conf",)
 EXCLUDED = "excluded by the settings' exclude"
 

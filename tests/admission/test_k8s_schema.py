@@ -63,3 +63,13 @@ def test_a_built_in_kind_under_a_group_that_does_not_serve_it_is_refused(tmp_pat
     findings = payload["findings"] if isinstance(payload, dict) else payload
     assert [(f["code"], f["severity"], f["line"]) for f in findings] == [("K8S039", "error", 1)]
     assert "ConfigMap is served by v1" in findings[0]["message"]
+
+
+@pytest.mark.parametrize(("api_version", "kind"), [("v1", "../../../etc/passwd"), ("../x/v1", "Pod"), ("v1", "a" * 300),
+                                                   ("apps/v1", "Deploy ment"), ("v1\n", "Pod")])
+def test_names_from_the_file_never_become_paths(api_version: str, kind: str) -> None:
+    from hpcconf.knowledge.k8s_openapi import object_problems, served_api_versions
+
+    assert not has_schema(api_version, kind)
+    assert list(object_problems({"apiVersion": api_version, "kind": kind})) == []
+    assert served_api_versions(kind) == [] or kind == "Pod"
