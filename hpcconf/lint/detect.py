@@ -93,6 +93,8 @@ def _kind_by_name(name: str) -> str | None:
         return Kind.DOCKERFILE
     if is_nccl_conf_name(name):
         return Kind.NCCL_CONF
+    if name.lower().endswith(".tfvars"):
+        return Kind.TFVARS
     return None
 
 
