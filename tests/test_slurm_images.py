@@ -142,3 +142,81 @@ def test_generated_jobs_pass_the_image_rules(sku, tmp_path):
 def test_every_azure_layout_names_its_source_at_a_tag():
     for layout in (*images.AZURE_LAYOUTS, images.CRUSOE_SLURM, images.CRUSOE_GB200):
         assert "@" in layout.source and layout.tests_dir.startswith("/opt/")
+
+
+def test_slurm_cluster_building_the_test_image_copies_no_topology_file_nothing_reads(tmp_path):
+    # DKR005 on our own Dockerfile: only the AKS job points NCCL_TOPO_FILE into the image.
+    image = 'test_image: {registry: myacr.azurecr.io, name: nccl-tests, tag: "1", base: "nvcr.io/nvidia/pytorch:24.05-py3"}\n'
+    artifacts = _build("Standard_ND96isr_H100_v5", extra=image)
+    assert "topo.xml" not in artifacts["image/Dockerfile"] and not any(p.startswith("image/") and p.endswith(".xml")
+                                                                       for p in artifacts)
+    (tmp_path / "Dockerfile").write_text(artifacts["image/Dockerfile"], encoding="utf-8")
+    assert not [f for f in lint_paths([str(tmp_path / "Dockerfile")], LintContext()).findings if f.code == "DKR005"]
+    assert "topo.xml" in _build("Standard_ND96isr_H100_v5", "aks", extra="")["image/Dockerfile"]
+
+
+@pytest.mark.parametrize("sku", ["Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5"])
+def test_azhop_build_writes_the_gpu_count_override_and_warns_no_more_than_info(sku, tmp_path):
+    artifacts = _build(sku, "azhop")
+    script = artifacts["azhop/scheduler/slurm-gpu-count.sh"]
+    assert f'"node.vm_size": "{sku}"}}, "name": "slurm_gpus", "value": 8' in script
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(render_init_spec(init_context(CATALOG.get(sku), 2, ["azhop"], "testcluster", None, None,
+                                                  "spec.yaml", "test")), encoding="utf-8")
+    findings = [f for f in lint_paths([str(spec)], LintContext()).findings if f.code == "HPC206"]
+    assert findings and all(f.severity.value == "info" for f in findings)
+    assert "azhop/scheduler/slurm-gpu-count.sh" not in _build("Standard_ND96amsr_A100_v4", "azhop")
+
+
+def _run_gpu_count_script(tmp_path, ngpus: str):
+    import json
+    import subprocess
+
+    script = _build("Standard_ND96isr_H100_v5", "azhop")["azhop/scheduler/slurm-gpu-count.sh"]
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    azslurm = tmp_path / "bin" / "azslurm"
+    azslurm.write_text(f"""#!/bin/bash
+[ "$1" = buckets ] || exit 0
+echo "NODEARRAY PLACEMENT_GROUP VM_SIZE VCPU_COUNT PCPU_COUNT MEMORY AVAILABLE_COUNT NCPUS PCPUS NGPUS MEMGB"
+echo "gpu                       Standard_ND96isr_H100_v5 96 96 1900.00g 2 96 96 {ngpus} 1900.00g"
+""", encoding="utf-8")
+    azslurm.chmod(0o755)
+    autoscale = tmp_path / "autoscale.json"
+    autoscale.write_text(json.dumps({"default_resources": [{"select": {}, "name": "slurm_gpus",
+                                                            "value": "node.gpu_count"}]}), encoding="utf-8")
+    (tmp_path / "s.sh").write_text(script, encoding="utf-8")
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "AUTOSCALE": str(autoscale)}
+    result = subprocess.run(["bash", str(tmp_path / "s.sh")], env=env, capture_output=True, text=True)
+    return result, json.loads(autoscale.read_text(encoding="utf-8"))
+
+
+@pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="jq not installed")
+def test_gpu_count_script_writes_the_override_first_and_checks_what_azslurm_sees(tmp_path):
+    result, config = _run_gpu_count_script(tmp_path, "8")
+    assert result.returncode == 0, result.stderr
+    assert config["default_resources"][0] == {"select": {"node.vm_size": "Standard_ND96isr_H100_v5"},
+                                              "name": "slurm_gpus", "value": 8}
+    assert config["default_resources"][1]["select"] == {} and len(config["default_resources"]) == 2
+    result, config = _run_gpu_count_script(tmp_path, "0")  # again: idempotent; 3.0.4 ignores the override
+    assert result.returncode == 1 and "before 3.0.6 ignores slurm_gpus" in result.stderr
+    assert len(config["default_resources"]) == 2
+
+
+def test_hpc206_judges_a_hand_written_azhop_config(tmp_path):
+    config = tmp_path / "config.yml"
+    config.write_text("""location: southcentralus
+resource_group: rg
+queue_manager: slurm
+slurm:
+  cyclecloud_slurm_version: 3.0.4
+queues:
+  - name: ndv5
+    vm_size: Standard_ND96isr_H200_v5
+    max_count: 2
+""", encoding="utf-8")
+    findings = [f for f in lint_paths([str(config)], LintContext(), forced_kind="azhop-config").findings
+                if f.code == "HPC206"]
+    assert [(f.line, f.severity.value) for f in findings] == [(5, "info")]
+    config.write_text(config.read_text(encoding="utf-8").replace("3.0.4", "3.0.6"), encoding="utf-8")
+    assert not [f for f in lint_paths([str(config)], LintContext(), forced_kind="azhop-config").findings
+                if f.code == "HPC206"]
