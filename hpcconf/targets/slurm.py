@@ -164,7 +164,7 @@ def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
         return []
     text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
                            program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
-                           runner=_health.RUNNER, reason=_health.DRAIN_REASON,
+                           runner=_health.RUNNER, reason=_health.DRAIN_REASON, fast_conf=_health.NODE_FAST_CONF,
                            pools=[p.name for p in cluster.gpu_pools])
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
 
