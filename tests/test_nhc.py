@@ -208,3 +208,19 @@ def test_fast_plan_is_the_full_plan_without_its_bandwidth_tests(sku):
 def test_gb200_conf_cites_one_source():
     text = render_nhc_conf(nhc_plan(Catalog.load(()).get("Standard_ND128isr_NDR_GB200_v6")), ["t"])
     assert set(re.findall(r"@([0-9a-f]{8})", text)) == {"215c6445"}
+
+
+@pytest.mark.parametrize("sku", sorted(Catalog.load(()).names()))
+def test_generated_confs_pass_the_nhc_rules(sku, tmp_path):
+    from hpcconf.lint.context import LintContext, lookup_sku
+    from hpcconf.lint.engine import lint_paths
+
+    catalog_sku = Catalog.load(()).get(sku)
+    path = tmp_path / "nhc.conf"
+    plan = nhc_plan(catalog_sku)
+    for variant in (plan, plan.fast(), plan.in_kubernetes_pod()):
+        path.write_text(render_nhc_conf(variant, ["t"]), encoding="utf-8")
+        findings = lint_paths([str(path)], LintContext(sku=lookup_sku(sku))).findings
+        assert not [f for f in findings if f.code.startswith("NHC")], [(f.code, f.message) for f in findings]
+    from hpcconf.lint.detect import detect_documents
+    assert [d.kind for d in detect_documents("nhc.conf", path.read_text(encoding="utf-8"))] == ["nhc-conf"]
