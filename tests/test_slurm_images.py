@@ -220,3 +220,12 @@ queues:
     config.write_text(config.read_text(encoding="utf-8").replace("3.0.4", "3.0.6"), encoding="utf-8")
     assert not [f for f in lint_paths([str(config)], LintContext(), forced_kind="azhop-config").findings
                 if f.code == "HPC206"]
+
+
+def test_sources_name_the_public_page_not_a_seed_label():
+    # Issue 21 item 13: `seed_blog` in SKU files and in the sbatch's "Expected:" comment.
+    for name in CATALOG.names():
+        assert not [key for key in CATALOG.get(name).sources if "seed" in key.lower()], name
+    script = _sbatch(_build("Standard_NC48ads_A100_v4", edit=lambda t: t.replace("count: 2 ", "count: 1 ")))
+    expected = next(line for line in script.splitlines() if line.startswith("# Expected:"))
+    assert "jingchaozhang.github.io" in expected and "seed" not in script.lower()

@@ -292,20 +292,24 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
     if crusoe is None:
         return ()
     pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
-    return tuple(
-        CrusoePartition(name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count,
-                        instance_type=pool.sku.name,
-                        ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None,
-                        default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, **_crusoe_image(pool))
-        for index, pool in enumerate(pools))
+    partitions = []
+    for index, pool in enumerate(pools):
+        image, custom_image, needs_custom = _crusoe_image(pool)
+        partitions.append(CrusoePartition(
+            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.sku.name,
+            ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None, image=image,
+            default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, custom_image=custom_image,
+            needs_custom_image=needs_custom))
+    return tuple(partitions)
 
 
-def _crusoe_image(pool: "ResolvedPool") -> dict[str, object]:
-    """GB200 and B200 run a custom image (the module's README): the pool's ``image`` goes to custom_image,
-    and ``image`` stays null as in the module's GB200 example; without one custom_image stays null (SLURM005)."""
+def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str], bool]:
+    """(image, custom_image, needs_custom_image). GB200 and B200 run a custom image (the module's README): the
+    pool's ``image`` goes to custom_image and ``image`` stays null, as in the module's GB200 example; without
+    one custom_image stays null (SLURM005)."""
     if images.crusoe_needs_custom_image(pool.sku.name):
-        return {"image": None, "custom_image": pool.image, "needs_custom_image": True}
-    return {"image": pool.image or CRUSOE_DEFAULT_IMAGE}
+        return None, pool.image, True
+    return pool.image or CRUSOE_DEFAULT_IMAGE, None, False
 
 
 def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
@@ -338,6 +342,7 @@ def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
     nodes = test_nodes(settings, pool)
+    layout = images.layout(pool.sku)
     return SlurmPartition(
         pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
         nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
@@ -346,16 +351,10 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
         library=pool.collective_library, tests_dir=tests_dir(settings, pool),
         sku_file=pool.sku_file[0] if pool.sku_file else None, modules=modules(settings, pool),
-        **_image_fields(pool),
+        library_dir=layout.library_dir if layout else None, launcher=layout.launcher if layout else "srun-pmix",
+        mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
+        image_source=layout.source if layout else None,
     )
-
-
-def _image_fields(pool: "ResolvedPool") -> dict[str, object]:
-    layout = images.layout(pool.sku)
-    if layout is None:
-        return {}
-    return {"library_dir": layout.library_dir, "launcher": layout.launcher, "mpirun": layout.mpirun,
-            "image": layout.image, "image_source": layout.source}
 
 
 def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:

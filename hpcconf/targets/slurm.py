@@ -14,6 +14,7 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
+from ..catalog import Sku
 from ..knowledge import images, mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
@@ -53,8 +54,14 @@ def expected_busbw(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[st
     for bw in pool.sku.busbw:
         if bw.kind == "measured" and bw.nodes == job.nodes:
             algo = f", {bw.algo}" if bw.algo else ""
-            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({bw.source}{algo})"
+            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(pool.sku, bw.source)}{algo})"
     return None
+
+
+def source_title(sku: Sku, key: str) -> str:
+    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
+    citation = sku.sources.get(key, key)
+    return citation.split(": ", 1)[0]
 
 
 def env_file_path(job: SlurmPartition) -> str:

@@ -375,12 +375,15 @@ def _gpu_count_in_config(doc: Document) -> Iterator[Diagnostic]:
     data = doc.data
     if not isinstance(data, dict) or not isinstance(data.get("queues"), list):
         return
-    slurm = data.get("slurm") if isinstance(data.get("slurm"), dict) else {}
+    raw_slurm = data.get("slurm")
+    slurm: dict = raw_slurm if isinstance(raw_slurm, dict) else {}
     version = str(slurm.get("cyclecloud_slurm_version") or azhop_kb.SCHEMA_DEFAULT_CYCLECLOUD_SLURM_VERSION)
     for i, queue in enumerate(data["queues"]):
         size = queue.get("vm_size") if isinstance(queue, dict) else None
-        fix = compat.cyclecloud_slurm_gpu_count_fix(size, version) if isinstance(size, str) else None
-        if fix is None or data.get("queue_manager") not in (None, "slurm"):
+        if not isinstance(size, str) or data.get("queue_manager") not in (None, "slurm"):
+            continue
+        fix = compat.cyclecloud_slurm_gpu_count_fix(size, version)
+        if fix is None:
             continue
         path = ("slurm", "cyclecloud_slurm_version") if slurm.get("cyclecloud_slurm_version") else ("queues", i, "vm_size")
         yield doc.at_path(path, _gpu_count_message(size, version, fix), hint=_GPU_COUNT_HINT.format(source=fix.source),

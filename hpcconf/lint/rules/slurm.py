@@ -202,7 +202,9 @@ def srun_pmix_on_crusoe_gb200(doc: Document, ctx: LintContext) -> Iterator[Diagn
     ``slurm-custom-image``, ``/opt/hpcx/ompi/bin/mpirun``) inside the allocation, as ``hpcconf build`` does.
     """
     sku = ctx.sku
-    layout = images.layout(sku) if sku is not None else None
+    if sku is None:
+        return
+    layout = images.layout(sku)
     if layout is None or layout.launcher != "mpirun":
         return
     for number, line in _code_lines(doc):
