@@ -229,3 +229,15 @@ def test_sources_name_the_public_page_not_a_seed_label():
     script = _sbatch(_build("Standard_NC48ads_A100_v4", edit=lambda t: t.replace("count: 2 ", "count: 1 ")))
     expected = next(line for line in script.splitlines() if line.startswith("# Expected:"))
     assert "jingchaozhang.github.io" in expected and "seed" not in script.lower()
+
+
+@pytest.mark.skipif(__import__("shutil").which("shellcheck") is None, reason="shellcheck not installed")
+@pytest.mark.parametrize("sku", ["Standard_ND96isr_H100_v5", "crusoe-gb200-186gb-nvl-ib.4x", "Standard_ND96isr_MI300X_v5"])
+def test_generated_jobs_have_no_shellcheck_warning(sku, tmp_path):
+    import subprocess
+
+    one = _build(sku, edit=lambda t: t.replace("  max_bytes: 8G ", "  collectives: [all_reduce]\n  max_bytes: 8G "))
+    for name, text in {"one.sbatch": _sbatch(one), "all.sbatch": _sbatch(_build(sku))}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        result = subprocess.run(["shellcheck", "-S", "warning", str(tmp_path / name)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout
