@@ -102,7 +102,9 @@ def test_one_field_change_touches_only_the_lines_that_carry_it(base_spec, tmp_pa
                 assert substitute(before, tokens) == after, (
                     f"{case}: {path}: the change is not just the field's value:\n- {before}\n+ {after}")
     total = sum(len(o) for blocks in diffs.values() for _, o, _ in blocks)
-    assert total <= 4 * len(diffs), f"{case}: {total} lines changed in {len(diffs)} files"
+    # An NHC conf (and each file embedding it) carries a size in up to six lines: header, memory, PCIe
+    # floor, the all_reduce and IB-loopback message sizes, the conf's name.
+    assert total <= 6 * len(diffs), f"{case}: {total} lines changed in {len(diffs)} files"
 
 
 def test_adding_an_nccl_setting_only_inserts_lines(base_spec, tmp_path):
