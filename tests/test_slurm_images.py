@@ -45,7 +45,8 @@ def test_azure_jobs_load_the_mpi_the_tests_were_built_against(sku, platform):
     # azhpc-images install_nccl.sh / install_rccl.sh: built against HPC-X (mpi/hpcx), no rpath.
     script = _sbatch(_build(sku, platform))
     code = _code(script)
-    assert "module load mpi/hpcx" in code and "mpi/openmpi" not in code
+    # srun --mpi=pmix starts the ranks: the same HPC-X rebuilt with the node's PMIx (install_mpis.sh).
+    assert re.search(r"^module load mpi/hpcx-pmix$", code, re.M) and "mpi/openmpi" not in code
     assert code.index("module load mpi/hpcx") < code.index("_perf")
 
 

@@ -8,7 +8,10 @@ Azure's HPC images (Azure/azhpc-images):
   ``22.04.2024102301`` comes from) and GB200 (``ubuntu-hpc-gb200-2404-20260528``): ``install_nccl.sh``
   runs ``module load mpi/hpcx`` and ``make MPI=1 MPI_HOME=${HPCX_MPI_DIR}`` with no rpath, then moves
   nccl-tests to ``/opt/nccl-tests`` (binaries in ``build/``). A rank started without ``mpi/hpcx``
-  loaded does not find ``libmpi.so.40``.
+  loaded does not find ``libmpi.so.40``. ``components/install_mpis.sh`` (the same tags, and
+  ``ubuntu-hpc-20241023``) also rebuilds that HPC-X against the node's PMIx as ``mpi/hpcx-pmix`` ("mpi/hpcx
+  points to NVIDIA's original pre-built binary while mpi/hpcx-pmix points to our local rebuild (with PMIx
+  added)"): the module a job whose ranks ``srun --mpi=pmix`` starts loads.
 - MI300X (``ubuntu-hpc-mi300x-2404-2026072801``, ``ubuntu-hpc-mi300x-2204-2026072301``):
   ``components/install_rccl.sh`` builds RCCL into ``/opt/rccl`` (``CMAKE_INSTALL_PREFIX=/opt/rccl``)
   and copies the rccl-tests binaries straight into ``/opt/rccl-tests/`` (no ``build/``), built with
@@ -46,6 +49,13 @@ class ImageLayout:
     launcher: Launcher = "srun-pmix"
     mpirun: Optional[str] = None  # the mpirun a launcher "mpirun" job starts its ranks with
     source: str = ""
+    # The same MPI rebuilt against the node's PMIx, for ranks srun starts with --mpi=pmix (Azure: mpi/hpcx-pmix,
+    # "our local rebuild (with PMIx added)" of the same HPC-X; mpi/hpcx is NVIDIA's prebuilt binary).
+    pmix_module: Optional[str] = None
+
+    def job_module(self) -> Optional[str]:
+        """The module a job loads: the PMIx build of the tests' MPI when srun starts the ranks."""
+        return self.pmix_module if self.launcher == "srun-pmix" and self.pmix_module else self.mpi_module
 
     @property
     def tests_in_build_dir(self) -> bool:
@@ -54,12 +64,15 @@ class ImageLayout:
 
 AZURE_NVIDIA = ImageLayout(
     image="azhpc-images ubuntu-hpc-2026072901", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
+    pmix_module="mpi/hpcx-pmix",
     source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-2026072901 (also ubuntu-hpc-20241023)")
 AZURE_GB200 = ImageLayout(
     image="azhpc-images ubuntu-hpc-gb200-2404-20260528", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
+    pmix_module="mpi/hpcx-pmix",
     source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-gb200-2404-20260528")
 AZURE_MI300X = ImageLayout(
     image="azhpc-images ubuntu-hpc-mi300x-2404-2026072801", tests_dir="/opt/rccl-tests", mpi_module="mpi/hpcx",
+    pmix_module="mpi/hpcx-pmix",
     library_dir="/opt/rccl/lib",
     source=f"{AZHPC_IMAGES} components/install_rccl.sh @ ubuntu-hpc-mi300x-2404-2026072801 (and -2204-2026072301)")
 CRUSOE_SLURM = ImageLayout(

@@ -331,12 +331,13 @@ def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
 
 
 def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
-    """The spec's modules when set, else the module the image built the test binaries against (Azure's
-    HPC images: mpi/hpcx; without it no rank finds libmpi.so.40)."""
+    """The spec's modules when set, else the image's build of the MPI the test binaries were built against
+    (Azure's HPC images: HPC-X, as mpi/hpcx-pmix for srun --mpi=pmix; without it no rank finds libmpi.so.40)."""
     if settings.modules is not None:
         return tuple(settings.modules)
     layout = images.layout(pool.sku)
-    return (layout.mpi_module,) if layout is not None and layout.mpi_module else ()
+    module = layout.job_module() if layout is not None else None
+    return (module,) if module else ()
 
 
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:

@@ -117,7 +117,8 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ```
 
     ## Fix
-    ``source /etc/profile.d/modules.sh`` and ``module load mpi/hpcx`` before ``srun``.
+    ``source /etc/profile.d/modules.sh`` and ``module load mpi/hpcx-pmix`` before ``srun --mpi=pmix`` (the same
+    HPC-X rebuilt with the node's PMIx, ``components/install_mpis.sh``), or ``mpi/hpcx`` before ``mpirun``.
     """
     sku = ctx.sku
     if sku is not None and sku.provider != "azure":
@@ -131,7 +132,8 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
         yield doc.at_line(
             number, f"{match.group(0)} runs with no MPI loaded: {context} it was built against HPC-X without an "
             "rpath, so each rank fails to load libmpi.so.40",
-            hint="add `source /etc/profile.d/modules.sh` and `module load mpi/hpcx` before the first srun",
+            hint="add `source /etc/profile.d/modules.sh` and `module load mpi/hpcx-pmix` (HPC-X with PMIx, for srun "
+                 "--mpi=pmix; mpi/hpcx with mpirun) before the first launch",
             column=match.start() + 1, end_column=match.end() + 1,
             severity=None if sku is not None else Severity.INFO)
         return  # one finding per script: one module line fixes every launch
