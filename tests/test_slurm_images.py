@@ -242,3 +242,14 @@ def test_generated_jobs_have_no_shellcheck_warning(sku, tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
         result = subprocess.run(["shellcheck", "-S", "warning", str(tmp_path / name)], capture_output=True, text=True)
         assert result.returncode == 0, result.stdout
+
+
+def test_mpi_openmpi_for_azures_tests_is_information(tmp_path):
+    # AzHOP's sbatch loaded mpi/openmpi against nccl-tests built with HPC-X (issue 21 item 4).
+    path = tmp_path / "job.sbatch"
+    path.write_text("#!/bin/bash\n#SBATCH --nodes=2\nsource /etc/profile.d/modules.sh\nmodule load mpi/openmpi\n"
+                    "srun --mpi=pmix /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G\n", encoding="utf-8")
+    findings = [(f.code, f.line, f.severity.value) for f in
+                lint_paths([str(path)], LintContext(sku=lookup_sku("Standard_ND96isr_H100_v5"))).findings]
+    assert ("SLURM002", 4, "info") in findings
+    assert not [f for f in lint_paths([str(path)], LintContext()).findings if f.code == "SLURM002"]

@@ -98,7 +98,8 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     never loads an MPI (no ``module load mpi/...``/``hpcx``, no ``hpcx-init.sh``/``hpcx_load``, no
     ``LD_LIBRARY_PATH`` naming an MPI). An error with an Azure ``--sku``; information without a SKU
     (it depends on the nodes running Azure's HPC image); silent for other providers (Crusoe's image
-    puts its MPI on the default path).
+    puts its MPI on the default path). With an Azure ``--sku``, ``module load mpi/openmpi`` instead of
+    HPC-X is information: Azure's standalone Open MPI, another build than the tests'.
 
     ## Why is this bad?
     Azure's HPC images build nccl-tests with ``module load mpi/hpcx`` and ``make MPI=1
@@ -123,7 +124,9 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     sku = ctx.sku
     if sku is not None and sku.provider != "azure":
         return
-    if any(_MPI_SETUP.search(line) for _, line in _code_lines(doc)):
+    setups = [(number, line) for number, line in _code_lines(doc) if _MPI_SETUP.search(line)]
+    if setups:
+        yield from _other_mpi_loaded(doc, setups, sku is not None)
         return
     for number, command, match in _launches(doc):
         if _CONTAINER.search(command):
@@ -137,6 +140,23 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
             column=match.start() + 1, end_column=match.end() + 1,
             severity=None if sku is not None else Severity.INFO)
         return  # one finding per script: one module line fixes every launch
+
+
+_OPENMPI_MODULE = re.compile(r"module\s+(?:load|add)\s+(mpi/openmpi\S*)")
+
+
+def _other_mpi_loaded(doc: Document, setups: list[tuple[int, str]], azure: bool) -> Iterator[Diagnostic]:
+    """Information: Azure's standalone Open MPI (mpi/openmpi) loaded for tests built against HPC-X."""
+    if not azure or any("hpcx" in line.lower() for _, line in setups) or not any(True for _ in _launches(doc)):
+        return
+    for number, line in setups:
+        match = _OPENMPI_MODULE.search(line)
+        if match:
+            yield doc.at_line(
+                number, f"{match.group(1)} is Azure's standalone Open MPI, not the HPC-X the image built "
+                "/opt/nccl-tests against: the ranks load another build's libmpi.so.40",
+                hint="load mpi/hpcx-pmix (srun --mpi=pmix) or mpi/hpcx (mpirun) instead",
+                column=match.start(1) + 1, end_column=match.end(1) + 1, severity=Severity.INFO)
 
 
 @rule(code="SLURM003", name="rccl-tests-build-dir", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT, Kind.SHELL_SCRIPT),
