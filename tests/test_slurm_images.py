@@ -253,3 +253,27 @@ def test_mpi_openmpi_for_azures_tests_is_information(tmp_path):
                 lint_paths([str(path)], LintContext(sku=lookup_sku("Standard_ND96isr_H100_v5"))).findings]
     assert ("SLURM002", 4, "info") in findings
     assert not [f for f in lint_paths([str(path)], LintContext()).findings if f.code == "SLURM002"]
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("HPCCONF_AZHPC_IMAGES_GIT"),
+                    reason="set HPCCONF_AZHPC_IMAGES_GIT to a git dir of Azure/azhpc-images to check the facts at their tags")
+def test_image_layouts_hold_at_their_tags():
+    import os
+    import subprocess
+
+    git = os.environ["HPCCONF_AZHPC_IMAGES_GIT"]
+
+    def show(tag: str, path: str) -> str:
+        return subprocess.run(["git", "--git-dir", git, "show", f"{tag}:{path}"], capture_output=True, text=True,
+                              check=True).stdout
+
+    for tag in ("ubuntu-hpc-mi300x-2404-2026072801", "ubuntu-hpc-mi300x-2204-2026072301"):
+        rccl = show(tag, "components/install_rccl.sh")
+        assert "DEST_TEST_DIR=/opt/rccl-tests" in rccl and "cp ./*_perf $DEST_TEST_DIR/" in rccl
+        assert "-DCMAKE_INSTALL_PREFIX=/opt/rccl" in rccl and "hpcx_load" in rccl
+        assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
+    for tag in ("ubuntu-hpc-2026072901", "ubuntu-hpc-gb200-2404-20260528"):
+        nccl = show(tag, "components/install_nccl.sh")
+        assert "module load mpi/hpcx" in nccl and "MPI_HOME=${HPCX_MPI_DIR}" in nccl and "mv nccl-tests /opt/." in nccl
+        assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
+    assert "MPI_HOME=${HPCX_MPI_DIR}" in show("ubuntu-hpc-20241023", "ubuntu/common/install_nccl.sh")

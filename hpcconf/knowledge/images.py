@@ -4,8 +4,8 @@ read from; the Slurm/AzHOP jobs and the SLURM rules read the same rows.
 
 Azure's HPC images (Azure/azhpc-images):
 
-- NVIDIA x86_64 (``ubuntu-hpc-2026072901``, and ``ubuntu-hpc-20241023``, the 22.04 build AzHOP's pinned
-  ``22.04.2024102301`` comes from) and GB200 (``ubuntu-hpc-gb200-2404-20260528``): ``install_nccl.sh``
+- NVIDIA x86_64 (``ubuntu-hpc-2026072901``, and ``ubuntu-hpc-20241023``, the tag of the date of AzHOP's
+  pinned ``22.04.2024102301``) and GB200 (``ubuntu-hpc-gb200-2404-20260528``): ``install_nccl.sh``
   runs ``module load mpi/hpcx`` and ``make MPI=1 MPI_HOME=${HPCX_MPI_DIR}`` with no rpath, then moves
   nccl-tests to ``/opt/nccl-tests`` (binaries in ``build/``). A rank started without ``mpi/hpcx``
   loaded does not find ``libmpi.so.40``. ``components/install_mpis.sh`` (the same tags, and
