@@ -272,7 +272,7 @@ def test_image_layouts_hold_at_their_tags():
         assert "DEST_TEST_DIR=/opt/rccl-tests" in rccl and "cp ./*_perf $DEST_TEST_DIR/" in rccl
         assert "-DCMAKE_INSTALL_PREFIX=/opt/rccl" in rccl and "hpcx_load" in rccl
         assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
-    for tag in ("ubuntu-hpc-2026072901", "ubuntu-hpc-gb200-2404-20260528"):
+    for tag in ("ubuntu-hpc-2026072901", "ubuntu-hpc-gb200-2404-20260528", "azure-linux-hpc-gb300-2026060101"):
         nccl = show(tag, "components/install_nccl.sh")
         assert "module load mpi/hpcx" in nccl and "MPI_HOME=${HPCX_MPI_DIR}" in nccl and "mv nccl-tests /opt/." in nccl
         assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")

@@ -5,7 +5,8 @@ read from; the Slurm/AzHOP jobs and the SLURM rules read the same rows.
 Azure's HPC images (Azure/azhpc-images):
 
 - NVIDIA x86_64 (``ubuntu-hpc-2026072901``, and ``ubuntu-hpc-20241023``, the tag of the date of AzHOP's
-  pinned ``22.04.2024102301``) and GB200 (``ubuntu-hpc-gb200-2404-20260528``): ``install_nccl.sh``
+  pinned ``22.04.2024102301``), GB200 (``ubuntu-hpc-gb200-2404-20260528``) and GB300 (Azure Linux,
+  ``azure-linux-hpc-gb300-2026060101``): ``install_nccl.sh``
   runs ``module load mpi/hpcx`` and ``make MPI=1 MPI_HOME=${HPCX_MPI_DIR}`` with no rpath, then moves
   nccl-tests to ``/opt/nccl-tests`` (binaries in ``build/``). A rank started without ``mpi/hpcx``
   loaded does not find ``libmpi.so.40``. ``components/install_mpis.sh`` (the same tags, and
@@ -69,7 +70,7 @@ AZURE_NVIDIA = ImageLayout(
 AZURE_GB200 = ImageLayout(
     image="azhpc-images ubuntu-hpc-gb200-2404-20260528", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
-    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-gb200-2404-20260528")
+    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-gb200-2404-20260528 (GB300: azure-linux-hpc-gb300-2026060101)")
 AZURE_MI300X = ImageLayout(
     image="azhpc-images ubuntu-hpc-mi300x-2404-2026072801", tests_dir="/opt/rccl-tests", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
