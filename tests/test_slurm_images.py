@@ -276,4 +276,5 @@ def test_image_layouts_hold_at_their_tags():
         nccl = show(tag, "components/install_nccl.sh")
         assert "module load mpi/hpcx" in nccl and "MPI_HOME=${HPCX_MPI_DIR}" in nccl and "mv nccl-tests /opt/." in nccl
         assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
-    assert "MPI_HOME=${HPCX_MPI_DIR}" in show("ubuntu-hpc-20241023", "ubuntu/common/install_nccl.sh")
+    for tag in ("ubuntu-hpc-20241023", "ubuntu-hpc-v100-2204-20250825"):
+        assert "MPI_HOME=${HPCX_MPI_DIR}" in show(tag, "ubuntu/common/install_nccl.sh")

@@ -66,7 +66,8 @@ class ImageLayout:
 AZURE_NVIDIA = ImageLayout(
     image="azhpc-images ubuntu-hpc-2026072901", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
-    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-2026072901 (also ubuntu-hpc-20241023)")
+    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-2026072901 (also ubuntu-hpc-20241023, "
+           "V100: ubuntu-hpc-v100-2204-20250825)")
 AZURE_GB200 = ImageLayout(
     image="azhpc-images ubuntu-hpc-gb200-2404-20260528", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
