@@ -101,7 +101,8 @@ cat > "$root/usr/local/sbin/hpcconf-health-check" <<'HPCCONF_NHC_EOF'
 #                               healthy node.
 #   hpcconf-health-check full   the bandwidth tests where no job can run: drains the node, waits until its
 #                               jobs have ended, runs every check, and resumes the node on a pass (run it
-#                               from a maintenance reservation, or by hand: sudo hpcconf-health-check full).
+#                               over ssh or pdsh, not from a Slurm job, which it would wait for:
+#                               sudo hpcconf-health-check full).
 set -uo pipefail
 conf="${HPCCONF_NHC_CONF:-/etc/hpcconf/nhc.conf}"
 fast_conf="${HPCCONF_NHC_FAST_CONF:-/etc/hpcconf/nhc-fast.conf}"
