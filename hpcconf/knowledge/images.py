@@ -58,10 +58,6 @@ class ImageLayout:
         """The module a job loads: the PMIx build of the tests' MPI when srun starts the ranks."""
         return self.pmix_module if self.launcher == "srun-pmix" and self.pmix_module else self.mpi_module
 
-    @property
-    def tests_in_build_dir(self) -> bool:
-        return self.tests_dir.endswith("/build")
-
 
 AZURE_NVIDIA = ImageLayout(
     image="azhpc-images ubuntu-hpc-2026072901", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",

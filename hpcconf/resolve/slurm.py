@@ -102,7 +102,6 @@ class CrusoePartition:
     default: bool  # extra_args Default=YES (the first GPU pool)
     imex_support: bool = False  # the module sets IMEX up (NVLink domain spans VMs: GB200 NVL72)
     custom_image: Optional[str] = None  # GB200/B200: the pool's image, built with slurm-custom-image
-    needs_custom_image: bool = False
 
 
 @dataclass(frozen=True)
@@ -294,22 +293,21 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
     pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
     partitions = []
     for index, pool in enumerate(pools):
-        image, custom_image, needs_custom = _crusoe_image(pool)
+        image, custom_image = _crusoe_image(pool)
         partitions.append(CrusoePartition(
             name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.sku.name,
             ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None, image=image,
-            default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, custom_image=custom_image,
-            needs_custom_image=needs_custom))
+            default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, custom_image=custom_image))
     return tuple(partitions)
 
 
-def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str], bool]:
-    """(image, custom_image, needs_custom_image). GB200 and B200 run a custom image (the module's README): the
+def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str]]:
+    """(image, custom_image). GB200 and B200 run a custom image (the module's README): the
     pool's ``image`` goes to custom_image and ``image`` stays null, as in the module's GB200 example; without
     one custom_image stays null (SLURM005)."""
     if images.crusoe_needs_custom_image(pool.sku.name):
-        return None, pool.image, True
-    return pool.image or CRUSOE_DEFAULT_IMAGE, None, False
+        return None, pool.image
+    return pool.image or CRUSOE_DEFAULT_IMAGE, None
 
 
 def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
