@@ -185,7 +185,13 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
             "registry": registry, "tag": _scalar(tag), "base": base, "name": "rccl-tests" if amd else "nccl-tests",
             "base_comment": "ROCm image (ROCm/ROCm-docker); the image adds RCCL, Open MPI and rccl-tests" if amd
             else "NGC image with CUDA, NCCL and MPI"}
+    context["pool_image"] = None
     if crusoe and "slurm" in platforms:
+        from .knowledge import images
+
+        if images.crusoe_needs_custom_image(sku.name):  # the module's README: GB200/B200 need a custom image
+            context["pool_image"] = {"value": f"{sku.name.split('-')[0]}-slurm-custom:replace-me",
+                                     "comment": "your custom image (crusoecloud/solutions-library slurm-custom-image)"}
         context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
                              "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_partition_id": _PLACEHOLDER_UUID if ib else None}
     return context

@@ -145,7 +145,11 @@ def test_test_image_is_rocm_with_rccl_tests_at_a_pinned_commit(build):
 def test_slurm_job_runs_rccl_tests_with_the_rocm_environment(build):
     sbatch = _artifact(build, "slurm/gpu/all_reduce_perf.sbatch").content
     assert "#SBATCH --gpus-per-node=8" in sbatch
-    assert f"{rocm.RCCL_TESTS_NODE_DIR}/${{test}}_perf" in sbatch
+    # Azure's MI300X image: rccl-tests in /opt/rccl-tests/ (no build/), its RCCL in /opt/rccl/lib, built
+    # against HPC-X (azhpc-images components/install_rccl.sh @ ubuntu-hpc-mi300x-2404-2026072801).
+    assert "/opt/rccl-tests/${test}_perf" in sbatch and "/opt/rccl-tests/build" not in sbatch
+    assert 'export LD_LIBRARY_PATH="/opt/rccl/lib:$ROCM_PATH/lib' in sbatch
+    assert "module load mpi/hpcx" in sbatch
     assert "export ROCM_PATH=/opt/rocm" in sbatch and "/etc/rccl.conf" in sbatch
     assert "hpcconf nccl-report --sku Standard_ND96isr_MI300X_v5" in sbatch
 

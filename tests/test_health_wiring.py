@@ -124,7 +124,8 @@ def _runner_setup(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Rea
     nhc = tmp_path / "nhc"
     nhc.mkdir()
     (nhc / "run-health-checks.sh").write_text(
-        "#!/bin/bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+        f"#!/bin/bash\necho \"$*\" >> {tmp_path / 'nhc.runs'}\n"
+        "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
         f"sleep {seconds}\n"
         f"[ {nhc_rc} -eq 0 ] || echo 'ERROR:  nhc:  Health check failed:  {failed}' >> \"$out\"\n"
         f"exit {nhc_rc}\n")
@@ -138,6 +139,7 @@ def _runner_setup(tmp_path: Path, nhc_rc: int, node_state: str = "State=IDLE Rea
     status = tmp_path / "status"
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "AZ_NHC_DIR": str(nhc),
            "HPCCONF_NHC_CONF": str(root / "etc/hpcconf/nhc.conf"), "HPCCONF_NHC_STATUS": str(status),
+           "HPCCONF_NHC_FAST_CONF": str(root / "etc/hpcconf/nhc-fast.conf"),
            "HPCCONF_NHC_LOG": str(tmp_path / "nhc.log")}
     return root / "usr/local/sbin/hpcconf-health-check", env, status, calls
 
@@ -166,28 +168,45 @@ def test_runner_failure_names_this_runs_check_not_an_earlier_one(tmp_path):
     assert "failed: Health check failed:  check_hw_ib" in calls.read_text()
 
 
-def test_slurm_mode_run_outlives_slurmd_killing_its_process_group(tmp_path):
-    """slurmd starts HealthCheckProgram in a process group of its own and, when it exits, kills that group
-    (SchedMD/slurm src/common/run_command.c, run_command_waitpid_timeout): the checks must still finish."""
-    import signal
-    import time
-    runner, env, status, calls = _runner_setup(tmp_path, 0, "State=IDLE+DRAIN Reason=hpcconf-nhc: checking", seconds=1)
-    slurmd = subprocess.Popen(["bash", str(runner), "slurm"], env=env, start_new_session=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert slurmd.wait(timeout=10) == 0
-    try:
-        os.killpg(slurmd.pid, signal.SIGTERM)
-        os.killpg(slurmd.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # nothing left in the group: the run is elsewhere
-    deadline = time.monotonic() + 15
-    while not status.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert status.exists() and status.read_text().startswith("pass ")
-    deadline = time.monotonic() + 5
-    while "state=resume" not in calls.read_text() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert "state=resume" in calls.read_text()
+def test_slurm_mode_runs_only_the_fast_checks_in_the_foreground(tmp_path):
+    """HealthCheckProgram: the fast conf (no bandwidth test: it would share GPUs and HCAs with a job), done
+    before slurmd's 60 s are up, so no job starts on a node under test and nothing is left running."""
+    runner, env, status, calls = _runner_setup(tmp_path, 1, seconds=0.5)
+    result = subprocess.run(["bash", str(runner), "slurm"], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0  # slurmd ignores it; the drain is the verdict
+    assert status.read_text().startswith("fail ")  # finished before the program returned
+    assert re.search(r"state=drain reason=hpcconf-nhc: failed: Health check failed:\s+check_gpu_count", calls.read_text())
+    (run,) = (tmp_path / "nhc.runs").read_text().splitlines()
+    assert f"-c {env['HPCCONF_NHC_FAST_CONF']} " in run + " "
+    fast = Path(env["HPCCONF_NHC_FAST_CONF"]).read_text(encoding="utf-8")
+    full = Path(env["HPCCONF_NHC_CONF"]).read_text(encoding="utf-8")
+    slow = ("check_nccl_allreduce", "check_ib_bw_gdr", "check_ib_bw_non_gdr", "check_gpu_bw", "check_rccl_allreduce")
+    assert not any(f"|| {name} " in fast for name in slow) and "|| check_gpu_count 8" in fast
+    assert full.count(" || ") > fast.count(" || ") or not any(f"|| {name} " in full for name in slow)
+
+
+def test_slurm_mode_gives_no_verdict_when_the_checks_outlast_its_time(tmp_path):
+    runner, env, status, calls = _runner_setup(tmp_path, 0, seconds=5)
+    text = runner.read_text(encoding="utf-8").replace("HPCCONF_NHC_TIMEOUT=50", "HPCCONF_NHC_TIMEOUT=1")
+    runner.write_text(text, encoding="utf-8")
+    result = subprocess.run(["bash", str(runner), "slurm"], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and not status.exists()
+    assert not calls.exists() or "drain" not in calls.read_text()
+
+
+def test_full_mode_drains_first_and_waits_for_the_nodes_jobs(tmp_path):
+    runner, env, status, calls = _runner_setup(tmp_path, 0, "State=MIXED+DRAIN Reason=hpcconf-nhc: bandwidth checks")
+    env["HPCCONF_NHC_WAIT_S"] = "0"
+    result = subprocess.run(["bash", str(runner), "full"], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1 and "still runs jobs" in result.stderr
+    assert not (tmp_path / "nhc.runs").exists()  # no bandwidth test beside a job
+    assert "state=drain reason=hpcconf-nhc: bandwidth checks" in calls.read_text()
+    (tmp_path / "idle").mkdir()
+    runner, env, status, calls = _runner_setup(tmp_path / "idle", 0, "State=IDLE+DRAIN Reason=hpcconf-nhc: bandwidth checks")
+    result = subprocess.run(["bash", str(runner), "full"], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and status.read_text().startswith("pass ") and "state=resume" in calls.read_text()
+    (run,) = (tmp_path / "idle" / "nhc.runs").read_text().splitlines()
+    assert f"-c {env['HPCCONF_NHC_CONF']} " in run + " "
 
 
 def test_runner_never_touches_an_administrators_drain(tmp_path):
@@ -216,7 +235,12 @@ def test_aks_daemonset_taints_failing_nodes_with_least_privilege():
     role = docs[1]
     assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
     conf = docs[3]["data"]["aznhc.conf"]
-    assert conf == out["health/ndmv4/nhc.conf"] and ("check_nccl_allreduce", ("228", "1", "16G", "$AZ_NHC_ROOT/topofiles/ndv4-topo.xml")) in parse_nhc_conf(conf)
+    assert ("check_nccl_allreduce", ("228", "1", "16G", "$AZ_NHC_ROOT/topofiles/ndv4-topo.xml")) in parse_nhc_conf(conf)
+    # The pod's conf is the node conf without the interfaces only Azure's HPC image names (ib0..7, docker0).
+    node = parse_nhc_conf(out["health/ndmv4/nhc.conf"])
+    pod = parse_nhc_conf(conf)
+    assert [c for c in node if c[0] != "check_hw_eth" or c[1] in (("lo",), ("eth0",))] == pod
+    assert ("check_hw_eth", ("docker0",)) in node and ("check_hw_eth", ("docker0",)) not in pod
     pod = docs[4]["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"kubernetes.azure.com/agentpool": "ndmv4"} and pod["serviceAccountName"] == "hpcconf-nhc"
     container = pod["containers"][0]

@@ -115,7 +115,7 @@ def test_crusoe_sbatch_runs_seed_002_srun(shared_dir):
     binary_at = next(i for i, w in enumerate(seed_srun) if w.endswith("all_reduce_perf"))
     seed_args = seed_srun[binary_at:]
     # The job runs a collective matrix, all_reduce first: ${test}_perf with the same arguments each time.
-    assert "for test in all_reduce " in script
+    assert "TESTS=(all_reduce " in script and 'for test in "${TESTS[@]}"' in script
     our_call = re.search(r"^\s*(/\S+\$\{test\}_perf .*?) 2>&1 \| tee", script, re.M).group(1).split()
     assert our_call[0].replace("${test}", "all_reduce") == seed_args[0]
     seed_flags = dict(zip(seed_args[1::2], seed_args[2::2]))
@@ -235,11 +235,12 @@ def test_azhop_gpu_queues_each_get_an_sbatch_on_their_partition():
         sku = catalog.get(queues[partition]["vm_size"])
         assert f"#SBATCH --gpus-per-node={sku.gpu.count}" in text
         assert f"#SBATCH --ntasks-per-node={sku.gpu.count}" in text
-        assert "module load mpi/openmpi" in text
+        # Azure builds /opt/nccl-tests against HPC-X (azhpc-images install_nccl.sh): mpi/hpcx, not mpi/openmpi.
+        assert "module load mpi/hpcx" in text and "mpi/openmpi" not in text
 
 
 def _required_files(script: str) -> list[str]:
-    match = re.search(r"^for file in (.*); do$", script, re.M)
+    match = re.search(r"^REQUIRED_FILES=\((.*)\)$", script, re.M)
     return shlex.split(match.group(1)) if match else []
 
 

@@ -116,7 +116,7 @@ def test_nccl_tests_call_equals_seed(both, partition):
     for flag in ("-b", "-e", "-f", "-g", "-c"):
         assert our_args[flag] == seed_args[flag], flag
     # all_reduce first in the job's collective matrix, each run as ${test}_perf
-    assert "for test in all_reduce " in ours[partition]["text"] and "${test}_perf" in ours[partition]["srun"]
+    assert "TESTS=(all_reduce " in ours[partition]["text"] and "${test}_perf" in ours[partition]["srun"]
 
 
 @pytest.mark.parametrize("partition", sorted(SEED_PARTITIONS))

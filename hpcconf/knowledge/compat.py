@@ -323,6 +323,11 @@ def cyclecloud_slurm_gpu_count_fixes() -> tuple[GpuCountFix, ...]:
                  for r in _load("cyclecloud_slurm")["gpu_count"])
 
 
+def cyclecloud_slurm_gpu_count_fixed_for(sku_name: str) -> Optional[GpuCountFix]:
+    """The GPU-count fix that concerns ``sku_name`` whatever the version (None: the size is not concerned)."""
+    return next((fix for fix in cyclecloud_slurm_gpu_count_fixes() if sku_name in fix.skus), None)
+
+
 def cyclecloud_slurm_gpu_count_fix(sku_name: str, version: str) -> Optional[GpuCountFix]:
     """The fix ``version`` lacks for ``sku_name`` (None when it has it or none is needed)."""
     for fix in cyclecloud_slurm_gpu_count_fixes():

@@ -26,6 +26,13 @@ DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc.yaml"
 NCCL_COLLECTIVE = "all_reduce"
 
 
+# Checks that load the node for seconds to minutes (nvbandwidth, ib_write_bw, all_reduce_perf, STREAM):
+# never where a job can run (Slurm's HealthCheckProgram runs the others only; see targets/_health.py).
+BANDWIDTH_CHECKS = frozenset({"check_gpu_bw", "check_ib_bw_gdr", "check_ib_bw_non_gdr", "check_nccl_allreduce",
+                              "check_nccl_allreduce_ib_loopback", "check_rccl_allreduce", "check_cpu_stream"})
+SWAP_ARGS = ("0kB", "0kB", "3%")  # every Azure GPU conf at `commit`: no swap
+
+
 @dataclass(frozen=True)
 class Check:
     """One NHC check: the function a customTests/*.nhc (or LBNL NHC) defines, its arguments, and why."""
@@ -37,6 +44,11 @@ class Check:
     def line(self) -> str:
         return " ".join([" * ||", self.name, *self.args])
 
+    @property
+    def fast(self) -> bool:
+        """Seconds, and nothing a running job would feel: fit for Slurm's HealthCheckProgram."""
+        return self.name not in BANDWIDTH_CHECKS
+
 
 @dataclass(frozen=True)
 class NhcPlan:
@@ -46,6 +58,27 @@ class NhcPlan:
     upstream_conf: Optional[str]  # Azure's own conf for this SKU, if it ships one
     image: str  # the container run-health-checks.sh runs the checks in
     commit: str  # the upstream commit the thresholds were read from
+
+    def in_kubernetes_pod(self) -> "NhcPlan":
+        """For the AKS DaemonSet's pod: without the interface checks that only hold on Azure's HPC image.
+
+        ``check_hw_eth`` of ib0..N, eth1 and docker0 names what the HPC image's udev rules and dockerd create;
+        AKS nodes run containerd (no docker0) and name IPoIB interfaces their own way, so those checks would
+        fail a healthy node. lo and eth0 stay."""
+        kept = tuple(c for c in self.checks if c.name != "check_hw_eth" or c.args in (("lo",), ("eth0",)))
+        dropped = sorted(" ".join(c.args) for c in self.checks if c not in kept)
+        gaps = self.unsourced + ((f"interfaces {', '.join(dropped)}: named by Azure's HPC image, not by AKS nodes",)
+                                 if dropped else ())
+        return NhcPlan(sku=self.sku, checks=kept, unsourced=gaps, upstream_conf=self.upstream_conf,
+                       image=self.image, commit=self.commit)
+
+    def fast(self) -> "NhcPlan":
+        """The checks Slurm's HealthCheckProgram may run (no bandwidth test); the rest are named as left out."""
+        slow = sorted({c.name for c in self.checks if not c.fast})
+        gaps = self.unsourced + ((f"bandwidth ({', '.join(slow)}): the full conf runs them where no job can run",)
+                                 if slow else ())
+        return NhcPlan(sku=self.sku, checks=tuple(c for c in self.checks if c.fast), unsourced=gaps,
+                       upstream_conf=self.upstream_conf, image=self.image, commit=self.commit)
 
 
 @dataclass(frozen=True)
@@ -93,9 +126,10 @@ def ib_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[str]]:
     if ib is None:
         return checks, []
     unsourced = []
-    if ib.devices:
+    devices = ib.devices or row.get("ib_devices", [])  # Azure's conf names them where the catalog does not
+    if devices:
         checks += [Check("check_hw_ib", (str(ib.gbps), f"{device}:1"), f"{ib.rate} link up at {ib.gbps} Gb/s")
-                   for device in ib.devices]
+                   for device in devices]
     else:
         unsourced.append(f"IB link state and rate per HCA: the catalog names no HCA devices for {sku.name}")
     if "ib_bw_gdr" in row:
@@ -126,14 +160,67 @@ def collective_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[
                   f"single-node all_reduce busbw floor (GB/s), {floor.citation()}")], []
 
 
+def node_checks(row: dict[str, Any]) -> list[Check]:
+    """CPU, memory, swap, interfaces, PCIe topology and NVMe, as Azure's conf for the size has them."""
+    more = row.get("more", {})
+    checks = []
+    if "cpuinfo" in more:
+        checks.append(Check("check_hw_cpuinfo", tuple(str(n) for n in more["cpuinfo"]), "CPU sockets, cores, threads"))
+    if "physmem" in more:
+        mem = more["physmem"]
+        checks.append(Check("check_hw_physmem", (mem["size"], mem["size"], mem["tolerance"]), "physical memory"))
+    if more:
+        checks.append(Check("check_hw_swap", SWAP_ARGS, "no swap"))
+    checks += [Check("check_hw_eth", (name,), "network interfaces present") for name in more.get("eth", [])]
+    if more.get("hw_topology"):
+        checks.append(Check("check_hw_topology", (), "GPU and HCA PCIe placement as Azure's topology file has it"))
+    if "nvme" in more:
+        checks.append(Check("check_nvme_count", (str(more["nvme"]),), "local NVMe disks"))
+    return checks
+
+
+def gpu_health_checks(sku: Sku, row: dict[str, Any]) -> list[Check]:
+    """Xid errors in the kernel log, nvidia-smi's health monitor, clock throttling (NVIDIA only)."""
+    more = row.get("more", {})
+    checks = []
+    if more.get("gpu_xid"):
+        checks.append(Check("check_gpu_xid", (), "no GPU Xid errors in the kernel log"))
+    if more.get("nvsmi_healthmon"):
+        checks.append(Check("check_nvsmi_healthmon", (), "nvidia-smi reports no GPU health problem"))
+    if more.get("clock_throttling"):
+        checks.append(Check("check_gpu_clock_throttling", (), "no GPU clock throttling"))
+    return checks
+
+
+def link_and_bandwidth_checks(row: dict[str, Any]) -> tuple[list[Check], list[Check]]:
+    more = row.get("more", {})
+    link = [Check("check_ib_link_flapping", (), "no IB link flaps in the system log")] if more.get("ib_link_flapping") else []
+    bandwidth = []
+    if "gpu_bw" in more:
+        bandwidth.append(Check("check_gpu_bw", tuple(_number(n) for n in more["gpu_bw"]),
+                               "host-GPU (and GPU-GPU) copy bandwidth, GB/s"))
+    loop = more.get("ib_loopback")
+    if loop:
+        topo = (f"$AZ_NHC_ROOT/topofiles/{row['nccl_topo']}",) if "nccl_topo" in row else ()
+        bandwidth.append(Check("check_nccl_allreduce_ib_loopback", (f"{float(loop['gbps']):.1f}", "1", str(loop["size"])) + topo,
+                               "single-node all_reduce over the HCAs (NVLink and P2P off), GB/s"))
+    return link, bandwidth
+
+
 def nhc_plan(sku: Sku) -> NhcPlan:
     data = load_nhc_data()
     row = data.skus.get(sku.name, {})
     ib, ib_unsourced = ib_checks(sku, row)
     nccl, nccl_unsourced = collective_checks(sku, row)
-    return NhcPlan(sku=sku.name, checks=tuple(gpu_checks(sku, row, data) + ib + nccl),
-                   unsourced=tuple(ib_unsourced + nccl_unsourced), upstream_conf=row.get("conf"),
-                   image=data.images[sku.gpu.vendor], commit=data.commit)
+    link, bandwidth = link_and_bandwidth_checks(row)
+    ib_bw = [c for c in ib if c.name in BANDWIDTH_CHECKS]
+    ib_link = [c for c in ib if c.name not in BANDWIDTH_CHECKS]
+    # Fast checks first (hardware, GPU, links), the bandwidth tests last, as Azure's confs group them.
+    checks = node_checks(row) + gpu_checks(sku, row, data) + gpu_health_checks(sku, row) + ib_link + link \
+        + bandwidth[:1] + ib_bw + nccl + bandwidth[1:]
+    unsourced = ib_unsourced + nccl_unsourced + [str(gap) for gap in row.get("not_checked", [])]
+    return NhcPlan(sku=sku.name, checks=tuple(checks), unsourced=tuple(unsourced), upstream_conf=row.get("conf"),
+                   image=data.images[sku.gpu.vendor], commit=str(row.get("commit", data.commit)))
 
 
 def render_nhc_conf(plan: NhcPlan, header: list[str]) -> str:

@@ -37,6 +37,9 @@ _NOT_DOCKERFILE_SUFFIXES = {"py", "pyc", "md", "rst", "txt", "j2", "jinja", "jin
                             "yml", "toml", "sh", "go", "rs", "js", "ts", "html", "lock", "bak", "orig", "swp", "cfg"}
 
 
+_NHC_LINE = re.compile(r"^[ \t]*[^#\s][^|\n]*\|\|[ \t]*check_\w+", re.M)
+
+
 def is_dockerfile_name(name: str) -> bool:
     lower = name.lower()
     if lower.startswith("dockerfile."):
@@ -103,6 +106,8 @@ def _kind_by_name(name: str) -> str | None:
         return Kind.DOCKERFILE
     if is_nccl_conf_name(name):
         return Kind.NCCL_CONF
+    if name.lower().endswith(".tfvars"):
+        return Kind.TFVARS
     return None
 
 
@@ -123,6 +128,8 @@ def _kind_by_content(name: str, text: str) -> str | None:
         return Kind.SBATCH_SCRIPT if re.search(r"^#SBATCH\s", text, re.M) else Kind.SHELL_SCRIPT
     if name.lower().endswith(".conf") and re.search(r"^\s*NCCL_", text, re.M):
         return Kind.NCCL_CONF  # e.g. ndv4.conf copied from /etc: read the way NCCL reads it
+    if name.lower().endswith(".conf") and _NHC_LINE.search(text):
+        return Kind.NHC_CONF  # LBNL/Azure NHC: <hostmask> || <check> <args>
     if name.lower().endswith(".env") or name.lower() == ".env":
         return Kind.ENV_FILE
     significant = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

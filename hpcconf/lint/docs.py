@@ -13,7 +13,8 @@ from .registry import Rule, load_rules, successors
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 FAMILIES = {"HPC": "Engine", "SPEC": "Spec", "XA": "Cross-artifact", "K8S": "Kubernetes", "VOL": "Volcano",
-            "HELM": "Helm values", "NCCL": "NCCL", "AZH": "AzHOP", "MPI": "MPI / UCX / UCC", "DKR": "Dockerfile"}
+            "HELM": "Helm values", "NCCL": "NCCL", "AZH": "AzHOP", "MPI": "MPI / UCX / UCC", "DKR": "Dockerfile",
+            "NHC": "Node health checks (NHC conf)"}
 
 
 def _family(rule: Rule) -> str:

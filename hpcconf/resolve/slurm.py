@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
-from ..knowledge import mnnvl, rocm
+from ..knowledge import images, mnnvl, rocm
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -25,7 +25,6 @@ CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every comp
 # crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
 # default, ubuntu22.04-nvidia-slurm:latest, is the older OS).
 CRUSOE_DEFAULT_IMAGE = "ubuntu24.04-nvidia-slurm"
-AZHOP_MODULES = ("mpi/openmpi",)  # Azure HPC images' Open MPI module (jingchaozhang.github.io, 2023)
 UCC_PRIORITY = "100"  # above coll/hcoll (90) and coll/tuned (30); JSC's X-Dev blog ("MPI as API", 2023), open-mpi/ompi#9885
 
 
@@ -53,6 +52,12 @@ class SlurmPartition:
     library: str = "nccl"  # the collective library the GPUs run: nccl (NVIDIA) or rccl (AMD)
     tests_dir: str = "/opt/nccl-tests/build"  # where the nodes keep nccl-tests' (rccl-tests') binaries
     sku_file: Optional[str] = None  # file name of the user's SKU file shipped in sku/ beside the job (see ResolvedPool)
+    modules: tuple[str, ...] = ()  # environment modules loaded before the ranks start (the tests' MPI)
+    library_dir: Optional[str] = None  # the image's collective library outside the default path (Azure's RCCL)
+    launcher: images.Launcher = "srun-pmix"  # how the ranks start: srun --mpi=pmix, or the image's mpirun
+    mpirun: Optional[str] = None  # the mpirun a launcher "mpirun" job uses
+    image: Optional[str] = None  # the node image the paths above were read from (a comment in the job)
+    image_source: Optional[str] = None
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -93,15 +98,15 @@ class CrusoePartition:
     count: int
     instance_type: str
     ib_partition_id: Optional[str]
-    image: str
+    image: Optional[str]  # an official Crusoe image (None when custom_image is set)
     default: bool  # extra_args Default=YES (the first GPU pool)
     imex_support: bool = False  # the module sets IMEX up (NVLink domain spans VMs: GB200 NVL72)
+    custom_image: Optional[str] = None  # GB200/B200: the pool's image, built with slurm-custom-image
 
 
 @dataclass(frozen=True)
 class ResolvedSlurm:
     partitions: tuple[SlurmPartition, ...]
-    modules: tuple[str, ...]
     time_limit: str
     nccl_tests_dir: str
     collectives: str
@@ -214,7 +219,30 @@ def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
     conf = dict(pool.nccl.node_conf)
     env = {"NCCL_DEBUG": conf.pop("NCCL_DEBUG", "INFO")}
     env.update(conf)
+    for key, value in image_job_env(pool):
+        env.setdefault(key, value)  # the pool's and the spec's settings win
     return tuple(env.items())
+
+
+def image_job_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
+    """Settings the provider's own tests of the image pass to every rank, which the nodes' conf does not hold.
+
+    Azure's IB sizes: NCCL_SOCKET_IFNAME=eth0 (NCCL's bootstrap would otherwise take IPoIB ib0 first;
+    azhpc-images tests/test-definitions.sh and Azure NHC's azure_nccl_allreduce.nhc pass it), and an
+    exclusion of the Mellanox devices the catalog knows are not the fabric (ND H200 v5's accelerated-
+    networking VF mlx5_an0: an Ethernet port NCCL's IB transport would otherwise open as RoCE).
+    Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (images.AZURE_RCCL_ENV)."""
+    sku = pool.sku
+    if sku.provider != "azure":
+        return []
+    env: list[tuple[str, str]] = []
+    if sku.gpu.vendor == "amd":
+        env += list(images.AZURE_RCCL_ENV)
+    if pool.infiniband:
+        env.append(("NCCL_SOCKET_IFNAME", sku.ethernet_interface))
+        if sku.infiniband and sku.infiniband.exclude_hcas:
+            env.append(("NCCL_IB_HCA", "^=" + ",".join(sku.infiniband.exclude_hcas)))
+    return env
 
 
 def nvlink_domain(pool: "ResolvedPool", nodes: int) -> Optional[NvlinkDomain]:
@@ -263,13 +291,23 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
     if crusoe is None:
         return ()
     pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
-    return tuple(
-        CrusoePartition(name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count,
-                        instance_type=pool.sku.name,
-                        ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None,
-                        image=pool.image or CRUSOE_DEFAULT_IMAGE, default=index == 0,
-                        imex_support=pool.sku.nvlink_spans_nodes)
-        for index, pool in enumerate(pools))
+    partitions = []
+    for index, pool in enumerate(pools):
+        image, custom_image = _crusoe_image(pool)
+        partitions.append(CrusoePartition(
+            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.sku.name,
+            ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None, image=image,
+            default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, custom_image=custom_image))
+    return tuple(partitions)
+
+
+def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str]]:
+    """(image, custom_image). GB200 and B200 run a custom image (the module's README): the
+    pool's ``image`` goes to custom_image and ``image`` stays null, as in the module's GB200 example; without
+    one custom_image stays null (SLURM005)."""
+    if images.crusoe_needs_custom_image(pool.sku.name):
+        return None, pool.image
+    return pool.image or CRUSOE_DEFAULT_IMAGE, None
 
 
 def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
@@ -280,15 +318,30 @@ def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
 
 
 def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
-    """The spec's nccl_tests_dir when set, else where each library's tests are conventionally installed."""
-    if "nccl_tests_dir" in settings.model_fields_set or pool.collective_library != "rccl":
+    """The spec's nccl_tests_dir when set, else where the pool's node image keeps the tests (Azure's MI300X
+    image: /opt/rccl-tests, no build/), else where each library's tests are conventionally installed."""
+    if "nccl_tests_dir" in settings.model_fields_set:
         return settings.nccl_tests_dir
-    return rocm.RCCL_TESTS_NODE_DIR
+    layout = images.layout(pool.sku)
+    if layout is not None:
+        return layout.tests_dir
+    return rocm.RCCL_TESTS_NODE_DIR if pool.collective_library == "rccl" else settings.nccl_tests_dir
+
+
+def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
+    """The spec's modules when set, else the image's build of the MPI the test binaries were built against
+    (Azure's HPC images: HPC-X, as mpi/hpcx-pmix for srun --mpi=pmix; without it no rank finds libmpi.so.40)."""
+    if settings.modules is not None:
+        return tuple(settings.modules)
+    layout = images.layout(pool.sku)
+    module = layout.job_module() if layout is not None else None
+    return (module,) if module else ()
 
 
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
     nodes = test_nodes(settings, pool)
+    layout = images.layout(pool.sku)
     return SlurmPartition(
         pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
         nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
@@ -296,19 +349,18 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
         mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
         library=pool.collective_library, tests_dir=tests_dir(settings, pool),
-        sku_file=pool.sku_file[0] if pool.sku_file else None,
+        sku_file=pool.sku_file[0] if pool.sku_file else None, modules=modules(settings, pool),
+        library_dir=layout.library_dir if layout else None, launcher=layout.launcher if layout else "srun-pmix",
+        mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
+        image_source=layout.source if layout else None,
     )
 
 
 def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
     settings = cluster.spec.slurm or SlurmSettings()
     partitions = tuple(resolve_partition(cluster, settings, pool) for pool in cluster.gpu_pools)
-    if settings.modules is not None:
-        modules = tuple(settings.modules)
-    else:
-        modules = AZHOP_MODULES if "azhop" in cluster.platforms else ()
     crusoe = is_crusoe_cluster(cluster)
-    return ResolvedSlurm(partitions=partitions, modules=modules, time_limit=settings.time_limit,
+    return ResolvedSlurm(partitions=partitions, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
                          crusoe=settings.crusoe if crusoe else None,
                          crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else ())

@@ -107,7 +107,7 @@ class SlurmSettings(StrictModel):
     test_nodes: dict[str, int] = Field(default_factory=dict, description="Nodes per NCCL test job, per pool name (default: every node of an InfiniBand pool, 1 node without InfiniBand).")
     time_limit: str = Field(default="00:20:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="Time limit of the test job (sbatch -t), [D-]HH:MM:SS.")
     nccl_tests_dir: str = Field(default="/opt/nccl-tests/build", pattern=r"^/\S+$", description="Directory holding the nccl-tests binaries on the nodes (all_reduce_perf, ...).")
-    modules: Optional[list[str]] = Field(default=None, description="Environment modules to load before srun (default: ['mpi/openmpi'] on AzHOP's HPC images, none otherwise).")
+    modules: Optional[list[str]] = Field(default=None, description="Environment modules to load before the ranks start (default: the MPI the node image built the tests against: mpi/hpcx on Azure's HPC images, none on Crusoe and your own nodes).")
     collectives: Literal["nccl", "ucx", "ucc-nccl"] = Field(default="nccl", description="MPI path of the jobs: 'nccl' (nccl-tests only, no MPI tuning), 'ucx' (Open MPI over UCX with transports chosen for the SKU), 'ucc-nccl' (Open MPI collectives through UCC's NCCL team layer, plus the UCX settings). Anything but 'nccl' writes an MPI/UCX/UCC environment file.")
     ucc_nccl_collectives: list[UccCollective] = Field(
         default_factory=_allreduce_only, min_length=1, description="ucc-nccl: MPI collectives UCC routes to NCCL for CUDA buffers (UCC_TL_NCCL_TUNE).")

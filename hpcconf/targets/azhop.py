@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..artifacts import Artifact, Kind
 from ..knowledge import azhop as kb
+from ..knowledge import compat
 from ..resolve import ResolvedCluster
 from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
 from ..templating import generated_by, render_template
@@ -175,8 +176,25 @@ def health_setup(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
     return artifacts + [Artifact(HEALTH_DISPATCHER, text, Kind.SHELL_SCRIPT, "azhop")]
 
 
+GPU_COUNT_SCRIPT = "azhop/scheduler/slurm-gpu-count.sh"
+
+
+def gpu_count_override(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
+    """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
+    documented autoscale.json ``slurm_gpus`` override, as a script for the scheduler that also checks it took."""
+    affected = [pool for pool in cluster.gpu_pools if compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name)]
+    if not affected:
+        return []
+    sizes = [{"vm_size": size, "gpus": gpus} for size, gpus in
+             sorted({(pool.sku.name, pool.sku.gpu.count) for pool in affected})]
+    text = render_template("azhop/slurm-gpu-count.sh.j2", header=generated_by(cluster.spec_file), sizes=sizes,
+                           version=az.slurm.cyclecloud_slurm)
+    return [Artifact(GPU_COUNT_SCRIPT, text, Kind.SHELL_SCRIPT, "azhop")]
+
+
 def render(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
-    return [config_yml(cluster, az), *node_setup(cluster, az), *health_setup(cluster, az)]
+    return [config_yml(cluster, az), *node_setup(cluster, az), *health_setup(cluster, az),
+            *gpu_count_override(cluster, az)]
 
 
 TARGETS = [platform_target("azhop", frozenset({"azhop"}), lambda cluster: cluster.azhop, render)]

@@ -14,10 +14,11 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
-from ..knowledge import mnnvl, rocm
+from ..catalog import Sku
+from ..knowledge import images, mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
-from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
+from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, image_job_env
 from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
@@ -53,8 +54,14 @@ def expected_busbw(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[st
     for bw in pool.sku.busbw:
         if bw.kind == "measured" and bw.nodes == job.nodes:
             algo = f", {bw.algo}" if bw.algo else ""
-            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({bw.source}{algo})"
+            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(pool.sku, bw.source)}{algo})"
     return None
+
+
+def source_title(sku: Sku, key: str) -> str:
+    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
+    citation = sku.sources.get(key, key)
+    return citation.split(": ", 1)[0]
 
 
 def env_file_path(job: SlurmPartition) -> str:
@@ -69,13 +76,28 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
         job_name=f"{job.library}-{cluster.nccl_test.collective}-{job.pool}", library=job.library.upper(),
         rocm_path=rocm.ROCM_PATH, script_name=script_name,
-        time_limit=slurm.time_limit, modules=slurm.modules, env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job),
+        time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
+        _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
+        expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
+        rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
         passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
         single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
         health_status=_health.STATUS if _health.enabled(cluster) else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
+
+
+def _modules_from_spec(cluster: ResolvedCluster) -> bool:
+    return cluster.spec.slurm is not None and cluster.spec.slurm.modules is not None
+
+
+def mpirun_exports(job: SlurmPartition) -> list[str]:
+    """What an mpirun-launched job passes to its ranks with -x: every variable the job exports."""
+    keys = [key for key, _ in job.nccl_env] + [key for key, _ in job.mpi_env]
+    if job.nvlink:
+        keys += [key for key, _ in job.nvlink.job_env]
+    keys += ["LD_LIBRARY_PATH", "PATH"]
+    return list(dict.fromkeys(keys))
 
 
 def report_sku_args(job: SlurmPartition) -> str:
@@ -149,7 +171,7 @@ def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
         return []
     text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
                            program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
-                           runner=_health.RUNNER, reason=_health.DRAIN_REASON,
+                           runner=_health.RUNNER, reason=_health.DRAIN_REASON, fast_conf=_health.NODE_FAST_CONF,
                            pools=[p.name for p in cluster.gpu_pools])
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
 
@@ -187,7 +209,9 @@ def _hcl_partition(partition: CrusoePartition) -> dict[str, str]:
         # IMEX is for GB200 NVL72 (crusoecloud/slurm README): on for a size whose NVLink domain spans VMs.
         "imex_support": "true" if partition.imex_support else "false",
         "ib_partition_id": hcl_string(partition.ib_partition_id) if partition.ib_partition_id else "null",
-        "image": hcl_string(partition.image), "custom_image": "null", "reservation_id": "null",
+        "image": hcl_string(partition.image) if partition.image else "null",
+        "custom_image": hcl_string(partition.custom_image) if partition.custom_image else "null",
+        "reservation_id": "null",
         "extra_args": "{ " + ", ".join(f"{hcl_string(k)} = {hcl_string(v)}" for k, v in extra.items()) + " }",
     }
 

@@ -1,7 +1,7 @@
 """The NCCL test image's build context: Dockerfile, nccl-tests build script, topology files.
 
-The Dockerfile copies the topology file (never the graph: nothing in the job would point at it) to the path the job's NCCL_TOPO_FILE
-names, from the same resolved value, so the two cannot drift apart (jingchaozhang.github.io (2023) copied
+The Dockerfile copies the topology file (never the graph: nothing in the job would point at it) to the path the AKS job's NCCL_TOPO_FILE
+names (no AKS job, no copy), from the same resolved value, so the two cannot drift apart (jingchaozhang.github.io (2023) copied
 ndv4-topo.xml into /workspace and pointed the job at /workspace/ndv4-topo.xml by hand).
 """
 
@@ -28,7 +28,9 @@ def render(cluster: ResolvedCluster) -> list[Artifact]:
         return []
     if pool.collective_library == "rccl":
         return render_rccl(cluster)
-    topo_files = [a for a in topology_artifacts(pool, "image", "test-image", with_graph=False)]
+    # Only the AKS job points NCCL_TOPO_FILE into the image; without it (a Slurm cluster that builds the
+    # image for its own use) a copied topology file is read by nothing (DKR005), so none is copied.
+    topo_files = topology_artifacts(pool, "image", "test-image", with_graph=False) if "aks" in cluster.platforms else []
     copies = [(a.path.rsplit("/", 1)[-1], f"{IMAGE_WORKDIR}/{a.path.rsplit('/', 1)[-1]}") for a in topo_files]
     header = generated_by(cluster.spec_file)
     dockerfile = render_template(

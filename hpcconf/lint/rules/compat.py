@@ -13,6 +13,7 @@ from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge import azhop as azhop_kb
 from ...knowledge import charts, compat, nccl_env
 from ...knowledge.versions import version_key
 from ...parsers.k8s import get
@@ -314,18 +315,23 @@ def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                       hint=f"choose an aks.os_sku the tag is published for (source: {tag.source})", prefer_value=True)
 
 
-@rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.WARNING, kinds=(Kind.SPEC,))
+@rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.INFO, kinds=(Kind.SPEC, Kind.AZHOP_CONFIG))
 def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """The cyclecloud-slurm release AzHOP installs may count the pool's GPUs wrong.
+    """The cyclecloud-slurm release AzHOP installs cannot correct a wrong GPU count for the queue's size.
 
     ## What it catches
-    On ``azhop``, a pool of ``Standard_ND96isr_H100_v5`` with a cyclecloud-slurm release older than 3.0.6
-    (az-hop's newest choice, and hpcconf's default, is 3.0.4).
+    A spec with an ``azhop`` pool, or an az-hop ``config.yml`` queue, of a size the GPU-count fix concerns
+    (``Standard_ND96isr_H100_v5``, ``Standard_ND96isr_H200_v5``: the NDv5 family) with a cyclecloud-slurm
+    release older than 3.0.6 (``versions.cyclecloud_slurm``; in ``config.yml``
+    ``slurm.cyclecloud_slurm_version``, whose absence means az-hop's 3.0.4).
 
     ## Why is this bad?
-    azslurm reported 0 GPUs for ND H100 v5 (vanzod/ccslurm4ai#2), so no ``gres.conf`` is written and the
-    generated sbatch's ``--gpus-per-node=8`` cannot be satisfied. cyclecloud-slurm 3.0.6 (commit f0c08b4,
-    PR #206) added the ``slurm_gpus`` override in ``autoscale.json`` that fixes the count.
+    azslurm takes each size's GPU count from what CycleCloud reports, which "for some regions and VM
+    sizes, some subscriptions" get wrong (Azure/cyclecloud-slurm README, "Incorrect number of GPUs"):
+    0 for ND H100 v5 (vanzod/ccslurm4ai#2), so no ``gres.conf`` is written and ``--gpus-per-node=8``
+    never fits. The documented fix, a ``slurm_gpus`` entry in ``autoscale.json``'s ``default_resources``,
+    is read from 3.0.6 on (commit f0c08b4, PR #206); 3.0.4's ``Partition.gpu_count`` takes the bucket's.
+    Information only: whether a subscription reports the wrong count is not in the file.
 
     ## Example
     ```yaml
@@ -335,10 +341,14 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
     ```
 
     ## Fix
-    After deploying, check ``azslurm buckets`` shows 8 GPUs; if not, add the ``slurm_gpus`` override for the
-    size to ``/opt/azurehpc/slurm/autoscale.json`` by hand and run ``azslurm scale``, or deploy with
-    CycleCloud Workspace for Slurm, which ships a fixed cyclecloud-slurm.
+    After deploying, run the generated ``azhop/scheduler/slurm-gpu-count.sh`` on the scheduler: it writes
+    the override and checks ``azslurm buckets``. When it reports the wrong count, use cyclecloud-slurm
+    3.0.6 or newer (or CycleCloud Workspace for Slurm).
     """
+    if doc.kind == Kind.AZHOP_CONFIG:
+        if not _generated(doc):  # a generated config.yml: its spec's finding says it
+            yield from _gpu_count_in_config(doc)
+        return
     spec, cluster = _spec_parts(doc, ctx)
     azhop = getattr(cluster, "azhop", None)
     if spec is None or azhop is None:
@@ -348,10 +358,36 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
     for i, pool in enumerate(cluster.pools):
         fix = compat.cyclecloud_slurm_gpu_count_fix(pool.sku.name, version)
         if fix is not None:
-            yield doc.at_path(path or ("pools", i, "sku"), f"cyclecloud-slurm {version} predates the GPU-count fix for "
-                              f"{pool.sku.name} ({fix.fixed_in}): Slurm may see 0 GPUs and reject --gpus-per-node",
-                              hint=f"verify `azslurm buckets` after deploy; override slurm_gpus in autoscale.json "
-                                   f"(source: {fix.source})", prefer_value=True)
+            yield doc.at_path(path or ("pools", i, "sku"), _gpu_count_message(pool.sku.name, version, fix),
+                              hint=_GPU_COUNT_HINT.format(source=fix.source), prefer_value=True)
+
+
+_GPU_COUNT_HINT = ("after deploying run azhop/scheduler/slurm-gpu-count.sh on the scheduler (hpcconf build writes it); "
+                   "if azslurm still sees the wrong count, use cyclecloud-slurm 3.0.6 or newer (source: {source})")
+
+
+def _gpu_count_message(size: str, version: str, fix: compat.GpuCountFix) -> str:
+    return (f"cyclecloud-slurm {version} cannot correct a wrong GPU count for {size} (the autoscale.json slurm_gpus "
+            f"override is read from {fix.fixed_in}): if this subscription reports 0, Slurm rejects --gpus-per-node")
+
+
+def _gpu_count_in_config(doc: Document) -> Iterator[Diagnostic]:
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("queues"), list):
+        return
+    raw_slurm = data.get("slurm")
+    slurm: dict = raw_slurm if isinstance(raw_slurm, dict) else {}
+    version = str(slurm.get("cyclecloud_slurm_version") or azhop_kb.SCHEMA_DEFAULT_CYCLECLOUD_SLURM_VERSION)
+    for i, queue in enumerate(data["queues"]):
+        size = queue.get("vm_size") if isinstance(queue, dict) else None
+        if not isinstance(size, str) or data.get("queue_manager") not in (None, "slurm"):
+            continue
+        fix = compat.cyclecloud_slurm_gpu_count_fix(size, version)
+        if fix is None:
+            continue
+        path = ("slurm", "cyclecloud_slurm_version") if slurm.get("cyclecloud_slurm_version") else ("queues", i, "vm_size")
+        yield doc.at_path(path, _gpu_count_message(size, version, fix), hint=_GPU_COUNT_HINT.format(source=fix.source),
+                          prefer_value=True)
 
 
 @rule(code="HPC207", name="aks-kubernetes-version-unsupported", severity=Severity.ERROR, kinds=(Kind.SPEC,))

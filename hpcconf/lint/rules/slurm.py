@@ -1,4 +1,5 @@
-"""Slurm batch script rules (SLURM): what ``sbatch`` itself refuses before a job exists."""
+"""Slurm batch script rules (SLURM): what ``sbatch`` itself refuses before a job exists, and what the nodes' image
+and the provider's Slurm (:mod:`hpcconf.knowledge.images`) make fail at the first step."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge import images
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -52,3 +54,259 @@ def sbatch_no_shebang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     else:
         message, hint = "the script has no '#!' interpreter line: sbatch refuses it", "add #!/bin/bash as line 1"
     yield doc.at_line(1, message, hint=hint)
+
+
+# --------------------------------------------------------------------------- image layout (knowledge/images.py)
+
+_TEST_BINARY = re.compile(r"(?P<dir>/opt/(?:nccl|rccl)-tests(?:/build)?)/(?:\$\{?\w+\}?|\w+)_perf\b")
+_MPI_SETUP = re.compile(r"^\s*(?:module\s+(?:load|add)\s+\S*(?:mpi|hpcx)|source\s+\S*hpcx-init|hpcx_load\b|"
+                        r"(?:export\s+)?LD_LIBRARY_PATH=\S*(?:mpi|hpcx|ompi))", re.I)
+_CONTAINER = re.compile(r"--container-image|\b(?:enroot|singularity|apptainer|docker|podman)\b")
+_SRUN = re.compile(r"(?:^|[\s;&|(])srun\s")
+_PMIX = re.compile(r"--mpi[= ]pmix\S*")
+
+
+def _code_lines(doc: Document) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line that is not a comment (``#SBATCH`` lines are comments to bash too)."""
+    for number, line in enumerate(doc.lines, 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield number, line
+
+
+def _launches(doc: Document) -> Iterator[tuple[int, str, re.Match[str]]]:
+    """Lines that start a nccl-tests/rccl-tests binary from /opt/*-tests, with a continuation folded in."""
+    lines = list(_code_lines(doc))
+    for index, (number, line) in enumerate(lines):
+        match = _TEST_BINARY.search(line)
+        if match is None:
+            continue
+        command = line
+        back = index - 1  # the srun/mpirun the binary belongs to may sit on lines ending in "\"
+        while back >= 0 and lines[back][1].rstrip().endswith("\\") and lines[back][0] == lines[back + 1][0] - 1:
+            command = lines[back][1] + command
+            back -= 1
+        yield number, command, match
+
+
+@rule(code="SLURM002", name="tests-mpi-not-loaded", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
+      since="0.3.0")
+def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job starts Azure's ``/opt/nccl-tests`` (or ``/opt/rccl-tests``) binaries without loading the MPI they were built against.
+
+    ## What it catches
+    A batch script that runs ``/opt/nccl-tests/build/<test>_perf`` or ``/opt/rccl-tests/<test>_perf`` and
+    never loads an MPI (no ``module load mpi/...``/``hpcx``, no ``hpcx-init.sh``/``hpcx_load``, no
+    ``LD_LIBRARY_PATH`` naming an MPI). An error with an Azure ``--sku``; information without a SKU
+    (it depends on the nodes running Azure's HPC image); silent for other providers (Crusoe's image
+    puts its MPI on the default path). With an Azure ``--sku``, ``module load mpi/openmpi`` instead of
+    HPC-X is information: Azure's standalone Open MPI, another build than the tests'.
+
+    ## Why is this bad?
+    Azure's HPC images build nccl-tests with ``module load mpi/hpcx`` and ``make MPI=1
+    MPI_HOME=${HPCX_MPI_DIR}``, without an rpath (Azure/azhpc-images ``components/install_nccl.sh`` at
+    ``ubuntu-hpc-2026072901``, ``ubuntu-hpc-gb200-2404-20260528``; ``install_rccl.sh`` at
+    ``ubuntu-hpc-mi300x-2404-2026072801`` builds rccl-tests after ``hpcx_load``). HPC-X is not on the
+    default library path, so every rank stops with ``error while loading shared libraries:
+    libmpi.so.40`` before NCCL starts. Azure's own image tests load ``mpi/hpcx`` first
+    (``tests/test-definitions.sh``).
+
+    ## Example
+    ```bash
+    #!/bin/bash
+    #SBATCH --nodes=2
+    srun --mpi=pmix /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G
+    ```
+
+    ## Fix
+    ``source /etc/profile.d/modules.sh`` and ``module load mpi/hpcx-pmix`` before ``srun --mpi=pmix`` (the same
+    HPC-X rebuilt with the node's PMIx, ``components/install_mpis.sh``), or ``mpi/hpcx`` before ``mpirun``.
+    """
+    sku = ctx.sku
+    if sku is not None and sku.provider != "azure":
+        return
+    setups = [(number, line) for number, line in _code_lines(doc) if _MPI_SETUP.search(line)]
+    if setups:
+        yield from _other_mpi_loaded(doc, setups, sku is not None)
+        return
+    for number, command, match in _launches(doc):
+        if _CONTAINER.search(command):
+            continue  # the binary is the container's, with the container's MPI
+        context = f"on {sku.name}'s Azure HPC image" if sku is not None else "if the nodes run Azure's HPC image"
+        yield doc.at_line(
+            number, f"{match.group(0)} runs with no MPI loaded: {context} it was built against HPC-X without an "
+            "rpath, so each rank fails to load libmpi.so.40",
+            hint="add `source /etc/profile.d/modules.sh` and `module load mpi/hpcx-pmix` (HPC-X with PMIx, for srun "
+                 "--mpi=pmix; mpi/hpcx with mpirun) before the first launch",
+            column=match.start() + 1, end_column=match.end() + 1,
+            severity=None if sku is not None else Severity.INFO)
+        return  # one finding per script: one module line fixes every launch
+
+
+_OPENMPI_MODULE = re.compile(r"module\s+(?:load|add)\s+(mpi/openmpi\S*)")
+
+
+def _other_mpi_loaded(doc: Document, setups: list[tuple[int, str]], azure: bool) -> Iterator[Diagnostic]:
+    """Information: Azure's standalone Open MPI (mpi/openmpi) loaded for tests built against HPC-X."""
+    if not azure or any("hpcx" in line.lower() for _, line in setups) or not any(True for _ in _launches(doc)):
+        return
+    for number, line in setups:
+        match = _OPENMPI_MODULE.search(line)
+        if match:
+            yield doc.at_line(
+                number, f"{match.group(1)} is Azure's standalone Open MPI, not the HPC-X the image built "
+                "/opt/nccl-tests against: the ranks load another build's libmpi.so.40",
+                hint="load mpi/hpcx-pmix (srun --mpi=pmix) or mpi/hpcx (mpirun) instead",
+                column=match.start(1) + 1, end_column=match.end(1) + 1, severity=Severity.INFO)
+
+
+@rule(code="SLURM003", name="rccl-tests-build-dir", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT, Kind.SHELL_SCRIPT),
+      since="0.3.0")
+def rccl_tests_build_dir(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job runs ``/opt/rccl-tests/build/<test>_perf``, which Azure's MI300X images do not have.
+
+    ## What it catches
+    ``/opt/rccl-tests/build/`` in a shell or batch script. An error with ``--sku
+    Standard_ND96isr_MI300X_v5`` (or another Azure AMD size); information without a SKU (it depends on
+    the nodes running Azure's MI300X image); silent for other SKUs.
+
+    ## Why is this bad?
+    Azure's MI300X HPC images copy the rccl-tests binaries straight into ``/opt/rccl-tests/`` ("Place
+    perf binaries directly under /opt/rccl-tests"; Azure/azhpc-images ``components/install_rccl.sh`` at
+    tags ``ubuntu-hpc-mi300x-2404-2026072801`` and ``ubuntu-hpc-mi300x-2204-2026072301``), so a path
+    under ``build/`` fails on every rank with "No such file or directory". The same images build a
+    newer RCCL into ``/opt/rccl/lib``, which Azure's checks put first on ``LD_LIBRARY_PATH``.
+
+    ## Example
+    ```bash
+    srun --mpi=pmix /opt/rccl-tests/build/all_reduce_perf -b 8 -e 8G
+    ```
+
+    ## Fix
+    ``/opt/rccl-tests/all_reduce_perf``, with ``LD_LIBRARY_PATH=/opt/rccl/lib:$LD_LIBRARY_PATH``.
+    """
+    sku = ctx.sku
+    if sku is not None and not (sku.provider == "azure" and sku.gpu.vendor == "amd"):
+        return
+    missing = next(iter(images.AZURE_MISSING_DIRS))
+    for number, line in _code_lines(doc):
+        column = line.find(missing + "/")
+        if column < 0:
+            continue
+        context = f"{sku.name}'s Azure image" if sku is not None else "Azure's MI300X image (if the nodes run it)"
+        yield doc.at_line(
+            number, f"{missing}/ does not exist on {context}: its rccl-tests binaries are in "
+            f"{images.AZURE_MI300X.tests_dir}/ ({images.AZURE_MI300X.source})",
+            hint=f"use {images.AZURE_MI300X.tests_dir}/<test>_perf", column=column + 1,
+            end_column=column + len(missing) + 2, severity=None if sku is not None else Severity.INFO)
+
+
+@rule(code="SLURM004", name="srun-pmix-on-crusoe-gb200", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
+      since="0.3.0")
+def srun_pmix_on_crusoe_gb200(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``srun --mpi=pmix`` in a job for Crusoe GB200, where Crusoe's Slurm has no PMIx (needs the SKU).
+
+    ## What it catches
+    With ``--sku gb200-186gb-nvl-ib.4x`` (a Crusoe size whose NVLink domain spans VMs): a ``srun`` with
+    ``--mpi=pmix`` in a batch script.
+
+    ## Why is this bad?
+    crusoecloud/slurm's README (v3.0.0, "MPI"): "PMIx is currently not supported on GB200". The step
+    fails before any rank starts, so the job never tests anything.
+
+    ## Example
+    ```bash
+    # hpcconf lint --sku gb200-186gb-nvl-ib.4x job.sbatch
+    srun --mpi=pmix /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G
+    ```
+
+    ## Fix
+    Start the ranks with the image's Open MPI ``mpirun`` (built ``--with-slurm`` by crusoecloud/solutions-library
+    ``slurm-custom-image``, ``/opt/hpcx/ompi/bin/mpirun``) inside the allocation, as ``hpcconf build`` does.
+    """
+    sku = ctx.sku
+    if sku is None:
+        return
+    layout = images.layout(sku)
+    if layout is None or layout.launcher != "mpirun":
+        return
+    for number, line in _code_lines(doc):
+        if not _SRUN.search(line):
+            continue
+        match = _PMIX.search(line)
+        if match:
+            yield doc.at_line(
+                number, f"{match.group(0)} on {sku.name}: \"PMIx is currently not supported on GB200\" "
+                "(crusoecloud/slurm README at v3.0.0), so the step fails before any rank starts",
+                hint=f"start the ranks with {layout.mpirun} -np <ranks> --map-by ppr:<gpus>:node inside the allocation",
+                column=match.start() + 1, end_column=match.end() + 1)
+
+
+_HCL_TYPE = re.compile(r"""\btype\s*=\s*"(?P<type>[^"]+)\"""")
+_HCL_CUSTOM_IMAGE = re.compile(r"""\bcustom_image\s*=\s*"[^"]+\"""")
+
+
+def _enclosing_block(text: str, offset: int) -> tuple[int, int]:
+    """The span of the innermost ``{ ... }`` around ``offset`` (the whole text when there is none)."""
+    depth, start = 0, 0
+    for index in range(offset, -1, -1):
+        char = text[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                start = index
+                break
+            depth -= 1
+    depth, end = 0, len(text)
+    for index in range(offset, len(text)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                end = index
+                break
+            depth -= 1
+    return start, end
+
+
+@rule(code="SLURM005", name="crusoe-custom-image-missing", severity=Severity.ERROR, kinds=(Kind.TFVARS,), since="0.3.0")
+def crusoe_custom_image_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Crusoe GB200 or B200 partition in ``terraform.tfvars`` without a ``custom_image``.
+
+    ## What it catches
+    An element of crusoecloud/slurm's ``partitions`` list whose ``type`` is ``gb200-186gb-nvl-ib.4x``,
+    ``gb200-186gb-nvl.4x`` or ``b200-180gb-sxm-ib.8x`` and whose ``custom_image`` is ``null`` or absent.
+
+    ## Why is this bad?
+    crusoecloud/slurm README (v3.0.0): "For GB200 and B200, you must create a custom image based on the
+    latest official GB200 or B200 Crusoe Cloud image ... and populate the 'custom_image' property";
+    its ``examples/example-gb200-and-cpu-partitions.tfvars`` sets ``custom_image`` and leaves ``image``
+    null. The default ``ubuntu24.04-nvidia-slurm`` image is not built for these nodes.
+
+    ## Example
+    ```hcl
+    partitions = [{ name = "gb200", count = 18, type = "gb200-186gb-nvl-ib.4x",
+                    image = "ubuntu24.04-nvidia-slurm", custom_image = null, ... }]
+    ```
+
+    ## Fix
+    Build the image with crusoecloud/solutions-library ``slurm-custom-image`` and name it in
+    ``custom_image`` (hpcconf: the pool's ``image``).
+    """
+    text = doc.text
+    for match in _HCL_TYPE.finditer(text):
+        if not images.crusoe_needs_custom_image(match.group("type")):
+            continue
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if text[line_start:match.start()].lstrip().startswith("#"):
+            continue
+        start, end = _enclosing_block(text, match.start())
+        if _HCL_CUSTOM_IMAGE.search(text, start, end):
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        yield doc.at_line(
+            line, f"partition of type {match.group('type')} has no custom_image: {images.CRUSOE_CUSTOM_IMAGE_SOURCE}",
+            hint="set custom_image to the image you built with crusoecloud/solutions-library slurm-custom-image "
+                 "(hpcconf: the pool's image)",
+            column=match.start() - line_start + 1, end_column=match.end() - line_start + 1)

@@ -1,0 +1,62 @@
+"""The check functions an Azure NHC conf may call, with their argument counts and the variables set before a
+conf's lines run (``data/nhc_checks.yaml``: Azure/azurehpc-health-checks customTests at tag v0.4.5 and LBNL
+NHC 1.4.3's scripts). The NHC rules and the generated confs' tests read this one table."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from ruamel.yaml import YAML
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc_checks.yaml"
+
+
+@dataclass(frozen=True)
+class CheckFunction:
+    name: str
+    min_args: int
+    max_args: Optional[int]  # None: getopts options, any number
+    numeric: tuple[int, ...]  # 0-based positions compared as numbers
+    file: str  # where it is defined (customTests/... in Azure's repository, scripts/... in LBNL NHC)
+
+    @property
+    def source(self) -> str:
+        table = load_table()
+        repo, tag = (table.azure if self.file.startswith("customTests/") else table.lbnl)
+        return f"{repo} {self.file} @ {tag}"
+
+
+@dataclass(frozen=True)
+class CheckTable:
+    checks: dict[str, CheckFunction]
+    variables: frozenset[str]
+    topology_sizes: tuple[str, ...]
+    azure: tuple[str, str]  # repo, tag
+    lbnl: tuple[str, str]
+
+
+@lru_cache(maxsize=1)
+def load_table(path: Path = DATA_FILE) -> CheckTable:
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    checks = {name: CheckFunction(name, int(row["args"][0]), None if row["args"][1] is None else int(row["args"][1]),
+                                  tuple(int(i) for i in row["numeric"]), str(row["file"]))
+              for name, row in data["checks"].items()}
+    upstream = data["upstream"]
+    return CheckTable(checks=checks, variables=frozenset(data["variables"]),
+                      topology_sizes=tuple(data["topology_sizes"]),
+                      azure=(upstream["azure"]["repo"], upstream["azure"]["tag"]),
+                      lbnl=(upstream["lbnl"]["repo"], upstream["lbnl"]["tag"]))
+
+
+def lookup(name: str) -> Optional[CheckFunction]:
+    return load_table().checks.get(name)
+
+
+def hw_topology_knows(size: str) -> bool:
+    """Whether check_hw_topology has a topology file for this VM size."""
+    lower = size.lower()
+    return any(fnmatch.fnmatchcase(lower, pattern) for pattern in load_table().topology_sizes)

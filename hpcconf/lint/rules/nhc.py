@@ -1,0 +1,270 @@
+"""Azure NHC conf rules (NHC): ``<hostmask> || <check> <args>`` lines that call a check function Azure's
+health checks or LBNL NHC do not define, with arguments it does not take, or with variables nothing sets.
+
+The functions, their argument counts and the variables come from :mod:`hpcconf.knowledge.nhc_checks`
+(Azure/azurehpc-health-checks customTests at tag v0.4.5, LBNL NHC 1.4.3). NHC ``eval``s each line's check
+after the ``||`` (LBNL NHC ``scripts/common.nhc`` ``nhc_load_conf``), so a check line is a bash command.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ...artifacts import Kind
+from ...diagnostics import Diagnostic, Severity
+from ...knowledge import nhc_checks
+from ..context import LintContext
+from ..document import Document
+from ..registry import rule
+
+_ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    line: int
+    column: int  # 1-based column of the check name
+    name: str
+    args: tuple[str, ...]
+    arg_columns: tuple[int, ...]
+
+
+def check_lines(doc: Document) -> Iterator[CheckLine]:
+    """The check calls of an NHC conf: comments, blank lines and variable assignments left out."""
+    for number, raw in enumerate(doc.lines, 1):
+        if raw.lstrip().startswith("#") or "||" not in raw:
+            continue
+        offset = raw.index("||") + 2
+        command = raw[offset:]
+        stripped = command.lstrip()
+        if not stripped or _ASSIGNMENT.match(stripped) or stripped.startswith("export "):
+            continue
+        start = offset + (len(command) - len(stripped))
+        words = _words(stripped)
+        if not words:
+            continue
+        columns, position = [], 0
+        for word in words:
+            found = stripped.find(word, position)
+            columns.append(start + (found if found >= 0 else position) + 1)
+            position = (found if found >= 0 else position) + len(word)
+        yield CheckLine(number, columns[0], words[0], tuple(words[1:]), tuple(columns[1:]))
+
+
+def _words(command: str) -> list[str]:
+    """The words bash would pass (quotes removed), up to a comment; plain splitting when quotes do not close."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=False)
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        return list(lexer)
+    except ValueError:
+        return command.split("#", 1)[0].split()
+
+
+def _assigned(doc: Document) -> set[str]:
+    names = set()
+    for raw in doc.lines:
+        if "||" in raw and not raw.lstrip().startswith("#"):
+            match = _ASSIGNMENT.match(raw.split("||", 1)[1].strip())
+            if match:
+                names.add(match.group(1))
+    return names
+
+
+@rule(code="NHC001", name="nhc-unknown-check", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
+def nhc_unknown_check(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A conf line calls a check function that neither Azure's health checks nor LBNL NHC define.
+
+    ## What it catches
+    A ``<hostmask> || <check> ...`` line whose ``<check>`` is not one of the ``check_*`` functions of
+    Azure/azurehpc-health-checks ``customTests/*.nhc`` at tag v0.4.5 or of LBNL NHC 1.4.3 ``scripts/*.nhc``
+    (``hpcconf/data/nhc_checks.yaml``): a typo (``check_gpu_counts``), a check from another tool, a function
+    of a newer release.
+
+    ## Why is this bad?
+    NHC ``eval``s the line (``nhc_load_conf`` in LBNL NHC ``scripts/common.nhc``); bash answers "command not
+    found" with status 127, NHC counts it as a failed check and marks the node offline (Slurm drains it, the
+    AKS pod taints it). Every node fails, whatever its health.
+
+    ## Example
+    ```text
+     * || check_gpu_counts 8
+    ```
+
+    ## Fix
+    Use the function's name as Azure's conf for the size does (``check_gpu_count 8``), or install the
+    custom test that defines it.
+    """
+    table = nhc_checks.load_table()
+    for check in check_lines(doc):
+        if not check.name.startswith("check_") or check.name in table.checks:
+            continue
+        near = difflib.get_close_matches(check.name, list(table.checks), n=1)
+        yield doc.at_line(
+            check.line, f"{check.name} is not a check function of Azure's health checks ({table.azure[0]} "
+            f"@ {table.azure[1]}) or LBNL NHC {table.lbnl[1]}: NHC fails the line, so every node fails",
+            hint=f"did you mean {near[0]}?" if near else "use a check the installed customTests define",
+            column=check.column, end_column=check.column + len(check.name))
+
+
+@rule(code="NHC002", name="nhc-argument-count", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
+def nhc_argument_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A check gets fewer arguments than it needs (error), or more than it reads (warning).
+
+    ## What it catches
+    A call of a known check function with fewer positional arguments than the function requires, or
+    more than it reads (functions that parse options take any number): counts read from each function at
+    Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``).
+
+    ## Why is this bad?
+    Too few: the function compares with an empty value, e.g. ``check_gpu_count`` without the count, or
+    ``check_nccl_allreduce 460 1`` without the message size (``all_reduce_perf -b -f 2``), and the check
+    fails on every node. Too many: the extra words are ignored, so what they were meant to check is not
+    checked (``check_ib_bw_gdr 380 mlx5_ib0`` still tests every HCA against 380).
+
+    ## Example
+    ```text
+     * || check_nccl_allreduce 460.0 1
+    ```
+
+    ## Fix
+    Give the arguments Azure's conf for the size gives (``check_nccl_allreduce 460.0 1 16G``).
+    """
+    for check in check_lines(doc):
+        function = nhc_checks.lookup(check.name)
+        if function is None:
+            continue
+        count = len(check.args)
+        wanted = (f"{function.min_args}" if function.max_args == function.min_args else
+                  f"{function.min_args} to {function.max_args}" if function.max_args is not None
+                  else f"at least {function.min_args}")
+        if count < function.min_args:
+            yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s), got {count}: it compares with an "
+                              f"empty value and fails on every node ({function.source})",
+                              hint="add the missing arguments", column=check.column,
+                              end_column=check.column + len(check.name))
+        elif function.max_args is not None and count > function.max_args:
+            extra = check.arg_columns[function.max_args]
+            yield doc.at_line(check.line, f"{check.name} reads {wanted} argument(s), got {count}: "
+                              f"'{' '.join(check.args[function.max_args:])}' is ignored ({function.source})",
+                              hint="drop the extra arguments, or check what they name another way",
+                              column=extra, severity=Severity.WARNING)
+
+
+@rule(code="NHC003", name="nhc-argument-not-a-number", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
+def nhc_argument_not_a_number(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A threshold a check compares as a number is not one (``380Gb``, ``eight``).
+
+    ## What it catches
+    An argument at a position the function compares numerically (GPU count, bandwidth floors, repeats,
+    Xid time window, the IB rate of ``check_hw_ib``) that is not a plain number. Arguments naming a
+    variable are left alone.
+
+    ## Why is this bad?
+    The functions compare with ``bc``, ``[ -lt ]`` or ``(( ))`` (e.g. ``azure_ib_write_bw_gdr.nhc``:
+    ``echo "$ib_bw < $EXP_IB_BW" | bc``): a unit suffix or a word is a syntax error there, and the check
+    fails, or passes without comparing, on every node.
+
+    ## Example
+    ```text
+     * || check_ib_bw_gdr 380Gb
+    ```
+
+    ## Fix
+    Write the number alone, in the unit the check uses (Gb/s per HCA for ``check_ib_bw_gdr``).
+    """
+    for check in check_lines(doc):
+        function = nhc_checks.lookup(check.name)
+        if function is None:
+            continue
+        for index in function.numeric:
+            if index >= len(check.args):
+                continue
+            value = check.args[index]
+            if "$" in value or _NUMBER.match(value):
+                continue
+            column = check.arg_columns[index]
+            yield doc.at_line(check.line, f"argument {index + 1} of {check.name} is compared as a number, but is "
+                              f"'{value}' ({function.source})", hint="write the number alone",
+                              column=column, end_column=column + len(value))
+
+
+@rule(code="NHC004", name="nhc-unset-variable", severity=Severity.WARNING, kinds=(Kind.NHC_CONF,), since="0.3.0")
+def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A check argument names a variable that nothing sets before the conf runs.
+
+    ## What it catches
+    ``$NAME`` or ``${NAME}`` in a check's arguments where NAME is neither set by LBNL NHC 1.4.3 itself
+    (``HOSTNAME``, ``NHC_*``...) nor by Azure's runner (``AZ_NHC_ROOT``: ``run-health-checks.sh`` and
+    ``dockerfile/aznhc-entrypoint.sh`` at v0.4.5), nor assigned on an earlier line of the conf.
+
+    ## Why is this bad?
+    NHC ``eval``s the line, so the variable expands to nothing: ``$NHC_ROOT/topofiles/ndv5-topo.xml``
+    becomes ``/topofiles/ndv5-topo.xml``, a file no node has. The check then runs with a wrong path or
+    a missing argument.
+
+    ## Example
+    ```text
+     * || check_nccl_allreduce 460.0 1 16G $NHC_ROOT/topofiles/ndv5-topo.xml
+    ```
+
+    ## Fix
+    Use ``$AZ_NHC_ROOT`` (where Azure's runner mounts its files), or assign the variable on a line above
+    (`` * || export NAME=value``).
+    """
+    known = nhc_checks.load_table().variables | _assigned(doc)
+    for check in check_lines(doc):
+        for arg, column in zip(check.args, check.arg_columns):
+            for match in _VARIABLE.finditer(arg):
+                name = match.group(1) or match.group(2)
+                if name in known:
+                    continue
+                at = column + match.start()
+                yield doc.at_line(check.line, f"${name} is set neither by NHC nor by Azure's runner: "
+                                  f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs",
+                                  hint="use $AZ_NHC_ROOT for Azure's files, or set the variable on a line above",
+                                  column=at, end_column=at + len(match.group(0)))
+
+
+@rule(code="NHC005", name="nhc-hw-topology-unknown-size", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
+def nhc_hw_topology_unknown_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``check_hw_topology`` in a conf for a size it has no topology file for (needs the SKU).
+
+    ## What it catches
+    With ``--sku``: a ``check_hw_topology`` line when the size is none of ND A100 v4 (``nd96*_v4``),
+    NC A100 v4 (``nc*a100_v4``) and ND H100/H200 v5 (``nd96isr*_v5``), e.g. GB200, MI300X, NC H100 v5 or a
+    Crusoe instance type.
+
+    ## Why is this bad?
+    The function picks its expected topology from the VM size and otherwise dies "SKU ... is not supported
+    for this test" (``customTests/azure_hw_topology_check.nhc`` at v0.4.5): the node fails its health
+    checks. Azure's own GB200 conf has the line commented out.
+
+    ## Example
+    ```text
+    # hpcconf lint --sku Standard_ND128isr_NDR_GB200_v6 nhc.conf
+     * || check_hw_topology
+    ```
+
+    ## Fix
+    Delete the line for that size.
+    """
+    sku = ctx.sku
+    if sku is None:
+        return
+    if sku.provider == "azure" and nhc_checks.hw_topology_knows(sku.name):
+        return
+    for check in check_lines(doc):
+        if check.name == "check_hw_topology":
+            where = "Crusoe's instance types" if sku.provider == "crusoe" else sku.name
+            yield doc.at_line(check.line, f"check_hw_topology has no topology file for {where}: it fails the node "
+                              "(\"SKU ... is not supported for this test\", azure_hw_topology_check.nhc @ v0.4.5)",
+                              hint="delete the line for this size", column=check.column,
+                              end_column=check.column + len(check.name))
