@@ -265,7 +265,8 @@ def test_generated_jobs_run_the_matrix_and_end_with_the_verdict():
 
     examples = Path(__file__).resolve().parents[1] / "examples"
     sbatch = next(a for a in compile_spec(examples / "azhop-ncv4.yaml").artifacts if a.path.endswith(".sbatch"))
-    assert "for test in all_reduce all_gather reduce_scatter alltoall sendrecv; do" in sbatch.content
+    assert "TESTS=(all_reduce all_gather reduce_scatter alltoall sendrecv)" in sbatch.content
+    assert 'for test in "${TESTS[@]}"; do' in sbatch.content
     lines = sbatch.content.rstrip().splitlines()
     assert lines[-1] == 'exit "$RC"'  # the worst verdict is the job's exit status
     assert 'judge() { local rc=0; hpcconf nccl-report --sku Standard_' in sbatch.content

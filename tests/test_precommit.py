@@ -197,9 +197,8 @@ def test_the_lint_hook_passes_every_generated_text_file_and_lint_decides(tmp_pat
     assert [f for f in findings if f["name"] == "unrecognised-file"] == []
     skipped = sorted({Path(line.split("debug: skipped ", 1)[1].split(": ", 1)[0]).suffix
                       for line in done.stderr.splitlines() if "debug: skipped " in line})
-    # The manifest, Crusoe's Terraform variables, and the health-check files (NHC's conf, slurm.conf lines),
-    # which no lint rule reads.
-    assert skipped == [".conf", ".json", ".tfvars"], done.stderr
+    # The manifest, which no lint rule reads (NHC confs, Crusoe's tfvars and slurm.conf lines are linted).
+    assert skipped == [".json"], done.stderr
     assert json.loads(done.stdout)["summary"]["files"] >= 15
 
 
