@@ -125,6 +125,9 @@ def lint_command(
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
     sku_dir: List[Path] = sku_dir_option(),
+    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER",
+                                           help="Platform the files target: azure, coreweave, aws, gcp, crusoe, oci, "
+                                                "nebius, on-prem (default: told by each file, else unknown)."),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
@@ -153,7 +156,14 @@ def lint_command(
             _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
         if sku:
             ctx.sku = lookup_sku(sku, config.sku_dirs)
-        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version)) if value)
+        if provider:
+            from ..knowledge import providers
+
+            if providers.lookup(provider) is None:
+                raise UsageError(f"--provider must be one of {', '.join(providers.names())}")
+            ctx.provider = provider.strip().lower()
+        ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version),
+                                                      ("provider", provider)) if value)
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)

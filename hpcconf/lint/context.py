@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..knowledge import charts, nccl_env
+from ..knowledge import charts, nccl_env, providers
 from ..knowledge.versions import Version
 from .config import LintConfig
 
@@ -84,9 +84,15 @@ class LintContext:
     openmpi_version: str | None = None  # None: the newest Open MPI
     spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
     cluster: ResolvedCluster | None = None  # what it resolved to
+    provider: str | None = None  # a hpcconf/data/providers.yaml profile (--provider); None: from the file
     # Fields the command line set ("sku", "nccl_version"): per-path settings do not override them.
     # (`charts` holds only the command line's --chart values until a per-path table adds to it.)
     given: frozenset[str] = frozenset()
+
+    def provider_for(self, text: str) -> "providers.Provider | None":
+        """The provider profile a file is judged by: the one given (--provider, settings), else the one
+        whose signals the file carries, else None (unknown)."""
+        return providers.lookup(self.provider) if self.provider else providers.detect(text)
 
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)

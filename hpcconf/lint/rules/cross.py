@@ -145,6 +145,12 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
     more entries than units fail CNI ADD for lack of a device. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023)
     attaches ``hostdev-net`` eight times for ``nvidia.com/mlnxnics: 8``.
 
+    The count holds for exclusive devices only (SR-IOV VFs, host-device NICs: one per attachment).
+    A resource of the shared RDMA device plugin (``rdma/*``, its default prefix, or a resource of an
+    ``rdmaSharedDevicePlugin`` linted with the pod) is not counted: one unit gives the pod every RDMA
+    device of the resource, whatever number of macvlan/ipoib attachments it has
+    (Mellanox/k8s-rdma-shared-dev-plugin README: "rdmaHcaMax ... number of pods that can share").
+
     ## Example
     ```yaml
     annotations:
@@ -170,9 +176,19 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
                 yield from _attachments_against_networks(doc, where, entries, units, networks)
             elif len(units) == 1:
                 (resource, count), = units.items()
+                if _shared_rdma(resource, docs):
+                    continue  # one unit of a shared RDMA resource serves every attachment of the pod
                 if count != len(entries):
                     yield doc.at_path(where, f"{len(entries)} network attachment(s), but the pod requests {count} "
                                              f"{resource}", hint="one entry per requested unit")
+
+
+def _shared_rdma(resource: str, docs: DocumentSet) -> bool:
+    """Whether ``resource`` is served by the shared RDMA device plugin (one unit per pod, any attachments)."""
+    if resource.startswith("rdma/"):
+        return True
+    shared = {f"{prefix}/{name}" for doc in docs for _, prefix, name in rdma_shared_resources(doc)}
+    return resource in shared
 
 
 def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:

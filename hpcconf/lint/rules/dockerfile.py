@@ -17,6 +17,8 @@ from ..settings import SETTING_KINDS, env_settings
 _APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:[^&|;]*\s)?install\b")
 _APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
 _APT_CLEAN = re.compile(r"rm\s+-(?:rf|fr|r)\s+[^&|;]*?/var/lib/apt/lists")
+# A script that installs packages itself (and so uses the lists an update in the same RUN fetched).
+_RUNS_INSTALLER = re.compile(r"(?:^|[\s;&|(/])(?:\S*install\S*\.sh|mlnxofedinstall|doca-\S*install\S*|\./\S+\.sh)\b")
 _BARE_APT = re.compile(r"(?:^|[;&|]\s*|\s)apt\s+(?:-\S+\s+)*(?:update|install|upgrade|dist-upgrade|remove)\b")
 
 
@@ -155,7 +157,10 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A ``RUN`` of the built image (not of a discarded builder stage) that updates the package lists
-    without installing anything in the same command; reported once per image.
+    and leaves them in its layer without using them: no ``install`` in the same command, no installer
+    script run there (``efa_installer.sh``, ``./install.sh``, ``mlnxofedinstall``: they install with
+    apt-get themselves), and the lists not removed (``rm -rf /var/lib/apt/lists``) before the layer
+    is committed. Reported once per image.
 
     ## Why is this bad?
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
@@ -173,14 +178,16 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``RUN apt-get update && apt-get install -y build-essential && rm -rf /var/lib/apt/lists/*``.
     """
     for instruction in final_image_runs(doc):
-        if _APT_UPDATE.search(instruction.arguments) and not _APT_INSTALL.search(instruction.arguments):
+        command = instruction.arguments
+        if _APT_UPDATE.search(command) and not _APT_INSTALL.search(command) \
+                and not _RUNS_INSTALLER.search(command) and not _APT_CLEAN.search(command):
             yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
                                         "reuse the cached, ageing lists",
                       hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
             return  # one finding per image
 
 
-@rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+@rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.INFO, kinds=(Kind.DOCKERFILE,))
 def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``RUN apt ...`` uses the interactive ``apt`` front end instead of ``apt-get``.
 
@@ -189,7 +196,8 @@ def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     ``apt`` warns "does not have a stable CLI interface. Use with caution in scripts" and may
-    change behaviour between releases (hadolint DL3027). The published 2023 NDm A100 v4 AKS walkthroughs
+    change behaviour between releases (hadolint DL3027). It is info: the build works today (apt(8)
+    only prints the warning); nothing is lost on the platform until a release changes the CLI. The published 2023 NDm A100 v4 AKS walkthroughs
     run ``RUN apt update``.
 
     ## Example

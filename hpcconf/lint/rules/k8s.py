@@ -7,6 +7,7 @@ cross-file rules; each container comes with its YAML path, so a finding points a
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterator
 
 from ...artifacts import Kind
@@ -15,6 +16,7 @@ from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     POD_KINDS,
     as_dict,
+    command_text,
     env_values,
     gpu_count,
     has_ipc_lock,
@@ -77,24 +79,32 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
 
 @rule(code="K8S002", name="rdma-without-ipc-lock", severity=Severity.WARNING, kinds=POD_KINDS)
 def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A container uses RDMA devices but cannot lock memory (no ``IPC_LOCK``).
+    """A container uses RDMA devices but cannot lock memory (no ``IPC_LOCK``), on a platform where that fails.
 
     ## What it catches
     A container that requests an RDMA resource (``nvidia.com/<not gpu>``, ``rdma/*``) or sits in a
     pod with a ``k8s.v1.cni.cncf.io/networks`` annotation, whose ``securityContext`` neither adds
-    ``IPC_LOCK`` nor is privileged.
+    ``IPC_LOCK`` nor is privileged. The severity follows the provider profile
+    (``hpcconf/data/providers.yaml``; ``--provider`` or the file's label keys, resource names and
+    registries): a warning where unprivileged pods get a small memlock limit (Azure), nothing where
+    the nodes give containers unlimited locked memory (CoreWeave), info where the provider is unknown.
 
     ## Why is this bad?
-    RDMA registers (pins) memory. Without ``CAP_IPC_LOCK`` the container's memlock limit is the
-    64 KiB default (Azure AKS InfiniBand docs), so ibverbs memory registration
-    fails and NCCL/UCX fall back to TCP or abort. The published 2023 NDm A100 v4 AKS walkthroughs add ``IPC_LOCK`` to every
-    container for this reason.
+    RDMA registers (pins) memory. Without ``CAP_IPC_LOCK`` the container keeps the runtime's
+    default memlock limit (64 KiB under the containerd defaults; Azure AKS InfiniBand docs), so
+    ibverbs memory registration fails and NCCL/UCX fall back to TCP or abort. The published 2023 NDm
+    A100 v4 AKS walkthroughs add ``IPC_LOCK`` to every container for this reason. The limit is the
+    node's: CoreWeave's nodes raise it (none of the 16 ``rdma/ib`` jobs in coreweave/nccl-tests adds
+    ``IPC_LOCK``, and the README's published results come from them), so the finding is a promise only
+    where the profile says the limit is small.
 
     ## Example
     ```yaml
-    resources:
-      limits: {nvidia.com/gpu: 8, nvidia.com/infiniband: 8}
-    # no securityContext
+    nodeSelector: {kubernetes.azure.com/agentpool: ndv5}
+    containers:
+    - resources:
+        limits: {nvidia.com/gpu: 8, rdma/ib: 1}
+      # no securityContext
     ```
 
     ## Fix
@@ -103,7 +113,11 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
       capabilities:
         add: ["IPC_LOCK"]
     ```
+    or, when the nodes raise the limit themselves, say so: ``--provider coreweave``.
     """
+    provider = ctx.provider_for(doc.text)
+    if provider is not None and provider.pod_memlock == "unlimited":
+        return
     for pod in pods(doc):
         networks = network_entries(pod.annotations.get(NETWORKS_ANNOTATION))
         for path, container in pod.containers():
@@ -113,27 +127,73 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
             if has_ipc_lock(container, pod.spec):
                 continue
             why = f"requests {', '.join(sorted(rdma))}" if rdma else f"attaches to {NETWORKS_ANNOTATION} networks"
-            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' {why} but has no "
-                                                "IPC_LOCK capability; RDMA memory registration fails (memlock 64 KiB)",
-                              hint="add securityContext.capabilities.add: [\"IPC_LOCK\"]")
+            name = container.get("name", "?")
+            if provider is not None and provider.pod_memlock == "limited":
+                yield doc.at_path(path + ("name",), f"container '{name}' {why} but has no IPC_LOCK capability; RDMA "
+                                                    f"memory registration fails on {provider.title} (memlock 64 KiB)",
+                                  hint="add securityContext.capabilities.add: [\"IPC_LOCK\"]")
+                continue
+            context = f"on {provider.title}, " if provider is not None else ""
+            yield doc.at_path(path + ("name",), f"container '{name}' {why} but has no IPC_LOCK capability: RDMA "
+                                                f"memory registration works only if the node gives containers a "
+                                                f"large memlock limit ({context}not known to hpcconf)",
+                              hint="add IPC_LOCK, or set the provider (--provider) to decide",
+                              severity=Severity.INFO)
+
+
+# What a container's command shows of a collective across its GPUs (NCCL through a launcher, a framework
+# or nccl-tests); without it, a multi-GPU container may run one process per GPU that never shares memory.
+_COLLECTIVE_COMMAND = re.compile(r"torchrun|torch\.distributed|\bmpirun\b|\bmpiexec\b|deepspeed|accelerate\s+launch|"
+                                 r"horovodrun|_perf\b|nccl|rccl|--nproc[-_]per[-_]node|--tensor[-_]parallel[-_]size|"
+                                 r"--tp[-_]size|\bsrun\b|megatron|nemo|lightning|\btrain\w*\.py", re.IGNORECASE)
+# Replica kinds whose workers are ranks of one distributed job by construction.
+_DISTRIBUTED_KINDS = {"MPIJob", "PyTorchJob", "JobSet", "LeaderWorkerSet"}
+
+
+def shm_volumes(pod_spec: dict) -> set[str]:
+    """Volumes that give /dev/shm real room: ``emptyDir: {medium: Memory}`` (a tmpfs sized by the pod's
+    memory) and a ``hostPath`` of the host's own ``/dev/shm`` (the node's tmpfs, half its RAM by default)."""
+    names = set()
+    for volume in pod_spec.get("volumes") or []:
+        if not isinstance(volume, dict):
+            continue
+        if as_dict(volume.get("emptyDir")).get("medium") == "Memory" \
+                or str(as_dict(volume.get("hostPath")).get("path", "")).rstrip("/") == "/dev/shm":
+            names.add(str(volume.get("name")))
+    return names
+
+
+def runs_collective(doc: Document, pod_spec: dict, container: dict) -> bool:
+    """Whether the file shows this container running a collective library across its GPUs."""
+    if isinstance(doc.data, dict) and doc.data.get("kind") in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
+        return True
+    names = [str(e.get("name", "")) for e in container.get("env") or [] if isinstance(e, dict)]
+    if any(n.startswith(("NCCL_", "TORCH_NCCL_", "RCCL_")) for n in names):
+        return True
+    return _COLLECTIVE_COMMAND.search(command_text(container)) is not None
 
 
 @rule(code="K8S003", name="gpu-pod-without-shm", severity=Severity.WARNING, kinds=POD_KINDS)
 def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A multi-GPU container has the container runtime's tiny default ``/dev/shm``.
+    """A multi-GPU container that runs a collective has the container runtime's tiny default ``/dev/shm``.
 
     ## What it catches
-    A container that requests two or more ``nvidia.com/gpu`` with no memory-backed ``emptyDir``
-    mounted at ``/dev/shm`` (and the pod not using ``hostIPC``).
+    A container that requests two or more ``nvidia.com/gpu`` with nothing memory-backed mounted at
+    ``/dev/shm``: no ``emptyDir`` with ``medium: Memory``, no ``hostPath`` of the host's ``/dev/shm``,
+    and the pod not using ``hostIPC``. A warning when the file shows a collective (an MPIJob,
+    PyTorchJob, JobSet, LeaderWorkerSet or Volcano job, ``NCCL_*`` in the container's env, or a launcher
+    such as ``torchrun``, ``mpirun``, ``deepspeed`` or an nccl-tests binary in its command); info when
+    it does not (a container running one process per GPU, such as gpu-burn, never uses ``/dev/shm``).
 
     ## Why is this bad?
-    Containers get a 64 MiB ``/dev/shm``. NCCL's shared-memory transport and the CUDA IPC buffers
-    between ranks on one node live there; NCCL fails with "Error while creating shared memory
-    segment" or falls back to slower paths (NCCL troubleshooting docs: raise the shm size in
-    containers). The published 2023 NDm A100 v4 AKS walkthroughs mount an 8 GiB ``medium: Memory`` emptyDir on the workers.
+    Containers get a 64 MiB ``/dev/shm`` (the container runtime's default). NCCL's shared-memory
+    transport and its proxy buffers between ranks on one node live there; NCCL fails with "Error
+    while creating shared memory segment" or falls back to slower paths (NCCL troubleshooting docs:
+    raise the shm size in containers). The severity is that promise: it holds only where NCCL runs.
 
     ## Example
     ```yaml
+    command: ["torchrun", "--nproc-per-node=8", "train.py"]
     resources:
       limits: {nvidia.com/gpu: 8}
     # no /dev/shm volume
@@ -149,8 +209,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     for pod in pods(doc):
         if pod.spec.get("hostIPC") is True:
             continue
-        memory_volumes = {str(v.get("name")) for v in pod.spec.get("volumes") or []
-                          if isinstance(v, dict) and as_dict(v.get("emptyDir")).get("medium") == "Memory"}
+        memory_volumes = shm_volumes(pod.spec)
         for path, container in pod.containers():
             count = gpu_count(container)
             if count is None or count < 2:
@@ -159,9 +218,17 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
             if any(str(m.get("mountPath", "")).rstrip("/") == "/dev/shm" and str(m.get("name")) in memory_volumes
                    for m in mounts):
                 continue
-            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' uses {count} GPUs with the "
-                                                "default 64 MiB /dev/shm; NCCL's shared-memory transport needs more",
-                              hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
+            name = container.get("name", "?")
+            if runs_collective(doc, pod.spec, container):
+                yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
+                                                    "/dev/shm; NCCL's shared-memory transport needs more",
+                                  hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
+            else:
+                yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
+                                                    "/dev/shm; nothing in the file shows a collective across them: "
+                                                    "if it runs NCCL, its shared-memory transport needs more",
+                                  hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm",
+                                  severity=Severity.INFO)
 
 
 @rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR,

@@ -8,6 +8,7 @@ They apply wherever an ``NCCL_*`` setting is written: nccl.conf, env files, ``ex
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Iterator
 
@@ -18,9 +19,6 @@ from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
-# NCCL_* names read by other programs, not by NCCL: nccl-tests' own options, and the variable Azure's
-# sku-customizations service reads to pick a topology family (Azure/azhpc-images customizations).
-NOT_NCCL_READERS = ("NCCL_TESTS_", "NCCL_TOPO_FAMILY")
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
 
@@ -55,9 +53,13 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
     read across NCCL 2.3.5 to 2.30.7 (NVIDIA/nccl ``src/`` at every v2.x tag).
 
-    Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests),
-    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service), and the variables of NCCL's network
-    plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
+    Names NCCL does not read but another consumer does are left alone (``hpcconf/data/env_consumers.tsv``,
+    each with its source): PyTorch's ``NCCL_ASYNC_ERROR_HANDLING``, ``NCCL_BLOCKING_WAIT``,
+    ``NCCL_DESYNC_DEBUG``, ``NCCL_ENABLE_TIMING`` (ProcessGroupNCCL.hpp reads them as fallbacks of its
+    ``TORCH_NCCL_*`` options), build inputs such as ``NCCL_VERSION``, ``NCCL_HOME``, ``NCCL_ROOT``
+    (PyTorch's FindNCCL.cmake, the nccl-tests Makefile), ``NCCL_TESTS_*`` (nccl-tests),
+    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service); a name the file's own script expands
+    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
     Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
     ``src/ib_plugin.c``) and ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl.
 
@@ -72,11 +74,13 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     setting is obsolete for your NCCL version.
     """
     from ...knowledge import nccl_env, rocm
+    from ...knowledge.env_consumers import consumer_of, read_by_text
     from ...knowledge.nccl_plugins import read_by_plugin
 
     for setting in _nccl_settings(doc):
-        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS) \
-                or read_by_plugin(setting.name) is not None:
+        own_lines = range(setting.line, setting.value_at + 1)
+        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
+                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines):
             continue
         if ctx.collective == "rccl" and rocm.reads(setting.name):
             continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
@@ -230,10 +234,45 @@ def _hca_typo(name: str) -> str | None:
     return None
 
 
+_NO_IB_NAME = re.compile(r"(?:^|[^a-z])(?:no[-_]?ib|noib|tcp|socket|ethernet)(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def no_ib_intent(doc: Document) -> str:
+    """Why the file says it runs without InfiniBand ("" when it does not): NCCL_IB_DISABLE=1, NCCL_NET=Socket,
+    a name that says so (``...-noib-...``), or pods that are handed no RDMA device (no RDMA resource, no
+    network attachment, not privileged, no /dev/infiniband mount)."""
+    settings = {s.name: s.value.strip() for s in _nccl_settings(doc)}
+    if settings.get("NCCL_IB_DISABLE") == "1":
+        return "NCCL_IB_DISABLE=1"
+    if settings.get("NCCL_NET", "").lower() == "socket":
+        return "NCCL_NET=Socket"
+    if _NO_IB_NAME.search(posixpath.basename(doc.path)):
+        return f"the file name {posixpath.basename(doc.path)!r}"
+    if doc.yaml is None:
+        return ""
+    from ...parsers.k8s import NETWORKS_ANNOTATION, pods, rdma_resources
+
+    pod_list = list(pods(doc))
+    if not pod_list:
+        return ""
+    for pod in pod_list:
+        if pod.annotations.get(NETWORKS_ANNOTATION) or "/dev/infiniband" in str(pod.spec.get("volumes")):
+            return ""
+        for _, container in pod.containers():
+            security = container.get("securityContext")
+            privileged = isinstance(security, dict) and security.get("privileged") is True
+            if rdma_resources(container) or privileged:
+                return ""
+    return "its pods are given no RDMA device"
+
+
 def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
-    """Entries that cannot name an RDMA device on any machine: netdev names, and typos of HCA names."""
+    """Entries that cannot name an RDMA device on any machine: netdev names, and typos of HCA names.
+    Where the file says it runs without InfiniBand, selecting no HCA is the intent: no finding."""
     from ...knowledge.grammars import parse_if_list
 
+    if no_ib_intent(doc):
+        return
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:
             continue
@@ -482,7 +521,9 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     With ``--sku``: a topology path naming an Azure family directory or file (``ndv4``, ``ncv4``...)
     other than the SKU's, any topology file on sizes that should run without one (NC24/NC48ads,
-    NC H100 v5, GB200), and Azure paths on non-Azure VMs (Crusoe ships its own file).
+    NC H100 v5, GB200), and Azure paths on non-Azure VMs (Crusoe ships its own file). A path under a
+    ``hostPath`` mount is judged as the node's path it reads (``/opt/nccl_topo`` mounting the node's
+    ``/etc/crusoe/nccl_topo`` is Crusoe's own file).
 
     ## Why is this bad?
     NCCL trusts the file over its own detection. Azure's ncv4 file hides the NVLink bridge of
@@ -505,10 +546,12 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nccl = getattr(ctx.sku, "nccl", None)
     family = getattr(nccl, "topo_family", None)
     vendor_file = getattr(nccl, "vendor_topo_file", None)
+    host_mounts = host_path_mounts(doc)
     for setting in _nccl_settings(doc):
         path = setting.value.strip()
         if setting.name != "NCCL_TOPO_FILE" or not path or setting.dynamic:
             continue
+        path = on_host(path, host_mounts)  # the file NCCL reads is the node's file a hostPath mounts there
         named = _FAMILY_IN_PATH.search(path)
         if vendor_file and path != vendor_file:
             message = f"{ctx.sku_name} needs its provider's topology file {vendor_file}, not {path}"
@@ -523,6 +566,34 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         else:
             continue
         yield _setting_finding(doc, setting, message, hint=hint, whole=True)
+
+
+def host_path_mounts(doc: Document) -> list[tuple[str, str]]:
+    """(mount path in the container, path on the node) of every hostPath volume mount of the document's pods."""
+    if doc.yaml is None:
+        return []
+    from ...parsers.k8s import as_dict, pods
+
+    found = []
+    for pod in pods(doc):
+        host = {str(v.get("name")): str(as_dict(v.get("hostPath")).get("path", "")).rstrip("/")
+                for v in pod.spec.get("volumes") or [] if isinstance(v, dict) and as_dict(v.get("hostPath")).get("path")}
+        for _, container in pod.containers(init=True):
+            for mount in container.get("volumeMounts") or []:
+                if isinstance(mount, dict) and str(mount.get("name")) in host and mount.get("mountPath"):
+                    sub = str(mount.get("subPath") or "").strip("/")
+                    node = host[str(mount["name"])] + (f"/{sub}" if sub else "")
+                    found.append((str(mount["mountPath"]).rstrip("/") or "/", node))
+    return found
+
+
+def on_host(path: str, mounts: list[tuple[str, str]]) -> str:
+    """``path`` as the node names it, when a hostPath mount holds it (the deepest mount wins); else ``path``."""
+    holding = [(m, h) for m, h in mounts if path == m or path.startswith(m.rstrip("/") + "/")]
+    if not holding:
+        return path
+    mount, host = max(holding, key=lambda pair: len(pair[0]))
+    return host + path[len(mount):]
 
 
 def _setting_value(settings: list[Setting], name: str) -> Setting | None:

@@ -1,0 +1,55 @@
+"""Provider profiles: platform facts a rule may assert only on the platform where they hold.
+
+``hpcconf/data/providers.yaml`` holds one profile per provider (Azure, CoreWeave, AWS, GCP, Crusoe, OCI,
+Nebius, on-prem): the locked-memory limit unprivileged pods get, the GPU fabrics and the Kubernetes
+resources that hand them to a pod, and the signals (label keys, resource names, registries) that tell
+from a file which provider it targets. A fact left out of a profile is unknown: rules then say info and
+name the context instead of asserting it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "providers.yaml"
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    title: str
+    pod_memlock: str | None  # "limited", "unlimited" or None (unknown)
+    pod_memlock_source: str
+    fabrics: tuple[str, ...]
+    device_resources: tuple[str, ...]
+    socket_ifnames: tuple[str, ...]
+    signals: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def providers() -> dict[str, Provider]:
+    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))["providers"]
+    return {name: Provider(name, entry["title"], entry.get("pod_memlock"), entry.get("pod_memlock_source", ""),
+                           tuple(entry.get("fabrics") or ()), tuple(entry.get("device_resources") or ()),
+                           tuple(entry.get("socket_ifnames") or ()), tuple(entry.get("signals") or ()))
+            for name, entry in data.items()}
+
+
+def names() -> list[str]:
+    return sorted(providers())
+
+
+def lookup(name: str) -> Provider | None:
+    return providers().get(name.strip().lower())
+
+
+def detect(text: str) -> Provider | None:
+    """The provider whose signal the file's text carries (the first in the table's order), or None.
+
+    Only one provider's signals may appear: a file naming two (a multi-cloud example) is left unknown."""
+    found = [p for p in providers().values() if any(signal in text for signal in p.signals)]
+    return found[0] if len(found) == 1 else None
