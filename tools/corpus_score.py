@@ -100,9 +100,11 @@ def by_severity(found: dict[str, list[dict]]) -> Counter:
 
 
 def score(found: dict[str, list[dict]], verdicts: dict) -> tuple[dict, list[str]]:
-    """Counts by rule (true / false / unjudged, warnings and errors apart from info) and the problems."""
+    """Counts by rule and severity (true / false / false-now-info / unjudged / lost) and the problems: a false
+    warning or error that came back, an unjudged finding, a true finding gone."""
     judged = {v["file"]: v for v in verdicts.get("files") or []}
-    tally: dict[str, Counter] = {"true": Counter(), "false": Counter(), "unjudged": Counter(), "lost": Counter()}
+    tally: dict[str, Counter] = {"true": Counter(), "false": Counter(), "false, now info": Counter(),
+                                 "unjudged": Counter(), "lost": Counter()}
     problems = []
     for file, items in sorted(found.items()):
         verdict = judged.get(file, {})
@@ -112,6 +114,8 @@ def score(found: dict[str, list[dict]], verdicts: dict) -> tuple[dict, list[str]
         for f in items:
             key = (f["code"], f["line"])
             bucket = "true" if key in true else "false" if key in false else "unjudged"
+            if bucket == "false" and f["severity"] == "info":
+                bucket = "false, now info"  # judged false as a warning/error; as info it promises nothing
             tally[bucket][f"{f['code']}/{f['severity']}"] += 1
             if bucket == "false":
                 problems.append(f"{file}: false alarm {key} came back")

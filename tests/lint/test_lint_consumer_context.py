@@ -1,0 +1,129 @@
+"""Rules follow what the file says about its consumer and platform (issue 20 items 3-5), one class each.
+
+Each case comes from a real file (tests/corpus/, ../shared/upstream/wild/) reduced to the lines that decide.
+"""
+
+from __future__ import annotations
+
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_text
+
+
+def found(text: str, name: str, ctx: LintContext | None = None) -> list[tuple[int, str, str]]:
+    return [(f.line, f.code, f.severity.value) for f in lint_text(text, name, ctx or LintContext()).findings]
+
+
+def codes(text: str, name: str, ctx: LintContext | None = None) -> set[str]:
+    return {code for _, code, _ in found(text, name, ctx)}
+
+
+# -- a variable table that knows which consumer reads a name ------------------------------------------
+
+def test_pytorch_and_build_names_are_not_dead_nccl_settings():
+    script = ("#!/bin/bash\nexport NCCL_ASYNC_ERROR_HANDLING=1\nexport NCCL_BLOCKING_WAIT=1\n"
+              "export NCCL_HOME=/opt/nccl\nexport NCCL_IB_HCAS=mlx5_0\n")
+    assert [(line, code) for line, code, _ in found(script, "run.sh") if code == "NCCL010"] == [(5, "NCCL010")]
+
+
+def test_dockerfile_nccl_version_is_a_build_pin():
+    dockerfile = "FROM ubuntu:22.04\nENV NCCL_VERSION=2.21.5-1\nENV NCCL_ROOT=/usr/local/nccl\n"
+    assert "NCCL010" not in codes(dockerfile, "Dockerfile")
+
+
+def test_a_name_the_file_itself_expands_has_a_reader():
+    # GoogleCloudPlatform/container-engine-accelerators fast-socket-installer.yaml: the command copies the
+    # plugin to $NCCL_INSTALL_DIR.
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n    image: busybox\n"
+           "    command: [sh, -c, 'cp /usr/lib/libnccl-net.so $NCCL_INSTALL_DIR/']\n"
+           "    env:\n    - name: NCCL_INSTALL_DIR\n      value: /usr/local/nvidia/lib64\n")
+    assert "NCCL010" not in codes(pod, "installer.yaml")
+    # its own value naming itself is no reader
+    assert "NCCL010" in codes('#!/bin/bash\nexport NCCL_FOO_DIR="${NCCL_FOO_DIR}:/x"\n', "run.sh")
+
+
+# -- volume mounts before judging /dev/shm ----------------------------------------------------------
+
+_GPU_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: x}}\nspec:\n  containers:\n  - name: main\n"
+            "    image: img\n    command: [{command}]\n    resources:\n      limits: {{nvidia.com/gpu: 8}}\n"
+            "{mounts}{volumes}")
+
+
+def test_host_dev_shm_mount_is_the_hosts_tmpfs():
+    # aws-samples/awsome-distributed-training nccl-tests.yaml (wild): hostPath /dev/shm at /dev/shm
+    pod = _GPU_POD.format(command="torchrun, train.py",
+                          mounts="    volumeMounts: [{name: shm, mountPath: /dev/shm}]\n",
+                          volumes="  volumes: [{name: shm, hostPath: {path: /dev/shm}}]\n")
+    assert "K8S003" not in codes(pod, "pod.yaml")
+
+
+def test_dev_shm_warning_only_where_a_collective_runs():
+    with_nccl = _GPU_POD.format(command="torchrun, --nproc-per-node=8, train.py", mounts="", volumes="")
+    assert (6, "K8S003", "warning") in found(with_nccl, "pod.yaml")
+    # kubernetes-sigs/kueue sample-hami.yaml: gpu_burn on two vGPU slices, no collective
+    burn = _GPU_POD.format(command="/bin/sh, -lc, /app/gpu_burn 300", mounts="", volumes="")
+    assert (6, "K8S003", "info") in found(burn, "pod.yaml")
+
+
+# -- device plugin semantics --------------------------------------------------------------------------
+
+def test_shared_rdma_unit_serves_every_attachment():
+    # coreweave/nccl-tests gb300 RoCE MPIJob (wild): 16 macvlan attachments, rdma/ib: 1
+    nets = ",".join(f"cw-multus/net{i}" for i in range(4))
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  annotations:\n"
+           f"    k8s.v1.cni.cncf.io/networks: {nets}\nspec:\n  containers:\n  - name: c\n    image: i\n"
+           "    securityContext: {capabilities: {add: [IPC_LOCK]}}\n"
+           "    resources:\n      limits: {rdma/ib: 1}\n")
+    assert "XA002" not in codes(pod, "pod.yaml")
+    exclusive = pod.replace("rdma/ib: 1", "nvidia.com/mlnxnics: 1")
+    assert "XA002" in codes(exclusive, "pod.yaml")
+
+
+# -- provider profiles ---------------------------------------------------------------------------------
+
+_RDMA_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: x}}\nspec:\n  nodeSelector: {{{selector}}}\n"
+             "  containers:\n  - name: nccl\n    image: img\n    resources:\n      limits: {{rdma/ib: 1}}\n")
+
+
+def test_memlock_finding_follows_the_provider():
+    coreweave = _RDMA_POD.format(selector="node.coreweave.cloud/type: gd-8xh100ib-i128")
+    assert "K8S002" not in codes(coreweave, "job.yaml")
+    azure = _RDMA_POD.format(selector="kubernetes.azure.com/agentpool: ndv5")
+    assert (7, "K8S002", "warning") in found(azure, "job.yaml")
+    unknown = _RDMA_POD.format(selector="pool: gpu")
+    assert (7, "K8S002", "info") in found(unknown, "job.yaml")
+    assert (7, "K8S002", "warning") in found(unknown, "job.yaml", LintContext(provider="azure"))
+    assert "K8S002" not in codes(azure, "job.yaml", LintContext(provider="coreweave"))
+
+
+def test_extended_support_lines_are_not_end_of_life():
+    import datetime
+
+    from hpcconf.knowledge import compat
+
+    today = datetime.date(2026, 12, 1)
+    pro = compat.image_retirement("canonical:0001-com-ubuntu-pro-focal:pro-20_04-lts-gen2:20.04.202502181")
+    assert pro is not None and not pro.passed(today)  # Ubuntu Pro 20.04: ESM to April 2030
+    plain = compat.image_retirement("canonical:0001-com-ubuntu-server-focal:20_04-lts-gen2:latest")
+    assert plain is not None and plain.passed(today)  # standard support ended 2025-05-31
+
+
+# -- intent the file states -----------------------------------------------------------------------------
+
+def test_ib_hca_in_a_variant_without_infiniband():
+    # coreweave/nccl-tests nccl-test-distributed-a100-64-noib-mpijob.yaml (wild)
+    script = "#!/bin/bash\nmpirun -np 2 -x NCCL_IB_HCA=eth0 -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n"
+    assert "NCCL012" not in codes(script, "run.sh")
+    assert "NCCL012" in codes(script.replace(" -x NCCL_IB_DISABLE=1", ""), "run.sh")
+    assert "NCCL012" not in codes(script.replace(" -x NCCL_IB_DISABLE=1", ""), "run-noib.sh")
+
+
+# -- Dockerfile: the lists an update fetches are used or dropped in the same RUN -----------------------
+
+def test_update_used_by_an_installer_or_cleaned_in_the_same_run():
+    efa = ("FROM ubuntu:22.04\nRUN apt-get update && cd /tmp && curl -O https://x/efa.tgz && tar xf efa.tgz && "
+           "cd aws-efa-installer && ./efa_installer.sh -y\nRUN apt-get install -y curl\n")
+    assert "DKR003" not in codes(efa, "Dockerfile")
+    cleaned = "FROM ubuntu:22.04\nRUN apt-get update && dpkg -i x.deb && rm -rf /var/lib/apt/lists/*\n"
+    assert "DKR003" not in codes(cleaned, "Dockerfile")
+    alone = "FROM ubuntu:22.04\nRUN apt-get update\nRUN apt-get install -y curl\n"
+    assert "DKR003" in codes(alone, "Dockerfile")
