@@ -51,6 +51,10 @@ NEW_FINDINGS_JUDGED_TRUE: dict[tuple[str, str, int], str] = {
         "NCCL_BOOTSTRAP_TIMEOUT (an mpirun -x list item, read since list-form argv is parsed) is read by no "
         "NCCL release (no match in NVIDIA/nccl at 5067397c) nor by nccl-rdma-sharp-plugins or aws-ofi-nccl",
 }
+NEW_FINDINGS_JUDGED_TRUE[("user-mcwgem-train_node_4.sh", "NCCL060", 8)] = (
+    "info, and it names the context: NCCL_P2P_DISABLE=1 ('keep IB but disable P2P' against a PCIe hang) costs NVLink "
+    "bandwidth only on a node with NVLink, which the script does not name (NCCL docs: P2P_DISABLE disables P2P "
+    "over NVLink and PCIe)")
 _CENTOS7_EOL = ("CentOS 7.9 reached end of life on 2024-06-30 (Red Hat's CentOS Linux EOL notice): the image gets "
                 "no security updates; AZH100 warns on each place that pins it")
 NEW_FINDINGS_JUDGED_TRUE.update({("azhop-tutorial-lab1-config.yml", "AZH100", line): _CENTOS7_EOL

@@ -351,3 +351,85 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
                                     "the container gets the literal text",
                               hint=f"use $({names[0]}) for a variable defined earlier in this env list, or set "
                                    f"{name} in the container's shell command", prefer_value=True)
+
+
+# --------------------------------------------------------------------------- K8S020
+
+_EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
+
+def _fabric_settings(container: dict, text: str) -> str:
+    """The fabric the container configures NCCL for ("infiniband", "efa" or ""), from its env and command."""
+    env = {str(e.get("name")): str(e.get("value", "")) for e in container.get("env") or [] if isinstance(e, dict)}
+    joined = text + "\n" + "\n".join(f"{k}={v}" for k, v in env.items())
+    if re.search(r"FI_PROVIDER=[\"']?efa\b|NCCL_NET=[\"']?(?:AWS Libfabric|ofi)\b", joined, re.IGNORECASE):
+        return "efa"
+    if re.search(r"NCCL_NET=[\"']?IB\b|NCCL_IB_HCA=[\"']?(?:=)?(?:mlx5|ibp|ibs)", joined):
+        return "infiniband"
+    return ""
+
+
+def _gets_devices_otherwise(pod_spec: dict, container: dict, annotations: dict) -> bool:
+    """Whether the pod can see RDMA/EFA devices without a device-plugin resource: privileged, a hostPath of
+    /dev, a DRA resource claim, or a network attachment (Multus, GKE multi-network)."""
+    security = container.get("securityContext")
+    if isinstance(security, dict) and security.get("privileged") is True:
+        return True
+    if pod_spec.get("resourceClaims") or as_dict(container.get("resources")).get("claims"):
+        return True
+    if any(str(as_dict(v.get("hostPath")).get("path", "")).startswith("/dev")
+           for v in pod_spec.get("volumes") or [] if isinstance(v, dict)):
+        return True
+    return any(key == NETWORKS_ANNOTATION or key.startswith("networking.gke.io") for key in annotations)
+
+
+@rule(code="K8S020", name="fabric-without-device-resource", severity=Severity.WARNING, kinds=POD_KINDS,
+      since="0.3.0")
+def fabric_without_device_resource(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container configures NCCL for InfiniBand or EFA but is given no such device.
+
+    ## What it catches
+    In a job of several pods (MPIJob, PyTorchJob, JobSet, Volcano job with more than one worker), a
+    GPU container whose env or command sets NCCL up for a fabric (``NCCL_IB_HCA=mlx5_...``,
+    ``NCCL_NET=IB``; ``FI_PROVIDER=efa``, ``NCCL_NET=AWS Libfabric``) while it requests no device of
+    that fabric (``rdma/*``, ``nvidia.com/<not gpu>``; ``vpc.amazonaws.com/efa``) and has no other way
+    to the devices (not privileged, no ``hostPath`` of ``/dev``, no DRA resource claim, no network
+    attachment annotation).
+
+    ## Why is this bad?
+    Kubernetes gives an unprivileged container only the devices a device plugin allocates to it
+    (kubelet device manager; the RDMA shared device plugin and the EFA device plugin hand out
+    ``/dev/infiniband/*``). Without them ``ibv_get_device_list`` finds nothing: NCCL's IB transport
+    and aws-ofi-nccl's EFA provider do not initialise, and NCCL falls back to TCP sockets (or fails,
+    when ``NCCL_NET`` forces the fabric). The job runs at a fraction of the fabric's bandwidth.
+
+    ## Example
+    ```yaml
+    env: [{name: FI_PROVIDER, value: efa}]
+    resources:
+      limits: {nvidia.com/gpu: 8}    # no vpc.amazonaws.com/efa
+    ```
+
+    ## Fix
+    Request the fabric's resource (``vpc.amazonaws.com/efa: 32`` on p5.48xlarge; ``rdma/ib: 1`` or the
+    SR-IOV resource of the cluster's network operator) next to the GPUs.
+    """
+    from .nccl_env import multi_node
+
+    if multi_node(doc) is not True:
+        return  # one pod: NCCL needs no network between nodes
+    for pod in pods(doc):
+        for path, container in pod.containers():
+            if not gpu_count(container):
+                continue
+            fabric = _fabric_settings(container, command_text(container))
+            if not fabric or _gets_devices_otherwise(pod.spec, container, pod.annotations):
+                continue
+            names = set(resources(container, "limits")) | set(resources(container, "requests"))
+            if fabric == "efa" and _EFA_RESOURCE in names or fabric == "infiniband" and rdma_resources(container):
+                continue
+            wanted = _EFA_RESOURCE if fabric == "efa" else "an RDMA resource (rdma/*, nvidia.com/<sriov resource>)"
+            label = "EFA" if fabric == "efa" else "InfiniBand"
+            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' configures NCCL for {label} "
+                                                f"but requests no {label} device: NCCL falls back to TCP sockets",
+                              hint=f"request {wanted} in resources.limits")

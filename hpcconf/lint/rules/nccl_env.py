@@ -640,3 +640,86 @@ def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                            f"{ctx.sku_name}'s NVLink across VMs (MNNVL needs cuMem): jobs run "
                                            f"over InfiniBand", hint="remove NCCL_CUMEM_ENABLE",
                                severity=Severity.WARNING)
+
+
+# --------------------------------------------------------------------------- NCCL060
+
+def multi_node(doc: Document) -> bool | None:
+    """Whether the file runs one job over several nodes: True, False, or None (it does not say)."""
+    nodes = re.search(r"^#SBATCH\s+(?:-N\s*|--nodes[= ]\s*)(\d+)", doc.text, re.MULTILINE)
+    if nodes:
+        return int(nodes.group(1)) > 1
+    if doc.yaml is None or not isinstance(doc.data, dict):
+        return None
+    from ...parsers.k8s import pods, quantity
+
+    replicas = [quantity(pod.task.get("replicas", 1)) for pod in pods(doc)
+                if pod.task is not None and str(pod.task.get("name", "")).lower() not in ("launcher", "mpimaster")]
+    known = [r for r in replicas if r is not None]
+    return sum(known) > 1 if known else None
+
+
+@rule(code="NCCL060", name="nccl-setting-discards-hardware", severity=Severity.WARNING, kinds=SETTING_KINDS,
+      since="0.3.0")
+def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A setting turns off a transport or algorithm the VM's hardware offers: NVLink P2P, NVLS, MNNVL, InfiniBand.
+
+    ## What it catches
+    ``NCCL_P2P_DISABLE=1`` on a VM with NVLink, ``NCCL_NVLS_ENABLE=0`` on one with NVLink SHARP
+    (NVSwitch gen 3: H100/H200/B200 HGX, GB200), ``NCCL_MNNVL_ENABLE=0`` where the NVLink domain spans
+    VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
+    is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
+    no VM known it is info: the loss depends on hardware the file does not name. Intent the file
+    states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
+    the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
+    ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.
+
+    ## Why is this bad?
+    Each of these tells NCCL not to use a path the hardware has: without P2P, GPU-to-GPU traffic inside
+    the VM goes through host memory (SHM transport) instead of NVLink; without NVLS, AllReduce loses
+    the NVSwitch's in-network reduction (NCCL's tuner picks NVLS/NVLSTree for large messages on
+    NVSwitch gen 3); without MNNVL, GPUs of one NVL72 rack talk over the NIC instead of NVLink; without
+    IB, nodes talk over TCP sockets. NCCL honours each variable as documented (NVIDIA NCCL
+    environment-variables page; ``src/transport/p2p.cc``, ``src/transport/nvls.cc``, ``src/init.cc``
+    MNNVL, ``src/transport/net_ib.cc``), so the job runs, slower: measurable as busbw.
+
+    ## Example
+    ```text
+    # hpcconf lint --sku ND96isr_H100_v5 job.env
+    NCCL_P2P_DISABLE=1
+    NCCL_NVLS_ENABLE=0
+    ```
+
+    ## Fix
+    Delete the line (a debugging leftover), or keep it with an inline ``# hpcconf: ignore[NCCL060]``
+    stating why (e.g. NVLS disabled to save its memory).
+    """
+    sku = ctx.sku_for_text(doc.text)
+    settings = {s.name: s for s in _nccl_settings(doc) if not s.dynamic}
+    checks = (
+        ("NCCL_P2P_DISABLE", "1", "nvlink", "GPU-to-GPU traffic inside the VM goes through host memory instead of NVLink"),
+        ("NCCL_NVLS_ENABLE", "0", "nvls", "AllReduce loses NVSwitch in-network reduction (NVLS)"),
+        ("NCCL_MNNVL_ENABLE", "0", "mnnvl", "GPUs of one NVLink domain across VMs talk over the network instead of NVLink"),
+        ("NCCL_IB_DISABLE", "1", "ib", "nodes talk over TCP sockets instead of InfiniBand"),
+    )
+    for name, value, hardware, loss in checks:
+        setting = settings.get(name)
+        if setting is None or setting.value.strip() != value:
+            continue
+        if hardware == "nvlink" and (settings.get("NCCL_SHM_DISABLE") is not None
+                                     and settings["NCCL_SHM_DISABLE"].value.strip() == "1"):
+            continue  # P2P and SHM both off: every byte goes through the NIC, a network test on purpose
+        if hardware == "ib" and (multi_node(doc) is False or no_ib_intent(doc) not in ("", "NCCL_IB_DISABLE=1")):
+            continue  # one node needs no fabric; a variant written for a cluster without IB means it
+        if sku is None:
+            what = {"nvlink": "NVLink", "nvls": "NVLink SHARP (NVSwitch gen 3)", "mnnvl": "multi-node NVLink",
+                    "ib": "InfiniBand"}[hardware]
+            yield _setting_finding(doc, setting, f"{name}={value}: on a VM with {what}, {loss}; the file names no VM "
+                                                 "size, so hpcconf cannot tell", hint="set --sku to decide",
+                                   severity=Severity.INFO, whole=True)
+            continue
+        has = {"nvlink": sku.nvlink.present, "nvls": sku.nvlink.nvls, "mnnvl": sku.nvlink_spans_nodes,
+               "ib": sku.infiniband is not None and multi_node(doc) is True}[hardware]
+        if has:
+            yield _setting_finding(doc, setting, f"{name}={value} on {sku.name}: {loss}",
+                                   hint="delete it, or suppress it with the reason", whole=True)
