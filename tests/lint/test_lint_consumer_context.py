@@ -127,3 +127,37 @@ def test_update_used_by_an_installer_or_cleaned_in_the_same_run():
     assert "DKR003" not in codes(cleaned, "Dockerfile")
     alone = "FROM ubuntu:22.04\nRUN apt-get update\nRUN apt-get install -y curl\n"
     assert "DKR003" in codes(alone, "Dockerfile")
+
+
+# -- recall (issue 20 item 8) ------------------------------------------------------------------------
+
+def test_hca_exclusion_naming_the_wrong_device_for_the_vm():
+    from hpcconf.lint.context import lookup_sku
+
+    h200 = LintContext(sku=lookup_sku("ND96isr_H200_v5"))  # its non-IB VF is mlx5_an0 (skus/ data)
+    assert (1, "NCCL012", "warning") in found("NCCL_IB_HCA=^mlx5_0\n", "job.env", h200)
+    assert "NCCL012" not in codes("NCCL_IB_HCA=^mlx5_an0\n", "job.env", h200)
+
+
+def test_pytorchjob_and_jobset_pods_are_read():
+    pytorchjob = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: t}\nspec:\n  pytorchReplicaSpecs:\n"
+                  "    Worker:\n      replicas: 2\n      template:\n        spec:\n          containers:\n"
+                  "          - name: w\n            image: i\n            resources: {limits: {nvidia.com/gpu: 8}}\n")
+    assert (11, "K8S003", "warning") in found(pytorchjob, "job.yaml")
+    jobset = ("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: t}\nspec:\n  replicatedJobs:\n"
+              "  - name: workers\n    replicas: 2\n    template:\n      spec:\n        template:\n          spec:\n"
+              "            containers:\n            - name: w\n              image: i\n"
+              "              env: [{name: FI_PROVIDER, value: efa}]\n"
+              "              resources: {limits: {nvidia.com/gpu: 8}}\n")
+    assert (13, "K8S020", "warning") in found(jobset, "job.yaml")
+
+
+def test_nccl_tests_single_node_network_check_keeps_p2p_off():
+    # nebius/nebius-solution-library soperator/test/quickcheck/nccl_single_node.sh: "forced to use Infiniband
+    # instead of NVLink" with P2P and SHM disabled together
+    from hpcconf.lint.context import lookup_sku
+
+    h100 = LintContext(sku=lookup_sku("ND96isr_H100_v5"))
+    script = "#!/bin/bash\nexport NCCL_P2P_DISABLE=1\nexport NCCL_SHM_DISABLE=1\nall_reduce_perf -g 8\n"
+    assert "NCCL060" not in codes(script, "run.sh", h100)
+    assert (2, "NCCL060", "warning") in found(script.replace("export NCCL_SHM_DISABLE=1\n", ""), "run.sh", h100)

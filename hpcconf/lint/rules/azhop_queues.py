@@ -7,7 +7,6 @@ specs (:mod:`hpcconf.spec.checks.azhop`); this module maps config.yml onto them.
 from __future__ import annotations
 
 import re
-
 from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity

@@ -414,7 +414,7 @@ def fabric_without_device_resource(doc: Document, ctx: LintContext) -> Iterator[
     Request the fabric's resource (``vpc.amazonaws.com/efa: 32`` on p5.48xlarge; ``rdma/ib: 1`` or the
     SR-IOV resource of the cluster's network operator) next to the GPUs.
     """
-    from .nccl_env import multi_node
+    from ..workload import multi_node
 
     if multi_node(doc) is not True:
         return  # one pod: NCCL needs no network between nodes

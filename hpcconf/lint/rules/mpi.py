@@ -530,7 +530,7 @@ def _sbatch_options(text: str) -> dict[str, str]:
 
 def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(first line number, text) of each command, backslash-continued lines joined."""
-    start, parts = 0, []
+    start, parts = 0, list[str]()
     for number, line in enumerate(lines, 1):
         if not parts:
             start = number

@@ -12,12 +12,14 @@ import posixpath
 import re
 from typing import Iterator
 
+from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.nccl_algo import stranded_functions
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
+from ..workload import multi_node, no_ib_intent
 
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
@@ -151,7 +153,9 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     ``=^`` in the wrong order (``^`` must come first), malformed ``name:port`` entries, more than
     32 entries, ``:rail:plane`` before NCCL 2.29.7; with ``--sku``: names matching none of the
-    SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA.
+    SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA; an
+    exclusion (``^...``) naming a device the SKU does not have instead of its non-IB VF (warning: the
+    VF stays in NCCL's rail list).
     Without ``--sku``: entries that can name no RDMA device anywhere: network interface names
     (``^ens,eth,docker``, which belong in ``NCCL_SOCKET_IFNAME``) and look-alike typos of HCA
     names (``^m1x5_0`` with a digit one, ``MLX5_0`` in capitals).
@@ -187,6 +191,8 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         if any(p.severity == Severity.ERROR for p in check_ib_hca(setting.value, ctx.nccl_version)):
             continue  # the value does not parse: the grammar finding above says why
         parsed = parse_if_list(setting.value)
+        if parsed.exclude and ib is not None and parsed.entries:
+            yield from _wrong_exclusion(doc, setting, parsed, ib, ctx.sku_name)
         if parsed.exclude or not parsed.entries:
             continue
         devices = list(getattr(ib, "devices", []) or []) if ib is not None else []
@@ -204,6 +210,25 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no IB "
                                                  f"device of {ctx.sku_name} ({', '.join(devices)})",
                                    hint=f"use ={','.join(d + ':1' for d in devices)}")
+
+
+def _wrong_exclusion(doc: Document, setting: Setting, parsed, ib, sku_name: str) -> Iterator[Diagnostic]:
+    """An exclusion list (``^...``) that names none of the devices the VM has to exclude, while the SKU knows
+    which one that is: the device stays in NCCL's rail list."""
+    skip = list(getattr(ib, "exclude_hcas", []) or [])
+    known = skip + list(getattr(ib, "devices", []) or [])
+    if not skip:
+        return
+    def matches(entry: str, device: str) -> bool:
+        return device == entry if parsed.exact else device.startswith(entry)
+    if any(matches(e.name, d) for e in parsed.entries for d in skip):
+        return
+    wrong = [e.name for e in parsed.entries if not any(matches(e.name, d) for d in known)]
+    if wrong:
+        yield _setting_finding(doc, setting, f"NCCL_IB_HCA excludes {', '.join(wrong)}, which is no device of "
+                                             f"{sku_name}; the device to keep out of NCCL's rails there is "
+                                             f"{', '.join(skip)}, and it stays in",
+                               hint=f"use ^{','.join(skip)}", severity=Severity.WARNING)
 
 
 # How RDMA devices are named (ibv_devices): by the kernel driver (mlx5_0, bnxt_re0, irdma0, efa_0...) or
@@ -232,38 +257,6 @@ def _hca_typo(name: str) -> str | None:
         if swapped != name and any(swapped.startswith(f) for f in HCA_FAMILIES):
             return swapped
     return None
-
-
-_NO_IB_NAME = re.compile(r"(?:^|[^a-z])(?:no[-_]?ib|noib|tcp|socket|ethernet)(?:[^a-z]|$)", re.IGNORECASE)
-
-
-def no_ib_intent(doc: Document) -> str:
-    """Why the file says it runs without InfiniBand ("" when it does not): NCCL_IB_DISABLE=1, NCCL_NET=Socket,
-    a name that says so (``...-noib-...``), or pods that are handed no RDMA device (no RDMA resource, no
-    network attachment, not privileged, no /dev/infiniband mount)."""
-    settings = {s.name: s.value.strip() for s in _nccl_settings(doc)}
-    if settings.get("NCCL_IB_DISABLE") == "1":
-        return "NCCL_IB_DISABLE=1"
-    if settings.get("NCCL_NET", "").lower() == "socket":
-        return "NCCL_NET=Socket"
-    if _NO_IB_NAME.search(posixpath.basename(doc.path)):
-        return f"the file name {posixpath.basename(doc.path)!r}"
-    if doc.yaml is None:
-        return ""
-    from ...parsers.k8s import NETWORKS_ANNOTATION, pods, rdma_resources
-
-    pod_list = list(pods(doc))
-    if not pod_list:
-        return ""
-    for pod in pod_list:
-        if pod.annotations.get(NETWORKS_ANNOTATION) or "/dev/infiniband" in str(pod.spec.get("volumes")):
-            return ""
-        for _, container in pod.containers():
-            security = container.get("securityContext")
-            privileged = isinstance(security, dict) and security.get("privileged") is True
-            if rdma_resources(container) or privileged:
-                return ""
-    return "its pods are given no RDMA device"
 
 
 def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
@@ -644,21 +637,6 @@ def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
 # --------------------------------------------------------------------------- NCCL060
 
-def multi_node(doc: Document) -> bool | None:
-    """Whether the file runs one job over several nodes: True, False, or None (it does not say)."""
-    nodes = re.search(r"^#SBATCH\s+(?:-N\s*|--nodes[= ]\s*)(\d+)", doc.text, re.MULTILINE)
-    if nodes:
-        return int(nodes.group(1)) > 1
-    if doc.yaml is None or not isinstance(doc.data, dict):
-        return None
-    from ...parsers.k8s import pods, quantity
-
-    replicas = [quantity(pod.task.get("replicas", 1)) for pod in pods(doc)
-                if pod.task is not None and str(pod.task.get("name", "")).lower() not in ("launcher", "mpimaster")]
-    known = [r for r in replicas if r is not None]
-    return sum(known) > 1 if known else None
-
-
 @rule(code="NCCL060", name="nccl-setting-discards-hardware", severity=Severity.WARNING, kinds=SETTING_KINDS,
       since="0.3.0")
 def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -723,3 +701,71 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
         if has:
             yield _setting_finding(doc, setting, f"{name}={value} on {sku.name}: {loss}",
                                    hint="delete it, or suppress it with the reason", whole=True)
+
+
+# --------------------------------------------------------------------------- NCCL061
+
+_PLUGIN_VARS = ("NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN")
+# Base images that ship no NCCL plugin: an OS image, or NVIDIA's CUDA images (CUDA and NCCL only).
+_PLAIN_BASE = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|rockylinux|almalinux|centos|fedora|"
+                         r"amazonlinux|alpine)(?::|@|$)|^(?:docker\.io/|nvcr\.io/)?nvidia/cuda(?::|@|$)", re.IGNORECASE)
+
+
+def _final_base(doc: Document) -> str:
+    """The image the built image starts from, through named stages; "" when a stage or ARG decides."""
+    froms = [i for i in doc.dockerfile.instructions if i.keyword == "FROM"]
+    names: dict[str, str] = {}
+    for instruction in froms:
+        words = [w for w in instruction.arguments.split() if not w.startswith("--")]
+        if len(words) >= 3 and words[1].lower() == "as":
+            names[words[2].lower()] = words[0]
+    if not froms:
+        return ""
+    words = [w for w in froms[-1].arguments.split() if not w.startswith("--")]
+    base, seen = (words[0] if words else ""), set()
+    while base.lower() in names and base.lower() not in seen:
+        seen.add(base.lower())
+        base = names[base.lower()]
+    return "" if "$" in base else base
+
+
+@rule(code="NCCL061", name="nccl-plugin-path-not-in-image", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,),
+      since="0.3.0")
+def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Dockerfile points NCCL at a plugin library the image never gets.
+
+    ## What it catches
+    ``ENV NCCL_NET_PLUGIN``, ``NCCL_TUNER_PLUGIN``, ``NCCL_PROFILER_PLUGIN`` or ``NCCL_ENV_PLUGIN`` set to
+    an absolute path, in an image built from a base that ships no NCCL plugin (an OS image, NVIDIA's
+    ``nvidia/cuda`` images), where no ``COPY``, ``ADD`` or ``RUN`` of the Dockerfile names the file or
+    its directory. Images built on other bases (NGC PyTorch ships HPC-X's plugin) are not judged.
+
+    ## Why is this bad?
+    NCCL ``dlopen``s the path it is given; a missing file is logged ("NET/Plugin: Could not find" /
+    "TUNER/Plugin: Failed to find", NVIDIA/nccl ``src/plugin/net.cc``, ``src/plugin/tuner.cc``) and NCCL
+    carries on without it: no aws-ofi-nccl means no EFA (TCP sockets instead), no tuner means NCCL's
+    default choices. The job runs, slower than the image was built to run.
+
+    ## Example
+    ```dockerfile
+    FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
+    ENV NCCL_TUNER_PLUGIN=/opt/nccl-tuner/libnccl-tuner.so
+    ```
+
+    ## Fix
+    Build or copy the plugin to that path in the Dockerfile, or point the variable where the image has it.
+    """
+    base = _final_base(doc)
+    if not _PLAIN_BASE.search(base):
+        return
+    others = " ".join(i.arguments for i in doc.dockerfile.instructions if i.keyword in ("RUN", "COPY", "ADD"))
+    for setting in _nccl_settings(doc):
+        path = setting.value.strip()
+        if setting.name not in _PLUGIN_VARS or setting.dynamic or not path.startswith("/"):
+            continue
+        directory, name = posixpath.split(path)
+        if name in others or (directory and directory != "/" and directory in others):
+            continue
+        yield _setting_finding(doc, setting, f"{setting.name}={path}: nothing in this Dockerfile puts that file in "
+                                             f"the image, and its base {base} ships no NCCL plugin: NCCL runs without it",
+                               hint="build or COPY the plugin there, or fix the path")
