@@ -161,3 +161,13 @@ def test_nccl_tests_single_node_network_check_keeps_p2p_off():
     script = "#!/bin/bash\nexport NCCL_P2P_DISABLE=1\nexport NCCL_SHM_DISABLE=1\nall_reduce_perf -g 8\n"
     assert "NCCL060" not in codes(script, "run.sh", h100)
     assert (2, "NCCL060", "warning") in found(script.replace("export NCCL_SHM_DISABLE=1\n", ""), "run.sh", h100)
+
+
+def test_per_job_algo_in_a_job_that_runs_only_that_collective():
+    only_allreduce = "#!/bin/bash\nmpirun -np 16 -x NCCL_ALGO=Tree /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G\n"
+    assert "NCCL029" not in codes(only_allreduce, "run.sh")
+    allgather = only_allreduce.replace("all_reduce_perf", "all_gather_perf")
+    assert (2, "NCCL029", "error") in found(allgather, "run.sh")
+    training = "#!/bin/bash\nexport NCCL_ALGO=Tree\ntorchrun train.py\n"
+    assert (2, "NCCL029", "error") in found(training, "run.sh")
+    assert (1, "NCCL029", "error") in found("NCCL_ALGO=Tree\n", "nccl.conf")  # every program reads it

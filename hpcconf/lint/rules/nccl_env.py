@@ -370,6 +370,26 @@ def stranded_everywhere(value: str, nccl_version: str) -> tuple[list[str], list[
     return multi, [f for f in single if f not in multi]
 
 
+# nccl-tests binaries and the NCCL function each one calls (NVIDIA/nccl-tests src/*.cu); the point-to-point
+# tests (alltoall, sendrecv, gather, scatter, hypercube) call ncclSend/ncclRecv, which NCCL_ALGO does not touch.
+_NCCL_TESTS_FUNCTIONS = {"all_reduce": "AllReduce", "all_gather": "AllGather", "reduce_scatter": "ReduceScatter",
+                         "broadcast": "Broadcast", "reduce": "Reduce", "alltoall": "", "sendrecv": "", "gather": "",
+                         "scatter": "", "hypercube": ""}
+_NCCL_TESTS_BINARY = re.compile(r"\b(" + "|".join(sorted(_NCCL_TESTS_FUNCTIONS, key=len, reverse=True)) + r")_perf\b")
+_OTHER_PROGRAM = re.compile(r"\bpython\d?\b|\.py\b|torchrun|deepspeed|accelerate\s+launch|\bnemo\b|megatron", re.I)
+
+
+def functions_run(doc: Document) -> set[str] | None:
+    """The NCCL functions a script or job runs when all it runs is nccl-tests; None when it runs anything
+    else, or is a file (nccl.conf, env file, image ENV) whose settings reach every program."""
+    if doc.kind in (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.DOCKERFILE):
+        return None
+    binaries = _NCCL_TESTS_BINARY.findall(doc.text)
+    if not binaries or _OTHER_PROGRAM.search(doc.text):
+        return None
+    return {_NCCL_TESTS_FUNCTIONS[b] for b in binaries} - {""}
+
+
 @rule(code="NCCL029", name="nccl-algo-strands-collective", severity=Severity.ERROR, kinds=SETTING_KINDS,
       since="0.2.0")
 def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -382,7 +402,9 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     NVLS or CollNetDirect, never Tree or NVLSTree), or a value whose only algorithm for a function
     is NVLSTree, which NCCL turns off on a single node. The judgement assumes the most capable
     machine (NVLink SHARP, CollNet), so a finding here fails everywhere; a value that fails only
-    on VM sizes without NVLink SHARP is NCCL014's.
+    on VM sizes without NVLink SHARP is NCCL014's. A script or job that runs only nccl-tests states
+    which functions it calls: ``NCCL_ALGO=Tree`` beside ``all_reduce_perf`` alone strands nothing it
+    runs, so only the functions of the binaries it starts are judged there.
 
     ## Why is this bad?
     ``NCCL_ALGO`` restricts the algorithms NCCL's tuner may pick (``src/graph/tuning.cc``); a
@@ -406,6 +428,9 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         if setting.name != "NCCL_ALGO" or setting.dynamic:
             continue
         multi, single = stranded_everywhere(setting.value, ctx.nccl_version)
+        run = functions_run(doc)
+        if run is not None:  # the file runs only nccl-tests: only the functions it runs can fail
+            multi, single = [f for f in multi if f in run], [f for f in single if f in run]
         if not (multi or single):
             continue
         parts = []
