@@ -171,3 +171,10 @@ def test_per_job_algo_in_a_job_that_runs_only_that_collective():
     training = "#!/bin/bash\nexport NCCL_ALGO=Tree\ntorchrun train.py\n"
     assert (2, "NCCL029", "error") in found(training, "run.sh")
     assert (1, "NCCL029", "error") in found("NCCL_ALGO=Tree\n", "nccl.conf")  # every program reads it
+
+
+def test_google_network_plugin_variables_have_a_reader():
+    # GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/README.md, google/nccl-fastsocket
+    env = ("NCCL_FASTRAK_CTRL_DEV=eth0\nNCCL_GPUDIRECTTCPX_SOCKET_IFNAME=eth1\nNCCL_DYNAMIC_CHUNK_SIZE=524288\n"
+           "NCCL_TUNER_CONFIG_PATH=/usr/local/tcpxo/lib64/a3plus_tuner_config.textproto\nNCCL_FASTRAKK_IFNAME=eth1\n")
+    assert [(line, code) for line, code, _ in found(env, "job.env") if code == "NCCL010"] == [(5, "NCCL010")]

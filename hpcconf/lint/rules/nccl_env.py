@@ -63,7 +63,10 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service); a name the file's own script expands
     (``cp libnccl-net.so $NCCL_INSTALL_DIR/``); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
     Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
-    ``src/ib_plugin.c``) and ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl.
+    ``src/ib_plugin.c``), ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl, Google's fastsocket plugin
+    (``NCCL_DYNAMIC_CHUNK_SIZE``... in google/nccl-fastsocket ``net_fastsocket.cc``) and Google's
+    GPUDirect-TCPX/TCPXO plugins (``NCCL_GPUDIRECTTCPX_*``, ``NCCL_FASTRAK_*``, their tuner's
+    ``NCCL_TUNER_CONFIG_PATH``; GoogleCloudPlatform/container-engine-accelerators ``gpudirect-tcpx*``).
 
     ## Example
     ```text
