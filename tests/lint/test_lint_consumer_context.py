@@ -178,3 +178,11 @@ def test_google_network_plugin_variables_have_a_reader():
     env = ("NCCL_FASTRAK_CTRL_DEV=eth0\nNCCL_GPUDIRECTTCPX_SOCKET_IFNAME=eth1\nNCCL_DYNAMIC_CHUNK_SIZE=524288\n"
            "NCCL_TUNER_CONFIG_PATH=/usr/local/tcpxo/lib64/a3plus_tuner_config.textproto\nNCCL_FASTRAKK_IFNAME=eth1\n")
     assert [(line, code) for line, code, _ in found(env, "job.env") if code == "NCCL010"] == [(5, "NCCL010")]
+
+
+def test_rccl_only_names_where_the_file_shows_amd_gpus():
+    name = "NCCL_NCHANNELS_PER_PEER"  # RCCL's, not NCCL's (ROCm/rccl src/include/param ...)
+    amd = f"#!/bin/bash\nexport {name}=32\nexport HIP_VISIBLE_DEVICES=0,1\nmpirun -np 2 ./rccl-tests/build/all_reduce_perf\n"
+    assert "NCCL010" not in codes(amd, "run.sh")
+    unknown = f"#!/bin/bash\nexport {name}=32\nmpirun -np 2 ./all_reduce_perf\n"
+    assert (2, "NCCL010", "info") in found(unknown, "run.sh")

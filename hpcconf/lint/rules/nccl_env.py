@@ -39,6 +39,10 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names.
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?\b|HIP_VISIBLE_DEVICES|HSA_", re.IGNORECASE)
+
+
 @rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS)
 def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An ``NCCL_*`` variable that the target NCCL version does not read (typo, removed or renamed).
@@ -55,6 +59,8 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
     read across NCCL 2.3.5 to 2.30.7 (NVIDIA/nccl ``src/`` at every v2.x tag).
 
+    A name only RCCL reads is left alone where the file shows AMD GPUs (``amd.com/gpu``, a ROCm image,
+    rccl-tests) or ``--sku`` is an AMD size, and is info where nothing says which GPUs run it.
     Names NCCL does not read but another consumer does are left alone (``hpcconf/data/env_consumers.tsv``,
     each with its source): PyTorch's ``NCCL_ASYNC_ERROR_HANDLING``, ``NCCL_BLOCKING_WAIT``,
     ``NCCL_DESYNC_DEBUG``, ``NCCL_ENABLE_TIMING`` (ProcessGroupNCCL.hpp reads them as fallbacks of its
@@ -87,8 +93,14 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
                 or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines):
             continue
-        if ctx.collective == "rccl" and rocm.reads(setting.name):
-            continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
+        if rocm.reads(setting.name) and ctx.collective != "nccl":
+            if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
+                continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
+            yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: on "
+                                            "NVIDIA GPUs the setting does nothing; the file does not say which",
+                              hint="set --sku to decide", column=setting.column,
+                              end_column=setting.column + len(setting.name), severity=Severity.INFO)
+            continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"
