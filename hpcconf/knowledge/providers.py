@@ -28,6 +28,9 @@ class Provider:
     device_resources: tuple[str, ...]
     socket_ifnames: tuple[str, ...]
     signals: tuple[str, ...]
+    refines: str = ""
+    socket_exclude: tuple[str, ...] = ()
+    socket_exclude_source: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +38,9 @@ def providers() -> dict[str, Provider]:
     data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))["providers"]
     return {name: Provider(name, entry["title"], entry.get("pod_memlock"), entry.get("pod_memlock_source", ""),
                            tuple(entry.get("fabrics") or ()), tuple(entry.get("device_resources") or ()),
-                           tuple(entry.get("socket_ifnames") or ()), tuple(entry.get("signals") or ()))
+                           tuple(entry.get("socket_ifnames") or ()), tuple(entry.get("signals") or ()),
+                           entry.get("refines", ""), tuple(entry.get("socket_exclude") or ()),
+                           entry.get("socket_exclude_source", ""))
             for name, entry in data.items()}
 
 
@@ -50,6 +55,10 @@ def lookup(name: str) -> Provider | None:
 def detect(text: str) -> Provider | None:
     """The provider whose signal the file's text carries (the first in the table's order), or None.
 
-    Only one provider's signals may appear: a file naming two (a multi-cloud example) is left unknown."""
-    found = [p for p in providers().values() if any(signal in text for signal in p.signals)]
+    Signals match case-insensitively. Only one provider's signals may appear (a profile and the one it
+    refines count as one: the narrower wins); a file naming two (a multi-cloud example) is left unknown."""
+    lowered = text.lower()
+    found = [p for p in providers().values() if any(signal.lower() in lowered for signal in p.signals)]
+    refined = {p.refines for p in found if p.refines}
+    found = [p for p in found if p.name not in refined]
     return found[0] if len(found) == 1 else None

@@ -809,3 +809,53 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
         yield _setting_finding(doc, setting, f"{setting.name}={path}: nothing in this Dockerfile puts that file in "
                                              f"the image, and its base {base} ships no NCCL plugin: NCCL runs without it",
                                hint="build or COPY the plugin there, or fix the path")
+
+
+# --------------------------------------------------------------------------- NCCL062
+
+@rule(code="NCCL062", name="nccl-socket-ifname-platform-interface", severity=Severity.WARNING, kinds=SETTING_KINDS,
+      since="0.3.0")
+def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_SOCKET_IFNAME`` excludes interfaces, but not the one the platform's nodes have and NCCL must not use.
+
+    ## What it catches
+    An exclusion list (``NCCL_SOCKET_IFNAME=^lo,docker0``) on a platform whose provider profile
+    (``hpcconf/data/providers.yaml``: ``--provider``, per-path settings, or the file's signals) names
+    interfaces to keep out of NCCL's socket transport, that leaves one of them in: SageMaker HyperPod's
+    ``veth_def_agent``.
+
+    ## Why is this bad?
+    With an exclusion list NCCL may use every other interface for its bootstrap and socket transport
+    (NCCL environment-variables page, ``NCCL_SOCKET_IFNAME``). HyperPod nodes carry ``veth_def_agent``
+    besides the EFA and ENA interfaces; aws/sagemaker-hyperpod-recipes changed its generated
+    ``^lo,docker0`` to ``^lo,docker0,veth_def_agent`` for P5 HyperPod Slurm clusters (commit abc28a9, #182,
+    "fix fetch efa info fail when using p5 hyperpod slurm"). A warning: the platform's own fix says the
+    job goes wrong without it; no measurement says how.
+
+    ## Example
+    ```bash
+    #SBATCH --job-name=sagemaker-llama-8b
+    export NCCL_SOCKET_IFNAME=^lo,docker0
+    ```
+
+    ## Fix
+    ``NCCL_SOCKET_IFNAME=^lo,docker0,veth_def_agent``.
+    """
+    from ...knowledge.grammars import parse_if_list
+
+    provider = ctx.provider_for(doc.text)
+    if provider is None or not provider.socket_exclude:
+        return
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_SOCKET_IFNAME" or setting.dynamic or not setting.value.strip():
+            continue
+        parsed = parse_if_list(setting.value.strip())
+        if not parsed.exclude:
+            continue
+        left = [name for name in provider.socket_exclude
+                if not any((name == e.name) if parsed.exact else name.startswith(e.name) for e in parsed.entries)]
+        if left:
+            yield _setting_finding(doc, setting, f"NCCL_SOCKET_IFNAME={setting.value.strip()} leaves {', '.join(left)} "
+                                                 f"to NCCL on {provider.title}, an interface its nodes have that NCCL "
+                                                 "must not use", hint=f"add {','.join(left)} to the exclusion list "
+                                                                      f"({provider.socket_exclude_source})")
