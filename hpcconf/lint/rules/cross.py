@@ -243,7 +243,7 @@ def _image_files(docs: DocumentSet) -> list[tuple[Document, set[str], set[str]]]
     return out
 
 
-@rule(code="XA003", name="topo-file-not-in-image", severity=Severity.ERROR,
+@rule(code="XA003", name="topo-file-not-in-image", severity=Severity.WARNING,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.DOCKERFILE), scope="set")
 @per_deployment
 def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -330,7 +330,7 @@ def _az_version(ctx: LintContext) -> Optional[str]:
     return ctx.cluster.versions.az_cli if ctx.cluster is not None and ctx.cluster.versions.az_cli else None
 
 
-@rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.ERROR, kinds=(Kind.SHELL_SCRIPT,))
+@rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.WARNING, kinds=(Kind.SHELL_SCRIPT,))
 def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The AKS GPU-driver opt-out is misspelt, or spelt for another az CLI version.
 
@@ -575,7 +575,7 @@ def _gpu_pools_without_opt_out(doc: Document) -> Iterator[tuple[int, str]]:
         yield line, value
 
 
-@rule(code="XA007", name="aks-driver-and-operator-driver", severity=Severity.ERROR,
+@rule(code="XA007", name="aks-driver-and-operator-driver", severity=Severity.WARNING,
       kinds=(Kind.SHELL_SCRIPT, Kind.HELM_GPU_OPERATOR), scope="set")
 @per_deployment
 def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:

@@ -29,7 +29,7 @@ def _path(dotted: str) -> tuple:
 
 # --------------------------------------------------------------------------- HELM001
 
-@rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.ERROR,
+@rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.WARNING,
       kinds=tuple(HELM_KINDS))
 def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A values key the chart version does not have (a typo, or a key of another version); helm ignores it.

@@ -397,8 +397,8 @@ _OTHER_PROGRAM = re.compile(r"\bpython\d?\b|\.py\b|torchrun|deepspeed|accelerate
 def functions_run(doc: Document) -> set[str] | None:
     """The NCCL functions a script or job runs when all it runs is nccl-tests; None when it runs anything
     else, or is a file (nccl.conf, env file, image ENV) whose settings reach every program."""
-    if doc.kind in (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.DOCKERFILE):
-        return None
+    if doc.kind in (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.DOCKERFILE) or doc.artifact is not None:
+        return None  # a compiled artifact carries the spec's cluster-wide nccl_env: every workload gets it
     binaries = _NCCL_TESTS_BINARY.findall(doc.text)
     if not binaries or _OTHER_PROGRAM.search(doc.text):
         return None

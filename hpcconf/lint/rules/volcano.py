@@ -281,9 +281,10 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         expected = replicas * gpus
         np = quantity(call.np)
         if np is not None and np != expected:
+            # more ranks than GPUs cannot run (Duplicate GPU detected); fewer run with GPUs idle
             yield at_text(doc, path + ("command",), call.tokens["np"],
                           f"mpirun -np {np}, but task '{task.get('name')}' has {replicas} pods x {gpus} GPUs = {expected}",
-                          hint=f"use -np {expected}")
+                          hint=f"use -np {expected}", severity=None if np > expected else Severity.WARNING)
         for key, label in (("npernode", "-npernode"), ("ppr", "--map-by ppr:N:node")):
             per_node = quantity(getattr(call, key))
             if per_node is not None and per_node != gpus:
