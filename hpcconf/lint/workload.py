@@ -34,7 +34,7 @@ _NO_IB_NAME = re.compile(r"(?:^|[^a-z])(?:no[-_]?ib|noib|tcp|socket|ethernet)(?:
 def no_ib_intent(doc: Document) -> str:
     """Why the file says it runs without InfiniBand ("" when it does not): NCCL_IB_DISABLE=1, NCCL_NET=Socket,
     a name that says so (``...-noib-...``), or pods that are handed no RDMA device (no RDMA resource, no
-    network attachment, not privileged, no /dev/infiniband mount)."""
+    network attachment, not privileged, no /dev/infiniband mount) while they request GPUs."""
     settings = {s.name: s.value.strip() for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()}
     if settings.get("NCCL_IB_DISABLE") == "1":
         return "NCCL_IB_DISABLE=1"
@@ -44,11 +44,12 @@ def no_ib_intent(doc: Document) -> str:
         return f"the file name {posixpath.basename(doc.path)!r}"
     if doc.yaml is None:
         return ""
-    from ..parsers.k8s import NETWORKS_ANNOTATION, pods, rdma_resources
+    from ..parsers.k8s import NETWORKS_ANNOTATION, gpu_count, pods, rdma_resources
 
     pod_list = list(pods(doc))
     if not pod_list:
         return ""
+    gpu_pods = 0
     for pod in pod_list:
         if pod.annotations.get(NETWORKS_ANNOTATION) or "/dev/infiniband" in str(pod.spec.get("volumes")):
             return ""
@@ -57,4 +58,6 @@ def no_ib_intent(doc: Document) -> str:
             privileged = isinstance(security, dict) and security.get("privileged") is True
             if rdma_resources(container) or privileged:
                 return ""
-    return "its pods are given no RDMA device"
+            gpu_pods += bool(gpu_count(container))
+    # only GPU pods say where the work runs: a launcher alone (or a fragment) says nothing about the fabric
+    return "its GPU pods are given no RDMA device" if gpu_pods else ""

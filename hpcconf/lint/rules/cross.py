@@ -74,6 +74,10 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     the pods stay Pending forever ("Insufficient nvidia.com/mlnxnics") and the HostDeviceNetwork's
     NAD points at a resource nobody allocates.
 
+    ## Severity
+    Error: the pods request a resource no node advertises and stay Pending forever ("Insufficient ...",
+    kube-scheduler).
+
     ## Example
     ```yaml
     # network-operator values            # job worker
@@ -150,6 +154,10 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
     ``rdmaSharedDevicePlugin`` linted with the pod) is not counted: one unit gives the pod every RDMA
     device of the resource, whatever number of macvlan/ipoib attachments it has
     (Mellanox/k8s-rdma-shared-dev-plugin README: "rdmaHcaMax ... number of pods that can share").
+
+    ## Severity
+    Warning: exclusive devices (SR-IOV VFs) left outside the pod cost HCAs and busbw; extra attachments
+    fail CNI ADD. Shared RDMA resources are not counted.
 
     ## Example
     ```yaml
@@ -261,6 +269,10 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     jingchaozhang.github.io, 2023). The published NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` and point the job at ``/workspace/ndv4-topo.xml``, which
     holds only while the base image's WORKDIR is ``/workspace``.
 
+    ## Severity
+    Warning: NCCL treats a missing topology file as "detect it yourself" (INFO only,
+    `src/graph/topo.cc`); the job runs without the file's correction (up to 4x busbw on NC A100 v4).
+
     ## Example
     ```text
     Dockerfile:  COPY ndv4-topo.xml /opt/nccl/ndv4-topo.xml
@@ -349,6 +361,10 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925). The az CLI version
     comes from the spec, or from an ``AZ_CLI_VERSION=`` line in the script (hpcconf writes one).
 
+    ## Severity
+    Warning: AKS keeps its own driver and the gpu-operator's driver settings are silently ignored
+    (NVIDIA/gpu-operator#525): the job runs, without the driver version and GPUDirect RDMA asked for.
+
     ## Example
     ```bash
     az aks nodepool add ... --node-vm-size Standard_ND96amsr_A100_v4 --tags SkipGPUDriverInstallation=true
@@ -410,6 +426,10 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
     find a network-attachment-definition" (Multus). Jingchaozhang.github.io's NDm A100 v4 AKS
     walkthrough (2023) uses ``default`` for both.
 
+    ## Severity
+    Error: Multus resolves the bare name in the pod's namespace and the pod fails to start ("cannot find
+    a network-attachment-definition").
+
     ## Example
     ```yaml
     # HostDeviceNetwork: spec.networkNamespace: default
@@ -461,6 +481,10 @@ def ipam_pool_undefined(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnos
     ## Why is this bad?
     The nv-ipam CNI plugin finds no pool of that name and fails the pod's network setup; the pod
     stays in ContainerCreating ("failed to allocate IP", Mellanox/nvidia-k8s-ipam).
+
+    ## Severity
+    Error: nv-ipam finds no pool of that name and the pod stays in ContainerCreating
+    (Mellanox/nvidia-k8s-ipam).
 
     ## Example
     ```yaml
@@ -515,6 +539,10 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
     them), and without the binding the launcher's ``kubectl get/wait pod`` init container is
     forbidden and waits forever. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) creates ``mpi-worker-view`` and binds it to ``view`` in
     ``default`` for exactly this init container.
+
+    ## Severity
+    Error: pods referencing a missing ServiceAccount are never created (the ServiceAccount admission
+    controller).
 
     ## Example
     ```yaml
@@ -592,6 +620,10 @@ def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Itera
     RDMA via nvidia-peermem) are silently ignored (NVIDIA/gpu-operator#525). The
     job then runs on whatever driver AKS chose, without GPUDirect RDMA. Azure also warns that removing
     the operator from such a pool breaks containerd's config.
+
+    ## Severity
+    Warning: the operator's driver cannot override the host's (NVIDIA/gpu-operator#525); the job runs on
+    AKS's driver without GPUDirect RDMA.
 
     ## Example
     ```bash

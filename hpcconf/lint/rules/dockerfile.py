@@ -85,6 +85,10 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Those
     walkthroughs (jingchaozhang.github.io and the Azure HPC blog) pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
 
+    ## Severity
+    Warning: the build works, but every rebuild may bring another NCCL/CUDA/MPI, so the busbw measured
+    and the version-specific settings stop holding (Docker resolves `latest` at build time).
+
     ## Example
     ```dockerfile
     FROM nvcr.io/nvidia/pytorch:latest
@@ -131,6 +135,9 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node;
     removing them in a later ``RUN`` does not shrink the image (hadolint DL3009).
 
+    ## Severity
+    Info: nothing fails and nothing on the GPU nodes runs slower; the image is larger (hadolint DL3009).
+
     ## Example
     ```dockerfile
     RUN apt-get update && apt-get -y install infiniband-diags
@@ -168,6 +175,10 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     packages. Docker's Dockerfile best practices therefore put update and install in one ``RUN``
     ("cache busting"); the published 2023 NDm A100 v4 AKS walkthroughs start with ``RUN apt update`` on its own.
 
+    ## Severity
+    Warning: Docker's layer cache serves the old lists to a later install, which then fails with 404s or
+    installs outdated packages (Docker's Dockerfile best practices, "cache busting").
+
     ## Example
     ```dockerfile
     RUN apt update
@@ -199,6 +210,9 @@ def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     change behaviour between releases (hadolint DL3027). It is info: the build works today (apt(8)
     only prints the warning); nothing is lost on the platform until a release changes the CLI. The published 2023 NDm A100 v4 AKS walkthroughs
     run ``RUN apt update``.
+
+    ## Severity
+    Info: apt(8) only warns that its CLI is not stable in scripts; the build works today.
 
     ## Example
     ```dockerfile
@@ -238,6 +252,10 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     was meant to give. The published 2023 NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` without ``WORKDIR`` and rely on
     every job passing ``-x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml``, which holds only while the
     NGC base image keeps ``WORKDIR /workspace``.
+
+    ## Severity
+    Warning: NCCL ignores a missing topology file with an INFO line and detects the topology itself
+    (NVIDIA/nccl `src/graph/topo.cc`); the job runs without the tuning the file gives.
 
     ## Example
     ```dockerfile
@@ -303,6 +321,9 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     (e.g. ~189 GB/s on two NDm A100 v4 nodes, jingchaozhang.github.io 2023; ~460 GB/s on
     2x8 H100, Crusoe's Slurm NCCL guide). Without
     the binaries in the image the check is skipped or done with another image than the workload's.
+
+    ## Severity
+    Info: advice; the image works, it only cannot check the cluster's busbw itself.
 
     ## Example
     ```dockerfile

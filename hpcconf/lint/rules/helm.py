@@ -55,6 +55,10 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     chart deploy no OFED driver, no device plugin and no secondary network, and the job's IB resource never
     appears (Mellanox/network-operator ``deployment/network-operator/values.yaml`` per tag).
 
+    ## Severity
+    Warning: helm accepts unknown keys (none of these charts ships a values schema that rejects them),
+    so the install succeeds and the setting does nothing; what is lost depends on the key.
+
     ## Example
     ```yaml
     # network-operator 26.4.1
@@ -140,6 +144,10 @@ def chart_version_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     older or newer charts read passes unseen. An unpinned ``helm upgrade -i`` installs whatever is newest
     on the day.
 
+    ## Severity
+    Info: the keys can only be judged against the union of the versions hpcconf read; nothing is claimed
+    about this file.
+
     ## Example
     ```yaml
     # gpu-operator-values.yaml, installed with `helm upgrade -i gpu-operator nvidia/gpu-operator -f ...`
@@ -204,6 +212,10 @@ def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterato
     network-operator's OFED driver and never becomes ready without it (gpu-operator values note).
     The published 2023 NDm A100 v4 AKS walkthroughs pair ``driver.rdma.enabled=true`` with ``ofedDriver.deploy=true``.
 
+    ## Severity
+    Error: the gpu-operator driver pod waits for the MOFED driver and never becomes ready (gpu-operator
+    values note on `driver.rdma`), so no GPU job can start on the node.
+
     ## Example
     ```yaml
     # gpu-operator values          # network-operator 23.4.0 values
@@ -249,6 +261,10 @@ def nfd_labels_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ``deviceClassWhitelist [02,03,0200,0207]`` and ``deviceLabelFields [vendor]`` for this reason.
     (The network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the
     label instead; then this warning can be ignored.)
+
+    ## Severity
+    Warning: the operator deploys nothing on the nodes it cannot select and reports no error (node-
+    feature-discovery `source/pci/pci.go` label format); the RDMA stack is missing.
 
     ## Example
     ```yaml
@@ -317,6 +333,11 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     match. Both operators default ``nfd.enabled: true``; the 2023 NDm A100 v4 AKS walkthroughs and Azure's AKS guide set it
     ``false`` when NFD is installed separately ("Network Operator already deploys NFD", Azure/aks-rdma-infiniband).
 
+    ## Severity
+    Error: two NFD masters label the same nodes with different configurations; the labels flap and the
+    operators' selectors match or not at random (node-feature-discovery deployment docs: one instance
+    per cluster).
+
     ## Example
     ```yaml
     # gpu-operator values, next to nfd-values.yaml
@@ -363,6 +384,10 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     VF (and the node loses its primary network). jingchaozhang.github.io's walkthrough (2023) selects
     ``linkTypes: [infiniband]``, the Azure HPC blog's (2023) ``devices: [101c]``, Azure's reference
     (Azure/aks-rdma-infiniband) ``vendors + linkTypes``.
+
+    ## Severity
+    Warning: the SR-IOV device plugin puts the Ethernet VF into the IB resource (sriov-network-device-
+    plugin selectors), so a pod can be handed a device that is not on the fabric.
 
     ## Example
     ```yaml

@@ -48,6 +48,10 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
     (k8s ``pkg/apis/core/validation/validation.go``). In a Volcano job the
     job is accepted but its pods are never created, so the gang never starts.
 
+    ## Severity
+    Error: the API server rejects the pod ("Limit must be set for non overcommitable resources",
+    Kubernetes `pkg/apis/core/validation/validation.go`).
+
     ## Example
     ```yaml
     resources:
@@ -97,6 +101,11 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     node's: CoreWeave's nodes raise it (none of the 16 ``rdma/ib`` jobs in coreweave/nccl-tests adds
     ``IPC_LOCK``, and the README's published results come from them), so the finding is a promise only
     where the profile says the limit is small.
+
+    ## Severity
+    Warning where the provider profile says unprivileged pods get a small memlock limit (ibverbs
+    registration fails; Azure AKS InfiniBand guide); info where the provider is unknown; nothing where
+    the nodes raise the limit (CoreWeave).
 
     ## Example
     ```yaml
@@ -191,6 +200,11 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     while creating shared memory segment" or falls back to slower paths (NCCL troubleshooting docs:
     raise the shm size in containers). The severity is that promise: it holds only where NCCL runs.
 
+    ## Severity
+    Warning where the file shows a collective: NCCL's shared-memory segments do not fit the runtime's 64
+    MiB /dev/shm ("Error while creating shared memory segment", NCCL troubleshooting docs); info where
+    nothing shows NCCL runs.
+
     ## Example
     ```yaml
     command: ["torchrun", "--nproc-per-node=8", "train.py"]
@@ -245,6 +259,10 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
     splices it verbatim into the NetworkAttachmentDefinition it renders (``"ipam": <spec.ipam>``,
     Mellanox/network-operator ``pkg/state/state_hostdevice_network.go``), and the pods then fail at
     CNI ADD with a JSON or IPAM error, long after the manifest was "applied".
+
+    ## Severity
+    Error: the network-operator splices `ipam` into the NetworkAttachmentDefinition verbatim and CNI ADD
+    fails (Mellanox/network-operator `pkg/state/state_hostdevice_network.go`): the pod never starts.
 
     ## Example
     ```yaml
@@ -328,6 +346,10 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
     no usable ``PATH``; ``NCCL_TOPO_FILE=$TOPO_DIR/topo.xml`` names a file that does not exist, which
     NCCL ignores with an INFO line only. A shell in ``command`` does not re-expand the value either.
 
+    ## Severity
+    Warning: Kubernetes expands only `$(VAR)` (kubernetes.io, "Define dependent environment variables");
+    the literal text reaches the process and the setting does not say what it means.
+
     ## Example
     ```yaml
     env:
@@ -402,6 +424,11 @@ def fabric_without_device_resource(doc: Document, ctx: LintContext) -> Iterator[
     ``/dev/infiniband/*``). Without them ``ibv_get_device_list`` finds nothing: NCCL's IB transport
     and aws-ofi-nccl's EFA provider do not initialise, and NCCL falls back to TCP sockets (or fails,
     when ``NCCL_NET`` forces the fabric). The job runs at a fraction of the fabric's bandwidth.
+
+    ## Severity
+    Warning: without the device plugin's devices NCCL's IB transport / aws-ofi-nccl do not initialise
+    and NCCL uses TCP sockets (kubelet device manager); the job runs at a fraction of the fabric's
+    bandwidth.
 
     ## Example
     ```yaml

@@ -99,6 +99,10 @@ def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     (rapidsai/ucx-py#311) sets ``UCX_TLS=tcp,cuda_copy,sockcm,rc`` for ND40rs_v2. A list where nothing is usable makes
     UCX fail to initialise.
 
+    ## Severity
+    Warning: UCX drops unknown transports silently (`ucp_context.c`, warns only with
+    UCX_WARN_INVALID_CONFIG=y); the job runs without the transport asked for.
+
     ## Example
     ```text
     export UCX_TLS=tcp,cuda_copy,sockcm,rc
@@ -156,6 +160,10 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     the data over InfiniBand itself, so ``UCX_TLS=tcp`` is a common, harmless bootstrap setting
     (Azure's ND A100 v4 health checks use it).
 
+    ## Severity
+    Warning: MPI traffic crosses the Ethernet or host memory instead of IB / NVLink (measured on
+    ND40rs_v2 in rapidsai/ucx-py#311: 0.4 vs 26 GB/s).
+
     ## Example
     ```text
     # --sku ND40rs_v2
@@ -211,6 +219,10 @@ def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     fall back to what remains). Pinning UCX to an Ethernet HCA sends MPI traffic over the
     front-end network instead of InfiniBand.
 
+    ## Severity
+    Warning: UCX drops device names that match nothing; traffic falls back to what remains (UCX
+    `ucp_context.c`).
+
     ## Example
     ```text
     export UCX_NET_DEVICES=mlx5_0
@@ -261,6 +273,10 @@ def ucx_sockaddr_sockcm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ``UCX_SOCKADDR_TLS_PRIORITY=sockcm``: on a current UCX that names no connection manager, so
     client/server (listener) connections such as UCX-Py's find none to use.
 
+    ## Severity
+    Warning: sockcm was removed in UCX 1.11 (openucx/ucx bfdd70e8); client/server connections have no
+    connection manager listed.
+
     ## Example
     ```text
     export UCX_SOCKADDR_TLS_PRIORITY=sockcm
@@ -306,6 +322,10 @@ def ucc_tune_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``ucc_coll_score.c``). JSC's X-Dev blog ("MPI as API", 2023) routes MPI allreduce to NCCL with ``UCC_TL_NCCL_TUNE=allreduce:cuda:inf``;
     a slip such as ``allreduce:cuda:inf:inf`` or ``all_reduce:cuda:inf`` breaks it.
 
+    ## Severity
+    Error: UCC returns UCC_ERR_INVALID_PARAM on a malformed tune string (openucx/ucc
+    `ucc_coll_score.c`); the team layer fails to initialise.
+
     ## Example
     ```text
     export UCC_TL_NCCL_TUNE=all_reduce:cuda:inf
@@ -337,6 +357,10 @@ def ompi_coll_mca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     so a recipe that relies on ``coll_hcoll_enable=0`` to steer collectives does nothing.
     Azure's NCCL tests pass ``coll_hcoll_enable 0`` for the Open MPI 4.x/5.x of their images
     (Azure/azhpc-images tests).
+
+    ## Severity
+    Warning: a removed component's variables are only warned about by Open MPI (open-mpi/ompi PR
+    #13480); the collective choice the recipe relies on does not happen.
 
     ## Example
     ```text
@@ -370,6 +394,9 @@ def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ``OMPI_MCA_coll_ucc_enable=1`` and ``OMPI_MCA_coll_ucc_priority=100``, and measured UCC+NCCL
     allreduce 65x faster than plain Open MPI. coll/ucc exists in Open MPI 5.0 and, on the 4.1
     series, from 4.1.4 (PR #10171; the X-Dev blog used 4.1.4).
+
+    ## Severity
+    Warning: Open MPI ships coll/ucc disabled (open-mpi/ompi PR #9009); the UCC tuning never applies.
 
     ## Example
     ```text
@@ -451,6 +478,11 @@ def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``src/common.cu``): more ranks than GPUs select devices that do not exist or the same GPU twice,
     and NCCL refuses two ranks on one device ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``);
     fewer leave GPUs and their NICs out of the measurement, so busbw is not the cluster's.
+
+    ## Severity
+    Error when -np exceeds the hostfile's slots (Open MPI refuses: "There are not enough slots
+    available", open-mpi/ompi#3133) or nccl-tests ranks exceed the GPUs (NCCL: "Duplicate GPU detected",
+    `src/init.cc`); warning when GPUs are left out of the run.
 
     ## Example
     ```yaml
@@ -566,6 +598,10 @@ def srun_tasks_exceed_gpus(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     GPUs select a device that does not exist ("invalid device ordinal") or the same GPU twice, which
     NCCL refuses ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``): the job cannot run. Fewer
     leave GPUs and their NICs out, so the busbw measured is not the nodes'.
+
+    ## Severity
+    Error when tasks x GPUs per rank exceed the node's GPUs (invalid device ordinal / NCCL "Duplicate
+    GPU detected"); warning when GPUs are left out.
 
     ## Example
     ```bash

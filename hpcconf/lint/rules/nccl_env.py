@@ -74,6 +74,10 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     GPUDirect-TCPX/TCPXO plugins (``NCCL_GPUDIRECTTCPX_*``, ``NCCL_FASTRAK_*``, their tuner's
     ``NCCL_TUNER_CONFIG_PATH``; GoogleCloudPlatform/container-engine-accelerators ``gpudirect-tcpx*``).
 
+    ## Severity
+    Warning: NCCL ignores names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`);
+    the setting does nothing. Info for RCCL-only names where the file does not say which GPUs run it.
+
     ## Example
     ```text
     NCCL_IB_HCAS=mlx5_ib0
@@ -147,6 +151,10 @@ def algo_proto_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``NCCL_ALGO=CollNet`` and ``NCCL_ALGO=allreduce:ring;tree``. Before 2.24 the bad token was
     silently ignored, so the setting did nothing (reported as a warning for those versions).
 
+    ## Severity
+    Error from NCCL 2.24: `tuning.cc` rejects the value with ncclInvalidUsage and every communicator
+    init fails (measured, NCCL 2.28.9); warning before 2.24, where the token is ignored.
+
     ## Example
     ```text
     NCCL_ALGO=CollNet
@@ -182,6 +190,11 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     VF) because NCCL would otherwise try it as an IB rail (Azure/azurehpc-health-checks
     ``conf/nd96isr_h200_v5.conf``). An exclusion that matches nothing (``NCCL_IB_HCA=^m1x5_0``,
     found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
+
+    ## Severity
+    Error when the value does not parse (NCCL refuses the list); warning when names match no RDMA device
+    or the exclusion misses the VM's non-IB device: NCCL drops them silently and falls back or keeps the
+    wrong rail.
 
     ## Example
     ```text
@@ -303,7 +316,7 @@ def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
                               end_column=column + len(entry.name), severity=Severity.WARNING)
 
 
-@rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
+@rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.WARNING, kinds=SETTING_KINDS)
 def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``NCCL_P2P_LEVEL`` or ``NCCL_NET_GDR_LEVEL`` is not a path type the NCCL version knows.
 
@@ -316,6 +329,10 @@ def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     level and the setting that was meant to enable (or forbid) P2P or GPUDirect RDMA does not
     take effect, e.g. the ``NCCL_P2P_LEVEL=SYS`` workaround that brought an NVLink pair from
     24.3 to 105.5 GB/s (NCCL 2.28.9 on 2 x H200).
+
+    ## Severity
+    Warning: `paths.cc` takes an unknown name as an unknown level; NCCL starts and the P2P or GPUDirect
+    setting meant does not take effect (24.3 vs 105.5 GB/s on an H200 NVLink pair, NCCL 2.28.9).
 
     ## Example
     ```text
@@ -344,6 +361,10 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     failed every all_reduce with ``no algorithm/protocol available for function AllReduce ...
     NCCL_ALGO was set to NVLSTree`` (docs/acceptance/nccl-h200-x2.json). Crusoe's 8xH100
     ``NCCL_ALGO=NVLSTree`` is right there and breaks every job on ND A100 v4.
+
+    ## Severity
+    Error: with NVLS the only algorithm left, calls fail with "no algorithm/protocol available" on VMs
+    without NVLink SHARP (`src/graph/tuning.cc`).
 
     ## Example
     ```text
@@ -429,6 +450,10 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     node; a global ``NCCL_ALGO=Tree`` failed all_gather, reduce_scatter and broadcast. Training
     jobs call all of them (FSDP all_gather/reduce_scatter, parameter broadcast at start-up).
 
+    ## Severity
+    Error: every call of a function left with no algorithm fails ("no algorithm/protocol available",
+    `src/graph/tuning.cc`; measured on 2 x H200, NCCL 2.28.9).
+
     ## Example
     ```text
     NCCL_ALGO=NVLSTree
@@ -482,6 +507,10 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
     for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``).
 
+    ## Severity
+    Warning: NCCL reads the value differently from how it looks (its own parsers in
+    `src/misc/socket.cc`, `src/misc/param.cc`); the setting does not do what it says.
+
     ## Example
     ```text
     NCCL_IB_TIMEOUT=22s
@@ -515,6 +544,11 @@ def graph_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     and 225 GB/s without it (4x); NCCL 2.28.9 on an H200 NVLink pair reproduced it: 82.6 vs 326 GB/s. The
     ncv4 graph names 4 GPUs, so on 2-GPU sizes NCCL may also fail ("dev 2 not found"). Azure
     removed it from the smaller sizes in e899015a (2024-05-22).
+
+    ## Severity
+    Error: the graph replaces NCCL's search (`src/graph/search.cc`); on sizes with fewer GPUs than it
+    names NCCL fails ("dev 2 not found"), and where it loads it fixes another machine's channels (57.5
+    vs 225 GB/s on NC48ads_A100_v4).
 
     ## Example
     ```text
@@ -563,6 +597,10 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     NC48ads (24.3 vs 326 GB/s measured with NCCL 2.28.9 on an H200 pair), an ndv4 file on an ND H100 v5 describes other bus
     ids and NUMA nodes, and Crusoe's hypervisor remaps PCI addresses so only Crusoe's file fits
     (Azure/azhpc-images ``topology/``).
+
+    ## Severity
+    Warning: NCCL trusts the topology file over its own detection; a file of another family hides links
+    (24.3 vs 326 GB/s measured on NC48ads with NCCL 2.28.9).
 
     ## Example
     ```text
@@ -650,6 +688,10 @@ def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     not supported on this system"; without it, an NVL72 rack's jobs silently run over InfiniBand.
     cuMem is on by default (-2, auto) since NCCL 2.19; 0 is a leftover of older workarounds.
 
+    ## Severity
+    Error: `checkMNNVL` needs cuMem (NVIDIA/nccl `src/init.cc`): with NCCL_MNNVL_ENABLE=1 every multi-
+    node job fails at init; without it an NVL72 rack's jobs run over InfiniBand instead of NVLink.
+
     ## Example
     ```text
     NCCL_MNNVL_ENABLE=1
@@ -700,6 +742,10 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
     IB, nodes talk over TCP sockets. NCCL honours each variable as documented (NVIDIA NCCL
     environment-variables page; ``src/transport/p2p.cc``, ``src/transport/nvls.cc``, ``src/init.cc``
     MNNVL, ``src/transport/net_ib.cc``), so the job runs, slower: measurable as busbw.
+
+    ## Severity
+    Warning on a VM that has the hardware (NCCL honours the switch and uses the slower path; busbw
+    drops); info where no VM size is known.
 
     ## Example
     ```text
@@ -786,6 +832,10 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
     carries on without it: no aws-ofi-nccl means no EFA (TCP sockets instead), no tuner means NCCL's
     default choices. The job runs, slower than the image was built to run.
 
+    ## Severity
+    Warning: NCCL logs the missing plugin and carries on without it (`src/plugin/net.cc`,
+    `src/plugin/tuner.cc`): no EFA / no tuning, the job runs slower.
+
     ## Example
     ```dockerfile
     FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
@@ -831,6 +881,10 @@ def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterato
     ``^lo,docker0`` to ``^lo,docker0,veth_def_agent`` for P5 HyperPod Slurm clusters (commit abc28a9, #182,
     "fix fetch efa info fail when using p5 hyperpod slurm"). A warning: the platform's own fix says the
     job goes wrong without it; no measurement says how.
+
+    ## Severity
+    Warning: the platform's own fix (aws/sagemaker-hyperpod-recipes abc28a9, #182) says the job goes
+    wrong without the exclusion; no measurement says how.
 
     ## Example
     ```bash
