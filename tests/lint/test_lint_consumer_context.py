@@ -186,3 +186,18 @@ def test_rccl_only_names_where_the_file_shows_amd_gpus():
     assert "NCCL010" not in codes(amd, "run.sh")
     unknown = f"#!/bin/bash\nexport {name}=32\nmpirun -np 2 ./all_reduce_perf\n"
     assert (2, "NCCL010", "info") in found(unknown, "run.sh")
+
+
+def test_provider_from_per_path_settings(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    (tmp_path / ".hpcconf.toml").write_text('[per-path-context."cw/**"]\nprovider = "coreweave"\n')
+    (tmp_path / "cw").mkdir()
+    (tmp_path / "cw" / "job.yaml").write_text(_RDMA_POD.format(selector="pool: gpu"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lint", "cw/job.yaml", "--format", "json", "--fail-level", "info"])
+    assert "K8S002" not in result.stdout, result.stdout
+    result = CliRunner().invoke(app, ["lint", "cw/job.yaml", "--provider", "azure", "--format", "json"])
+    assert '"K8S002"' in result.stdout and '"warning"' in result.stdout
