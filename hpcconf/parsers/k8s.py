@@ -155,13 +155,19 @@ def quantity(value: Any) -> Optional[int]:
         return None
 
 
+# nvidia.com/ resources that are GPUs or slices of them, not network devices: MIG instances (k8s-device-plugin's
+# mixed strategy, nvidia.com/mig-1g.5gb), time-sliced/shared GPUs (nvidia.com/gpu.shared), vGPU, and HAMi's
+# vGPU accounting (nvidia.com/gpucores, nvidia.com/gpumem, nvidia.com/gpumem-percentage).
+_GPU_LIKE = re.compile(r"^nvidia\.com/(?:gpu|mig-|vgpu|gpucores|gpumem)")
+
+
 def rdma_resources(container: dict) -> dict[str, int]:
-    """Requested (or limited) RDMA device units: nvidia.com/<not gpu> and rdma/<name>."""
+    """Requested (or limited) RDMA device units: nvidia.com/<not a GPU or GPU slice> and rdma/<name>."""
     found: dict[str, int] = {}
     for which in ("limits", "requests"):
         for name, value in resources(container, which).items():
             name = str(name)
-            if (name.startswith("nvidia.com/") and not name.startswith(GPU_RESOURCE)) or name.startswith("rdma/"):
+            if (name.startswith("nvidia.com/") and not _GPU_LIKE.match(name)) or name.startswith("rdma/"):
                 count = quantity(value)
                 if count is not None:
                     found.setdefault(name, count)

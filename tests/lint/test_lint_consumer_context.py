@@ -201,3 +201,24 @@ def test_provider_from_per_path_settings(tmp_path, monkeypatch):
     assert "K8S002" not in result.stdout, result.stdout
     result = CliRunner().invoke(app, ["lint", "cw/job.yaml", "--provider", "azure", "--format", "json"])
     assert '"K8S002"' in result.stdout and '"warning"' in result.stdout
+
+
+def test_mig_slices_are_gpus_not_rdma_devices():
+    # NVIDIA/deepops workloads/examples/k8s/gpu-usage/mig-mixed-with-selector.yml
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: gpu-pod\n    image: i\n"
+           "    resources:\n      limits: {nvidia.com/mig-1g.5gb: 1}\n")
+    assert "K8S002" not in codes(pod, "pod.yaml")
+
+
+def test_service_account_judged_only_where_the_namespace_is_managed(tmp_path):
+    # NVIDIA/deepops workloads/services/k8s: dcgm-exporter (namespace monitoring) uses the service account of
+    # the kube-prometheus-stack release; the only ServiceAccount linted beside it lives in kube-system.
+    from hpcconf.lint.engine import lint_paths
+
+    (tmp_path / "sa.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: admin, namespace: kube-system}\n")
+    ds = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: dcgm, namespace: monitoring}\nspec:\n  template:\n"
+          "    spec:\n      serviceAccountName: prom-node-exporter\n      containers: [{name: c, image: i}]\n")
+    (tmp_path / "ds.yaml").write_text(ds)
+    assert "XA006" not in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
+    (tmp_path / "sa2.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: other, namespace: monitoring}\n")
+    assert "XA006" in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}

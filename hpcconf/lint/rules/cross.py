@@ -531,8 +531,9 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
 
     ## What it catches
     A pod's ``serviceAccountName`` (or the deprecated ``serviceAccount``) when ServiceAccount objects
-    are linted too and none has that name in the job's namespace; and (warning) when RoleBindings are
-    linted too and none binds that account in that namespace.
+    of the job's namespace are linted too and none has that name; and (warning) when RoleBindings are
+    linted too and none binds that account in that namespace. Accounts of other names linted only in
+    other namespaces say nothing about the job's (a chart or another tool may create it there).
 
     ## Why is this bad?
     Pods referencing a missing ServiceAccount are never created (the admission controller rejects
@@ -567,7 +568,9 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
             if not account:
                 continue
             path = pod.spec_path + (key,)
-            if accounts and (str(account), namespace) not in accounts:
+            # judged where this namespace's accounts are linted, or the account is linted in another namespace
+            known = any(ns == namespace for _, ns in accounts) or any(name == str(account) for name, _ in accounts)
+            if known and (str(account), namespace) not in accounts:
                 yield doc.at_path(path, f"ServiceAccount '{account}' does not exist in namespace '{namespace}' among "
                                         f"the linted manifests", hint=f"create it in {namespace}")
             elif bindings and not any(_binds(b, str(account), namespace) for b in bindings):
