@@ -222,3 +222,17 @@ def test_service_account_judged_only_where_the_namespace_is_managed(tmp_path):
     assert "XA006" not in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
     (tmp_path / "sa2.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: other, namespace: monitoring}\n")
     assert "XA006" in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
+
+
+def test_binding_judged_only_for_pods_that_call_the_api(tmp_path):
+    from hpcconf.lint.engine import lint_paths
+
+    (tmp_path / "rb.yaml").write_text("apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: b, "
+                                      "namespace: monitoring}\nroleRef: {kind: ClusterRole, name: view, apiGroup: "
+                                      "rbac.authorization.k8s.io}\nsubjects: [{kind: ServiceAccount, name: x}]\n")
+    ds = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: dcgm, namespace: monitoring}\nspec:\n  template:\n"
+          "    spec:\n      serviceAccountName: exporter\n      containers: [{name: c, image: i{command}}]\n")
+    (tmp_path / "ds.yaml").write_text(ds.replace("{command}", ""))
+    assert "XA006" not in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
+    (tmp_path / "ds.yaml").write_text(ds.replace("{command}", ", command: [kubectl, wait, pod]"))
+    assert "XA006" in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}

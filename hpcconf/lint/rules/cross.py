@@ -22,6 +22,7 @@ from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     as_dict,
+    command_text,
     ipam_pool_names,
     mount_holding,
     network_cr,
@@ -532,7 +533,8 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
     ## What it catches
     A pod's ``serviceAccountName`` (or the deprecated ``serviceAccount``) when ServiceAccount objects
     of the job's namespace are linted too and none has that name; and (warning) when RoleBindings are
-    linted too and none binds that account in that namespace. Accounts of other names linted only in
+    linted too and none binds that account in that namespace while the pod calls kubectl (a launcher's
+    ``kubectl get/wait pod``). Accounts of other names linted only in
     other namespaces say nothing about the job's (a chart or another tool may create it there).
 
     ## Why is this bad?
@@ -573,10 +575,15 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
             if known and (str(account), namespace) not in accounts:
                 yield doc.at_path(path, f"ServiceAccount '{account}' does not exist in namespace '{namespace}' among "
                                         f"the linted manifests", hint=f"create it in {namespace}")
-            elif bindings and not any(_binds(b, str(account), namespace) for b in bindings):
+            elif bindings and _runs_kubectl(pod) and not any(_binds(b, str(account), namespace) for b in bindings):
                 yield doc.at_path(path, f"no RoleBinding gives ServiceAccount '{account}' ({namespace}) any role; the "
                                         "launcher's kubectl calls are forbidden", severity=Severity.WARNING,
                                   hint=f"bind it, e.g. to ClusterRole view, in namespace {namespace}")
+
+
+def _runs_kubectl(pod) -> bool:
+    """Whether a container of the pod (init containers too) calls the API with kubectl, as MPI launchers do."""
+    return any("kubectl" in command_text(container) for _, container in pod.containers(init=True))
 
 
 def _binds(binding: Document, account: str, namespace: str) -> bool:
