@@ -236,3 +236,12 @@ def test_binding_judged_only_for_pods_that_call_the_api(tmp_path):
     assert "XA006" not in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
     (tmp_path / "ds.yaml").write_text(ds.replace("{command}", ", command: [kubectl, wait, pod]"))
     assert "XA006" in {f.code for f in lint_paths([str(tmp_path)], LintContext()).findings}
+
+
+def test_a_name_no_consumer_reads_is_info_a_near_miss_a_warning():
+    # nebius/nebius-solution-library soperator/test/mlperf-gpt3 config_common.sh: NCCL_CFG_PATH is read by the
+    # sibling NeMo config (`oc.env:NCCL_CFG_PATH`), a file hpcconf was not given
+    script = "#!/bin/bash\nexport NCCL_CFG_PATH=/workspace/x.yaml\nexport NCCL_IB_HCAS=mlx5_0\n"
+    got = [(line, severity) for line, code, severity in found(script, "start.sh") if code == "NCCL010"]
+    assert got == [(2, "info"), (3, "warning")]
+    assert (1, "NCCL010", "warning") in found("NCCL_TREE_THRESHOLD=0\n", "job.env")  # once read, now removed

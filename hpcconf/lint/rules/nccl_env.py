@@ -75,8 +75,11 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``NCCL_TUNER_CONFIG_PATH``; GoogleCloudPlatform/container-engine-accelerators ``gpudirect-tcpx*``).
 
     ## Severity
-    Warning: NCCL ignores names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`);
-    the setting does nothing. Info for RCCL-only names where the file does not say which GPUs run it.
+    Warning for a name NCCL once read (removed or renamed) or a near-miss of one it reads: NCCL ignores
+    names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`), so the setting meant for
+    NCCL does nothing. Info for a name no NCCL release and no known consumer ever read (it may be a
+    variable of the user's own scripts), and for RCCL-only names where the file does not say which GPUs
+    run it.
 
     ## Example
     ```text
@@ -100,12 +103,23 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         if rocm.reads(setting.name) and ctx.collective != "nccl":
             if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
                 continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
-            yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: on "
-                                            "NVIDIA GPUs the setting does nothing; the file does not say which",
-                              hint="set --sku to decide", column=setting.column,
-                              end_column=setting.column + len(setting.name), severity=Severity.INFO)
-            continue
+            if nccl_env.lookup(setting.name) is None:
+                yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: "
+                                                "on NVIDIA GPUs the setting does nothing; the file does not say which",
+                                  hint="set --sku to decide", column=setting.column,
+                                  end_column=setting.column + len(setting.name), severity=Severity.INFO)
+                continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
+        if not suggestions and nccl_env.lookup(setting.name) is None:
+            # no NCCL release ever read it and it is no near-miss of a name one reads: a variable of the user's
+            # own scripts (read by a file hpcconf was not given) or of a consumer hpcconf does not know
+            yield doc.at_line(setting.line, f"{setting.name} is read by no NCCL release (2.3.5 to "
+                                            f"{nccl_env.newest_version()}) and by no other consumer hpcconf knows: "
+                                            "unless a program of yours reads it, it does nothing",
+                              hint="delete it, or check the name against the NCCL documentation for your version",
+                              column=setting.column, end_column=setting.column + len(setting.name),
+                              severity=Severity.INFO)
+            continue
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"
         yield doc.at_line(setting.line, f"{nccl_env.explain(setting.name, ctx.nccl_version)}: the setting "
