@@ -423,7 +423,9 @@ def fabric_without_device_resource(doc: Document, ctx: LintContext) -> Iterator[
     (kubelet device manager; the RDMA shared device plugin and the EFA device plugin hand out
     ``/dev/infiniband/*``). Without them ``ibv_get_device_list`` finds nothing: NCCL's IB transport
     and aws-ofi-nccl's EFA provider do not initialise, and NCCL falls back to TCP sockets (or fails,
-    when ``NCCL_NET`` forces the fabric). The job runs at a fraction of the fabric's bandwidth.
+    when ``NCCL_NET`` forces the fabric). The job runs at a fraction of the fabric's bandwidth:
+    aws/sagemaker-hyperpod-cli#306 reports exactly this, a PyTorchJob with ``FI_PROVIDER=efa`` generated
+    without ``vpc.amazonaws.com/efa``, "as a consequence the job falls back to TCP".
 
     ## Severity
     Warning: without the device plugin's devices NCCL's IB transport / aws-ofi-nccl do not initialise

@@ -595,8 +595,9 @@ def srun_tasks_exceed_gpus(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ## Why is this bad?
     nccl-tests gives rank ``localRank`` the GPUs from ``localRank x -g`` (NVIDIA/nccl-tests
     ``src/common.cu``); Slurm's tasks on a node all see the node's G allocated GPUs. More tasks than
-    GPUs select a device that does not exist ("invalid device ordinal") or the same GPU twice, which
-    NCCL refuses ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``): the job cannot run. Fewer
+    GPUs select a device that does not exist ("invalid device ordinal", NVIDIA/nccl-tests#2) or the same
+    GPU twice, which NCCL refuses ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``; since 2.5 "not
+    allowed and it will not work", NVIDIA/nccl#418): the job cannot run. Fewer
     leave GPUs and their NICs out, so the busbw measured is not the nodes'.
 
     ## Severity
