@@ -172,7 +172,7 @@ def shm_volumes(pod_spec: dict) -> set[str]:
     return names
 
 
-def runs_collective(doc: Document, pod_spec: dict, container: dict) -> bool:
+def runs_collective(doc: Document, container: dict) -> bool:
     """Whether the file shows this container running a collective library across its GPUs."""
     if isinstance(doc.data, dict) and doc.data.get("kind") in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
         return True
@@ -233,7 +233,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                    for m in mounts):
                 continue
             name = container.get("name", "?")
-            if runs_collective(doc, pod.spec, container):
+            if runs_collective(doc, container):
                 yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
                                                     "/dev/shm; NCCL's shared-memory transport needs more",
                                   hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
