@@ -31,6 +31,7 @@ class Provider:
     refines: str = ""
     socket_exclude: tuple[str, ...] = ()
     socket_exclude_source: str = ""
+    mellanox_ethernet: bool | None = None  # a Mellanox Ethernet function beside the fabric's; None: not known
 
 
 @lru_cache(maxsize=1)
@@ -40,7 +41,7 @@ def providers() -> dict[str, Provider]:
                            tuple(entry.get("fabrics") or ()), tuple(entry.get("device_resources") or ()),
                            tuple(entry.get("socket_ifnames") or ()), tuple(entry.get("signals") or ()),
                            entry.get("refines", ""), tuple(entry.get("socket_exclude") or ()),
-                           entry.get("socket_exclude_source", ""))
+                           entry.get("socket_exclude_source", ""), entry.get("mellanox_ethernet"))
             for name, entry in data.items()}
 
 

@@ -245,3 +245,9 @@ def test_a_name_no_consumer_reads_is_info_a_near_miss_a_warning():
     got = [(line, severity) for line, code, severity in found(script, "start.sh") if code == "NCCL010"]
     assert got == [(2, "info"), (3, "warning")]
     assert (1, "NCCL010", "warning") in found("NCCL_TREE_THRESHOLD=0\n", "job.env")  # once read, now removed
+
+
+def test_sriov_vendor_only_selector_by_provider():
+    values = ("sriovDevicePlugin:\n  deploy: true\n  resources:\n    - name: infiniband\n      vendors: [\"15b3\"]\n")
+    assert (4, "HELM005", "info") in found(values, "network-operator.yaml")
+    assert (4, "HELM005", "warning") in found(values, "network-operator.yaml", LintContext(provider="azure"))

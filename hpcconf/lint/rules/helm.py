@@ -376,7 +376,9 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ## What it catches
     An sriov device-plugin resource (``sriovDevicePlugin.resources[]`` or the NicClusterPolicy's
     ``resourceList[]``) whose selectors name only ``vendors``, with no ``linkTypes``, ``devices``,
-    ``pfNames``, ``pciAddresses`` or ``rootDevices``.
+    ``pfNames``, ``pciAddresses`` or ``rootDevices``; a warning where the provider profile
+    (``--provider``, per-path settings, or the file's signals) has a Mellanox Ethernet function on the
+    nodes, info where the provider is not known.
 
     ## Why is this bad?
     On Azure the accelerated-networking Ethernet VF is a Mellanox (15b3) device too. A vendor-only
@@ -386,8 +388,10 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     (Azure/aks-rdma-infiniband) ``vendors + linkTypes``.
 
     ## Severity
-    Warning: the SR-IOV device plugin puts the Ethernet VF into the IB resource (sriov-network-device-
-    plugin selectors), so a pod can be handed a device that is not on the fabric.
+    Warning where the provider profile says the nodes carry a Mellanox Ethernet function beside the
+    fabric's (Azure's accelerated-networking VF, Crusoe's mlx5_0): the SR-IOV device plugin puts it into
+    the IB resource (sriov-network-device-plugin selectors), so a pod can be handed a device that is not
+    on the fabric. Info where the provider is not known.
 
     ## Example
     ```yaml
@@ -401,10 +405,18 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     Add ``linkTypes: ["infiniband"]`` (or the IB VF device id, e.g. ``devices: ["101c"]``).
     """
     narrowing = ("linkTypes", "devices", "pfNames", "pciAddresses", "rootDevices", "deviceIDs", "ifNames")
+    provider = ctx.provider_for(doc.text)
     for path, _prefix, name, selectors in sriov_resources(doc):
         if any(selectors.get(k) for k in narrowing):
             continue
         vendors = ",".join(map(str, selectors.get("vendors") or []))
         what = f"every {vendors} function" if vendors else "every SR-IOV function"
-        yield doc.at_path(path, f"resource '{name}' selects {what}, including the accelerated-networking Ethernet VF",
-                          hint="add linkTypes: [\"infiniband\"]")
+        if provider is not None and provider.mellanox_ethernet:
+            yield doc.at_path(path, f"resource '{name}' selects {what}, including the nodes' Mellanox Ethernet "
+                                    f"function (on {provider.title})", hint="add linkTypes: [\"infiniband\"]")
+        else:
+            where = f"on {provider.title}" if provider is not None else "where the nodes have one (Azure, Crusoe)"
+            yield doc.at_path(path, f"resource '{name}' selects {what}: it takes in a Mellanox Ethernet function "
+                                    f"{where}; hpcconf does not know whether these nodes have one",
+                              hint="add linkTypes: [\"infiniband\"], or set the provider (--provider) to decide",
+                              severity=Severity.INFO)
