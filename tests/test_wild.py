@@ -40,6 +40,10 @@ MISSES_CAUGHT: dict[tuple[str, int], str] = {
     ("crusoe-cmk-nccl-gb200-mpijob.yaml", 50): "NCCL012",
     ("nemo-csp-azure-nccl.sh", 1): "SLURM001",
     ("user-mcwgem-train_node_4.sh", 11): "NCCL012",
+    ("aws-nccl-tests-mpijob.yaml", 22): "K8S005",
+    ("nemo-csp-aws-nccl.sh", 1): "SLURM001",
+    ("nemo-csp-oci-nccl.sh", 1): "SLURM001",
+    ("oci-bm-gpu-rtxpro-8.nccl.conf", 2): "NCCL029",
 }
 # Findings the expert could not judge (hpcconf did not see the setting then), judged here, with the evidence.
 NEW_FINDINGS_JUDGED_TRUE: dict[tuple[str, str, int], str] = {
@@ -47,6 +51,10 @@ NEW_FINDINGS_JUDGED_TRUE: dict[tuple[str, str, int], str] = {
         "NCCL_BOOTSTRAP_TIMEOUT (an mpirun -x list item, read since list-form argv is parsed) is read by no "
         "NCCL release (no match in NVIDIA/nccl at 5067397c) nor by nccl-rdma-sharp-plugins or aws-ofi-nccl",
 }
+NEW_FINDINGS_JUDGED_TRUE[("user-mcwgem-train_node_4.sh", "NCCL060", 8)] = (
+    "info, and it names the context: NCCL_P2P_DISABLE=1 ('keep IB but disable P2P' against a PCIe hang) costs NVLink "
+    "bandwidth only on a node with NVLink, which the script does not name (NCCL docs: P2P_DISABLE disables P2P "
+    "over NVLink and PCIe)")
 _CENTOS7_EOL = ("CentOS 7.9 reached end of life on 2024-06-30 (Red Hat's CentOS Linux EOL notice): the image gets "
                 "no security updates; AZH100 warns on each place that pins it")
 NEW_FINDINGS_JUDGED_TRUE.update({("azhop-tutorial-lab1-config.yml", "AZH100", line): _CENTOS7_EOL
@@ -55,6 +63,13 @@ _UNPINNED = ("HELM006 (info): the file names no chart version and is linted alon
              "chart's values.yaml on the default branch ({}), newer than any release tag, so keys can only be judged "
              "against the union of the versions read")
 NEW_FINDINGS_JUDGED_TRUE.update({
+    ("aioa-gpu-operator-values.yaml", "HELM006", 1): _UNPINNED.format("a copy of NVIDIA/gpu-operator's values"),
+    ("aioa-network-operator-values.yaml", "HELM006", 1): _UNPINNED.format("a copy of Mellanox/network-operator's values"),
+    ("node-feature-discovery-values-v0.19.0.yaml", "HELM006", 1):
+        _UNPINNED.format("the file name says v0.19.0 but the file itself pins nothing"),
+    ("aws-nccl-tests-mpijob.yaml", "K8S005", 24):
+        "LD_LIBRARY_PATH ...:$LD_LIBRARY_PATH: Kubernetes expands only $(VAR) (the same latent defect the expert "
+        "listed as a miss at line 22, on the next env value)",
     ("gpu-operator-values-main.yaml", "HELM006", 1): _UNPINNED.format("NVIDIA/gpu-operator at fa829d61"),
     ("network-operator-values.yaml", "HELM006", 1): _UNPINNED.format("Mellanox/network-operator at 57181a61"),
 })

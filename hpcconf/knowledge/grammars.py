@@ -281,7 +281,8 @@ LEGACY_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS", "SYS")  # levelsOldToNew, in
 
 
 def check_path_level(value: str, version: VersionLike | None = None, name: str = "NCCL_P2P_LEVEL") -> list[ValueProblem]:
-    """A path level: a name (exact, upper case) or a legacy number 0-5; anything else is ignored."""
+    """A path level: a name (exact, upper case) or a legacy number 0-5; anything else is ignored (a warning:
+    NCCL starts, with its default level)."""
     ver = _nccl(version)
     valid = [level for level, since in PATH_LEVELS.items() if ver.at_least(since)]
     if value in valid or value == "":  # empty: as if unset
@@ -294,12 +295,12 @@ def check_path_level(value: str, version: VersionLike | None = None, name: str =
                           f"write {name}={level}")]
         return [_info(0, len(value), f"legacy numeric {name}={value} means {level}", f"write {name}={level}")]
     if value.upper() in valid:
-        return [_err(0, len(value), f"{name}={value!r} is not recognised (names are case-sensitive); NCCL silently "
+        return [_warn(0, len(value), f"{name}={value!r} is not recognised (names are case-sensitive); NCCL silently "
                      "keeps its default", f"write {name}={value.upper()}")]
     if value in PATH_LEVELS:
-        return [_err(0, len(value), f"NCCL {ver} does not know level {value} and silently keeps its default",
+        return [_warn(0, len(value), f"NCCL {ver} does not know level {value} and silently keeps its default",
                      f"{value} is read from NCCL {PATH_LEVELS[value]}; valid here: " + ", ".join(valid))]
-    return [_err(0, len(value), f"{name}={value!r} is not a level; NCCL silently keeps its default",
+    return [_warn(0, len(value), f"{name}={value!r} is not a level; NCCL silently keeps its default",
                  "valid: " + ", ".join(valid) + " (or legacy 0-5)")]
 
 

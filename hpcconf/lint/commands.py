@@ -135,6 +135,9 @@ def lint_command(
     sku_dir: List[Path] = sku_dir_option(),
     verbose: bool = typer.Option(False, "--verbose", "-v",
                                  help="Say on stderr which files were passed over and why (also HPCCONF_DEBUG=1)."),
+    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER",
+                                           help="Platform the files target: azure, coreweave, aws, gcp, crusoe, oci, "
+                                                "nebius, on-prem (default: told by each file, else unknown)."),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
@@ -173,8 +176,15 @@ def lint_command(
             _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
         if sku:
             ctx.sku = lookup_sku(sku, config.sku_dirs)
+        if provider:
+            from ..knowledge import providers
+
+            if providers.lookup(provider) is None:
+                raise UsageError(f"--provider must be one of {', '.join(providers.names())}")
+            ctx.provider = provider.strip().lower()
         ctx.given = frozenset(name for name, value in (("sku", sku), ("nccl_version", nccl_version),
-                                                       ("kubernetes_version", kubernetes_version)) if value)
+                                                       ("kubernetes_version", kubernetes_version),
+                                                       ("provider", provider)) if value)
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)

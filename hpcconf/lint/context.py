@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..knowledge import charts, nccl_env
+from ..knowledge import charts, nccl_env, providers
 from ..knowledge.versions import Version
 from .config import LintConfig
 
@@ -89,6 +90,15 @@ def lookup_sku(text: str, sku_dirs: Sequence[Path] = ()) -> Sku:
         raise UsageError(f"--sku: {exc} (`hpcconf skus` lists the known sizes)") from None
 
 
+@lru_cache(maxsize=1)
+def _sku_name_patterns() -> tuple[tuple[str, "re.Pattern[str]"], ...]:
+    """(canonical name, pattern) of every package SKU, matched as a whole word in a file's text."""
+    from ..catalog import Catalog
+
+    return tuple((name, re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])"))
+                 for name in Catalog.load().names())
+
+
 @dataclass
 class LintContext:
     sku: Sku | None = None  # None when the target VM size is unknown
@@ -100,6 +110,7 @@ class LintContext:
     openmpi_version: str | None = None  # None: the newest Open MPI
     spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
     cluster: ResolvedCluster | None = None  # what it resolved to
+    provider: str | None = None  # a hpcconf/data/providers.yaml profile (--provider); None: from the file
     # Fields the command line set ("sku", "nccl_version"): per-path settings do not override them.
     # (`charts` holds only the command line's --chart values until a per-path table adds to it.)
     given: frozenset[str] = frozenset()
@@ -111,6 +122,24 @@ class LintContext:
         if self.cluster is not None and self.cluster.aks is not None:
             return self.cluster.aks.kubernetes_version
         return None
+
+    def provider_for(self, text: str) -> "providers.Provider | None":
+        """The provider profile a file is judged by: the one given (--provider, settings), else the one
+        whose signals the file carries, else None (unknown)."""
+        return providers.lookup(self.provider) if self.provider else providers.detect(text)
+
+    def sku_for_text(self, text: str) -> "Sku | None":
+        """The SKU a file is judged by: ``--sku`` (or the path's settings), else the one catalog size the
+        file names (a node selector's ``Standard_ND96isr_H100_v5``, a Crusoe instance type); None when it
+        names none or several."""
+        if self.sku is not None:
+            return self.sku
+        named = {name for name, pattern in _sku_name_patterns() if pattern.search(text)}
+        if len(named) != 1:
+            return None
+        from ..catalog import Catalog
+
+        return Catalog.load().get(named.pop())
 
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .context import LintContext
 
 PATH_CONTEXT_KEY = "per-path-context"
-PATH_CONTEXT_FIELDS = ("sku", "nccl-version", "kubernetes-version", "charts")
+PATH_CONTEXT_FIELDS = ("sku", "nccl-version", "kubernetes-version", "charts", "provider")
 _WILDCARDS = frozenset("*?[")
 
 
@@ -64,6 +64,7 @@ class PathContext:
     nccl_version: str | None = None
     kubernetes_version: str | None = None
     charts: dict[str, str] = field(default_factory=dict)
+    provider: str | None = None  # a hpcconf/data/providers.yaml profile name
     base: Path | None = None  # the settings file's directory: globs also match paths relative to it
     where: str = ""  # file:line:col of its table, for messages
 
@@ -117,8 +118,10 @@ def context_for_path(ctx: LintContext, display: str, source_path: str = "") -> L
 
 
 def _layered(ctx: LintContext, layers: list[PathContext]) -> LintContext:
-    sku, nccl_version, kubernetes, charts = ctx.sku, ctx.nccl_version, ctx.kubernetes_version, {}
+    sku, nccl_version, kubernetes, charts, provider = ctx.sku, ctx.nccl_version, ctx.kubernetes_version, {}, ctx.provider
     for layer in layers:
+        if layer.provider and "provider" not in ctx.given:
+            provider = layer.provider
         if layer.sku is not None and "sku" not in ctx.given:
             sku = layer.sku
         if layer.nccl_version and "nccl_version" not in ctx.given:
@@ -127,7 +130,8 @@ def _layered(ctx: LintContext, layers: list[PathContext]) -> LintContext:
             kubernetes = layer.kubernetes_version
         charts.update(layer.charts)
     charts.update(ctx.charts)  # the run's charts are the command line's: they win
-    return dataclasses.replace(ctx, sku=sku, nccl_version=nccl_version, kubernetes_version=kubernetes, charts=charts)
+    return dataclasses.replace(ctx, sku=sku, nccl_version=nccl_version, kubernetes_version=kubernetes, charts=charts,
+                               provider=provider)
 
 
 # -- reading the settings tables --------------------------------------------------------------------
@@ -166,7 +170,8 @@ def _parse_entry(glob: str, entry: object, order: int, at: Locate, base: Path | 
                          f"{', '.join(PATH_CONTEXT_FIELDS)}")
     return PathContext(glob=glob, order=order, base=base, where=at(PATH_CONTEXT_KEY, glob),
                        sku=_sku(entry, glob, at, catalog), nccl_version=_nccl_version(entry, glob, at),
-                       kubernetes_version=_kubernetes_version(entry, glob, at), charts=_charts(entry, glob, at))
+                       kubernetes_version=_kubernetes_version(entry, glob, at), charts=_charts(entry, glob, at),
+                       provider=_provider(entry, glob, at))
 
 
 def _catalog(cache: list[Catalog], sku_dirs: Sequence[Path]) -> Catalog:
@@ -212,6 +217,18 @@ def _kubernetes_version(entry: dict, glob: str, at: Locate) -> str | None:
     if not isinstance(entry["kubernetes-version"], str):
         raise ValueError(f"{where}: 'kubernetes-version' must be a string such as \"1.33\"")
     return checked_kubernetes_version(entry["kubernetes-version"], where)
+
+
+def _provider(entry: dict, glob: str, at: Locate) -> str | None:
+    from ..knowledge import providers
+
+    if "provider" not in entry:
+        return None
+    value = entry["provider"]
+    if not isinstance(value, str) or providers.lookup(value) is None:
+        raise ValueError(f"{at(PATH_CONTEXT_KEY, glob, 'provider')}: 'provider' must be one of "
+                         f"{', '.join(providers.names())} (got {value!r})")
+    return value.strip().lower()
 
 
 def _charts(entry: dict, glob: str, at: Locate) -> dict[str, str]:

@@ -83,8 +83,11 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
             yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                          as_dict(template.get("metadata")), task, index)
         return
-    if data.get("kind") == "MPIJob":
-        yield from _mpijob_pods(data)
+    if data.get("kind") in _REPLICA_SPECS:
+        yield from _replica_pods(data, _REPLICA_SPECS[str(data.get("kind"))])
+        return
+    if data.get("kind") == "JobSet":
+        yield from _jobset_pods(data)
         return
     path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
     if path is None:
@@ -99,17 +102,38 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
     yield PodRef(path, as_dict(node), meta_path, as_dict(meta))
 
 
-def _mpijob_pods(data: dict) -> Iterator[PodRef]:
-    """Kubeflow MPIJob (``kubeflow.org/v2beta1``, also v1): ``spec.mpiReplicaSpecs.<Launcher|Worker>.template``.
-    The replica spec stands where a Volcano task does (``replicas`` and the pod template)."""
-    specs = as_dict(as_dict(data.get("spec")).get("mpiReplicaSpecs"))
+# Kubeflow jobs whose pods are ``spec.<key>.<role>.template``: MPIJob (kubeflow.org/v2beta1, also v1),
+# PyTorchJob (kubeflow.org/v1 training-operator: Master/Worker).
+_REPLICA_SPECS = {"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}
+
+
+def _replica_pods(data: dict, key: str) -> Iterator[PodRef]:
+    """``spec.<key>.<role>.template`` of a Kubeflow job. The replica spec stands where a Volcano task does
+    (``replicas`` and the pod template)."""
+    specs = as_dict(as_dict(data.get("spec")).get(key))
     for index, (role, replica) in enumerate(specs.items()):
         if not isinstance(replica, dict):
             continue
         template = as_dict(replica.get("template"))
-        base = ("spec", "mpiReplicaSpecs", role, "template")
+        base = ("spec", key, role, "template")
         yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                      as_dict(template.get("metadata")), {"name": str(role), **replica}, index)
+
+
+def _jobset_pods(data: dict) -> Iterator[PodRef]:
+    """JobSet (jobset.x-k8s.io/v1alpha2): ``spec.replicatedJobs[].template.spec.template``; the pods of one
+    replicated job number ``replicas`` x the Job's ``parallelism`` (default 1), its task's ``replicas``."""
+    for index, replicated in enumerate(as_dict(data.get("spec")).get("replicatedJobs") or []):
+        if not isinstance(replicated, dict):
+            continue
+        job_spec = as_dict(as_dict(replicated.get("template")).get("spec"))
+        template = as_dict(job_spec.get("template"))
+        base = ("spec", "replicatedJobs", index, "template", "spec", "template")
+        replicas, parallelism = replicated.get("replicas", 1), job_spec.get("parallelism", 1)
+        count = replicas * parallelism if isinstance(replicas, int) and isinstance(parallelism, int) else None
+        task = {"name": str(replicated.get("name", "")), "replicas": count}
+        yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
+                     as_dict(template.get("metadata")), task, index)
 
 
 def resources(container: dict, which: str) -> dict:
@@ -131,13 +155,19 @@ def quantity(value: Any) -> Optional[int]:
         return None
 
 
+# nvidia.com/ resources that are GPUs or slices of them, not network devices: MIG instances (k8s-device-plugin's
+# mixed strategy, nvidia.com/mig-1g.5gb), time-sliced/shared GPUs (nvidia.com/gpu.shared), vGPU, and HAMi's
+# vGPU accounting (nvidia.com/gpucores, nvidia.com/gpumem, nvidia.com/gpumem-percentage).
+_GPU_LIKE = re.compile(r"^nvidia\.com/(?:gpu|mig-|vgpu|gpucores|gpumem)")
+
+
 def rdma_resources(container: dict) -> dict[str, int]:
-    """Requested (or limited) RDMA device units: nvidia.com/<not gpu> and rdma/<name>."""
+    """Requested (or limited) RDMA device units: nvidia.com/<not a GPU or GPU slice> and rdma/<name>."""
     found: dict[str, int] = {}
     for which in ("limits", "requests"):
         for name, value in resources(container, which).items():
             name = str(name)
-            if (name.startswith("nvidia.com/") and not name.startswith(GPU_RESOURCE)) or name.startswith("rdma/"):
+            if (name.startswith("nvidia.com/") and not _GPU_LIKE.match(name)) or name.startswith("rdma/"):
                 count = quantity(value)
                 if count is not None:
                     found.setdefault(name, count)

@@ -6,6 +6,7 @@ specs (:mod:`hpcconf.spec.checks.azhop`); this module maps config.yml onto them.
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
@@ -123,12 +124,18 @@ def _effective_cc_slurm(data: dict) -> str:
     return value if isinstance(value, str) else kb.RUNTIME_CYCLECLOUD_SLURM_VERSION
 
 
+# Azure sizes whose GPUs are AMD (NVv4: Radeon Instinct MI25; NGads V620: Radeon Pro V620; ND MI300X v5):
+# the NVIDIA-driver question does not apply (learn.microsoft.com/azure/virtual-machines/nvv4-series etc.).
+_AMD_GPU_SIZE = re.compile(r"(?i)^Standard_NV\d+as_v4$|_V620|MI\d{3}X?")
+
+
 @rule(code="AZH011", name="azhop-gpu-queue", severity=Severity.ERROR, kinds=KINDS)
 def gpu_queue(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A GPU queue cannot run multi-node NCCL jobs as configured: no driver in the image, or no colocation for InfiniBand.
 
     ## What it catches
-    For compute queues on N-series sizes: an image known to have no NVIDIA driver (plain
+    For compute queues on N-series sizes with NVIDIA GPUs (not the AMD NVv4, NGads V620 and MI300X
+    sizes): an image known to have no NVIDIA driver (plain
     CentOS/Ubuntu/AlmaLinux, Windows); an InfiniBand size (``r`` in the size name) that can grow
     beyond one node under Slurm without ``ColocateNodes: true``; (warning) a colocated queue larger
     than one scale set (``MaxScaleSetSize``, default 100); (info) an image hpcconf cannot judge, and
@@ -170,7 +177,7 @@ def gpu_queue(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             continue
         path = ("queues", i)
         image = queue.get("image")
-        if isinstance(image, str):
+        if isinstance(image, str) and not _AMD_GPU_SIZE.search(str(queue.get("vm_size", ""))):
             has_driver, why = kb.gpu_driver_verdict(image)
             if has_driver is False:
                 yield doc.at_path(path + ("image",), f"GPU queue image '{image}' has no NVIDIA driver ({why})",

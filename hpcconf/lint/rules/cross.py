@@ -22,6 +22,7 @@ from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
     as_dict,
+    command_text,
     ipam_pool_names,
     mount_holding,
     network_cr,
@@ -73,6 +74,10 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     node that advertises ``nvidia.com/infiniband`` and a job that requests ``nvidia.com/mlnxnics``:
     the pods stay Pending forever ("Insufficient nvidia.com/mlnxnics") and the HostDeviceNetwork's
     NAD points at a resource nobody allocates.
+
+    ## Severity
+    Error: the pods request a resource no node advertises and stay Pending forever ("Insufficient ...",
+    kube-scheduler).
 
     ## Example
     ```yaml
@@ -145,6 +150,16 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
     more entries than units fail CNI ADD for lack of a device. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023)
     attaches ``hostdev-net`` eight times for ``nvidia.com/mlnxnics: 8``.
 
+    The count holds for exclusive devices only (SR-IOV VFs, host-device NICs: one per attachment).
+    A resource of the shared RDMA device plugin (``rdma/*``, its default prefix, or a resource of an
+    ``rdmaSharedDevicePlugin`` linted with the pod) is not counted: one unit gives the pod every RDMA
+    device of the resource, whatever number of macvlan/ipoib attachments it has
+    (Mellanox/k8s-rdma-shared-dev-plugin README: "rdmaHcaMax ... number of pods that can share").
+
+    ## Severity
+    Warning: exclusive devices (SR-IOV VFs) left outside the pod cost HCAs and busbw; extra attachments
+    fail CNI ADD. Shared RDMA resources are not counted.
+
     ## Example
     ```yaml
     annotations:
@@ -170,9 +185,19 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
                 yield from _attachments_against_networks(doc, where, entries, units, networks)
             elif len(units) == 1:
                 (resource, count), = units.items()
+                if _shared_rdma(resource, docs):
+                    continue  # one unit of a shared RDMA resource serves every attachment of the pod
                 if count != len(entries):
                     yield doc.at_path(where, f"{len(entries)} network attachment(s), but the pod requests {count} "
                                              f"{resource}", hint="one entry per requested unit")
+
+
+def _shared_rdma(resource: str, docs: DocumentSet) -> bool:
+    """Whether ``resource`` is served by the shared RDMA device plugin (one unit per pod, any attachments)."""
+    if resource.startswith("rdma/"):
+        return True
+    shared = {f"{prefix}/{name}" for doc in docs for _, prefix, name in rdma_shared_resources(doc)}
+    return resource in shared
 
 
 def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:
@@ -227,7 +252,7 @@ def _image_files(docs: DocumentSet) -> list[tuple[Document, set[str], set[str]]]
     return out
 
 
-@rule(code="XA003", name="topo-file-not-in-image", severity=Severity.ERROR,
+@rule(code="XA003", name="topo-file-not-in-image", severity=Severity.WARNING,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST, Kind.DOCKERFILE), scope="set")
 @per_deployment
 def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -244,6 +269,10 @@ def topo_file_not_in_image(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     what the file corrects: on NC A100 v4 the wrong topology cost up to 4× busbw (57.5 vs 225 GB/s,
     jingchaozhang.github.io, 2023). The published NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` and point the job at ``/workspace/ndv4-topo.xml``, which
     holds only while the base image's WORKDIR is ``/workspace``.
+
+    ## Severity
+    Warning: NCCL treats a missing topology file as "detect it yourself" (INFO only,
+    `src/graph/topo.cc`); the job runs without the file's correction (up to 4x busbw on NC A100 v4).
 
     ## Example
     ```text
@@ -314,7 +343,7 @@ def _az_version(ctx: LintContext) -> Optional[str]:
     return ctx.cluster.versions.az_cli if ctx.cluster is not None and ctx.cluster.versions.az_cli else None
 
 
-@rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.ERROR, kinds=(Kind.SHELL_SCRIPT,))
+@rule(code="XA004", name="aks-gpu-driver-opt-out", severity=Severity.WARNING, kinds=(Kind.SHELL_SCRIPT,))
 def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The AKS GPU-driver opt-out is misspelt, or spelt for another az CLI version.
 
@@ -332,6 +361,10 @@ def aks_gpu_driver_opt_out(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     was ``SkipGPUDriverInstall=true`` (Azure HPC blog's NDm_v4 AKS guide (2023), gpu-operator AKS docs), retired on 2025-07-14 for
     ``--gpu-driver none`` (az CLI ≥ 2.72.2; Azure/AKS#4925). The az CLI version
     comes from the spec, or from an ``AZ_CLI_VERSION=`` line in the script (hpcconf writes one).
+
+    ## Severity
+    Warning: AKS keeps its own driver and the gpu-operator's driver settings are silently ignored
+    (NVIDIA/gpu-operator#525): the job runs, without the driver version and GPUDirect RDMA asked for.
 
     ## Example
     ```bash
@@ -394,6 +427,10 @@ def hostdevicenetwork_namespace_mismatch(docs: DocumentSet, ctx: LintContext) ->
     find a network-attachment-definition" (Multus). Jingchaozhang.github.io's NDm A100 v4 AKS
     walkthrough (2023) uses ``default`` for both.
 
+    ## Severity
+    Error: Multus resolves the bare name in the pod's namespace and the pod fails to start ("cannot find
+    a network-attachment-definition").
+
     ## Example
     ```yaml
     # HostDeviceNetwork: spec.networkNamespace: default
@@ -446,6 +483,10 @@ def ipam_pool_undefined(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnos
     The nv-ipam CNI plugin finds no pool of that name and fails the pod's network setup; the pod
     stays in ContainerCreating ("failed to allocate IP", Mellanox/nvidia-k8s-ipam).
 
+    ## Severity
+    Error: nv-ipam finds no pool of that name and the pod stays in ContainerCreating
+    (Mellanox/nvidia-k8s-ipam).
+
     ## Example
     ```yaml
     kind: IPPool
@@ -491,14 +532,20 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
 
     ## What it catches
     A pod's ``serviceAccountName`` (or the deprecated ``serviceAccount``) when ServiceAccount objects
-    are linted too and none has that name in the job's namespace; and (warning) when RoleBindings are
-    linted too and none binds that account in that namespace.
+    of the job's namespace are linted too and none has that name; and (warning) when RoleBindings are
+    linted too and none binds that account in that namespace while the pod calls kubectl (a launcher's
+    ``kubectl get/wait pod``). Accounts of other names linted only in
+    other namespaces say nothing about the job's (a chart or another tool may create it there).
 
     ## Why is this bad?
     Pods referencing a missing ServiceAccount are never created (the admission controller rejects
     them), and without the binding the launcher's ``kubectl get/wait pod`` init container is
     forbidden and waits forever. Jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) creates ``mpi-worker-view`` and binds it to ``view`` in
     ``default`` for exactly this init container.
+
+    ## Severity
+    Error: pods referencing a missing ServiceAccount are never created (the ServiceAccount admission
+    controller).
 
     ## Example
     ```yaml
@@ -523,13 +570,20 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
             if not account:
                 continue
             path = pod.spec_path + (key,)
-            if accounts and (str(account), namespace) not in accounts:
+            # judged where this namespace's accounts are linted, or the account is linted in another namespace
+            known = any(ns == namespace for _, ns in accounts) or any(name == str(account) for name, _ in accounts)
+            if known and (str(account), namespace) not in accounts:
                 yield doc.at_path(path, f"ServiceAccount '{account}' does not exist in namespace '{namespace}' among "
                                         f"the linted manifests", hint=f"create it in {namespace}")
-            elif bindings and not any(_binds(b, str(account), namespace) for b in bindings):
+            elif bindings and _runs_kubectl(pod) and not any(_binds(b, str(account), namespace) for b in bindings):
                 yield doc.at_path(path, f"no RoleBinding gives ServiceAccount '{account}' ({namespace}) any role; the "
                                         "launcher's kubectl calls are forbidden", severity=Severity.WARNING,
                                   hint=f"bind it, e.g. to ClusterRole view, in namespace {namespace}")
+
+
+def _runs_kubectl(pod) -> bool:
+    """Whether a container of the pod (init containers too) calls the API with kubectl, as MPI launchers do."""
+    return any("kubectl" in command_text(container) for _, container in pod.containers(init=True))
 
 
 def _binds(binding: Document, account: str, namespace: str) -> bool:
@@ -559,7 +613,7 @@ def _gpu_pools_without_opt_out(doc: Document) -> Iterator[tuple[int, str]]:
         yield line, value
 
 
-@rule(code="XA007", name="aks-driver-and-operator-driver", severity=Severity.ERROR,
+@rule(code="XA007", name="aks-driver-and-operator-driver", severity=Severity.WARNING,
       kinds=(Kind.SHELL_SCRIPT, Kind.HELM_GPU_OPERATOR), scope="set")
 @per_deployment
 def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -576,6 +630,10 @@ def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Itera
     RDMA via nvidia-peermem) are silently ignored (NVIDIA/gpu-operator#525). The
     job then runs on whatever driver AKS chose, without GPUDirect RDMA. Azure also warns that removing
     the operator from such a pool breaks containerd's config.
+
+    ## Severity
+    Warning: the operator's driver cannot override the host's (NVIDIA/gpu-operator#525); the job runs on
+    AKS's driver without GPUDirect RDMA.
 
     ## Example
     ```bash

@@ -17,6 +17,8 @@ from ..settings import SETTING_KINDS, env_settings
 _APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:[^&|;]*\s)?install\b")
 _APT_UPDATE = re.compile(r"\bapt(?:-get)?\s+(?:-\S+\s+)*update\b")
 _APT_CLEAN = re.compile(r"rm\s+-(?:rf|fr|r)\s+[^&|;]*?/var/lib/apt/lists")
+# A script that installs packages itself (and so uses the lists an update in the same RUN fetched).
+_RUNS_INSTALLER = re.compile(r"(?:^|[\s;&|(/])(?:\S*install\S*\.sh|mlnxofedinstall|doca-\S*install\S*|\./\S+\.sh)\b")
 _BARE_APT = re.compile(r"(?:^|[;&|]\s*|\s)apt\s+(?:-\S+\s+)*(?:update|install|upgrade|dist-upgrade|remove)\b")
 
 
@@ -83,6 +85,10 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     (``NCCL_ALGO`` tokens, fatal since 2.24) break without a change in your files. Those
     walkthroughs (jingchaozhang.github.io and the Azure HPC blog) pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
 
+    ## Severity
+    Warning: the build works, but every rebuild may bring another NCCL/CUDA/MPI, so the busbw measured
+    and the version-specific settings stop holding (Docker resolves `latest` at build time).
+
     ## Example
     ```dockerfile
     FROM nvcr.io/nvidia/pytorch:latest
@@ -129,6 +135,9 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     The package lists (tens of MB) stay in that layer forever, in every pull to every GPU node;
     removing them in a later ``RUN`` does not shrink the image (hadolint DL3009).
 
+    ## Severity
+    Info: nothing fails and nothing on the GPU nodes runs slower; the image is larger (hadolint DL3009).
+
     ## Example
     ```dockerfile
     RUN apt-get update && apt-get -y install infiniband-diags
@@ -155,13 +164,20 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A ``RUN`` of the built image (not of a discarded builder stage) that updates the package lists
-    without installing anything in the same command; reported once per image.
+    and leaves them in its layer without using them: no ``install`` in the same command, no installer
+    script run there (``efa_installer.sh``, ``./install.sh``, ``mlnxofedinstall``: they install with
+    apt-get themselves), and the lists not removed (``rm -rf /var/lib/apt/lists``) before the layer
+    is committed. Reported once per image.
 
     ## Why is this bad?
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
     package lists from whenever that layer was built, and fails with 404s or installs outdated
     packages. Docker's Dockerfile best practices therefore put update and install in one ``RUN``
     ("cache busting"); the published 2023 NDm A100 v4 AKS walkthroughs start with ``RUN apt update`` on its own.
+
+    ## Severity
+    Warning: Docker's layer cache serves the old lists to a later install, which then fails with 404s or
+    installs outdated packages (Docker's Dockerfile best practices, "cache busting").
 
     ## Example
     ```dockerfile
@@ -173,14 +189,16 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``RUN apt-get update && apt-get install -y build-essential && rm -rf /var/lib/apt/lists/*``.
     """
     for instruction in final_image_runs(doc):
-        if _APT_UPDATE.search(instruction.arguments) and not _APT_INSTALL.search(instruction.arguments):
+        command = instruction.arguments
+        if _APT_UPDATE.search(command) and not _APT_INSTALL.search(command) \
+                and not _RUNS_INSTALLER.search(command) and not _APT_CLEAN.search(command):
             yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
                                         "reuse the cached, ageing lists",
                       hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
             return  # one finding per image
 
 
-@rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+@rule(code="DKR004", name="dockerfile-apt-in-script", severity=Severity.INFO, kinds=(Kind.DOCKERFILE,))
 def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``RUN apt ...`` uses the interactive ``apt`` front end instead of ``apt-get``.
 
@@ -189,8 +207,12 @@ def apt_in_script(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Why is this bad?
     ``apt`` warns "does not have a stable CLI interface. Use with caution in scripts" and may
-    change behaviour between releases (hadolint DL3027). The published 2023 NDm A100 v4 AKS walkthroughs
+    change behaviour between releases (hadolint DL3027). It is info: the build works today (apt(8)
+    only prints the warning); nothing is lost on the platform until a release changes the CLI. The published 2023 NDm A100 v4 AKS walkthroughs
     run ``RUN apt update``.
+
+    ## Severity
+    Info: apt(8) only warns that its CLI is not stable in scripts; the build works today.
 
     ## Example
     ```dockerfile
@@ -230,6 +252,10 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     was meant to give. The published 2023 NDm A100 v4 AKS walkthroughs ``COPY ndv4-topo.xml .`` without ``WORKDIR`` and rely on
     every job passing ``-x NCCL_TOPO_FILE=/workspace/ndv4-topo.xml``, which holds only while the
     NGC base image keeps ``WORKDIR /workspace``.
+
+    ## Severity
+    Warning: NCCL ignores a missing topology file with an INFO line and detects the topology itself
+    (NVIDIA/nccl `src/graph/topo.cc`); the job runs without the tuning the file gives.
 
     ## Example
     ```dockerfile
@@ -295,6 +321,9 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     (e.g. ~189 GB/s on two NDm A100 v4 nodes, jingchaozhang.github.io 2023; ~460 GB/s on
     2x8 H100, Crusoe's Slurm NCCL guide). Without
     the binaries in the image the check is skipped or done with another image than the workload's.
+
+    ## Severity
+    Info: advice; the image works, it only cannot check the cluster's busbw itself.
 
     ## Example
     ```dockerfile

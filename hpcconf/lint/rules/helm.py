@@ -30,7 +30,7 @@ def _path(dotted: str) -> tuple:
 
 # --------------------------------------------------------------------------- HELM001
 
-@rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.ERROR,
+@rule(code="HELM001", name="values-key-not-in-chart", severity=Severity.WARNING,
       kinds=tuple(HELM_KINDS))
 def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A values key the chart version does not have (a typo, or a key of another version); helm ignores it.
@@ -55,6 +55,10 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ``secondaryNetwork.*``; commit 8fc96f20): the 2023 NDm A100 v4 AKS walkthroughs' flags on a current
     chart deploy no OFED driver, no device plugin and no secondary network, and the job's IB resource never
     appears (Mellanox/network-operator ``deployment/network-operator/values.yaml`` per tag).
+
+    ## Severity
+    Warning: helm accepts unknown keys (none of these charts ships a values schema that rejects them),
+    so the install succeeds and the setting does nothing; what is lost depends on the key.
 
     ## Example
     ```yaml
@@ -141,6 +145,10 @@ def chart_version_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     older or newer charts read passes unseen. An unpinned ``helm upgrade -i`` installs whatever is newest
     on the day.
 
+    ## Severity
+    Info: the keys can only be judged against the union of the versions hpcconf read; nothing is claimed
+    about this file.
+
     ## Example
     ```yaml
     # gpu-operator-values.yaml, installed with `helm upgrade -i gpu-operator nvidia/gpu-operator -f ...`
@@ -205,6 +213,10 @@ def gpudirect_rdma_without_mofed(docs: DocumentSet, ctx: LintContext) -> Iterato
     network-operator's OFED driver and never becomes ready without it (gpu-operator values note).
     The published 2023 NDm A100 v4 AKS walkthroughs pair ``driver.rdma.enabled=true`` with ``ofedDriver.deploy=true``.
 
+    ## Severity
+    Error: the gpu-operator driver pod waits for the MOFED driver and never becomes ready (gpu-operator
+    values note on `driver.rdma`), so no GPU job can start on the node.
+
     ## Example
     ```yaml
     # gpu-operator values          # network-operator 23.4.0 values
@@ -266,6 +278,10 @@ def nfd_labels_not_selected(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
     labels the InfiniBand VF device ids that way, HELM007) stands in for the network class. (The
     network-operator's own NodeFeatureRule, ``nfd.deployNodeFeatureRules``, can add the label too; then this
     warning can be ignored.)
+
+    ## Severity
+    Warning: the operator deploys nothing on the nodes it cannot select and reports no error (node-
+    feature-discovery `source/pci/pci.go` label format); the RDMA stack is missing.
 
     ## Example
     ```yaml
@@ -397,6 +413,11 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     match. Both operators default ``nfd.enabled: true``; the 2023 NDm A100 v4 AKS walkthroughs and Azure's AKS guide set it
     ``false`` when NFD is installed separately ("Network Operator already deploys NFD", Azure/aks-rdma-infiniband).
 
+    ## Severity
+    Error: two NFD masters label the same nodes with different configurations; the labels flap and the
+    operators' selectors match or not at random (node-feature-discovery deployment docs: one instance
+    per cluster).
+
     ## Example
     ```yaml
     # gpu-operator values, next to nfd-values.yaml
@@ -435,7 +456,9 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ## What it catches
     An sriov device-plugin resource (``sriovDevicePlugin.resources[]`` or the NicClusterPolicy's
     ``resourceList[]``) whose selectors name only ``vendors``, with no ``linkTypes``, ``devices``,
-    ``pfNames``, ``pciAddresses`` or ``rootDevices``.
+    ``pfNames``, ``pciAddresses`` or ``rootDevices``; a warning where the provider profile
+    (``--provider``, per-path settings, or the file's signals) has a Mellanox Ethernet function on the
+    nodes, info where the provider is not known.
 
     ## Why is this bad?
     On Azure the accelerated-networking Ethernet VF is a Mellanox (15b3) device too. A vendor-only
@@ -443,6 +466,12 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     VF (and the node loses its primary network). jingchaozhang.github.io's walkthrough (2023) selects
     ``linkTypes: [infiniband]``, the Azure HPC blog's (2023) ``devices: [101c]``, Azure's reference
     (Azure/aks-rdma-infiniband) ``vendors + linkTypes``.
+
+    ## Severity
+    Warning where the provider profile says the nodes carry a Mellanox Ethernet function beside the
+    fabric's (Azure's accelerated-networking VF, Crusoe's mlx5_0): the SR-IOV device plugin puts it into
+    the IB resource (sriov-network-device-plugin selectors), so a pod can be handed a device that is not
+    on the fabric. Info where the provider is not known.
 
     ## Example
     ```yaml
@@ -456,10 +485,18 @@ def sriov_selector_too_broad(doc: Document, ctx: LintContext) -> Iterator[Diagno
     Add ``linkTypes: ["infiniband"]`` (or the IB VF device id, e.g. ``devices: ["101c"]``).
     """
     narrowing = ("linkTypes", "devices", "pfNames", "pciAddresses", "rootDevices", "deviceIDs", "ifNames")
+    provider = ctx.provider_for(doc.text)
     for path, _prefix, name, selectors in sriov_resources(doc):
         if any(selectors.get(k) for k in narrowing):
             continue
         vendors = ",".join(map(str, selectors.get("vendors") or []))
         what = f"every {vendors} function" if vendors else "every SR-IOV function"
-        yield doc.at_path(path, f"resource '{name}' selects {what}, including the accelerated-networking Ethernet VF",
-                          hint="add linkTypes: [\"infiniband\"]")
+        if provider is not None and provider.mellanox_ethernet:
+            yield doc.at_path(path, f"resource '{name}' selects {what}, including the nodes' Mellanox Ethernet "
+                                    f"function (on {provider.title})", hint="add linkTypes: [\"infiniband\"]")
+        else:
+            where = f"on {provider.title}" if provider is not None else "where the nodes have one (Azure, Crusoe)"
+            yield doc.at_path(path, f"resource '{name}' selects {what}: it takes in a Mellanox Ethernet function "
+                                    f"{where}; hpcconf does not know whether these nodes have one",
+                              hint="add linkTypes: [\"infiniband\"], or set the provider (--provider) to decide",
+                              severity=Severity.INFO)

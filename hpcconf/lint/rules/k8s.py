@@ -49,6 +49,10 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
     (k8s ``pkg/apis/core/validation/validation.go``). In a Volcano job the
     job is accepted but its pods are never created, so the gang never starts.
 
+    ## Severity
+    Error: the API server rejects the pod ("Limit must be set for non overcommitable resources",
+    Kubernetes `pkg/apis/core/validation/validation.go`).
+
     ## Example
     ```yaml
     resources:
@@ -80,24 +84,37 @@ def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator
 
 @rule(code="K8S002", name="rdma-without-ipc-lock", severity=Severity.WARNING, kinds=POD_KINDS)
 def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A container uses RDMA devices but cannot lock memory (no ``IPC_LOCK``).
+    """A container uses RDMA devices but cannot lock memory (no ``IPC_LOCK``), on a platform where that fails.
 
     ## What it catches
     A container that requests an RDMA resource (``nvidia.com/<not gpu>``, ``rdma/*``) or sits in a
     pod with a ``k8s.v1.cni.cncf.io/networks`` annotation, whose ``securityContext`` neither adds
-    ``IPC_LOCK`` nor is privileged.
+    ``IPC_LOCK`` nor is privileged. The severity follows the provider profile
+    (``hpcconf/data/providers.yaml``; ``--provider`` or the file's label keys, resource names and
+    registries): a warning where unprivileged pods get a small memlock limit (Azure), nothing where
+    the nodes give containers unlimited locked memory (CoreWeave), info where the provider is unknown.
 
     ## Why is this bad?
-    RDMA registers (pins) memory. Without ``CAP_IPC_LOCK`` the container's memlock limit is the
-    64 KiB default (Azure AKS InfiniBand docs), so ibverbs memory registration
-    fails and NCCL/UCX fall back to TCP or abort. The published 2023 NDm A100 v4 AKS walkthroughs add ``IPC_LOCK`` to every
-    container for this reason.
+    RDMA registers (pins) memory. Without ``CAP_IPC_LOCK`` the container keeps the runtime's
+    default memlock limit (64 KiB under the containerd defaults; Azure AKS InfiniBand docs), so
+    ibverbs memory registration fails and NCCL/UCX fall back to TCP or abort. The published 2023 NDm
+    A100 v4 AKS walkthroughs add ``IPC_LOCK`` to every container for this reason. The limit is the
+    node's: CoreWeave's nodes raise it (none of the 16 ``rdma/ib`` jobs in coreweave/nccl-tests adds
+    ``IPC_LOCK``, and the README's published results come from them), so the finding is a promise only
+    where the profile says the limit is small.
+
+    ## Severity
+    Warning where the provider profile says unprivileged pods get a small memlock limit (ibverbs
+    registration fails; Azure AKS InfiniBand guide); info where the provider is unknown; nothing where
+    the nodes raise the limit (CoreWeave).
 
     ## Example
     ```yaml
-    resources:
-      limits: {nvidia.com/gpu: 8, nvidia.com/infiniband: 8}
-    # no securityContext
+    nodeSelector: {kubernetes.azure.com/agentpool: ndv5}
+    containers:
+    - resources:
+        limits: {nvidia.com/gpu: 8, rdma/ib: 1}
+      # no securityContext
     ```
 
     ## Fix
@@ -106,7 +123,11 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
       capabilities:
         add: ["IPC_LOCK"]
     ```
+    or, when the nodes raise the limit themselves, say so: ``--provider coreweave``.
     """
+    provider = ctx.provider_for(doc.text)
+    if provider is not None and provider.pod_memlock == "unlimited":
+        return
     for pod in pods(doc):
         networks = network_entries(pod.annotations.get(NETWORKS_ANNOTATION))
         for path, container in pod.containers():
@@ -116,27 +137,78 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
             if has_ipc_lock(container, pod.spec):
                 continue
             why = f"requests {', '.join(sorted(rdma))}" if rdma else f"attaches to {NETWORKS_ANNOTATION} networks"
-            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' {why} but has no "
-                                                "IPC_LOCK capability; RDMA memory registration fails (memlock 64 KiB)",
-                              hint="add securityContext.capabilities.add: [\"IPC_LOCK\"]")
+            name = container.get("name", "?")
+            if provider is not None and provider.pod_memlock == "limited":
+                yield doc.at_path(path + ("name",), f"container '{name}' {why} but has no IPC_LOCK capability; RDMA "
+                                                    f"memory registration fails on {provider.title} (memlock 64 KiB)",
+                                  hint="add securityContext.capabilities.add: [\"IPC_LOCK\"]")
+                continue
+            context = f"on {provider.title}, " if provider is not None else ""
+            yield doc.at_path(path + ("name",), f"container '{name}' {why} but has no IPC_LOCK capability: RDMA "
+                                                f"memory registration works only if the node gives containers a "
+                                                f"large memlock limit ({context}not known to hpcconf)",
+                              hint="add IPC_LOCK, or set the provider (--provider) to decide",
+                              severity=Severity.INFO)
+
+
+# What a container's command shows of a collective across its GPUs (NCCL through a launcher, a framework
+# or nccl-tests); without it, a multi-GPU container may run one process per GPU that never shares memory.
+_COLLECTIVE_COMMAND = re.compile(r"torchrun|torch\.distributed|\bmpirun\b|\bmpiexec\b|deepspeed|accelerate\s+launch|"
+                                 r"horovodrun|_perf\b|nccl|rccl|--nproc[-_]per[-_]node|--tensor[-_]parallel[-_]size|"
+                                 r"--tp[-_]size|\bsrun\b|megatron|nemo|lightning|\btrain\w*\.py", re.IGNORECASE)
+# Replica kinds whose workers are ranks of one distributed job by construction.
+_DISTRIBUTED_KINDS = {"MPIJob", "PyTorchJob", "JobSet", "LeaderWorkerSet"}
+
+
+def shm_volumes(pod_spec: dict) -> set[str]:
+    """Volumes that give /dev/shm real room: ``emptyDir: {medium: Memory}`` (a tmpfs sized by the pod's
+    memory) and a ``hostPath`` of the host's own ``/dev/shm`` (the node's tmpfs, half its RAM by default)."""
+    names = set()
+    for volume in pod_spec.get("volumes") or []:
+        if not isinstance(volume, dict):
+            continue
+        if as_dict(volume.get("emptyDir")).get("medium") == "Memory" \
+                or str(as_dict(volume.get("hostPath")).get("path", "")).rstrip("/") == "/dev/shm":
+            names.add(str(volume.get("name")))
+    return names
+
+
+def runs_collective(doc: Document, container: dict) -> bool:
+    """Whether the file shows this container running a collective library across its GPUs."""
+    if isinstance(doc.data, dict) and doc.data.get("kind") in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
+        return True
+    names = [str(e.get("name", "")) for e in container.get("env") or [] if isinstance(e, dict)]
+    if any(n.startswith(("NCCL_", "TORCH_NCCL_", "RCCL_")) for n in names):
+        return True
+    return _COLLECTIVE_COMMAND.search(command_text(container)) is not None
 
 
 @rule(code="K8S003", name="gpu-pod-without-shm", severity=Severity.WARNING, kinds=POD_KINDS)
 def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A multi-GPU container has the container runtime's tiny default ``/dev/shm``.
+    """A multi-GPU container that runs a collective has the container runtime's tiny default ``/dev/shm``.
 
     ## What it catches
-    A container that requests two or more ``nvidia.com/gpu`` with no memory-backed ``emptyDir``
-    mounted at ``/dev/shm`` (and the pod not using ``hostIPC``).
+    A container that requests two or more ``nvidia.com/gpu`` with nothing memory-backed mounted at
+    ``/dev/shm``: no ``emptyDir`` with ``medium: Memory``, no ``hostPath`` of the host's ``/dev/shm``,
+    and the pod not using ``hostIPC``. A warning when the file shows a collective (an MPIJob,
+    PyTorchJob, JobSet, LeaderWorkerSet or Volcano job, ``NCCL_*`` in the container's env, or a launcher
+    such as ``torchrun``, ``mpirun``, ``deepspeed`` or an nccl-tests binary in its command); info when
+    it does not (a container running one process per GPU, such as gpu-burn, never uses ``/dev/shm``).
 
     ## Why is this bad?
-    Containers get a 64 MiB ``/dev/shm``. NCCL's shared-memory transport and the CUDA IPC buffers
-    between ranks on one node live there; NCCL fails with "Error while creating shared memory
-    segment" or falls back to slower paths (NCCL troubleshooting docs: raise the shm size in
-    containers). The published 2023 NDm A100 v4 AKS walkthroughs mount an 8 GiB ``medium: Memory`` emptyDir on the workers.
+    Containers get a 64 MiB ``/dev/shm`` (the container runtime's default). NCCL's shared-memory
+    transport and its proxy buffers between ranks on one node live there; NCCL fails with "Error
+    while creating shared memory segment" or falls back to slower paths (NCCL troubleshooting docs:
+    raise the shm size in containers). The severity is that promise: it holds only where NCCL runs.
+
+    ## Severity
+    Warning where the file shows a collective: NCCL's shared-memory segments do not fit the runtime's 64
+    MiB /dev/shm ("Error while creating shared memory segment", NCCL troubleshooting docs); info where
+    nothing shows NCCL runs.
 
     ## Example
     ```yaml
+    command: ["torchrun", "--nproc-per-node=8", "train.py"]
     resources:
       limits: {nvidia.com/gpu: 8}
     # no /dev/shm volume
@@ -152,8 +224,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     for pod in pods(doc):
         if pod.spec.get("hostIPC") is True:
             continue
-        memory_volumes = {str(v.get("name")) for v in pod.spec.get("volumes") or []
-                          if isinstance(v, dict) and as_dict(v.get("emptyDir")).get("medium") == "Memory"}
+        memory_volumes = shm_volumes(pod.spec)
         for path, container in pod.containers():
             count = gpu_count(container)
             if count is None or count < 2:
@@ -162,9 +233,17 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
             if any(str(m.get("mountPath", "")).rstrip("/") == "/dev/shm" and str(m.get("name")) in memory_volumes
                    for m in mounts):
                 continue
-            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' uses {count} GPUs with the "
-                                                "default 64 MiB /dev/shm; NCCL's shared-memory transport needs more",
-                              hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
+            name = container.get("name", "?")
+            if runs_collective(doc, container):
+                yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
+                                                    "/dev/shm; NCCL's shared-memory transport needs more",
+                                  hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
+            else:
+                yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
+                                                    "/dev/shm; nothing in the file shows a collective across them: "
+                                                    "if it runs NCCL, its shared-memory transport needs more",
+                                  hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm",
+                                  severity=Severity.INFO)
 
 
 @rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR,
@@ -181,6 +260,10 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
     splices it verbatim into the NetworkAttachmentDefinition it renders (``"ipam": <spec.ipam>``,
     Mellanox/network-operator ``pkg/state/state_hostdevice_network.go``), and the pods then fail at
     CNI ADD with a JSON or IPAM error, long after the manifest was "applied".
+
+    ## Severity
+    Error: the network-operator splices `ipam` into the NetworkAttachmentDefinition verbatim and CNI ADD
+    fails (Mellanox/network-operator `pkg/state/state_hostdevice_network.go`): the pod never starts.
 
     ## Example
     ```yaml
@@ -263,6 +346,10 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
     ``${VAR}`` reach the process as literal text. ``PATH=/opt/bin:$PATH`` leaves the container with
     no usable ``PATH``; ``NCCL_TOPO_FILE=$TOPO_DIR/topo.xml`` names a file that does not exist, which
     NCCL ignores with an INFO line only. A shell in ``command`` does not re-expand the value either.
+
+    ## Severity
+    Warning: Kubernetes expands only `$(VAR)` (kubernetes.io, "Define dependent environment variables");
+    the literal text reaches the process and the setting does not say what it means.
 
     ## Example
     ```yaml
@@ -352,3 +439,92 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
                                   "publishes only latest, so nodes checked at different times may run different checks",
                                   hint="pin the digest (image@sha256:...); in an hpcconf spec, health_checks.image",
                                   prefer_value=True, severity=Severity.INFO)
+
+
+# --------------------------------------------------------------------------- K8S020
+
+_EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
+
+def _fabric_settings(container: dict, text: str) -> str:
+    """The fabric the container configures NCCL for ("infiniband", "efa" or ""), from its env and command."""
+    env = {str(e.get("name")): str(e.get("value", "")) for e in container.get("env") or [] if isinstance(e, dict)}
+    joined = text + "\n" + "\n".join(f"{k}={v}" for k, v in env.items())
+    if re.search(r"FI_PROVIDER=[\"']?efa\b|NCCL_NET=[\"']?(?:AWS Libfabric|ofi)\b", joined, re.IGNORECASE):
+        return "efa"
+    if re.search(r"NCCL_NET=[\"']?IB\b|NCCL_IB_HCA=[\"']?(?:=)?(?:mlx5|ibp|ibs)", joined):
+        return "infiniband"
+    return ""
+
+
+def _gets_devices_otherwise(pod_spec: dict, container: dict, annotations: dict) -> bool:
+    """Whether the pod can see RDMA/EFA devices without a device-plugin resource: privileged, a hostPath of
+    /dev, a DRA resource claim, or a network attachment (Multus, GKE multi-network)."""
+    security = container.get("securityContext")
+    if isinstance(security, dict) and security.get("privileged") is True:
+        return True
+    if pod_spec.get("resourceClaims") or as_dict(container.get("resources")).get("claims"):
+        return True
+    if any(str(as_dict(v.get("hostPath")).get("path", "")).startswith("/dev")
+           for v in pod_spec.get("volumes") or [] if isinstance(v, dict)):
+        return True
+    return any(key == NETWORKS_ANNOTATION or key.startswith("networking.gke.io") for key in annotations)
+
+
+@rule(code="K8S020", name="fabric-without-device-resource", severity=Severity.WARNING, kinds=POD_KINDS,
+      since="0.3.0")
+def fabric_without_device_resource(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A container configures NCCL for InfiniBand or EFA but is given no such device.
+
+    ## What it catches
+    In a job of several pods (MPIJob, PyTorchJob, JobSet, Volcano job with more than one worker), a
+    GPU container whose env or command sets NCCL up for a fabric (``NCCL_IB_HCA=mlx5_...``,
+    ``NCCL_NET=IB``; ``FI_PROVIDER=efa``, ``NCCL_NET=AWS Libfabric``) while it requests no device of
+    that fabric (``rdma/*``, ``nvidia.com/<not gpu>``; ``vpc.amazonaws.com/efa``) and has no other way
+    to the devices (not privileged, no ``hostPath`` of ``/dev``, no DRA resource claim, no network
+    attachment annotation).
+
+    ## Why is this bad?
+    Kubernetes gives an unprivileged container only the devices a device plugin allocates to it
+    (kubelet device manager; the RDMA shared device plugin and the EFA device plugin hand out
+    ``/dev/infiniband/*``). Without them ``ibv_get_device_list`` finds nothing: NCCL's IB transport
+    and aws-ofi-nccl's EFA provider do not initialise, and NCCL falls back to TCP sockets (or fails,
+    when ``NCCL_NET`` forces the fabric). The job runs at a fraction of the fabric's bandwidth:
+    aws/sagemaker-hyperpod-cli#306 reports exactly this, a PyTorchJob with ``FI_PROVIDER=efa`` generated
+    without ``vpc.amazonaws.com/efa``, "as a consequence the job falls back to TCP".
+
+    ## Severity
+    Warning: without the device plugin's devices NCCL's IB transport / aws-ofi-nccl do not initialise
+    and NCCL uses TCP sockets (kubelet device manager); the job runs at a fraction of the fabric's
+    bandwidth.
+
+    ## Example
+    ```yaml
+    env: [{name: FI_PROVIDER, value: efa}]
+    resources:
+      limits: {nvidia.com/gpu: 8}    # no vpc.amazonaws.com/efa
+    ```
+
+    ## Fix
+    Request the fabric's resource (``vpc.amazonaws.com/efa: 32`` on p5.48xlarge; ``rdma/ib: 1`` or the
+    SR-IOV resource of the cluster's network operator) next to the GPUs.
+    """
+    from ..workload import multi_node
+
+    if multi_node(doc) is not True:
+        return  # one pod: NCCL needs no network between nodes
+    for pod in pods(doc):
+        for path, container in pod.containers():
+            if not gpu_count(container):
+                continue
+            fabric = _fabric_settings(container, command_text(container))
+            if not fabric or _gets_devices_otherwise(pod.spec, container, pod.annotations):
+                continue
+            names = set(resources(container, "limits")) | set(resources(container, "requests"))
+            if fabric == "efa" and _EFA_RESOURCE in names or fabric == "infiniband" and rdma_resources(container):
+                continue
+            wanted = _EFA_RESOURCE if fabric == "efa" else "an RDMA resource (rdma/*, nvidia.com/<sriov resource>)"
+            label = "EFA" if fabric == "efa" else "InfiniBand"
+            yield doc.at_path(path + ("name",), f"container '{container.get('name', '?')}' configures NCCL for {label} "
+                                                f"but requests no {label} device: NCCL falls back to TCP sockets",
+                              hint=f"request {wanted} in resources.limits")

@@ -99,6 +99,10 @@ def ucx_tls_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     (rapidsai/ucx-py#311) sets ``UCX_TLS=tcp,cuda_copy,sockcm,rc`` for ND40rs_v2. A list where nothing is usable makes
     UCX fail to initialise.
 
+    ## Severity
+    Warning: UCX drops unknown transports silently (`ucp_context.c`, warns only with
+    UCX_WARN_INVALID_CONFIG=y); the job runs without the transport asked for.
+
     ## Example
     ```text
     export UCX_TLS=tcp,cuda_copy,sockcm,rc
@@ -156,6 +160,10 @@ def ucx_tls_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     the data over InfiniBand itself, so ``UCX_TLS=tcp`` is a common, harmless bootstrap setting
     (Azure's ND A100 v4 health checks use it).
 
+    ## Severity
+    Warning: MPI traffic crosses the Ethernet or host memory instead of IB / NVLink (measured on
+    ND40rs_v2 in rapidsai/ucx-py#311: 0.4 vs 26 GB/s).
+
     ## Example
     ```text
     # --sku ND40rs_v2
@@ -211,6 +219,10 @@ def ucx_net_devices_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     fall back to what remains). Pinning UCX to an Ethernet HCA sends MPI traffic over the
     front-end network instead of InfiniBand.
 
+    ## Severity
+    Warning: UCX drops device names that match nothing; traffic falls back to what remains (UCX
+    `ucp_context.c`).
+
     ## Example
     ```text
     export UCX_NET_DEVICES=mlx5_0
@@ -261,6 +273,10 @@ def ucx_sockaddr_sockcm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ``UCX_SOCKADDR_TLS_PRIORITY=sockcm``: on a current UCX that names no connection manager, so
     client/server (listener) connections such as UCX-Py's find none to use.
 
+    ## Severity
+    Warning: sockcm was removed in UCX 1.11 (openucx/ucx bfdd70e8); client/server connections have no
+    connection manager listed.
+
     ## Example
     ```text
     export UCX_SOCKADDR_TLS_PRIORITY=sockcm
@@ -306,6 +322,10 @@ def ucc_tune_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``ucc_coll_score.c``). JSC's X-Dev blog ("MPI as API", 2023) routes MPI allreduce to NCCL with ``UCC_TL_NCCL_TUNE=allreduce:cuda:inf``;
     a slip such as ``allreduce:cuda:inf:inf`` or ``all_reduce:cuda:inf`` breaks it.
 
+    ## Severity
+    Error: UCC returns UCC_ERR_INVALID_PARAM on a malformed tune string (openucx/ucc
+    `ucc_coll_score.c`); the team layer fails to initialise.
+
     ## Example
     ```text
     export UCC_TL_NCCL_TUNE=all_reduce:cuda:inf
@@ -337,6 +357,10 @@ def ompi_coll_mca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     so a recipe that relies on ``coll_hcoll_enable=0`` to steer collectives does nothing.
     Azure's NCCL tests pass ``coll_hcoll_enable 0`` for the Open MPI 4.x/5.x of their images
     (Azure/azhpc-images tests).
+
+    ## Severity
+    Warning: a removed component's variables are only warned about by Open MPI (open-mpi/ompi PR
+    #13480); the collective choice the recipe relies on does not happen.
 
     ## Example
     ```text
@@ -371,6 +395,9 @@ def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     allreduce 65x faster than plain Open MPI. coll/ucc exists in Open MPI 5.0 and, on the 4.1
     series, from 4.1.4 (PR #10171; the X-Dev blog used 4.1.4).
 
+    ## Severity
+    Warning: Open MPI ships coll/ucc disabled (open-mpi/ompi PR #9009); the UCC tuning never applies.
+
     ## Example
     ```text
     export UCC_TL_NCCL_TUNE=allreduce:cuda:inf
@@ -401,3 +428,212 @@ def ompi_ucc_not_selected(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
         else:
             yield doc.at_line(first_ucc.line, problem.message, hint=problem.hint, column=first_ucc.column,
                               end_column=first_ucc.end_column, severity=problem.severity)
+
+
+# --------------------------------------------------------------------------- rank counts
+
+# nccl-tests: each rank drives -t threads x -g GPUs (src/common.cu: nThreads, nGpus; default 1 and 1).
+_NCCL_TESTS = re.compile(r"\b\w+_perf(?:_mpi)?\b(?P<args>[^|;&\n]*)")
+_NCCL_TESTS_OPTION = {"-g": "gpus", "--ngpus": "gpus", "-t": "threads", "--nthreads": "threads"}
+
+
+def nccl_tests_gpus_per_rank(text: str) -> Optional[int]:
+    """GPUs each rank of an nccl-tests binary in ``text`` drives (``-t`` x ``-g``); None when none runs."""
+    match = _NCCL_TESTS.search(text)
+    if match is None:
+        return None
+    found = {"gpus": 1, "threads": 1}
+    words = match.group("args").split()
+    for word, value in zip(words, words[1:] + [""]):
+        key, _, inline = word.partition("=")
+        if key in _NCCL_TESTS_OPTION and (inline or value).isdigit():
+            found[_NCCL_TESTS_OPTION[key]] = int(inline or value)
+    return found["gpus"] * found["threads"]
+
+
+def _gpus(container: dict) -> int:
+    from ...parsers.k8s import quantity, resources
+
+    limits = resources(container, "limits") or resources(container, "requests")
+    return sum(quantity(limits.get(name)) or 0 for name in ("nvidia.com/gpu", "amd.com/gpu"))
+
+
+@rule(code="MPI008", name="mpijob-rank-count", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,), since="0.3.0")
+def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An MPIJob's ``mpirun -np`` asks for more ranks than its hostfile has slots, or nccl-tests ranks do not
+    match the workers' GPUs.
+
+    ## What it catches
+    In a Kubeflow MPIJob (Open MPI, the default ``mpiImplementation``): ``-np`` larger than Worker
+    ``replicas`` x ``slotsPerWorker`` (default 1) without ``--oversubscribe`` (error); for an
+    nccl-tests binary, ranks x GPUs per rank (``-t`` x ``-g``) different from Worker ``replicas`` x
+    the GPUs each worker requests: more is an error (two ranks on one GPU), fewer a warning (GPUs idle).
+
+    ## Why is this bad?
+    The MPI Operator writes one hostfile line per worker with ``slots=<slotsPerWorker>``
+    (kubeflow/mpi-operator ``pkg/controller/mpi_job_controller.go``, newConfigMap). Open MPI refuses
+    to start more ranks than slots: "There are not enough slots available in the system to satisfy
+    the N slots that were requested" (Open MPI ``prte`` / ``orte`` rmaps), so the launcher fails.
+    nccl-tests gives each rank ``-g`` GPUs starting at ``localRank x -g`` (NVIDIA/nccl-tests
+    ``src/common.cu``): more ranks than GPUs select devices that do not exist or the same GPU twice,
+    and NCCL refuses two ranks on one device ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``);
+    fewer leave GPUs and their NICs out of the measurement, so busbw is not the cluster's.
+
+    ## Severity
+    Error when -np exceeds the hostfile's slots (Open MPI refuses: "There are not enough slots
+    available", open-mpi/ompi#3133) or nccl-tests ranks exceed the GPUs (NCCL: "Duplicate GPU detected",
+    `src/init.cc`); warning when GPUs are left out of the run.
+
+    ## Example
+    ```yaml
+    slotsPerWorker: 8
+    mpiReplicaSpecs:
+      Launcher: ... mpirun -np 32 /opt/nccl_tests/build/all_reduce_perf -g 1
+      Worker: {replicas: 2, template: ... nvidia.com/gpu: 8}
+    ```
+
+    ## Fix
+    ``-np`` = replicas x slotsPerWorker (16 here), with ``slotsPerWorker`` = GPUs per worker.
+    """
+    from ...parsers.k8s import as_dict, mpirun_calls, pods, quantity
+    from ..document import at_text
+
+    data = doc.data
+    if not isinstance(data, dict) or data.get("kind") != "MPIJob":
+        return
+    spec = as_dict(data.get("spec"))
+    if str(spec.get("mpiImplementation", "OpenMPI")) != "OpenMPI":
+        return  # Intel MPI and MPICH (hydra) place ranks beyond the hostfile's slots
+    slots = quantity(spec.get("slotsPerWorker", 1))
+    workers = [pod for pod in pods(doc) if pod.task and pod.task.get("name") == "Worker"]
+    if slots is None or len(workers) != 1:
+        return
+    replicas = quantity(workers[0].task.get("replicas", 1)) if workers[0].task else None
+    gpus = max((_gpus(c) for _, c in workers[0].containers()), default=0)
+    if replicas is None:
+        return
+    for pod, path, container, call in mpirun_calls(doc):
+        if pod.task is None or pod.task.get("name") != "Launcher":
+            continue
+        key = "args" if "mpirun" in " ".join(str(a) for a in container.get("args") or []) else "command"
+        np = quantity(call.np)
+        oversubscribe = "oversubscribe" in call.text
+        if np is not None and np > replicas * slots and not oversubscribe:
+            yield at_text(doc, path + (key,), call.tokens["np"],
+                          f"mpirun -np {np}, but the hostfile has {replicas} workers x {slots} slots = "
+                          f"{replicas * slots}: Open MPI refuses to start (not enough slots)",
+                          hint=f"use -np {replicas * slots}, or set slotsPerWorker to the ranks each worker runs")
+            continue
+        per_rank = nccl_tests_gpus_per_rank(call.text)
+        ranks = np if np is not None else replicas * slots
+        if per_rank is None or not gpus or ranks * per_rank == replicas * gpus:
+            continue
+        needle = call.tokens.get("np") or "mpirun"
+        used = f"{ranks} ranks x {per_rank} GPU(s) = {ranks * per_rank}"
+        if ranks * per_rank > replicas * gpus:
+            yield at_text(doc, path + (key,), needle,
+                          f"{used}, but the workers have {replicas} x {gpus} = {replicas * gpus} GPUs: ranks share or "
+                          "miss GPUs and NCCL refuses (Duplicate GPU detected)",
+                          hint=f"run {replicas * gpus // per_rank} ranks")
+        else:
+            yield at_text(doc, path + (key,), needle,
+                          f"{used}, but the workers have {replicas} x {gpus} = {replicas * gpus} GPUs: "
+                          f"{replicas * gpus - ranks * per_rank} GPUs take no part",
+                          hint=f"run {replicas * gpus // per_rank} ranks", severity=Severity.WARNING)
+
+
+_SBATCH_OPTION = re.compile(r"^#SBATCH\s+(?P<option>--?[\w-]+)(?:[= ]\s*(?P<value>\S+))?", re.MULTILINE)
+
+
+def _sbatch_options(text: str) -> dict[str, str]:
+    """``#SBATCH`` options before the first command (sbatch stops reading them there), long names."""
+    aliases = {"-N": "--nodes", "-n": "--ntasks", "-G": "--gpus"}
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        match = _SBATCH_OPTION.match(stripped)
+        if match and match.group("value"):
+            option = aliases.get(match.group("option"), match.group("option"))
+            found.setdefault(option, match.group("value"))
+    return found
+
+
+def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(first line number, text) of each command, backslash-continued lines joined."""
+    start, parts = 0, list[str]()
+    for number, line in enumerate(lines, 1):
+        if not parts:
+            start = number
+        if line.rstrip().endswith("\\"):
+            parts.append(line.rstrip()[:-1])
+            continue
+        parts.append(line)
+        yield start, " ".join(parts)
+        parts = []
+    if parts:
+        yield start, " ".join(parts)
+
+
+def _gres_gpus(value: str) -> Optional[int]:
+    match = re.fullmatch(r"gpu(?::[\w.-]+)?:(\d+)", value.split(",")[0])
+    return int(match.group(1)) if match else None
+
+
+@rule(code="MPI009", name="srun-tasks-exceed-gpus", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
+      since="0.3.0")
+def srun_tasks_exceed_gpus(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An sbatch script starts more nccl-tests ranks per node than the node has GPUs for them.
+
+    ## What it catches
+    ``#SBATCH --ntasks-per-node=T`` with ``--gpus-per-node=G`` (or ``--gres=gpu:G``) and an
+    nccl-tests binary driving ``-t`` x ``-g`` GPUs per rank, where T x GPUs-per-rank differs from G:
+    more is an error, fewer a warning. Scripts that start one launcher per node (``torchrun``) are
+    not judged: their ranks are not Slurm tasks.
+
+    ## Why is this bad?
+    nccl-tests gives rank ``localRank`` the GPUs from ``localRank x -g`` (NVIDIA/nccl-tests
+    ``src/common.cu``); Slurm's tasks on a node all see the node's G allocated GPUs. More tasks than
+    GPUs select a device that does not exist ("invalid device ordinal", NVIDIA/nccl-tests#2) or the same
+    GPU twice, which NCCL refuses ("Duplicate GPU detected", NVIDIA/nccl ``src/init.cc``; since 2.5 "not
+    allowed and it will not work", NVIDIA/nccl#418): the job cannot run. Fewer
+    leave GPUs and their NICs out, so the busbw measured is not the nodes'.
+
+    ## Severity
+    Error when tasks x GPUs per rank exceed the node's GPUs (invalid device ordinal / NCCL "Duplicate
+    GPU detected"); warning when GPUs are left out.
+
+    ## Example
+    ```bash
+    #SBATCH --nodes=2 --ntasks-per-node=16 --gpus-per-node=8
+    srun /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G -g 1
+    ```
+
+    ## Fix
+    ``--ntasks-per-node=8`` (one rank per GPU with ``-g 1``).
+    """
+    options = _sbatch_options(doc.text)
+    tasks = options.get("--ntasks-per-node", "")
+    gpus = options.get("--gpus-per-node", "") or str(_gres_gpus(options.get("--gres", "")) or "")
+    if not tasks.isdigit() or not gpus.split(":")[-1].isdigit():
+        return
+    per_node, node_gpus = int(tasks), int(gpus.split(":")[-1])
+    for number, line in _logical_lines(doc.lines):
+        if line.lstrip().startswith("#") or not re.search(r"\bsrun\b|\bmpirun\b", line):
+            continue
+        per_rank = nccl_tests_gpus_per_rank(line)
+        if per_rank is None or "--ntasks-per-node" in line or re.search(r"\s-n\s|--ntasks", line):
+            continue  # no nccl-tests here, or the step sets its own task layout
+        used = per_node * per_rank
+        if used == node_gpus:
+            continue
+        if used > node_gpus:
+            yield doc.at_line(number, f"{per_node} tasks per node x {per_rank} GPU(s) each = {used}, but each node "
+                                      f"has {node_gpus} GPUs: ranks share or miss GPUs and NCCL refuses "
+                                      "(Duplicate GPU detected)", hint=f"--ntasks-per-node={node_gpus // per_rank}")
+        else:
+            yield doc.at_line(number, f"{per_node} tasks per node x {per_rank} GPU(s) each = {used}, but each node "
+                                      f"has {node_gpus} GPUs: {node_gpus - used} take no part",
+                              hint=f"--ntasks-per-node={node_gpus // per_rank}", severity=Severity.WARNING)
+        return

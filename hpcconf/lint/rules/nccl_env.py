@@ -8,19 +8,19 @@ They apply wherever an ``NCCL_*`` setting is written: nccl.conf, env files, ``ex
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Iterator
 
+from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.nccl_algo import stranded_functions
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
+from ..workload import multi_node, no_ib_intent
 
-# NCCL_* names read by other programs, not by NCCL: nccl-tests' own options, and the variable Azure's
-# sku-customizations service reads to pick a topology family (Azure/azhpc-images customizations).
-NOT_NCCL_READERS = ("NCCL_TESTS_", "NCCL_TOPO_FAMILY")
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
 
@@ -39,6 +39,10 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names.
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?\b|HIP_VISIBLE_DEVICES|HSA_", re.IGNORECASE)
+
+
 @rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS)
 def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An ``NCCL_*`` variable that the target NCCL version does not read (typo, removed or renamed).
@@ -55,11 +59,27 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nothing, and the job runs with defaults. The table behind this rule lists the 268 names
     read across NCCL 2.3.5 to 2.30.7 (NVIDIA/nccl ``src/`` at every v2.x tag).
 
-    Names NCCL does not read but other tools do are left alone: ``NCCL_TESTS_*`` (nccl-tests),
-    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service), and the variables of NCCL's network
-    plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
+    A name only RCCL reads is left alone where the file shows AMD GPUs (``amd.com/gpu``, a ROCm image,
+    rccl-tests) or ``--sku`` is an AMD size, and is info where nothing says which GPUs run it.
+    Names NCCL does not read but another consumer does are left alone (``hpcconf/data/env_consumers.tsv``,
+    each with its source): PyTorch's ``NCCL_ASYNC_ERROR_HANDLING``, ``NCCL_BLOCKING_WAIT``,
+    ``NCCL_DESYNC_DEBUG``, ``NCCL_ENABLE_TIMING`` (ProcessGroupNCCL.hpp reads them as fallbacks of its
+    ``TORCH_NCCL_*`` options), build inputs such as ``NCCL_VERSION``, ``NCCL_HOME``, ``NCCL_ROOT``
+    (PyTorch's FindNCCL.cmake, the nccl-tests Makefile), ``NCCL_TESTS_*`` (nccl-tests),
+    ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service); a name the file's own script expands
+    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
     Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
-    ``src/ib_plugin.c``) and ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl.
+    ``src/ib_plugin.c``), ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl, Google's fastsocket plugin
+    (``NCCL_DYNAMIC_CHUNK_SIZE``... in google/nccl-fastsocket ``net_fastsocket.cc``) and Google's
+    GPUDirect-TCPX/TCPXO plugins (``NCCL_GPUDIRECTTCPX_*``, ``NCCL_FASTRAK_*``, their tuner's
+    ``NCCL_TUNER_CONFIG_PATH``; GoogleCloudPlatform/container-engine-accelerators ``gpudirect-tcpx*``).
+
+    ## Severity
+    Warning for a name NCCL once read (removed or renamed) or a near-miss of one it reads: NCCL ignores
+    names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`), so the setting meant for
+    NCCL does nothing. Info for a name no NCCL release and no known consumer ever read (it may be a
+    variable of the user's own scripts), and for RCCL-only names where the file does not say which GPUs
+    run it.
 
     ## Example
     ```text
@@ -72,15 +92,34 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     setting is obsolete for your NCCL version.
     """
     from ...knowledge import nccl_env, rocm
+    from ...knowledge.env_consumers import consumer_of, read_by_text
     from ...knowledge.nccl_plugins import read_by_plugin
 
     for setting in _nccl_settings(doc):
-        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or setting.name.startswith(NOT_NCCL_READERS) \
-                or read_by_plugin(setting.name) is not None:
+        own_lines = range(setting.line, setting.value_at + 1)
+        if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
+                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines):
             continue
-        if ctx.collective == "rccl" and rocm.reads(setting.name):
-            continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
+        if rocm.reads(setting.name) and ctx.collective != "nccl":
+            if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
+                continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
+            if nccl_env.lookup(setting.name) is None:
+                yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: "
+                                                "on NVIDIA GPUs the setting does nothing; the file does not say which",
+                                  hint="set --sku to decide", column=setting.column,
+                                  end_column=setting.column + len(setting.name), severity=Severity.INFO)
+                continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
+        if not suggestions and nccl_env.lookup(setting.name) is None:
+            # no NCCL release ever read it and it is no near-miss of a name one reads: a variable of the user's
+            # own scripts (read by a file hpcconf was not given) or of a consumer hpcconf does not know
+            yield doc.at_line(setting.line, f"{setting.name} is read by no NCCL release (2.3.5 to "
+                                            f"{nccl_env.newest_version()}) and by no other consumer hpcconf knows: "
+                                            "unless a program of yours reads it, it does nothing",
+                              hint="delete it, or check the name against the NCCL documentation for your version",
+                              column=setting.column, end_column=setting.column + len(setting.name),
+                              severity=Severity.INFO)
+            continue
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"
         yield doc.at_line(setting.line, f"{nccl_env.explain(setting.name, ctx.nccl_version)}: the setting "
@@ -126,6 +165,10 @@ def algo_proto_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``NCCL_ALGO=CollNet`` and ``NCCL_ALGO=allreduce:ring;tree``. Before 2.24 the bad token was
     silently ignored, so the setting did nothing (reported as a warning for those versions).
 
+    ## Severity
+    Error from NCCL 2.24: `tuning.cc` rejects the value with ncclInvalidUsage and every communicator
+    init fails (measured, NCCL 2.28.9); warning before 2.24, where the token is ignored.
+
     ## Example
     ```text
     NCCL_ALGO=CollNet
@@ -147,7 +190,9 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     ``=^`` in the wrong order (``^`` must come first), malformed ``name:port`` entries, more than
     32 entries, ``:rail:plane`` before NCCL 2.29.7; with ``--sku``: names matching none of the
-    SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA.
+    SKU's IB devices, and including the SKU's non-IB Mellanox VF (``mlx5_an0``) as a fabric HCA; an
+    exclusion (``^...``) naming a device the SKU does not have instead of its non-IB VF (warning: the
+    VF stays in NCCL's rail list).
     Without ``--sku``: entries that can name no RDMA device anywhere: network interface names
     (``^ens,eth,docker``, which belong in ``NCCL_SOCKET_IFNAME``) and look-alike typos of HCA
     names (``^m1x5_0`` with a digit one, ``MLX5_0`` in capitals).
@@ -159,6 +204,11 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     VF) because NCCL would otherwise try it as an IB rail (Azure/azurehpc-health-checks
     ``conf/nd96isr_h200_v5.conf``). An exclusion that matches nothing (``NCCL_IB_HCA=^m1x5_0``,
     found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
+
+    ## Severity
+    Error when the value does not parse (NCCL refuses the list); warning when names match no RDMA device
+    or the exclusion misses the VM's non-IB device: NCCL drops them silently and falls back or keeps the
+    wrong rail.
 
     ## Example
     ```text
@@ -183,6 +233,8 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         if any(p.severity == Severity.ERROR for p in check_ib_hca(setting.value, ctx.nccl_version)):
             continue  # the value does not parse: the grammar finding above says why
         parsed = parse_if_list(setting.value)
+        if parsed.exclude and ib is not None and parsed.entries:
+            yield from _wrong_exclusion(doc, setting, parsed, ib, ctx.sku_name)
         if parsed.exclude or not parsed.entries:
             continue
         devices = list(getattr(ib, "devices", []) or []) if ib is not None else []
@@ -200,6 +252,25 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield _setting_finding(doc, setting, f"NCCL_IB_HCA names {', '.join(unknown)}, which matches no IB "
                                                  f"device of {ctx.sku_name} ({', '.join(devices)})",
                                    hint=f"use ={','.join(d + ':1' for d in devices)}")
+
+
+def _wrong_exclusion(doc: Document, setting: Setting, parsed, ib, sku_name: str) -> Iterator[Diagnostic]:
+    """An exclusion list (``^...``) that names none of the devices the VM has to exclude, while the SKU knows
+    which one that is: the device stays in NCCL's rail list."""
+    skip = list(getattr(ib, "exclude_hcas", []) or [])
+    known = skip + list(getattr(ib, "devices", []) or [])
+    if not skip:
+        return
+    def matches(entry: str, device: str) -> bool:
+        return device == entry if parsed.exact else device.startswith(entry)
+    if any(matches(e.name, d) for e in parsed.entries for d in skip):
+        return
+    wrong = [e.name for e in parsed.entries if not any(matches(e.name, d) for d in known)]
+    if wrong:
+        yield _setting_finding(doc, setting, f"NCCL_IB_HCA excludes {', '.join(wrong)}, which is no device of "
+                                             f"{sku_name}; the device to keep out of NCCL's rails there is "
+                                             f"{', '.join(skip)}, and it stays in",
+                               hint=f"use ^{','.join(skip)}", severity=Severity.WARNING)
 
 
 # How RDMA devices are named (ibv_devices): by the kernel driver (mlx5_0, bnxt_re0, irdma0, efa_0...) or
@@ -231,9 +302,12 @@ def _hca_typo(name: str) -> str | None:
 
 
 def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
-    """Entries that cannot name an RDMA device on any machine: netdev names, and typos of HCA names."""
+    """Entries that cannot name an RDMA device on any machine: netdev names, and typos of HCA names.
+    Where the file says it runs without InfiniBand, selecting no HCA is the intent: no finding."""
     from ...knowledge.grammars import parse_if_list
 
+    if no_ib_intent(doc):
+        return
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_IB_HCA" or setting.dynamic or not setting.value:
             continue
@@ -256,7 +330,7 @@ def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
                               end_column=column + len(entry.name), severity=Severity.WARNING)
 
 
-@rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.ERROR, kinds=SETTING_KINDS)
+@rule(code="NCCL013", name="nccl-path-level-invalid", severity=Severity.WARNING, kinds=SETTING_KINDS)
 def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``NCCL_P2P_LEVEL`` or ``NCCL_NET_GDR_LEVEL`` is not a path type the NCCL version knows.
 
@@ -269,6 +343,10 @@ def path_level_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     level and the setting that was meant to enable (or forbid) P2P or GPUDirect RDMA does not
     take effect, e.g. the ``NCCL_P2P_LEVEL=SYS`` workaround that brought an NVLink pair from
     24.3 to 105.5 GB/s (NCCL 2.28.9 on 2 x H200).
+
+    ## Severity
+    Warning: `paths.cc` takes an unknown name as an unknown level; NCCL starts and the P2P or GPUDirect
+    setting meant does not take effect (24.3 vs 105.5 GB/s on an H200 NVLink pair, NCCL 2.28.9).
 
     ## Example
     ```text
@@ -297,6 +375,10 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     failed every all_reduce with ``no algorithm/protocol available for function AllReduce ...
     NCCL_ALGO was set to NVLSTree`` (docs/acceptance/nccl-h200-x2.json). Crusoe's 8xH100
     ``NCCL_ALGO=NVLSTree`` is right there and breaks every job on ND A100 v4.
+
+    ## Severity
+    Error: with NVLS the only algorithm left, calls fail with "no algorithm/protocol available" on VMs
+    without NVLink SHARP (`src/graph/tuning.cc`).
 
     ## Example
     ```text
@@ -338,6 +420,26 @@ def stranded_everywhere(value: str, nccl_version: str) -> tuple[list[str], list[
     return multi, [f for f in single if f not in multi]
 
 
+# nccl-tests binaries and the NCCL function each one calls (NVIDIA/nccl-tests src/*.cu); the point-to-point
+# tests (alltoall, sendrecv, gather, scatter, hypercube) call ncclSend/ncclRecv, which NCCL_ALGO does not touch.
+_NCCL_TESTS_FUNCTIONS = {"all_reduce": "AllReduce", "all_gather": "AllGather", "reduce_scatter": "ReduceScatter",
+                         "broadcast": "Broadcast", "reduce": "Reduce", "alltoall": "", "sendrecv": "", "gather": "",
+                         "scatter": "", "hypercube": ""}
+_NCCL_TESTS_BINARY = re.compile(r"\b(" + "|".join(sorted(_NCCL_TESTS_FUNCTIONS, key=len, reverse=True)) + r")_perf\b")
+_OTHER_PROGRAM = re.compile(r"\bpython\d?\b|\.py\b|torchrun|deepspeed|accelerate\s+launch|\bnemo\b|megatron", re.I)
+
+
+def functions_run(doc: Document) -> set[str] | None:
+    """The NCCL functions a script or job runs when all it runs is nccl-tests; None when it runs anything
+    else, or is a file (nccl.conf, env file, image ENV) whose settings reach every program."""
+    if doc.kind in (Kind.NCCL_CONF, Kind.ENV_FILE, Kind.DOCKERFILE) or doc.artifact is not None:
+        return None  # a compiled artifact carries the spec's cluster-wide nccl_env: every workload gets it
+    binaries = _NCCL_TESTS_BINARY.findall(doc.text)
+    if not binaries or _OTHER_PROGRAM.search(doc.text):
+        return None
+    return {_NCCL_TESTS_FUNCTIONS[b] for b in binaries} - {""}
+
+
 @rule(code="NCCL029", name="nccl-algo-strands-collective", severity=Severity.ERROR, kinds=SETTING_KINDS,
       since="0.2.0")
 def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -350,7 +452,9 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     NVLS or CollNetDirect, never Tree or NVLSTree), or a value whose only algorithm for a function
     is NVLSTree, which NCCL turns off on a single node. The judgement assumes the most capable
     machine (NVLink SHARP, CollNet), so a finding here fails everywhere; a value that fails only
-    on VM sizes without NVLink SHARP is NCCL014's.
+    on VM sizes without NVLink SHARP is NCCL014's. A script or job that runs only nccl-tests states
+    which functions it calls: ``NCCL_ALGO=Tree`` beside ``all_reduce_perf`` alone strands nothing it
+    runs, so only the functions of the binaries it starts are judged there.
 
     ## Why is this bad?
     ``NCCL_ALGO`` restricts the algorithms NCCL's tuner may pick (``src/graph/tuning.cc``); a
@@ -359,6 +463,10 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ``NCCL_ALGO=NVLSTree`` failed all_gather, reduce_scatter and broadcast, and all_reduce on one
     node; a global ``NCCL_ALGO=Tree`` failed all_gather, reduce_scatter and broadcast. Training
     jobs call all of them (FSDP all_gather/reduce_scatter, parameter broadcast at start-up).
+
+    ## Severity
+    Error: every call of a function left with no algorithm fails ("no algorithm/protocol available",
+    `src/graph/tuning.cc`; measured on 2 x H200, NCCL 2.28.9).
 
     ## Example
     ```text
@@ -374,6 +482,9 @@ def algo_strands_collective(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         if setting.name != "NCCL_ALGO" or setting.dynamic:
             continue
         multi, single = stranded_everywhere(setting.value, ctx.nccl_version)
+        run = functions_run(doc)
+        if run is not None:  # the file runs only nccl-tests: only the functions it runs can fail
+            multi, single = [f for f in multi if f in run], [f for f in single if f in run]
         if not (multi or single):
             continue
         parts = []
@@ -410,6 +521,10 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
     for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``).
 
+    ## Severity
+    Warning: NCCL reads the value differently from how it looks (its own parsers in
+    `src/misc/socket.cc`, `src/misc/param.cc`); the setting does not do what it says.
+
     ## Example
     ```text
     NCCL_IB_TIMEOUT=22s
@@ -443,6 +558,11 @@ def graph_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     and 225 GB/s without it (4x); NCCL 2.28.9 on an H200 NVLink pair reproduced it: 82.6 vs 326 GB/s. The
     ncv4 graph names 4 GPUs, so on 2-GPU sizes NCCL may also fail ("dev 2 not found"). Azure
     removed it from the smaller sizes in e899015a (2024-05-22).
+
+    ## Severity
+    Error: the graph replaces NCCL's search (`src/graph/search.cc`); on sizes with fewer GPUs than it
+    names NCCL fails ("dev 2 not found"), and where it loads it fixes another machine's channels (57.5
+    vs 225 GB/s on NC48ads_A100_v4).
 
     ## Example
     ```text
@@ -482,13 +602,19 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     With ``--sku``: a topology path naming an Azure family directory or file (``ndv4``, ``ncv4``...)
     other than the SKU's, any topology file on sizes that should run without one (NC24/NC48ads,
-    NC H100 v5, GB200), and Azure paths on non-Azure VMs (Crusoe ships its own file).
+    NC H100 v5, GB200), and Azure paths on non-Azure VMs (Crusoe ships its own file). A path under a
+    ``hostPath`` mount is judged as the node's path it reads (``/opt/nccl_topo`` mounting the node's
+    ``/etc/crusoe/nccl_topo`` is Crusoe's own file).
 
     ## Why is this bad?
     NCCL trusts the file over its own detection. Azure's ncv4 file hides the NVLink bridge of
     NC48ads (24.3 vs 326 GB/s measured with NCCL 2.28.9 on an H200 pair), an ndv4 file on an ND H100 v5 describes other bus
     ids and NUMA nodes, and Crusoe's hypervisor remaps PCI addresses so only Crusoe's file fits
     (Azure/azhpc-images ``topology/``).
+
+    ## Severity
+    Warning: NCCL trusts the topology file over its own detection; a file of another family hides links
+    (24.3 vs 326 GB/s measured on NC48ads with NCCL 2.28.9).
 
     ## Example
     ```text
@@ -505,10 +631,12 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     nccl = getattr(ctx.sku, "nccl", None)
     family = getattr(nccl, "topo_family", None)
     vendor_file = getattr(nccl, "vendor_topo_file", None)
+    host_mounts = host_path_mounts(doc)
     for setting in _nccl_settings(doc):
         path = setting.value.strip()
         if setting.name != "NCCL_TOPO_FILE" or not path or setting.dynamic:
             continue
+        path = on_host(path, host_mounts)  # the file NCCL reads is the node's file a hostPath mounts there
         named = _FAMILY_IN_PATH.search(path)
         if vendor_file and path != vendor_file:
             message = f"{ctx.sku_name} needs its provider's topology file {vendor_file}, not {path}"
@@ -523,6 +651,34 @@ def topo_file_on_sku(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         else:
             continue
         yield _setting_finding(doc, setting, message, hint=hint, whole=True)
+
+
+def host_path_mounts(doc: Document) -> list[tuple[str, str]]:
+    """(mount path in the container, path on the node) of every hostPath volume mount of the document's pods."""
+    if doc.yaml is None:
+        return []
+    from ...parsers.k8s import as_dict, pods
+
+    found = []
+    for pod in pods(doc):
+        host = {str(v.get("name")): str(as_dict(v.get("hostPath")).get("path", "")).rstrip("/")
+                for v in pod.spec.get("volumes") or [] if isinstance(v, dict) and as_dict(v.get("hostPath")).get("path")}
+        for _, container in pod.containers(init=True):
+            for mount in container.get("volumeMounts") or []:
+                if isinstance(mount, dict) and str(mount.get("name")) in host and mount.get("mountPath"):
+                    sub = str(mount.get("subPath") or "").strip("/")
+                    node = host[str(mount["name"])] + (f"/{sub}" if sub else "")
+                    found.append((str(mount["mountPath"]).rstrip("/") or "/", node))
+    return found
+
+
+def on_host(path: str, mounts: list[tuple[str, str]]) -> str:
+    """``path`` as the node names it, when a hostPath mount holds it (the deepest mount wins); else ``path``."""
+    holding = [(m, h) for m, h in mounts if path == m or path.startswith(m.rstrip("/") + "/")]
+    if not holding:
+        return path
+    mount, host = max(holding, key=lambda pair: len(pair[0]))
+    return host + path[len(mount):]
 
 
 def _setting_value(settings: list[Setting], name: str) -> Setting | None:
@@ -545,6 +701,10 @@ def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     enabled"). With ``NCCL_MNNVL_ENABLE=1`` every multi-node job then fails at init with "MNNVL is
     not supported on this system"; without it, an NVL72 rack's jobs silently run over InfiniBand.
     cuMem is on by default (-2, auto) since NCCL 2.19; 0 is a leftover of older workarounds.
+
+    ## Severity
+    Error: `checkMNNVL` needs cuMem (NVIDIA/nccl `src/init.cc`): with NCCL_MNNVL_ENABLE=1 every multi-
+    node job fails at init; without it an NVL72 rack's jobs run over InfiniBand instead of NVLink.
 
     ## Example
     ```text
@@ -569,3 +729,201 @@ def mnnvl_without_cumem(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                            f"{ctx.sku_name}'s NVLink across VMs (MNNVL needs cuMem): jobs run "
                                            f"over InfiniBand", hint="remove NCCL_CUMEM_ENABLE",
                                severity=Severity.WARNING)
+
+
+# --------------------------------------------------------------------------- NCCL060
+
+@rule(code="NCCL060", name="nccl-setting-discards-hardware", severity=Severity.WARNING, kinds=SETTING_KINDS,
+      since="0.3.0")
+def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A setting turns off a transport or algorithm the VM's hardware offers: NVLink P2P, NVLS, MNNVL, InfiniBand.
+
+    ## What it catches
+    ``NCCL_P2P_DISABLE=1`` on a VM with NVLink, ``NCCL_NVLS_ENABLE=0`` on one with NVLink SHARP
+    (NVSwitch gen 3: H100/H200/B200 HGX, GB200), ``NCCL_MNNVL_ENABLE=0`` where the NVLink domain spans
+    VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
+    is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
+    no VM known it is info: the loss depends on hardware the file does not name. Intent the file
+    states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
+    the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
+    ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.
+
+    ## Why is this bad?
+    Each of these tells NCCL not to use a path the hardware has: without P2P, GPU-to-GPU traffic inside
+    the VM goes through host memory (SHM transport) instead of NVLink; without NVLS, AllReduce loses
+    the NVSwitch's in-network reduction (NCCL's tuner picks NVLS/NVLSTree for large messages on
+    NVSwitch gen 3); without MNNVL, GPUs of one NVL72 rack talk over the NIC instead of NVLink; without
+    IB, nodes talk over TCP sockets. NCCL honours each variable as documented (NVIDIA NCCL
+    environment-variables page; ``src/transport/p2p.cc``, ``src/transport/nvls.cc``, ``src/init.cc``
+    MNNVL, ``src/transport/net_ib.cc``), so the job runs, slower: measurable as busbw.
+
+    ## Severity
+    Warning on a VM that has the hardware (NCCL honours the switch and uses the slower path; busbw
+    drops); info where no VM size is known.
+
+    ## Example
+    ```text
+    # hpcconf lint --sku ND96isr_H100_v5 job.env
+    NCCL_P2P_DISABLE=1
+    NCCL_NVLS_ENABLE=0
+    ```
+
+    ## Fix
+    Delete the line (a debugging leftover), or keep it with an inline ``# hpcconf: ignore[NCCL060]``
+    stating why (e.g. NVLS disabled to save its memory).
+    """
+    sku = ctx.sku_for_text(doc.text)
+    settings = {s.name: s for s in _nccl_settings(doc) if not s.dynamic}
+    checks = (
+        ("NCCL_P2P_DISABLE", "1", "nvlink", "GPU-to-GPU traffic inside the VM goes through host memory instead of NVLink"),
+        ("NCCL_NVLS_ENABLE", "0", "nvls", "AllReduce loses NVSwitch in-network reduction (NVLS)"),
+        ("NCCL_MNNVL_ENABLE", "0", "mnnvl", "GPUs of one NVLink domain across VMs talk over the network instead of NVLink"),
+        ("NCCL_IB_DISABLE", "1", "ib", "nodes talk over TCP sockets instead of InfiniBand"),
+    )
+    for name, value, hardware, loss in checks:
+        setting = settings.get(name)
+        if setting is None or setting.value.strip() != value:
+            continue
+        if hardware == "nvlink" and (settings.get("NCCL_SHM_DISABLE") is not None
+                                     and settings["NCCL_SHM_DISABLE"].value.strip() == "1"):
+            continue  # P2P and SHM both off: every byte goes through the NIC, a network test on purpose
+        if hardware == "ib" and (multi_node(doc) is False or no_ib_intent(doc) not in ("", "NCCL_IB_DISABLE=1")):
+            continue  # one node needs no fabric; a variant written for a cluster without IB means it
+        if sku is None:
+            what = {"nvlink": "NVLink", "nvls": "NVLink SHARP (NVSwitch gen 3)", "mnnvl": "multi-node NVLink",
+                    "ib": "InfiniBand"}[hardware]
+            yield _setting_finding(doc, setting, f"{name}={value}: on a VM with {what}, {loss}; the file names no VM "
+                                                 "size, so hpcconf cannot tell", hint="set --sku to decide",
+                                   severity=Severity.INFO, whole=True)
+            continue
+        has = {"nvlink": sku.nvlink.present, "nvls": sku.nvlink.nvls, "mnnvl": sku.nvlink_spans_nodes,
+               "ib": sku.infiniband is not None and multi_node(doc) is True}[hardware]
+        if has:
+            yield _setting_finding(doc, setting, f"{name}={value} on {sku.name}: {loss}",
+                                   hint="delete it, or suppress it with the reason", whole=True)
+
+
+# --------------------------------------------------------------------------- NCCL061
+
+_PLUGIN_VARS = ("NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN")
+# Base images that ship no NCCL plugin: an OS image, or NVIDIA's CUDA images (CUDA and NCCL only).
+_PLAIN_BASE = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|rockylinux|almalinux|centos|fedora|"
+                         r"amazonlinux|alpine)(?::|@|$)|^(?:docker\.io/|nvcr\.io/)?nvidia/cuda(?::|@|$)", re.IGNORECASE)
+
+
+def _final_base(doc: Document) -> str:
+    """The image the built image starts from, through named stages; "" when a stage or ARG decides."""
+    froms = [i for i in doc.dockerfile.instructions if i.keyword == "FROM"]
+    names: dict[str, str] = {}
+    for instruction in froms:
+        words = [w for w in instruction.arguments.split() if not w.startswith("--")]
+        if len(words) >= 3 and words[1].lower() == "as":
+            names[words[2].lower()] = words[0]
+    if not froms:
+        return ""
+    words = [w for w in froms[-1].arguments.split() if not w.startswith("--")]
+    base, seen = (words[0] if words else ""), set()
+    while base.lower() in names and base.lower() not in seen:
+        seen.add(base.lower())
+        base = names[base.lower()]
+    return "" if "$" in base else base
+
+
+@rule(code="NCCL061", name="nccl-plugin-path-not-in-image", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,),
+      since="0.3.0")
+def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Dockerfile points NCCL at a plugin library the image never gets.
+
+    ## What it catches
+    ``ENV NCCL_NET_PLUGIN``, ``NCCL_TUNER_PLUGIN``, ``NCCL_PROFILER_PLUGIN`` or ``NCCL_ENV_PLUGIN`` set to
+    an absolute path, in an image built from a base that ships no NCCL plugin (an OS image, NVIDIA's
+    ``nvidia/cuda`` images), where no ``COPY``, ``ADD`` or ``RUN`` of the Dockerfile names the file or
+    its directory. Images built on other bases (NGC PyTorch ships HPC-X's plugin) are not judged.
+
+    ## Why is this bad?
+    NCCL ``dlopen``s the path it is given; a missing file is logged ("NET/Plugin: Could not find" /
+    "TUNER/Plugin: Failed to find", NVIDIA/nccl ``src/plugin/net.cc``, ``src/plugin/tuner.cc``) and NCCL
+    carries on without it: no aws-ofi-nccl means no EFA (TCP sockets instead), no tuner means NCCL's
+    default choices. The job runs, slower than the image was built to run.
+
+    ## Severity
+    Warning: NCCL logs the missing plugin and carries on without it (`src/plugin/net.cc`,
+    `src/plugin/tuner.cc`): no EFA / no tuning, the job runs slower.
+
+    ## Example
+    ```dockerfile
+    FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
+    ENV NCCL_TUNER_PLUGIN=/opt/nccl-tuner/libnccl-tuner.so
+    ```
+
+    ## Fix
+    Build or copy the plugin to that path in the Dockerfile, or point the variable where the image has it.
+    """
+    base = _final_base(doc)
+    if not _PLAIN_BASE.search(base):
+        return
+    others = " ".join(i.arguments for i in doc.dockerfile.instructions if i.keyword in ("RUN", "COPY", "ADD"))
+    for setting in _nccl_settings(doc):
+        path = setting.value.strip()
+        if setting.name not in _PLUGIN_VARS or setting.dynamic or not path.startswith("/"):
+            continue
+        directory, name = posixpath.split(path)
+        if name in others or (directory and directory != "/" and directory in others):
+            continue
+        yield _setting_finding(doc, setting, f"{setting.name}={path}: nothing in this Dockerfile puts that file in "
+                                             f"the image, and its base {base} ships no NCCL plugin: NCCL runs without it",
+                               hint="build or COPY the plugin there, or fix the path")
+
+
+# --------------------------------------------------------------------------- NCCL062
+
+@rule(code="NCCL062", name="nccl-socket-ifname-platform-interface", severity=Severity.WARNING, kinds=SETTING_KINDS,
+      since="0.3.0")
+def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """``NCCL_SOCKET_IFNAME`` excludes interfaces, but not the one the platform's nodes have and NCCL must not use.
+
+    ## What it catches
+    An exclusion list (``NCCL_SOCKET_IFNAME=^lo,docker0``) on a platform whose provider profile
+    (``hpcconf/data/providers.yaml``: ``--provider``, per-path settings, or the file's signals) names
+    interfaces to keep out of NCCL's socket transport, that leaves one of them in: SageMaker HyperPod's
+    ``veth_def_agent``.
+
+    ## Why is this bad?
+    With an exclusion list NCCL may use every other interface for its bootstrap and socket transport
+    (NCCL environment-variables page, ``NCCL_SOCKET_IFNAME``). HyperPod nodes carry ``veth_def_agent``
+    besides the EFA and ENA interfaces; aws/sagemaker-hyperpod-recipes changed its generated
+    ``^lo,docker0`` to ``^lo,docker0,veth_def_agent`` for P5 HyperPod Slurm clusters (commit abc28a9, #182,
+    "fix fetch efa info fail when using p5 hyperpod slurm"). A warning: the platform's own fix says the
+    job goes wrong without it; no measurement says how.
+
+    ## Severity
+    Warning: the platform's own fix (aws/sagemaker-hyperpod-recipes abc28a9, #182) says the job goes
+    wrong without the exclusion; no measurement says how.
+
+    ## Example
+    ```bash
+    #SBATCH --job-name=sagemaker-llama-8b
+    export NCCL_SOCKET_IFNAME=^lo,docker0
+    ```
+
+    ## Fix
+    ``NCCL_SOCKET_IFNAME=^lo,docker0,veth_def_agent``.
+    """
+    from ...knowledge.grammars import parse_if_list
+
+    provider = ctx.provider_for(doc.text)
+    if provider is None or not provider.socket_exclude:
+        return
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_SOCKET_IFNAME" or setting.dynamic or not setting.value.strip():
+            continue
+        parsed = parse_if_list(setting.value.strip())
+        if not parsed.exclude:
+            continue
+        left = [name for name in provider.socket_exclude
+                if not any((name == e.name) if parsed.exact else name.startswith(e.name) for e in parsed.entries)]
+        if left:
+            yield _setting_finding(doc, setting, f"NCCL_SOCKET_IFNAME={setting.value.strip()} leaves {', '.join(left)} "
+                                                 f"to NCCL on {provider.title}, an interface its nodes have that NCCL "
+                                                 "must not use", hint=f"add {','.join(left)} to the exclusion list "
+                                                                      f"({provider.socket_exclude_source})")

@@ -67,6 +67,10 @@ def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     the pods ``<job>-<task>-<i>`` of both tasks would collide. The job of jingchaozhang.github.io's NDm A100 v4 AKS walkthrough (2023) repeats its
     ``mpiworker`` task (a copy-paste: the first copy has no GPUs), so ``kubectl apply`` fails.
 
+    ## Severity
+    Error: Volcano's admission webhook rejects the job ("duplicated task name",
+    `pkg/webhooks/admission/jobs/validate`).
+
     ## Example
     ```yaml
     tasks:
@@ -102,6 +106,10 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
     Volcano's webhook rejects it ("job 'minAvailable' should not be greater than total replicas in
     tasks", ``pkg/webhooks/admission/jobs/validate``). Without the webhook the PodGroup's ``minMember`` can never be met
     and the gang never starts.
+
+    ## Severity
+    Error: the webhook rejects the job ("minAvailable should not be greater than total replicas");
+    without it the gang never starts.
 
     ## Example
     ```yaml
@@ -145,6 +153,10 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     A launcher task whose ``dependsOn`` names every other task is not reported: Volcano creates
     its pod only once all the workers' pods are Running and Ready (``isDependsOnPodsReady`` in
     Volcano's ``job_controller_actions.go``), which is the ordering a full gang would give.
+
+    ## Severity
+    Warning: Volcano starts a partial gang that holds GPUs while mpirun waits for the missing workers
+    (Volcano gang scheduling).
 
     ## Example
     ```yaml
@@ -201,6 +213,10 @@ def hostfile_not_written_by_svc(doc: Document, ctx: LintContext) -> Iterator[Dia
     The svc plugin writes one file per task, ``/etc/volcano/<task>.host``, turning ``-`` into ``_``
     (task ``mpi-worker`` → ``mpi_worker.host``; volcano-sh/volcano ``pkg/controllers/job/plugins/svc``). A wrong name makes mpirun fail
     with "hostfile not found", or, with ``cat``, run on zero hosts.
+
+    ## Severity
+    Error: the svc plugin writes `/etc/volcano/<task>.host` with `-` turned into `_`; mpirun finds no
+    hostfile (volcano-sh/volcano `pkg/controllers/job/plugins/svc`).
 
     ## Example
     ```yaml
@@ -261,6 +277,10 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     and their IB NICs idle, so busbw drops below the SKU's reference (2 nodes × 8 GPUs: 16 ranks,
     ``ppr:8:node``).
 
+    ## Severity
+    Error when ranks exceed the workers' GPUs (NCCL "Duplicate GPU detected"); warning when GPUs are
+    left idle (busbw below the SKU's reference).
+
     ## Example
     ```text
     mpirun -np 8 -npernode 8 -hostfile /etc/volcano/mpiworker.host ...   # 2 workers x 8 GPUs
@@ -281,9 +301,10 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         expected = replicas * gpus
         np = quantity(call.np)
         if np is not None and np != expected:
+            # more ranks than GPUs cannot run (Duplicate GPU detected); fewer run with GPUs idle
             yield at_text(doc, path + ("command",), call.tokens["np"],
                           f"mpirun -np {np}, but task '{task.get('name')}' has {replicas} pods x {gpus} GPUs = {expected}",
-                          hint=f"use -np {expected}")
+                          hint=f"use -np {expected}", severity=None if np > expected else Severity.WARNING)
         for key, label in (("npernode", "-npernode"), ("ppr", "--map-by ppr:N:node")):
             per_node = quantity(getattr(call, key))
             if per_node is not None and per_node != gpus:
@@ -310,6 +331,9 @@ def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Di
     benchmark ends, holding every GPU and IB VF of the worker nodes (volcano-sh/volcano job
     policies). The published NDm A100 v4 AKS walkthroughs (jingchaozhang.github.io and the Azure HPC
     blog, 2023) set the policy on the launcher task.
+
+    ## Severity
+    Warning: the job never completes and keeps every GPU of its workers (Volcano job policies).
 
     ## Example
     ```yaml
@@ -349,6 +373,10 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     lets mpirun start ranks on the workers (volcano-sh/volcano ``pkg/controllers/job/plugins``). Without them mpirun cannot
     read its hostfile or log in. ``plugins`` is ``map[string][]string``: a null value is pruned,
     which drops the plugin, so write ``ssh: []``.
+
+    ## Severity
+    Error: without svc/ssh mpirun cannot read its hostfile or log in to the workers (volcano-sh/volcano
+    `pkg/controllers/job/plugins`).
 
     ## Example
     ```yaml
@@ -392,6 +420,9 @@ def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ## Why is this bad?
     Volcano's webhook (and from v1.14 the CRD's ``tasks[].name`` pattern) rejects them; the svc
     plugin's Service ``<job>`` and the pods' hostnames fail otherwise (``pkg/webhooks/admission/jobs/validate``).
+
+    ## Severity
+    Error: the webhook (and from v1.14 the CRD pattern) rejects the name.
 
     ## Example
     ```yaml
@@ -437,6 +468,9 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ``* PodFailed PodEvicted Unknown TaskCompleted JobUpdated TaskFailed``, actions ``AbortJob
     RestartJob RestartTask TerminateJob CompleteJob ResumeJob`` (v1.15 adds ``PodPending``,
     ``RestartPod``, ``RestartPartition``).
+
+    ## Severity
+    Error: the webhook rejects the job (`validatePolicies`).
 
     ## Example
     ```yaml

@@ -1,0 +1,3 @@
+FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
+RUN apt-get update && apt-get install -y --no-install-recommends libnccl2 && rm -rf /var/lib/apt/lists/*
+ENV NCCL_TUNER_PLUGIN=/opt/nccl-tuner/libnccl-tuner.so
