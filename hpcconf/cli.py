@@ -21,14 +21,16 @@ from typing import Any, List, Optional
 
 import typer
 
-from . import __version__, init_command, typer_fast
+from . import __version__, completion, init_command, typer_fast
 from .diagnostics import HpcconfError, render_all
 from .lint import commands as lint_commands
 from .nccl_report import command as nccl_report_command
 from .sku_dirs import sku_dir_option, with_settings_dirs
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
+# help_option_names: `-h` as well as `--help`, in every command (click passes it down to subcommands).
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.\n\n"
                        "-o/--output (alias --out) means the same in every command: where it writes its result "
                        "(build: the output root directory; schema, init, lint: a file, '-' for stdout).")
@@ -95,13 +97,23 @@ def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", "--out"
 
 @app.command()
 def skus(
-    name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
+    name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4).",
+                                         autocompletion=completion.sku_names),
     sku_dir: List[Path] = sku_dir_option(),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text or json.",
+                                      autocompletion=completion.choices("text", "json")),
+    as_json: bool = typer.Option(False, "--json", hidden=True, help="Deprecated: --format json."),
 ) -> None:
     """List the SKU catalog, or show one SKU."""
     from .catalog import Catalog, UnknownSku
 
+    if output_format not in ("text", "json"):
+        typer.echo(f"hpcconf: error: --format must be text or json, not {output_format!r}", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    if as_json:  # the option's name before --format; kept so that scripts written for it still work
+        typer.echo("hpcconf: warning: --json is deprecated; use --format json", err=True)
+        output_format = "json"
+    as_json = output_format == "json"
     try:
         catalog = Catalog.load(extra_dirs=with_settings_dirs(sku_dir))
     except HpcconfError as exc:
@@ -134,7 +146,7 @@ def skus(
 @app.command()
 def build(
     specs: Optional[List[Path]] = typer.Argument(None, metavar="SPEC", help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
-    out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
+    out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else out/ next to each spec."),
     sku_dir: List[Path] = sku_dir_option(),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
@@ -143,7 +155,7 @@ def build(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only problems."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file (.hpcconf.toml or pyproject.toml); default: the nearest one."),
 ) -> None:
-    """Compile specs into their artifacts under DIR/<cluster name>/ (DIR: -o, default ./out)."""
+    """Compile specs into their artifacts under DIR/<cluster name>/ (DIR: -o, default out/ next to the spec)."""
     from .build_command import run_build
 
     if explain and not (check or diff):
@@ -157,7 +169,8 @@ def build(
 def review(
     base: Optional[str] = typer.Option(None, "--base", metavar="REV", help="Earlier revision. Default: the merge-base of HEAD with the default branch (origin/HEAD, origin/main, origin/master, main, master); HEAD when HEAD is on it."),
     head: Optional[str] = typer.Option(None, "--head", metavar="REV", help="Later revision. Default: the working tree."),
-    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, markdown (PR comment, GitHub job summary) or json."),
+    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, markdown (PR comment, GitHub job summary) or json.",
+                                      autocompletion=completion.choices_of("hpcconf.review.command", "FORMATS")),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Write the report to FILE ('-': stdout)."),
     sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file; default: the one at the repository root."),

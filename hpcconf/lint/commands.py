@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
+from .. import completion
 from ..artifacts import Kind
 from ..diagnostics import HpcconfError, Severity, render_all
 from ..sku_dirs import checked_sku_dirs, sku_dir_option
@@ -112,16 +113,22 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
 def lint_command(
     paths: List[str] = typer.Argument(None, metavar="PATH", help="Files or directories to lint (default: current directory)."),
     spec: Optional[str] = typer.Option(None, "--spec", metavar="SPEC", help="An hpcconf spec: lint what it compiles to."),
-    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
+    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4.",
+                               autocompletion=completion.sku_names),
     nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
     chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
-    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
-    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
+    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}.",
+                                autocompletion=completion.choices(*Kind.all())),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github.",
+                             autocompletion=completion.choices_of("hpcconf.lint.formats", "FORMATS")),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
                                           help="Write the report to this file instead of stdout ('-': stdout)."),
-    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info."),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list)."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list)."),
+    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info.",
+                                              autocompletion=completion.choices("error", "warning", "info")),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list).",
+                                                autocompletion=completion.rule_codes),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list).",
+                                                autocompletion=completion.rule_codes),
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
     sku_dir: List[Path] = sku_dir_option(),
@@ -174,7 +181,8 @@ def lint_command(
     raise typer.Exit(1 if result.failed(level) else 0)
 
 
-def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")) -> None:
+def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
+                                          autocompletion=completion.choices("text", "json"))) -> None:
     """List every rule: code, name, default severity, summary."""
     from .registry import load_rules
 
@@ -193,7 +201,8 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
         typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary.replace('``', '`')}")
 
 
-def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.")) -> None:
+def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
+                                                   autocompletion=completion.rule_code)) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
     from .registry import find_rule, load_rules, redirect_note, successors
 
