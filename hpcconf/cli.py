@@ -8,6 +8,8 @@ Exit codes (documented in the README):
      does not build
   2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option;
      `review` outside a git repository or with an unknown revision
+  3  `review --detailed-exitcode`: changes, none of them disruptive
+  4  `review --detailed-exitcode`: changes that drain, delete or replace nodes or change the IB network
  70  an internal error (a bug in hpcconf): one line saying so; HPCCONF_DEBUG=1 shows the traceback
 """
 
@@ -174,12 +176,13 @@ def review(
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Write the report to FILE ('-': stdout)."),
     sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file; default: the one at the repository root."),
+    detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 0 when nothing changed, 3 for changes that disrupt nothing running, 4 when applying them drains, deletes or replaces nodes or changes the InfiniBand network (1 and 2 as always, first)."),
 ) -> None:
     """Review every spec and generated file between two git revisions: what changed, which spec field
     caused it, what applying it does to a running cluster; hand edits and stale outputs (exit 1)."""
     from .review.command import run_review
 
-    raise typer.Exit(run_review(base, head, output_format, output, sku_dir, config_file))
+    raise typer.Exit(run_review(base, head, output_format, output, sku_dir, config_file, detailed_exitcode))
 
 
 # Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.

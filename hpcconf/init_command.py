@@ -31,6 +31,7 @@ def _model():
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLATFORMS = ("aks", "azhop", "slurm")
+SCHEMA_FILE = "hpcconf-spec.schema.json"  # the name the scaffold's yaml-language-server line uses
 
 # Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
 _VERSION_USERS = {
@@ -254,6 +255,10 @@ def init_command(
     context = init_context(found, nodes, platforms, cluster_name, location, registry,
                            "spec.yaml" if to_stdout else target.as_posix(), command)
     context["sku_dirs"] = context_dirs
+    # The editor's schema: a file beside the spec that `hpcconf schema -o` writes, so it matches the
+    # installed hpcconf (a URL would name a branch that moves, and this repository publishes no tags).
+    context["schema_file"] = SCHEMA_FILE
+    context["schema_path"] = SCHEMA_FILE if to_stdout else (target.parent / SCHEMA_FILE).as_posix()
     text = render_init_spec(context)
     shown = f"{file_name} (not written)"
     try:
@@ -272,6 +277,9 @@ def init_command(
     target.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {target}: {nodes} x {found.name} on {', '.join(platforms)}")
     typer.echo(f"next: hpcconf build {target} && hpcconf lint {target}")
+    schema = target.parent / SCHEMA_FILE
+    if not schema.exists():
+        typer.echo(f"editor: hpcconf schema -o {schema.as_posix()}  # the JSON Schema the spec's first line names")
 
 
 # -- migrate ------------------------------------------------------------------------------------
