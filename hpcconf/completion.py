@@ -59,9 +59,9 @@ def sku_names(incomplete: str) -> list:
 
 
 def _rules() -> list[tuple[str, str]]:
-    from .lint.registry import load_rules
+    from .lint.registry import load_rules, plain_literals
 
-    return [(r.code, r.summary.replace("``", "`")) for r in load_rules().values()]
+    return [(r.code, plain_literals(r.summary)) for r in load_rules().values()]
 
 
 def rule_codes(incomplete: str) -> list:

@@ -184,7 +184,7 @@ def lint_command(
 def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
                                           autocompletion=completion.choices("text", "json"))) -> None:
     """List every rule: code, name, default severity, summary."""
-    from .registry import load_rules
+    from .registry import load_rules, plain_literals
 
     rules = load_rules()
     if fmt == "json":
@@ -198,13 +198,13 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
         _fail_usage("--format must be text or json")
     width = max(len(r.name) for r in rules.values())
     for r in rules.values():
-        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary.replace('``', '`')}")
+        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {plain_literals(r.summary)}")
 
 
 def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
                                                    autocompletion=completion.rule_code)) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
-    from .registry import find_rule, load_rules, redirect_note, successors
+    from .registry import find_rule, load_rules, plain_literals, redirect_note, successors
 
     found = find_rule(code)
     moved = successors(code, load_rules())
@@ -215,10 +215,10 @@ def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule
         typer.echo(redirect_note(code, load_rules()) + "\n")
     if found is None:  # a code that was renamed: show where it went
         for rule in moved:
-            typer.echo(f"{rule.code} {rule.name}: {rule.summary}")
+            typer.echo(f"{rule.code} {rule.name}: {plain_literals(rule.summary)}")
         return
     typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
-    typer.echo(found.doc)
+    typer.echo(plain_literals(found.doc))
 
 
 def register(app: typer.Typer) -> None:
