@@ -16,6 +16,7 @@ from .. import completion
 from ..artifacts import Kind
 from ..diagnostics import HpcconfError, Severity, render_all
 from ..sku_dirs import checked_sku_dirs, sku_dir_option
+from ..term import COLOR_CHOICES
 
 if TYPE_CHECKING:
     from .config import LintConfig
@@ -132,6 +133,9 @@ def lint_command(
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
     sku_dir: List[Path] = sku_dir_option(),
+    color: str = typer.Option("auto", "--color", metavar="WHEN", help="Colour the text report: auto (on a terminal, "
+                              "unless NO_COLOR is set; FORCE_COLOR forces it), always or never.",
+                              autocompletion=completion.choices(*COLOR_CHOICES)),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
@@ -139,11 +143,14 @@ def lint_command(
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
     from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
     from .engine import lint_paths
+    from ..term import echo_report, working
     from .formats import FORMATS, render
 
     try:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
+        if color not in COLOR_CHOICES:
+            raise UsageError(f"--color must be one of {', '.join(COLOR_CHOICES)}")
         if kind is not None and kind not in Kind.all():
             raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
         checked_sku_dirs(sku_dir)
@@ -164,7 +171,8 @@ def lint_command(
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)
-        result = lint_paths(targets or ["."], ctx, forced_kind=kind)
+        with working(f"hpcconf lint {' '.join(targets or ['.'])}"):
+            result = lint_paths(targets or ["."], ctx, forced_kind=kind)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
         return
@@ -174,7 +182,10 @@ def lint_command(
             message = "--fail-level must be one of error, warning, info"
         _fail_usage(message, fmt if fmt in FORMATS else "text", output)
         return
-    _emit(render(result, fmt), output)
+    if fmt == "text" and (output is None or str(output) == "-"):
+        echo_report(render(result, fmt), sys.stdout, color)
+    else:
+        _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
