@@ -126,10 +126,14 @@ def skus(
             typer.echo(json.dumps([{"name": s.name, "gpus": s.gpu.count, "gpu": s.gpu.model,
                                     "infiniband": s.infiniband.count if s.infiniband else 0} for s in rows], indent=2))
             return
-        typer.echo(f"{'SKU':32} {'GPUs':>4}  {'GPU model':18} {'IB':>8}  family")
-        for sku in rows:
-            ib = f"{sku.infiniband.count}x{sku.infiniband.rate}" if sku.infiniband else "-"
-            typer.echo(f"{sku.name:32} {sku.gpu.count:>4}  {sku.gpu.model:18} {ib:>8}  {sku.family}")
+        # Plain columns, not a rich table: one line per SKU whatever the width, for grep and awk; the widths
+        # fit the longest value, so a --sku-dir SKU with a long name keeps the columns aligned.
+        table = [("SKU", "GPUs", "GPU model", "IB", "family")] + [
+            (sku.name, str(sku.gpu.count), sku.gpu.model,
+             f"{sku.infiniband.count}x{sku.infiniband.rate}" if sku.infiniband else "-", sku.family) for sku in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(4)]
+        for name, gpus, model, ib, family in table:
+            typer.echo(f"{name:{widths[0]}} {gpus:>{widths[1]}}  {model:{widths[2]}} {ib:>{widths[3]}}  {family}")
         return
     try:
         sku = catalog.get(name)

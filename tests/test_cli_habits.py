@@ -210,3 +210,14 @@ def test_review_exit_codes_are_documented_with_the_others():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     table = readme.split("## Exit codes", 1)[1]
     assert "| 3 | `review --detailed-exitcode`" in table and "| 4 | `review --detailed-exitcode`" in table
+
+
+def test_the_skus_table_stays_aligned_with_a_long_user_sku_name(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    long_name = "Standard_ND96isr_H100_v5_with_a_very_long_custom_name"
+    source = (repo / "skus" / "Standard_ND96isr_H100_v5.yaml").read_text()
+    (tmp_path / f"{long_name}.yaml").write_text(source.replace("name: Standard_ND96isr_H100_v5", f"name: {long_name}", 1))
+    lines = runner.invoke(app, ["skus", "--sku-dir", str(tmp_path)]).stdout.splitlines()
+    assert any(line.startswith(long_name + " ") for line in lines)
+    ends = {re.match(r"\S+\s+\S+", line).end() for line in lines}  # the name, then the GPU count right-aligned
+    assert len(ends) == 1, lines[:3]
