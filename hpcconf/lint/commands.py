@@ -141,9 +141,9 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
+    from ..term import echo_report, working
     from .context import LintContext, UsageError, lookup_sku, newest_nccl_version, parse_chart_option, parse_version
     from .engine import lint_paths
-    from ..term import echo_report, working
     from .formats import FORMATS, render
 
     try:
