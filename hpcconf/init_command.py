@@ -160,6 +160,9 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     context: dict[str, Any] = {
         "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
         "command": command, "file": file, "out": _output_root(file), "cluster_name": name,
+        # The editor's schema: a file beside the spec that `hpcconf schema -o` writes, so it matches the
+        # installed hpcconf (a URL would name a branch that moves, and this repository publishes no tags).
+        "schema_file": SCHEMA_FILE, "schema_path": (Path(file).parent / SCHEMA_FILE).as_posix(),
         "location": location or _DEFAULT_LOCATION[sku.provider],
         "location_comment": _LOCATION_COMMENT[sku.provider],
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
@@ -255,10 +258,6 @@ def init_command(
     context = init_context(found, nodes, platforms, cluster_name, location, registry,
                            "spec.yaml" if to_stdout else target.as_posix(), command)
     context["sku_dirs"] = context_dirs
-    # The editor's schema: a file beside the spec that `hpcconf schema -o` writes, so it matches the
-    # installed hpcconf (a URL would name a branch that moves, and this repository publishes no tags).
-    context["schema_file"] = SCHEMA_FILE
-    context["schema_path"] = SCHEMA_FILE if to_stdout else (target.parent / SCHEMA_FILE).as_posix()
     text = render_init_spec(context)
     shown = f"{file_name} (not written)"
     try:
