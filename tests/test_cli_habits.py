@@ -84,6 +84,8 @@ def test_explain_prints_markdown_not_restructuredtext():
     for code in load_rules():
         page = runner.invoke(app, ["explain", code]).output
         assert "``" not in _without_fences(page), (code, page)
+    for fmt in ("text", "json"):
+        assert "``" not in runner.invoke(app, ["rules", "--format", fmt]).output
     # A literal whose spaces matter keeps them, quoted.
     assert '`"NCCL_IB_HCA=mlx5_0 "`' in runner.invoke(app, ["explain", "NCCL001"]).output
 

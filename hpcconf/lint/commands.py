@@ -202,7 +202,7 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
         import json
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
-                                "kinds": list(r.kinds), "summary": r.summary,
+                                "kinds": list(r.kinds), "summary": plain_literals(r.summary),
                                 "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
         return
     if fmt != "text":
