@@ -28,6 +28,7 @@ FORMATS = ("text", "markdown", "json")
 def run_review(base: Optional[str], head: Optional[str], output_format: str, output: Optional[Path],
                sku_dirs: List[Path], config_file: Optional[Path], detailed_exitcode: bool = False) -> int:
     from ..lint.config import ConfigError, load_settings
+    from ..term import working
     from .git import GitError, Tree, commit_of, default_base, repository_root
     from .model import Review, Sides, review_trees
     from .render import RENDERERS
@@ -46,7 +47,8 @@ def run_review(base: Optional[str], head: Optional[str], output_format: str, out
         base_tree = Tree(repo, base_commit, f"{how} ({base_commit[:12]})")
         head_tree = Tree(repo, head_commit, "working tree" if head_commit is None else f"{head} ({head_commit[:12]})")
         sides = Sides(base=base_tree, head=head_tree, repo=repo, settings=settings, sku_dirs=sku_dirs)
-        review = Review(base=base_tree.label, head=head_tree.label, specs=review_trees(sides))
+        with working(f"hpcconf review {base_tree.label} -> {head_tree.label}"):  # builds every spec twice
+            review = Review(base=base_tree.label, head=head_tree.label, specs=review_trees(sides))
     except (GitError, ConfigError) as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
         return EXIT_INVALID
