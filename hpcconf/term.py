@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from typing import IO, Any, Iterator
 
@@ -83,6 +84,7 @@ def working(message: str, stream: IO[str] | None = None) -> Iterator[None]:
         return
     shown: list[Any] = []
     lock = threading.Lock()
+    started = time.monotonic()
 
     def start() -> None:
         from rich.console import Console
@@ -94,8 +96,9 @@ def working(message: str, stream: IO[str] | None = None) -> Iterator[None]:
             console = Console(file=stream, no_color=not colour_enabled(stream))
             # stdout is not redirected: the report may go to a pipe while the spinner is on the terminal.
             progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                                transient=True, redirect_stdout=False, redirect_stderr=True)
-            progress.add_task(message, total=None)
+                                transient=True, redirect_stdout=False, redirect_stderr=True, get_time=time.monotonic)
+            task = progress.add_task(message, total=None)
+            progress.tasks[task].start_time = started  # the elapsed time of the work, not of the spinner
             progress.start()
             shown.append(progress)
 
