@@ -8,6 +8,8 @@ Exit codes (documented in the README):
      does not build
   2  invalid input or usage: a spec that does not validate, an unreadable file, a bad option;
      `review` outside a git repository or with an unknown revision
+  3  `review --detailed-exitcode`: changes, none of them disruptive
+  4  `review --detailed-exitcode`: changes that drain, delete or replace nodes or change the IB network
  70  an internal error (a bug in hpcconf): one line saying so; HPCCONF_DEBUG=1 shows the traceback
 """
 
@@ -21,14 +23,16 @@ from typing import Any, List, Optional
 
 import typer
 
-from . import __version__, init_command, typer_fast
+from . import __version__, completion, init_command, typer_fast
 from .diagnostics import HpcconfError, render_all
 from .lint import commands as lint_commands
 from .nccl_report import command as nccl_report_command
 from .sku_dirs import sku_dir_option, with_settings_dirs
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
+# help_option_names: `-h` as well as `--help`, in every command (click passes it down to subcommands).
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.\n\n"
                        "-o/--output (alias --out) means the same in every command: where it writes its result "
                        "(build: the output root directory; schema, init, lint: a file, '-' for stdout).")
@@ -95,13 +99,23 @@ def schema(output: Optional[Path] = typer.Option(None, "--output", "-o", "--out"
 
 @app.command()
 def skus(
-    name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4)."),
+    name: Optional[str] = typer.Argument(None, metavar="SKU", help="Show one SKU in full (e.g. Standard_ND96amsr_A100_v4).",
+                                         autocompletion=completion.sku_names),
     sku_dir: List[Path] = sku_dir_option(),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text or json.",
+                                      autocompletion=completion.choices("text", "json")),
+    as_json: bool = typer.Option(False, "--json", hidden=True, help="Deprecated: --format json."),
 ) -> None:
     """List the SKU catalog, or show one SKU."""
     from .catalog import Catalog, UnknownSku
 
+    if output_format not in ("text", "json"):
+        typer.echo(f"hpcconf: error: --format must be text or json, not {output_format!r}", err=True)
+        raise typer.Exit(EXIT_INVALID)
+    if as_json:  # the option's name before --format; kept so that scripts written for it still work
+        typer.echo("hpcconf: warning: --json is deprecated; use --format json", err=True)
+        output_format = "json"
+    as_json = output_format == "json"
     try:
         catalog = Catalog.load(extra_dirs=with_settings_dirs(sku_dir))
     except HpcconfError as exc:
@@ -112,10 +126,14 @@ def skus(
             typer.echo(json.dumps([{"name": s.name, "gpus": s.gpu.count, "gpu": s.gpu.model,
                                     "infiniband": s.infiniband.count if s.infiniband else 0} for s in rows], indent=2))
             return
-        typer.echo(f"{'SKU':32} {'GPUs':>4}  {'GPU model':18} {'IB':>8}  family")
-        for sku in rows:
-            ib = f"{sku.infiniband.count}x{sku.infiniband.rate}" if sku.infiniband else "-"
-            typer.echo(f"{sku.name:32} {sku.gpu.count:>4}  {sku.gpu.model:18} {ib:>8}  {sku.family}")
+        # Plain columns, not a rich table: one line per SKU whatever the width, for grep and awk; the widths
+        # fit the longest value, so a --sku-dir SKU with a long name keeps the columns aligned.
+        table = [("SKU", "GPUs", "GPU model", "IB", "family")] + [
+            (sku.name, str(sku.gpu.count), sku.gpu.model,
+             f"{sku.infiniband.count}x{sku.infiniband.rate}" if sku.infiniband else "-", sku.family) for sku in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(4)]
+        for name, gpus, model, ib, family in table:
+            typer.echo(f"{name:{widths[0]}} {gpus:>{widths[1]}}  {model:{widths[2]}} {ib:>{widths[3]}}  {family}")
         return
     try:
         sku = catalog.get(name)
@@ -134,7 +152,7 @@ def skus(
 @app.command()
 def build(
     specs: Optional[List[Path]] = typer.Argument(None, metavar="SPEC", help="Spec files, quoted globs ('examples/*.yaml') or directories (every tracked hpcconf spec in them). Default: the current directory."),
-    out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else ./out."),
+    out: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="DIR", help="Output root; each cluster goes to DIR/<name>/. Default: the `out` key of [tool.hpcconf] / .hpcconf.toml, else out/ next to each spec."),
     sku_dir: List[Path] = sku_dir_option(),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if the files on disk differ from a fresh build."),
     diff: bool = typer.Option(False, "--diff", help="Write nothing; print a unified diff of what a build would change."),
@@ -143,7 +161,7 @@ def build(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only problems."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file (.hpcconf.toml or pyproject.toml); default: the nearest one."),
 ) -> None:
-    """Compile specs into their artifacts under DIR/<cluster name>/ (DIR: -o, default ./out)."""
+    """Compile specs into their artifacts under DIR/<cluster name>/ (DIR: -o, default out/ next to the spec)."""
     from .build_command import run_build
 
     if explain and not (check or diff):
@@ -157,16 +175,18 @@ def build(
 def review(
     base: Optional[str] = typer.Option(None, "--base", metavar="REV", help="Earlier revision. Default: the merge-base of HEAD with the default branch (origin/HEAD, origin/main, origin/master, main, master); HEAD when HEAD is on it."),
     head: Optional[str] = typer.Option(None, "--head", metavar="REV", help="Later revision. Default: the working tree."),
-    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, markdown (PR comment, GitHub job summary) or json."),
+    output_format: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text, markdown (PR comment, GitHub job summary) or json.",
+                                      autocompletion=completion.choices_of("hpcconf.review.command", "FORMATS")),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Write the report to FILE ('-': stdout)."),
     sku_dir: List[Path] = typer.Option([], "--sku-dir", metavar="DIR", help="Extra SKU directory (adds or overrides; repeatable)."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Settings file; default: the one at the repository root."),
+    detailed_exitcode: bool = typer.Option(False, "--detailed-exitcode", help="Exit 0 when nothing changed, 3 for changes that disrupt nothing running, 4 when applying them drains, deletes or replaces nodes or changes the InfiniBand network (1 and 2 as always, first)."),
 ) -> None:
     """Review every spec and generated file between two git revisions: what changed, which spec field
     caused it, what applying it does to a running cluster; hand edits and stale outputs (exit 1)."""
     from .review.command import run_review
 
-    raise typer.Exit(run_review(base, head, output_format, output, sku_dir, config_file))
+    raise typer.Exit(run_review(base, head, output_format, output, sku_dir, config_file, detailed_exitcode))
 
 
 # Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.

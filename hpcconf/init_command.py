@@ -18,6 +18,7 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
+from . import completion
 from .diagnostics import HpcconfError, render_all
 from .sku_dirs import sku_dir_option, with_settings_dirs
 
@@ -30,6 +31,7 @@ def _model():
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLATFORMS = ("aks", "azhop", "slurm")
+SCHEMA_FILE = "hpcconf-spec.schema.json"  # the name the scaffold's yaml-language-server line uses
 
 # Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
 _VERSION_USERS = {
@@ -158,6 +160,9 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
     context: dict[str, Any] = {
         "summary": f"{nodes} x {sku.name} ({gpus}) on {' + '.join(platforms)}",
         "command": command, "file": file, "out": _output_root(file), "cluster_name": name,
+        # The editor's schema: a file beside the spec that `hpcconf schema -o` writes, so it matches the
+        # installed hpcconf (a URL would name a branch that moves, and this repository publishes no tags).
+        "schema_file": SCHEMA_FILE, "schema_path": (Path(file).parent / SCHEMA_FILE).as_posix(),
         "location": location or _DEFAULT_LOCATION[sku.provider],
         "location_comment": _LOCATION_COMMENT[sku.provider],
         "platforms": platforms, "pool": "gpu", "sku": sku.name, "nodes": nodes,
@@ -213,9 +218,11 @@ def _validate(text: str, display_name: str, spec_path: Path | None = None) -> No
 
 
 def init_command(
-    sku: str = typer.Option(..., "--sku", metavar="SKU", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`)."),
+    sku: str = typer.Option(..., "--sku", metavar="SKU", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`).",
+                               autocompletion=completion.sku_names),
     nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
-    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks)."),
+    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks).",
+                                       autocompletion=completion.choices(*PLATFORMS, comma_list=True)),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
     location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region for an Azure size (default southcentralus); informational for a Crusoe size (default useast1) or your own nodes (provider other, default onprem)."),
     registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
@@ -275,6 +282,9 @@ def init_command(
     target.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {target}: {nodes} x {found.name} on {', '.join(platforms)}")
     typer.echo(f"next: hpcconf build {target} && hpcconf lint {target}")
+    schema = target.parent / SCHEMA_FILE
+    if not schema.exists():
+        typer.echo(f"editor: hpcconf schema -o {schema.as_posix()}  # the JSON Schema the spec's first line names")
 
 
 # -- migrate ------------------------------------------------------------------------------------

@@ -96,6 +96,20 @@ class Rule:
 
 
 REGISTRY: dict[str, Rule] = {}
+# ``code`` in a docstring (reStructuredText) is `code` in Markdown; fences (```) are left alone.
+_RST_LITERAL = re.compile(r"(?<!`)``(?!`)((?:[^`\n]|\n(?!\s*\n))+?)(?<!`)``(?!`)")
+
+
+def _literal(match: re.Match[str]) -> str:
+    inner = match.group(1)
+    # A value whose spaces are the point (``slurm ``): quoted, as Markdown would drop them.
+    return f'`"{inner}"`' if inner != inner.strip() else f"`{inner}`"
+
+
+def plain_literals(text: str) -> str:
+    """A rule page's text for readers (explain, SARIF, completion): ``x`` written as `x`, the Markdown a
+    terminal reader expects and a SARIF viewer renders."""
+    return _RST_LITERAL.sub(_literal, text)
 
 
 def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),

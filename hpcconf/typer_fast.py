@@ -1,13 +1,14 @@
 """Command-line values coerced without pydantic, so that a command that does not need pydantic never loads it.
 
-typer 0.2x coerces every parameter through a pydantic ``TypeAdapter``, built the first time the
+typer 0.29 coerces every parameter through a pydantic ``TypeAdapter``, built the first time the
 parameter is processed, even for a flag left at its default (``--help`` is None). Importing pydantic
 and building the adapters costs 0.1 to 0.15 s of every run, more than ``hpcconf version`` needs in all.
 hpcconf's parameters are plain: ``str``, ``Path``, ``bool`` and lists of them, whose coercion is a
 constructor call. :func:`install` gives such a parameter a coercer that does exactly what typer's
 adapter does for it, without pydantic; any other value or type (an ``int``, a string for a ``bool``)
 goes to the runtime parameter typer builds, built on first use as before. With a typer that has no
-such layer (typer < 0.2x coerces through click), :func:`install` changes nothing.
+such layer (typer < 0.29 coerces through click), :func:`install` changes nothing. pyproject pins typer to
+0.29.x, the layer this was written against; tests/test_typer_fast.py checks that the patch applies.
 """
 
 from __future__ import annotations

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# Tests compare reports byte for byte: a FORCE_COLOR in the developer's environment (hpcconf.term honours
+# it) must not colour them. tests/test_term.py sets it where it is the point.
+os.environ.pop("FORCE_COLOR", None)
 
 
 def shared_path(*parts: str) -> Path:

@@ -31,7 +31,7 @@ def test_skus_lists_the_catalog():
 
 
 def test_skus_show_one_accepts_short_name():
-    result = runner.invoke(app, ["skus", "nc48ads_a100_v4", "--json"])
+    result = runner.invoke(app, ["skus", "nc48ads_a100_v4", "--format", "json"])
     data = json.loads(result.output)
     assert data["name"] == "Standard_NC48ads_A100_v4" and data["gpu"]["count"] == 2
 

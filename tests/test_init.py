@@ -53,12 +53,33 @@ def test_init_spec_is_commented(tmp_path):
     spec = tmp_path / "c.yaml"
     assert hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "-n", "4", "-p", "aks", "-o", str(spec)).exit_code == 0
     lines = spec.read_text().splitlines()
-    assert lines[0].startswith("# hpcconf cluster spec: 4 x Standard_ND96isr_H100_v5")
+    assert lines[1].startswith("# hpcconf cluster spec: 4 x Standard_ND96isr_H100_v5")
     commented = {line.split(":")[0].strip(" -") for line in lines if ":" in line and " # " in line}
     for key in ("apiVersion", "name", "location", "platforms", "sku", "count", "network_operator", "nccl",
                 "resource_name", "registry", "namespace"):
         assert key in commented, f"{key} has no comment"
     assert "8 x NDR InfiniBand" in spec.read_text()  # facts from the SKU catalog, not a generic text
+
+
+def test_init_names_the_schema_for_editors_and_says_how_to_write_it(tmp_path):
+    """yaml-language-server reads `$schema=` from a modeline comment; the path is relative to the spec and
+    `hpcconf schema -o` (printed by init) writes that file, so the editor checks against the installed schema."""
+    import json
+
+    spec = tmp_path / "specs" / "c.yaml"
+    result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "-o", str(spec))
+    assert result.exit_code == 0
+    first = spec.read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=hpcconf-spec.schema.json"
+    schema_file = spec.parent / first.split("$schema=")[1]
+    assert f"editor: hpcconf schema -o {schema_file.as_posix()}" in result.stdout
+    assert hpcconf("schema", "-o", str(schema_file)).exit_code == 0
+    import jsonschema
+    from ruamel.yaml import YAML
+
+    jsonschema.validate(YAML(typ="safe").load(spec.read_text()), json.loads(schema_file.read_text()))
+    again = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "-o", str(spec.parent / "d.yaml"))
+    assert "editor:" not in again.stdout  # the schema is there already
 
 
 def test_init_pins_the_current_default_versions(tmp_path):
@@ -110,7 +131,7 @@ def test_init_without_infiniband_leaves_the_network_out(tmp_path):
 def test_init_prints_to_stdout_with_dash(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = hpcconf("init", "--sku", "Standard_ND96asr_v4", "-p", "slurm", "-o", "-")
-    assert result.exit_code == 0 and result.stdout.startswith("# hpcconf cluster spec")
+    assert result.exit_code == 0 and result.stdout.splitlines()[1].startswith("# hpcconf cluster spec")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -121,7 +142,7 @@ def test_init_does_not_overwrite_without_force(tmp_path):
     assert result.exit_code == 2 and "exists; pass --force" in result.output
     assert spec.read_text() == "mine\n"
     assert hpcconf("init", "--sku", "Standard_ND96asr_v4", "-o", str(spec), "--force").exit_code == 0
-    assert spec.read_text().startswith("# hpcconf cluster spec")
+    assert spec.read_text().splitlines()[1].startswith("# hpcconf cluster spec")
 
 
 def test_init_unknown_sku_suggests(tmp_path):
@@ -198,7 +219,7 @@ def test_a_bad_option_is_reported_on_the_line_it_would_fill(tmp_path):
     target = tmp_path / "x.yaml"
     result = hpcconf("init", "--sku", "Standard_ND96isr_H100_v5", "--location", "not a region", "-o", str(target))
     assert result.exit_code == 2
-    assert "x.yaml (not written):10:13: error[HPC005]" in result.stderr
+    assert "x.yaml (not written):12:13: error[HPC005]" in result.stderr
     assert "location: not a region" in result.stderr and "hpcconf-init-" not in result.stderr
     assert not target.exists()
 

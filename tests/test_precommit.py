@@ -10,6 +10,7 @@ from `.pre-commit-hooks.yaml`, so the test runs exactly what users get.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -208,13 +209,19 @@ def _yaml_blocks(path: Path, marker: str) -> list[str]:
     return [b.split("```", 1)[0] for b in blocks if marker in b.split("```", 1)[0]]
 
 
+def _resolves(rev: str) -> bool:
+    """A rev users can fetch from this repository: its branch, a commit hash, or one of its tags
+    (it has none yet, so `v0.2.0` failed: `pathspec 'v0.2.0' did not match`)."""
+    tags = subprocess.run([GIT, "tag"], cwd=REPO, capture_output=True, text=True).stdout.split()
+    return rev == "main" or bool(re.fullmatch(r"[0-9a-f]{40}", rev)) or rev in tags
+
+
 @pytest.mark.parametrize("doc", ["README.md", "docs/workflow.md"])
 def test_documented_hook_configs_validate_and_install_without_a_package_index_entry(doc, tmp_path):
     """Every pre-commit snippet in the docs is a valid config; the ones that install hpcconf get it
-    from git (the hook repository, or `additional_dependencies` with a git URL), pinned to this version."""
+    from git (the hook repository, or `additional_dependencies` with a git URL), at a rev that resolves.
+    tests/test_readme_snippets.py runs the README's with pre-commit against a clone."""
     from packaging.requirements import Requirement
-
-    from hpcconf import __version__
 
     configs = _yaml_blocks(REPO / doc, "repos:")
     assert configs, f"no pre-commit snippet in {doc}"
@@ -225,20 +232,18 @@ def test_documented_hook_configs_validate_and_install_without_a_package_index_en
         assert done.returncode == 0, block + done.stdout + done.stderr
         for repo in YAML(typ="safe").load(block)["repos"]:
             if repo["repo"] != "local":
-                assert repo["repo"].startswith("https://") and repo["rev"] == f"v{__version__}"
+                assert repo["repo"].startswith("https://") and _resolves(repo["rev"]), repo
             for hook in repo.get("hooks", []):
                 if hook.get("language") == "python":
                     (dependency,) = hook["additional_dependencies"]
                     requirement = Requirement(dependency)
                     assert requirement.name == "hpcconf" and requirement.url.startswith("git+https://")
-                    assert requirement.url.endswith(f"@v{__version__}")
+                    assert _resolves(requirement.url.rsplit("@", 1)[1]), requirement.url
 
 
 def test_ci_snippets_install_hpcconf_from_git():
-    from hpcconf import __version__
-
     for doc in ("README.md", "docs/workflow.md"):
         installs = [line for line in (REPO / doc).read_text().splitlines() if "pip install" in line and "hpcconf" in line
                     and "- run:" in line]
-        assert installs and all(f'"hpcconf @ git+https://github.com/hpcconf/hpcconf@v{__version__}"' in line
-                                for line in installs), installs
+        pins = [re.search(r'"hpcconf @ git\+https://github.com/hpcconf/hpcconf@([^"]+)"', line) for line in installs]
+        assert installs and all(pin and _resolves(pin.group(1)) for pin in pins), installs

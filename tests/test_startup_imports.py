@@ -2,7 +2,7 @@
 
 Start-up is paid on every pre-commit hook and CI step; docs/performance.md has the numbers. pydantic,
 ruamel.yaml, jsonschema, lxml and jinja2 load in the commands that use them, never to print a version
-(typer itself coerces through pydantic from 0.2x: hpcconf.typer_fast keeps that lazy too).
+(typer itself coerces through pydantic from 0.29: hpcconf.typer_fast keeps that lazy too).
 """
 
 from __future__ import annotations

@@ -54,3 +54,29 @@ def test_the_fast_path_sees_and_says_what_typer_does(args):
 
 def test_plain_values_need_no_pydantic():
     assert not _run("fast", CASES[1][:-2])["pydantic"]  # all but --count (an int: typer's adapter)
+
+
+def test_the_installed_typer_is_in_the_pinned_range_and_the_patch_took_effect():
+    """typer_fast reaches into typer's private coercion layer: pyproject pins the minor it was written for,
+    and a typer whose internals moved must fail here, not silently load pydantic again."""
+    import importlib.metadata
+    import sys
+    from pathlib import Path
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+
+    from packaging.requirements import Requirement
+
+    import hpcconf.cli  # noqa: F401  (installs the patch)
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    (typer_requirement,) = [Requirement(r) for r in project["dependencies"] if Requirement(r).name == "typer"]
+    assert typer_requirement.specifier.contains(importlib.metadata.version("typer"))
+    assert len(typer_requirement.specifier) == 2 and any(s.operator == "<" for s in typer_requirement.specifier)
+
+    from typer import core
+
+    assert core._TyperParameter.get_runtime_param.__module__ == "hpcconf.typer_fast"

@@ -9,6 +9,13 @@ about the parts a version does not write:
   ("NCCL 2.18" includes 2.18.6), which is how a user's ``--nccl-version 2.18`` is meant.
 
 Suffixes (pre-release tags, git build numbers) never take part in comparisons.
+
+Why not ``packaging.version``: it implements PEP 440, and the numbers here are git tags, chart
+versions and container tags, which are not. It reads NCCL's tag ``v2.18.5-1`` (build 1 of 2.18.5)
+as the post-release 2.18.5.post1, newer than 2.18.5; ``23.10.0-rc.5`` as older than 23.10.0, where
+the tables judge a chart by its release number; it rejects ``24.05-py3`` and
+``12.4.1-devel-ubuntu22.04`` outright; and it has no series (``2.18`` standing for 2.18.x).
+tests/test_versions.py keeps that claim checked.
 """
 
 from __future__ import annotations

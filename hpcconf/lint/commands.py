@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
+from .. import completion
 from ..artifacts import Kind
 from ..diagnostics import HpcconfError, Severity, render_all
 from ..sku_dirs import checked_sku_dirs, sku_dir_option
+from ..term import COLOR_CHOICES
 
 if TYPE_CHECKING:
     from .config import LintConfig
@@ -115,7 +117,8 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
 def lint_command(
     paths: List[str] = typer.Argument(None, metavar="PATH", help="Files or directories to lint (default: current directory)."),
     spec: Optional[str] = typer.Option(None, "--spec", metavar="SPEC", help="An hpcconf spec: lint what it compiles to."),
-    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4."),
+    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4.",
+                               autocompletion=completion.sku_names),
     nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
     chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
     kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="VERSION",
@@ -123,13 +126,18 @@ def lint_command(
     defaulted: bool = typer.Option(False, "--defaulted",
                                    help="Print the Kubernetes objects of the file as the API server would store them "
                                         "(defaults applied), like `kubectl apply --dry-run=server -o yaml`."),
-    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}."),
-    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github."),
+    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}.",
+                                autocompletion=completion.choices(*Kind.all())),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github.",
+                             autocompletion=completion.choices_of("hpcconf.lint.formats", "FORMATS")),
     output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
                                           help="Write the report to this file instead of stdout ('-': stdout)."),
-    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info."),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list)."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list)."),
+    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info.",
+                                              autocompletion=completion.choices("error", "warning", "info")),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list).",
+                                                autocompletion=completion.rule_codes),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list).",
+                                                autocompletion=completion.rule_codes),
     no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
     config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
     sku_dir: List[Path] = sku_dir_option(),
@@ -138,11 +146,15 @@ def lint_command(
     provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER",
                                            help="Platform the files target: azure, coreweave, aws, gcp, crusoe, oci, "
                                                 "nebius, on-prem (default: told by each file, else unknown)."),
+    color: str = typer.Option("auto", "--color", metavar="WHEN", help="Colour the text report: auto (on a terminal, "
+                              "unless NO_COLOR is set; FORCE_COLOR forces it), always or never.",
+                              autocompletion=completion.choices(*COLOR_CHOICES)),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
+    from ..term import echo_report, working
     from .context import (
         LintContext,
         UsageError,
@@ -158,6 +170,8 @@ def lint_command(
     try:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
+        if color not in COLOR_CHOICES:
+            raise UsageError(f"--color must be one of {', '.join(COLOR_CHOICES)}")
         if kind is not None and kind not in Kind.all():
             raise UsageError(f"--kind must be one of {', '.join(Kind.all())}")
         checked_sku_dirs(sku_dir)
@@ -190,7 +204,8 @@ def lint_command(
             targets.insert(0, spec)
         if defaulted and (len(targets) != 1 or not Path(targets[0]).is_file()):
             raise UsageError("--defaulted takes one manifest file")
-        result = lint_paths(targets or ["."], ctx, forced_kind=kind)
+        with working(f"hpcconf lint {' '.join(targets or ['.'])}"):
+            result = lint_paths(targets or ["."], ctx, forced_kind=kind)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
         return
@@ -206,7 +221,10 @@ def lint_command(
     if defaulted:
         _print_defaulted(targets[0], result, ctx, output)
         return
-    _emit(render(result, fmt), output)
+    if fmt == "text" and (output is None or str(output) == "-"):
+        echo_report(render(result, fmt), sys.stdout, color)
+    else:
+        _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
@@ -241,28 +259,30 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     _emit("---\n".join(dump_yaml(o) for o in objects), output)
 
 
-def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.")) -> None:
+def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
+                                          autocompletion=completion.choices("text", "json"))) -> None:
     """List every rule: code, name, default severity, summary."""
-    from .registry import load_rules
+    from .registry import load_rules, plain_literals
 
     rules = load_rules()
     if fmt == "json":
         import json
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
-                                "kinds": list(r.kinds), "summary": r.summary,
+                                "kinds": list(r.kinds), "summary": plain_literals(r.summary),
                                 "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
         return
     if fmt != "text":
         _fail_usage("--format must be text or json")
     width = max(len(r.name) for r in rules.values())
     for r in rules.values():
-        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {r.summary.replace('``', '`')}")
+        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {plain_literals(r.summary)}")
 
 
-def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.")) -> None:
+def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
+                                                   autocompletion=completion.rule_code)) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
-    from .registry import find_rule, load_rules, redirect_note, successors
+    from .registry import find_rule, load_rules, plain_literals, redirect_note, successors
 
     found = find_rule(code)
     moved = successors(code, load_rules())
@@ -273,10 +293,10 @@ def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule
         typer.echo(redirect_note(code, load_rules()) + "\n")
     if found is None:  # a code that was renamed: show where it went
         for rule in moved:
-            typer.echo(f"{rule.code} {rule.name}: {rule.summary}")
+            typer.echo(f"{rule.code} {rule.name}: {plain_literals(rule.summary)}")
         return
     typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
-    typer.echo(found.doc)
+    typer.echo(plain_literals(found.doc))
 
 
 def register(app: typer.Typer) -> None:

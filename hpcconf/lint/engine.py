@@ -22,7 +22,7 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
@@ -565,12 +565,10 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
     A user who writes ``nccl_env: {NCCL_GRAPH_FILE: ...}`` fixes (or suppresses) it in the spec,
     not in ``nccl/<pool>/nccl.conf``; the same setting in several artifacts becomes one finding.
     """
-    origins: dict[str, tuple[Document, dict[str, str]]] = {}
+    origins: dict[str, tuple[Document, dict[str, list[tuple[tuple, str]]]]] = {}
     for doc in documents:
         if doc.kind == Kind.SPEC and doc.yaml is not None and isinstance(doc.yaml.data, dict):
-            keys = {key: section for section in SPEC_ENV_SECTIONS
-                    for key in (doc.yaml.data.get(section) or {}) if isinstance(doc.yaml.data.get(section), dict)}
-            origins[doc.path] = (doc, keys)
+            origins[doc.path] = (doc, _env_settings(doc.yaml.data))
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
     split: dict[str, list[str]] = {}
@@ -588,24 +586,66 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
     return out
 
 
+def _env_settings(data: dict) -> dict[str, list[tuple[tuple, str]]]:
+    """Where the spec sets each variable that reaches artifacts verbatim: the cluster's ``nccl_env`` /
+    ``mpi_env`` and each pool's ``nccl_env`` (which overrides the cluster's in that pool's files), with
+    the value written there."""
+    places: list[tuple[tuple, Any]] = [((section,), data.get(section)) for section in SPEC_ENV_SECTIONS]
+    pools = data.get("pools")
+    for index, pool in enumerate(pools if isinstance(pools, list) else []):
+        if isinstance(pool, dict):
+            places.append((("pools", index, "nccl_env"), pool.get("nccl_env")))
+    settings: dict[str, list[tuple[tuple, str]]] = {}
+    for where, section in places:
+        if isinstance(section, dict):
+            for name, value in section.items():
+                settings.setdefault(str(name), []).append(((*where, name), str(value)))
+    return settings
+
+
+def _setting_label(path: tuple) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
+
+
+def _pick_setting(candidates: list[tuple[tuple, str]], line: str, name: str, artifact: str,
+                  data: dict) -> tuple | None:
+    """The one place that wrote ``name`` into this artifact line: the only one, or the one whose value
+    the line holds, or the pool whose directory the artifact is in; None when that stays ambiguous."""
+    if len(candidates) > 1:
+        assigned = re.search(rf"(?:^|[\s'\"]){re.escape(name)}=['\"]?([^\s'\"\\]*)", line)
+        by_value = [c for c in candidates if assigned and c[1] == assigned.group(1)]
+        candidates = by_value or candidates
+    if len(candidates) > 1:
+        pools = data.get("pools") or []
+        parts = set(artifact.split("/")[:-1])
+        in_dir = [c for c in candidates if c[0][0] == "pools" and isinstance(pools[c[0][1]], dict)
+                  and str(pools[c[0][1]].get("name")) in parts]
+        candidates = in_dir or candidates
+    return candidates[0][0] if len(candidates) == 1 else None
+
+
 def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
                    sources: dict[str, str], split: dict[str, list[str]]) -> Diagnostic | None:
     if origin is None or not finding.line:
         return None
-    spec_doc, keys = origin
+    spec_doc, settings = origin
     if finding.file not in split:  # split each source once, not once per finding (quadratic on long files)
         split[finding.file] = sources.get(finding.file, "").splitlines()
     lines = split[finding.file]
     if not 0 < finding.line <= len(lines):
         return None
-    names = [m.group(1) for m in _ASSIGNMENT.finditer(lines[finding.line - 1]) if m.group(1) in keys]
+    line = lines[finding.line - 1]
+    names = [m.group(1) for m in _ASSIGNMENT.finditer(line) if m.group(1) in settings]
     if len(names) != 1:
         return None
     name = names[0]
-    span = spec_doc.yaml.position((keys[name], name), prefer_value=True)
+    path = _pick_setting(settings[name], line, name, artifact, spec_doc.yaml.data)
+    if path is None:
+        return None
+    span = spec_doc.yaml.position(path, prefer_value=True)
     return dataclasses.replace(finding, file=spec_doc.path, line=span.line, column=span.column,
                                end_line=span.end_line, end_column=span.end_column,
-                               message=f"{finding.message} (set by {keys[name]}.{name}; seen in {artifact}:{finding.line})")
+                               message=f"{finding.message} (set by {_setting_label(path)}; seen in {artifact}:{finding.line})")
 
 
 def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:

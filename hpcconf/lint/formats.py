@@ -12,7 +12,7 @@ from .. import __version__
 from ..diagnostics import Diagnostic, SourceCache, render_text
 from .engine import LintResult
 from .locations import real_location
-from .registry import Rule, load_rules
+from .registry import Rule, load_rules, plain_literals
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -48,9 +48,9 @@ def _sarif_rule(rule: Rule) -> dict:
     return {
         "id": rule.code,
         "name": rule.name,
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.body or rule.summary},
-        "help": {"text": rule.section("Fix") or rule.summary, "markdown": rule.doc},
+        "shortDescription": {"text": plain_literals(rule.summary)},
+        "fullDescription": {"text": plain_literals(rule.body or rule.summary)},
+        "help": {"text": plain_literals(rule.section("Fix") or rule.summary), "markdown": plain_literals(rule.doc)},
         "helpUri": rule.help_uri,
         "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity.value]},
     }

@@ -44,6 +44,7 @@ from ..rules_registry import (
     Scope,
     engine_rule,
     missing_sections,
+    plain_literals,
     redirect_note,
     rule,
     spec_rule,
@@ -51,7 +52,7 @@ from ..rules_registry import (
 )
 
 __all__ = ["CODE_PATTERN", "DOCS_URL", "DOCUMENT_RULE_MODULE_KINDS", "NAME_PATTERN", "REGISTRY", "REQUIRED_SECTIONS",
-           "Rule", "Scope", "engine_rule", "find_rule", "load_rules", "load_rules_for", "missing_sections", "redirect_note",
+           "Rule", "Scope", "engine_rule", "find_rule", "load_rules", "load_rules_for", "missing_sections", "plain_literals", "redirect_note",
            "rule", "spec_rule", "successors"]
 
 _loaded = False

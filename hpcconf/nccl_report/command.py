@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from .. import completion
 from ..parsers.nccl_collectives import COLLECTIVES
 from ..sku_dirs import sku_dir_option, with_settings_dirs
 
@@ -69,12 +70,14 @@ def report(logs: list[Path], target: "Target", collective: Optional[str]) -> lis
 
 def nccl_report_command(
     logs: list[Path] = typer.Argument(..., metavar="LOG", help="nccl-tests output files (Slurm, kubectl logs, mpirun)."),
-    sku: Optional[str] = typer.Option(None, "--sku", help="SKU the run was on (Standard_ND96isr_H200_v5, ND96isr_H200_v5)."),
-    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, help="Node count (default: the hosts the log names)."),
-    spec: Optional[Path] = typer.Option(None, "--spec", help="Take SKU and node count from this spec's NCCL test pool."),
-    collective: Optional[str] = typer.Option(None, "--collective", help="Collective, where neither the log nor its "
+    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="SKU the run was on (Standard_ND96isr_H200_v5, ND96isr_H200_v5).",
+                               autocompletion=completion.sku_names),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, metavar="N", help="Node count (default: the hosts the log names)."),
+    spec: Optional[Path] = typer.Option(None, "--spec", metavar="SPEC", help="Take SKU and node count from this spec's NCCL test pool."),
+    collective: Optional[str] = typer.Option(None, "--collective", metavar="NAME", help="Collective, where neither the log nor its "
                                              "file name names it: " + ", ".join(COLLECTIVES)),
-    output_format: str = typer.Option("text", "--format", help="text, json or markdown."),
+    output_format: str = typer.Option("text", "--format", metavar="FORMAT", help="text, json or markdown.",
+                                      autocompletion=completion.choices(*FORMATS)),
     plot_file: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png|svg",
                                              help="Draw busbw vs message size (needs hpcconf[plot])."),
     sku_dir: list[Path] = sku_dir_option(),

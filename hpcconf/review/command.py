@@ -8,6 +8,9 @@ Git is only read (hpcconf.review.git); the working tree is never touched.
 
 Exit codes: 0 reviewed; 1 the head has hand-edited or stale generated files, or a spec that
 does not build; 2 not in a git repository, an unknown revision, a bad option or settings file.
+With ``--detailed-exitcode`` (as ``terraform plan -detailed-exitcode``, a CI step can branch on the
+decision): 0 no changes, 3 changes that disrupt nothing running, 4 disruptive changes (drains,
+deletes or replaces nodes, changes the InfiniBand network); 1 and 2 as above and first.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from typing import List, Optional
 import typer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INVALID = 0, 1, 2
+EXIT_CHANGES, EXIT_DISRUPTIVE = 3, 4  # --detailed-exitcode only
 FORMATS = ("text", "markdown", "json")
 
 
 def run_review(base: Optional[str], head: Optional[str], output_format: str, output: Optional[Path],
-               sku_dirs: List[Path], config_file: Optional[Path]) -> int:
+               sku_dirs: List[Path], config_file: Optional[Path], detailed_exitcode: bool = False) -> int:
     from ..lint.config import ConfigError, load_settings
+    from ..term import working
     from .git import GitError, Tree, commit_of, default_base, repository_root
     from .model import Review, Sides, review_trees
     from .render import RENDERERS
@@ -42,7 +47,8 @@ def run_review(base: Optional[str], head: Optional[str], output_format: str, out
         base_tree = Tree(repo, base_commit, f"{how} ({base_commit[:12]})")
         head_tree = Tree(repo, head_commit, "working tree" if head_commit is None else f"{head} ({head_commit[:12]})")
         sides = Sides(base=base_tree, head=head_tree, repo=repo, settings=settings, sku_dirs=sku_dirs)
-        review = Review(base=base_tree.label, head=head_tree.label, specs=review_trees(sides))
+        with working(f"hpcconf review {base_tree.label} -> {head_tree.label}"):  # builds every spec twice
+            review = Review(base=base_tree.label, head=head_tree.label, specs=review_trees(sides))
     except (GitError, ConfigError) as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
         return EXIT_INVALID
@@ -51,4 +57,8 @@ def run_review(base: Optional[str], head: Optional[str], output_format: str, out
         output.write_text(text, encoding="utf-8")
     else:
         typer.echo(text, nl=False)
-    return EXIT_FINDINGS if review.needs_fixing else EXIT_OK
+    if review.needs_fixing:
+        return EXIT_FINDINGS
+    if detailed_exitcode and review.has_changes:
+        return EXIT_DISRUPTIVE if review.disruptive else EXIT_CHANGES
+    return EXIT_OK

@@ -93,6 +93,17 @@ class Review:
         """Hand edits, stale outputs or a spec that does not build: `review` exits 1."""
         return any(s.problems or s.error for s in self.specs)
 
+    @property
+    def has_changes(self) -> bool:
+        """A spec or generated file differs between the two sides (`--detailed-exitcode`: 3 or 4)."""
+        return any(s.status != "unchanged" or s.files for s in self.specs)
+
+    @property
+    def disruptive(self) -> bool:
+        """Applying the change drains, deletes or replaces nodes or changes the InfiniBand network (exit 4)."""
+        return any((s.cluster_impact is not None and s.cluster_impact.is_disruptive) or any(f.disruptive for f in s.files)
+                   for s in self.specs)
+
 
 # -- which files are specs, and where their outputs live ---------------------------------------------
 

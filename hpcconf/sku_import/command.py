@@ -112,13 +112,13 @@ def register(app: typer.Typer) -> None:
         directory: Path = typer.Argument(..., metavar="DIR", help="The directory the collection script wrote."),
         output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE|DIR",
                                               help="Write the SKU file here ('-': stdout); a directory gets <name>.yaml."),
-        name: Optional[str] = typer.Option(None, "--name", help="SKU name (default: the Azure VM size the node reports, else the -o file's name). "
+        name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="SKU name (default: the Azure VM size the node reports, else the -o file's name). "
                                            "A name hpcconf's catalog already has (the node's own Azure size, by default) "
                                            "replaces that catalog entry wherever the file's directory is a --sku-dir: "
                                            "warned as HPC333."),
-        provider: Optional[str] = typer.Option(None, "--provider", help="azure, crusoe or other (default: azure when the node "
+        provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", help="azure, crusoe or other (default: azure when the node "
                                                "answered Azure's instance metadata, else other)."),
-        family: Optional[str] = typer.Option(None, "--family", help="The size's series name (default: 'imported: N x MODEL')."),
+        family: Optional[str] = typer.Option(None, "--family", metavar="FAMILY", help="The size's series name (default: 'imported: N x MODEL')."),
         force: bool = typer.Option(False, "--force", help="Overwrite an existing SKU file."),
     ) -> None:
         """Write a SKU file from the facts collected on one node (GPUs, NVLink, InfiniBand, NUMA, PCI bus ids)."""

@@ -1,0 +1,31 @@
+"""hpcconf.knowledge.versions is kept instead of ``packaging.version`` (its docstring says why): the
+numbers hpcconf compares are git, chart and container tags, which PEP 440 misreads or rejects."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import InvalidVersion
+from packaging.version import Version as Pep440
+
+from hpcconf.knowledge.versions import Version
+
+
+def test_a_git_build_number_is_the_same_release_not_a_newer_one():
+    assert Version.parse("v2.18.5-1") == Version.parse("2.18.5")
+    assert Pep440("v2.18.5-1") > Pep440("2.18.5")  # PEP 440: a post-release
+
+
+def test_a_release_candidate_compares_by_its_release_number():
+    assert Version.parse("23.10.0-rc.5") == Version.parse("23.10.0")
+    assert Pep440("23.10.0-rc.5") < Pep440("23.10.0")
+
+
+@pytest.mark.parametrize("tag, parts", [("24.05-py3", (24, 5)), ("12.4.1-devel-ubuntu22.04", (12, 4, 1))])
+def test_container_tags_parse(tag, parts):
+    assert Version.parse(tag).parts == parts
+    with pytest.raises(InvalidVersion):
+        Pep440(tag)
+
+
+def test_a_version_without_patch_stands_for_its_series():
+    assert Version.parse("2.18").covers_at_least("2.18.6") and not Version.parse("2.18").at_least("2.18.6")
