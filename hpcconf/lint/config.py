@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..diagnostics import Severity
+from ..diagnostics import HpcconfError, Severity
+from ..safe_io import read_text
 from .document import DisplayPath
 
 if TYPE_CHECKING:
@@ -118,8 +119,8 @@ def find_config(start: Path) -> Path | None:
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
             try:
-                text = pyproject.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                text = read_text(pyproject, "settings")
+            except HpcconfError:
                 continue
             try:
                 data = tomllib.loads(text)
@@ -189,11 +190,11 @@ _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 def _read_table(path: Path) -> tuple[str, dict]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the hpcconf settings: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: cannot read the hpcconf settings: not UTF-8 text") from None
+        text = read_text(path, "settings")
+    except HpcconfError as exc:  # through the safe reader: no fifo, device, escaping link or huge file
+        [diag] = exc.diagnostics
+        raise ConfigError(f"{diag.file}:{diag.line}:{diag.column}: cannot read the hpcconf settings: "
+                          f"{diag.message}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
+from ..safe_io import UnsafeFile, unreadable_directory
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
@@ -82,7 +83,7 @@ def validate_selectors(selectors: list[str], rules: dict[str, Rule], what: str) 
 
 
 # Input that could not be checked at all is reported even under a narrow --select (never a silent pass).
-ALWAYS_SELECTED = {"HPC001", "HPC002", "HPC090"}
+ALWAYS_SELECTED = {"HPC001", "HPC002", "HPC090", "HPC092", "HPC093", "HPC094", "HPC095"}
 
 
 def is_enabled(rule: Rule, config: LintConfig) -> bool:
@@ -100,10 +101,16 @@ _NOT_LINTED_IN_WALK = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jin
 DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
 
 
-def _walk(directory: Path) -> list[Path]:
+def _walk(directory: Path, unlisted: list[OSError] | None = None) -> list[Path]:
+    """The files to lint below ``directory``; a linked directory whose target leaves the tree is returned too
+    (the safe reader reports it, HPC093), and a directory that cannot be listed is added to ``unlisted``."""
+    from ..safe_io import link_problem
+
     found: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    for root, dirs, files in os.walk(directory, onerror=unlisted.append if unlisted is not None else None):
+        linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        found.extend(Path(root) / d for d in sorted(linked) if link_problem(Path(root) / d, directory))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in linked)
         if Path(root).name == "templates" and (Path(root).parent / "Chart.yaml").is_file():
             dirs[:] = []
             continue  # a Helm chart's templates: YAML only once helm renders them
@@ -133,16 +140,16 @@ class NotText(UsageError):
     """A binary file: inside a directory walk it is simply not ours to lint."""
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, display: str, tree: Path | None) -> str:
+    """The file's text through the safe reader (hpcconf.safe_io): CRLF kept, which NCCL keeps too."""
+    from ..safe_io import NotUtf8, read_text
+
     try:
-        data = path.read_bytes()
-        return data.decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise NotText(f"{path}:{line}:{column}: not a UTF-8 text file (byte 0x{data[exc.start]:02x})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return read_text(path, "linted", display, tree)
+    except NotUtf8 as exc:
+        [diag] = exc.diagnostics
+        raise NotText(f"{display}:{diag.line}:{diag.column}: not a UTF-8 text file ({diag.message.split(': ', 1)[1]})") \
+            from None
 
 
 def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
@@ -151,22 +158,31 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     files = 0
     for given in paths:
         path = Path(given)
+        unlisted: list[OSError] = []
         if path.is_dir():
-            candidates = [(p, False) for p in _walk(path)]
-        elif path.exists():
+            candidates = [(p, False) for p in _walk(path, unlisted)]
+        elif path.exists() or path.is_symlink():
             candidates = [(path, True)]
         else:
             raise UsageError(f"no such file or directory: {given}")
+        for error in unlisted:  # never a silent pass: what could not be listed was not checked
+            shown = str(error.filename) if error.filename else given
+            if not ctx.config.excluded(shown):
+                findings.append(unreadable_directory(shown, error))
         for file, explicit in candidates:
             display = str(file) if not explicit else given
             if ctx.config.excluded(display):
                 continue
             try:
-                text = _read(file)
+                text = _read(file, display, None if explicit else path)
             except NotText:
                 if explicit:
                     raise
                 continue  # binary files inside a directory are not ours to lint
+            except UnsafeFile as refused:  # a fifo, device, escaping link or oversized file: located, never read
+                findings.extend(refused.diagnostics)
+                files += 1
+                continue
             except UsageError as error:
                 # A file we cannot read was not checked, whether named or found in a walk: never let that
                 # pass as clean, and keep it a located finding (SARIF/JSON stay valid for CI uploads).
@@ -233,9 +249,11 @@ def _manifest_of(doc: Document) -> dict | None:
         if candidate.is_file():
             import json
 
+            from ..safe_io import read_text
+
             try:
-                data = json.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                data = json.loads(read_text(candidate, "manifest", tree=parent))
+            except (HpcconfError, ValueError):
                 return None
             return data if isinstance(data, dict) else None
     return None
@@ -627,7 +645,7 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
     validate_selectors(ctx.config.select, rules, "select")
     validate_selectors(ctx.config.ignore, rules, "ignore")
     loaded = build.spec
-    text = _read(loaded.path)
+    text = _read(loaded.path, loaded.file, None)
     spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []
