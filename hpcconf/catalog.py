@@ -38,7 +38,8 @@ _HEX4 = r"^0x[0-9a-f]{4}$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: `.nan` or `.inf` as a bandwidth would judge every run and print invalid JSON
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- hardware facts
