@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -114,7 +115,7 @@ def find_config(start: Path) -> Path | None:
     """
     for directory in [start, *start.parents]:
         dedicated = directory / ".hpcconf.toml"
-        if dedicated.is_file():
+        if os.path.lexists(dedicated) and not dedicated.is_dir():  # a fifo or a link out is refused, not skipped
             return dedicated
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
@@ -155,7 +156,7 @@ def load_settings(start: Path | None = None, config_file: Path | None = None,
     searched for the SKUs ``per-path-context`` names.
     """
     if config_file is not None:
-        if not config_file.is_file():
+        if not os.path.lexists(config_file) or config_file.is_dir():  # a fifo or a link out: refused by the reader
             raise ConfigError(f"config file not found: {config_file}")
         path: Path | None = config_file
     else:
@@ -193,8 +194,8 @@ def _read_table(path: Path) -> tuple[str, dict]:
         text = read_text(path, "settings")
     except HpcconfError as exc:  # through the safe reader: no fifo, device, escaping link or huge file
         [diag] = exc.diagnostics
-        raise ConfigError(f"{diag.file}:{diag.line}:{diag.column}: cannot read the hpcconf settings: "
-                          f"{diag.message}") from None
+        raise ConfigError(f"{diag.file}:{diag.line}:{diag.column}: error[{diag.code}] {diag.name}: cannot read the "
+                          f"hpcconf settings: {diag.message}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -101,7 +101,11 @@ def nccl_report_command(
         raise typer.Exit(EXIT_INVALID) from None
     if nodes is not None:
         target = Target(target.sku, nodes)
-    verdicts = report(logs, target, collective)
+    try:
+        verdicts = report(logs, target, collective)
+    except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located
+        typer.echo(render_all(exc.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID) from None
     typer.echo(RENDERERS[output_format](verdicts), nl=False)
     if plot_file is not None:
         from .plot import PlotUnavailable, plot

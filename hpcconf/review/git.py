@@ -82,7 +82,8 @@ class Tree:
         if self.revision is None:
             raw = _git(self.repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
             names = {os.fsdecode(n) for n in raw.split(b"\0") if n}
-            return sorted(n for n in names if (self.repo / n).is_file())
+            # not is_file(): a fifo or a link to a device is read (and refused, located), never skipped unseen
+            return sorted(n for n in names if os.path.lexists(self.repo / n) and not (self.repo / n).is_dir())
         return sorted(self._blob_ids())
 
     def _blob_ids(self) -> dict[str, str]:
