@@ -28,7 +28,9 @@ class GitError(Exception):
 
 def _git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False)
+        # GIT_OPTIONAL_LOCKS=0: git must not refresh (rewrite) the index while a review only reads
+        done = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}") from None
     if done.returncode != 0:
@@ -149,7 +151,8 @@ class Tree:
 def renamed_files(repo: Path, base: str, head: Optional[str]) -> dict[str, str]:
     """{new path: old path} for the files git sees as renamed between ``base`` and ``head``
     (the working tree when None; untracked files are not considered by git diff)."""
-    args = ["diff", "--name-status", "-z", "-M", base] + ([head] if head else []) + ["--"]
+    # Plumbing, not `git diff`: that one refreshes (rewrites) the index, and a review only reads.
+    args = (["diff-tree", "-r", base, head] if head else ["diff-index", base]) + ["--name-status", "-z", "-M", "--"]
     fields = [os.fsdecode(f) for f in _git(repo, *args).split(b"\0")]
     renames: dict[str, str] = {}
     index = 0
