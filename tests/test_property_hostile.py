@@ -207,7 +207,7 @@ def _plant(path: Path, kind: str, root: Path, draw) -> None:
 
 # ------------------------------------------------------------------------------------------------ lint
 
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_lint_on_hostile_trees(data, monkeypatch):
     root, work = _workspace()
@@ -237,7 +237,7 @@ def test_lint_on_hostile_trees(data, monkeypatch):
 
 # ---------------------------------------------------------------------------------------------- build
 
-@fuzz(12)
+@fuzz(20)
 @given(data=st.data())
 def test_build_on_hostile_specs(data):
     root, work = _workspace()
@@ -279,7 +279,7 @@ def review_repo():
     shutil.rmtree(root, ignore_errors=True)
 
 
-@fuzz(6)
+@fuzz(10)
 @given(data=st.data())
 def test_review_on_hostile_working_trees(data, review_repo):
     root, work = review_repo
@@ -304,7 +304,7 @@ def test_review_on_hostile_working_trees(data, review_repo):
 
 # ----------------------------------------------------------------------------------------- nccl-report
 
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_nccl_report_on_hostile_logs(data):
     root, work = _workspace()
@@ -330,7 +330,7 @@ def test_nccl_report_on_hostile_logs(data):
 NODE_FILES = sorted(p.name for p in HGX.iterdir()) + ["azure-imds.json"]
 
 
-@fuzz(20)
+@fuzz(40)
 @given(data=st.data())
 def test_sku_import_on_hostile_collections(data):
     root, work = _workspace()
