@@ -467,3 +467,14 @@ def test_a_fifo_manifest_is_refused_not_waited_on(tmp_path):
         assert result.exit_code in (1, 2) and "internal error" not in result.output, (args, result.output)
     result = invoke(["lint", "out"], tmp_path)  # the manifest is not linted: only looked for, never waited on
     assert result.exit_code in (0, 1) and "internal error" not in result.output, result.output
+
+
+def test_a_huge_file_in_the_output_directory_is_refused_unread(tmp_path):
+    shutil.copy(SPEC, tmp_path / "a.yaml")
+    assert invoke(["build", "a.yaml", "-o", "out", "-q"], tmp_path).exit_code == 0
+    target = next((tmp_path / "out").glob("*/aks/volcano-job.yaml"))
+    with open(target, "r+b") as handle:
+        handle.truncate(5 * 1024 ** 3)  # sparse: 5 GiB by fstat, nothing on disk
+    for args in (["build", "a.yaml", "-o", "out", "--check"], ["build", "a.yaml", "-o", "out", "--force"]):
+        result = invoke(args, tmp_path)
+        assert result.exit_code == 2 and "larger than 64 MiB" in result.output, result.output
