@@ -478,3 +478,10 @@ def test_a_huge_file_in_the_output_directory_is_refused_unread(tmp_path):
     for args in (["build", "a.yaml", "-o", "out", "--check"], ["build", "a.yaml", "-o", "out", "--force"]):
         result = invoke(args, tmp_path)
         assert result.exit_code == 2 and "larger than 64 MiB" in result.output, result.output
+
+
+def test_a_directory_argument_linked_out_of_the_tree_is_not_walked(tmp_path):
+    os.symlink("/etc", tmp_path / "configs")
+    result = invoke(["lint", "configs"], tmp_path)
+    assert_refused(result, "HPC093", "configs", exits=(1,))
+    assert "passwd" not in result.output and "1 file checked" in result.output

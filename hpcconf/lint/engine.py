@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
-from ..safe_io import UnsafeFile, unreadable_directory
+from ..safe_io import UnsafeFile, link_problem, unreadable_directory
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
@@ -104,8 +104,6 @@ DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization"
 def _walk(directory: Path, unlisted: list[OSError] | None = None) -> list[Path]:
     """The files to lint below ``directory``; a linked directory whose target leaves the tree is returned too
     (the safe reader reports it, HPC093), and a directory that cannot be listed is added to ``unlisted``."""
-    from ..safe_io import link_problem
-
     found: list[Path] = []
     for root, dirs, files in os.walk(directory, onerror=unlisted.append if unlisted is not None else None):
         linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
@@ -159,7 +157,9 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     for given in paths:
         path = Path(given)
         unlisted: list[OSError] = []
-        if path.is_dir():
+        if path.is_dir() and link_problem(path) is not None:
+            candidates = [(path, True)]  # a directory argument that is a link out of the tree: refused, not walked
+        elif path.is_dir():
             candidates = [(p, False) for p in _walk(path, unlisted)]
         elif path.exists() or path.is_symlink():
             candidates = [(path, True)]

@@ -77,18 +77,6 @@ _SECRET_NAMES = {"private-key": "private-key", "password": "literal-credential",
                  "connection-string": "credential-in-connection-string"}
 
 
-def decode_utf8(raw: bytes, path: Path | str) -> str:
-    """``raw`` as text, or HPC000 at the line and column of the first byte that is not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        raise _unreadable(Path(path), f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
-                          "Save the spec as UTF-8 (most editors: 'Save with encoding').", line, column) from None
-
-
 def load_spec(path: Path | str, display_name: str | None = None, text: str | None = None) -> LoadedSpec:
     """Parse and validate a spec; raise :class:`HpcconfError` with every problem found.
 
