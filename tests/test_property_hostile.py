@@ -94,6 +94,8 @@ def _snapshot(root: Path, skip: Path | None = None) -> dict[str, bytes | str]:
             continue
         for name in dirs + files:
             path = here / name
+            if skip is not None and path == skip:
+                continue  # the command's own output
             key = str(path.relative_to(root))
             if path.is_symlink():
                 found[key] = "-> " + os.readlink(path)
