@@ -121,14 +121,14 @@ def run_case(command: str, args: list[str], cwd: Path, root: Path, output: Path 
 
     old = os.getcwd()
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(60)
+    signal.setitimer(signal.ITIMER_REAL, 60, 1.0)  # repeating: a second blocking read after the first also fails
     try:
         os.chdir(cwd)
         if monkeypatch is not None and unlisted:
             monkeypatch.setattr(os, "scandir", scandir)
         result = runner.invoke(app, args)
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         os.chdir(old)
         if monkeypatch is not None:
