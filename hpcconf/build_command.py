@@ -281,6 +281,33 @@ def _report_check(build: Build, comparison: Comparison, show_diff: bool, explain
                    f"(hpcconf owns {out}/; keep hand-written files outside it)")
 
 
+def _other_spec_output(build: Build, out_dir: Path) -> str | None:
+    """The spec beside this one whose output ``out_dir`` is (its manifest names it), or None: two specs with one
+    metadata.name built in separate runs would otherwise take turns overwriting one directory."""
+    try:
+        manifest = read_manifest(out_dir)
+    except OutputRefused:
+        return None  # compare() reports an untrusted manifest
+    recorded = str(manifest.get("spec") or "") if manifest else ""
+    if not recorded or recorded == build.cluster.spec_file or "/" in recorded or recorded in (".", ".."):
+        return None
+    # A renamed spec leaves no file under its old name; a spec still there is a second owner.
+    return recorded if (build.spec.path.parent / recorded).is_file() else None
+
+
+def _refuse_other_specs_outputs(builds: list[Build], out_root: Path) -> bool:
+    refused = False
+    for build in builds:
+        out_dir = out_root / build.name
+        other = _other_spec_output(build, out_dir)
+        if other is not None:
+            typer.echo(f"hpcconf: error: {out_dir.as_posix()}/ was generated from {other}, which is still there; "
+                       f"{build.spec.file} has the same metadata.name '{build.name}'. Give each cluster its own "
+                       f"name (or delete {out_dir.as_posix()}/ to hand it over). Nothing was written.", err=True)
+            refused = True
+    return refused
+
+
 def _write(build: Build, out_dir: Path, force: bool, quiet: bool) -> int:
     comparison = compare(build, out_dir)
     if comparison.edited and not force:
@@ -391,6 +418,8 @@ def _check_or_write(builds: list[Build], out_root: Path, specs: Sequence[Path], 
         return EXIT_CHANGES if dirty else EXIT_OK  # --diff: like `git diff --exit-code`
     status = EXIT_OK
     with output_lock(out_root):  # a concurrent build into the same root waits: the two never interleave
+        if _refuse_other_specs_outputs(builds, out_root):  # under the lock: a concurrent build's manifest counts
+            return EXIT_INVALID
         for b in builds:
             status = max(status, _write(b, out_root / b.name, force, quiet))
     _report_orphans(orphans, out_root, err=True)

@@ -38,7 +38,8 @@ _HEX4 = r"^0x[0-9a-f]{4}$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: `.nan` or `.inf` as a bandwidth would judge every run and print invalid JSON
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- hardware facts
@@ -324,6 +325,21 @@ class BusBw(_Strict):
 
 # --------------------------------------------------------------------------- the SKU
 
+# A SKU name becomes a file name (NAME.yaml in a --sku-dir, `sku import -o DIR`): letters, digits, '_', '.', '-',
+# starting with a letter or digit, no '..'; every name of the package catalog, Azure's and Crusoe's, fits.
+SKU_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def sku_name_problem(name: object) -> str | None:
+    """Why ``name`` is not a SKU name (the grammar above), or None."""
+    if not isinstance(name, str):
+        return f"a SKU name is a string, not {type(name).__name__} {name!r:.40}"
+    if not SKU_NAME.fullmatch(name) or ".." in name:
+        return (f"{name!r:.120} is not a SKU name: letters, digits, '_', '.' and '-' only, starting with a letter "
+                "or digit, at most 100 characters, no '..'")
+    return None
+
+
 class Sku(_Strict):
     name: str
     # "other": a node hpcconf has no provider knowledge for (on-prem, another cloud), e.g. from `sku import`.
@@ -345,6 +361,14 @@ class Sku(_Strict):
     sources: dict[str, str]  # source key -> citation
     cites: dict[str, list[str]] = {}  # top-level field -> source keys backing it
     notes: list[str] = []
+
+    @field_validator("name")
+    @classmethod
+    def _name_grammar(cls, name: str) -> str:
+        problem = sku_name_problem(name)
+        if problem is not None:
+            raise ValueError(problem)
+        return name
 
     @model_validator(mode="after")
     def _consistent(self) -> "Sku":
@@ -493,7 +517,8 @@ def default_sku_dir() -> Path:
 
 
 def _sku_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    # not is_dir: a fifo or an escaping link named *.yaml is refused by the safe reader, not skipped unseen
+    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and not p.is_dir())
 
 
 def _validation_diagnostics(doc: YamlDocument, exc: ValidationError) -> list[Diagnostic]:
@@ -523,7 +548,9 @@ def load_sku_file(path: Path) -> Sku:
 
 
 def _parse_sku_file(path: Path) -> Sku:
-    text = path.read_text(encoding="utf-8")
+    from .safe_io import read_text
+
+    text = read_text(path, "sku", tree=path.parent)  # no fifo, device, link out of the SKU directory
     fast = _fast_parse(text, path)
     if fast is not None:
         return fast

@@ -70,9 +70,11 @@ class SourceCache:
         """Line ``line`` of ``file``, with any secret in it replaced by ``****`` (never quoted back)."""
         if file not in self._redacted:
             if file not in self.texts:
-                try:
-                    self.texts[file] = Path(file).read_text(encoding="utf-8", errors="replace")
-                except OSError:
+                from .safe_io import read_bytes
+
+                try:  # through the safe reader: a link to /proc/self/environ is never quoted
+                    self.texts[file] = read_bytes(Path(file), "log").decode("utf-8", errors="replace")
+                except HpcconfError:
                     self.texts[file] = ""
             from .secret_scan import redact
 

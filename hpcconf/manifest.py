@@ -97,13 +97,20 @@ def load_manifest(out_dir: Path) -> dict | None:
     """
     path = out_dir / MANIFEST_NAME
     refuse_symlinks(out_dir, MANIFEST_NAME)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+    try:  # non-blocking, no link followed: a fifo planted as the manifest is refused, never waited on
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise OutputRefused(f"{path.as_posix()}: is a directory, not a manifest; remove it and rebuild") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISDIR(mode):
+            raise OutputRefused(f"{path.as_posix()}: is a directory, not a manifest; remove it and rebuild")
+        if not stat.S_ISREG(mode):
+            raise OutputRefused(f"{path.as_posix()}: is not a regular file (a fifo, socket or device); "
+                                "remove it and rebuild")
+        raw = handle.read(MAX_MANIFEST_BYTES + 1)
     shown = path.as_posix()
     fix = f"; delete {shown} and rebuild with --force (hand edits in {out_dir.as_posix()}/ are then overwritten)"
     if len(raw) > MAX_MANIFEST_BYTES:

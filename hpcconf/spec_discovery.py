@@ -61,13 +61,16 @@ def _shown(path: Path) -> Path:
 
 
 def is_spec_file(path: Path) -> bool:
+    """A *.yaml file that says ``apiVersion: hpcconf/...``; also one the safe reader refuses unread (a fifo, a
+    device, a link out of the tree, an oversized file), so that the loader reports it instead of a silent skip."""
+    from .safe_io import UnsafeFile, read_bytes
+
     if path.suffix.lower() not in SPEC_SUFFIXES:
         return False
     try:
-        with path.open(encoding="utf-8") as handle:
-            head = handle.read(65536)
-    except (OSError, UnicodeDecodeError):
-        return False
+        head = read_bytes(path, "spec")[:65536].decode("utf-8", errors="replace")
+    except UnsafeFile as refused:
+        return refused.code != "HPC000"
     return bool(_API_VERSION_LINE.search(head))
 
 
@@ -102,7 +105,7 @@ def discover_specs(directory: Path, out_root: Path, lint: LintConfig | None = No
     specs = []
     for path in files:
         shown = Path(os.path.normpath(path))
-        if not path.is_file() or _inside(path, out_root):
+        if not os.path.lexists(path) or path.is_dir() or _inside(path, out_root):
             continue
         if lint is not None and lint.excluded(shown.as_posix()):
             continue
@@ -124,7 +127,7 @@ def expand_spec_args(args: Sequence[Path | str], out_root: Path, config: Setting
                 problems.append(f"{text}: no hpcconf spec found (files with 'apiVersion: hpcconf/v1')")
             specs.extend(found)
         elif not path.exists() and _GLOB_MAGIC.search(text):
-            found = [Path(p) for p in sorted(glob.glob(text, recursive=True)) if Path(p).is_file()]
+            found = [Path(p) for p in sorted(glob.glob(text, recursive=True)) if not Path(p).is_dir()]
             if not found:
                 problems.append(f"{text}: no file matches this pattern")
             specs.extend(found)

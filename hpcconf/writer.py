@@ -76,6 +76,9 @@ def read_manifest(out_dir: Path) -> dict | None:
     return load_manifest(out_dir)
 
 
+MAX_OUTPUT_FILE_BYTES = 64 * 1024 * 1024  # a file under OUT/<name>/ hpcconf reads back to compare
+
+
 def read_bytes(out_dir: Path, rel: str) -> bytes | None:
     """The bytes of ``out_dir/rel`` without following a link; None when there is no such file."""
     path = inside(out_dir, rel)
@@ -90,10 +93,14 @@ def read_bytes(out_dir: Path, rel: str) -> bytes | None:
             return None
         raise
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise OutputRefused(f"{path.as_posix()}: is not a regular file (a directory, FIFO or device); "
                                 "move it away and rebuild")
-        return handle.read()
+        if info.st_size > MAX_OUTPUT_FILE_BYTES:  # no generated file comes near it: refused unread
+            raise OutputRefused(f"{path.as_posix()}: larger than {MAX_OUTPUT_FILE_BYTES // (1024 * 1024)} MiB, "
+                                "not a file hpcconf generated; move it away and rebuild")
+        return handle.read(MAX_OUTPUT_FILE_BYTES + 1)
 
 
 @dataclass

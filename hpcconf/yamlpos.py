@@ -314,7 +314,10 @@ class _FastReader:
             raise _NotPlain  # timestamps, merge keys, ...
         if name == _STR:
             return event.value
-        return self.constructor.construct_object(self.scalar_node(tag, event.value, style=event.style), deep=True)
+        try:
+            return self.constructor.construct_object(self.scalar_node(tag, event.value, style=event.style), deep=True)
+        except Exception:  # noqa: BLE001 - a value its type cannot hold (4,300+ digits): the round-trip loader locates it
+            raise _NotPlain from None
 
     def _mapping(self, path: Path_) -> dict:
         mapping: dict = {}
@@ -393,6 +396,8 @@ def _round_trip_documents(text: str, file: str) -> list[YamlDocument]:
         raws = list(_yaml().load_all(StringIO(text)))
     except (MarkedYAMLError, YAMLError) as exc:
         raise _syntax_error(file, exc) from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError) as exc:
+        raise _unconstructable(text, file, exc) from None
     docs = []
     for raw in raws:
         if _expanded_size(raw, {}) > MAX_EXPANDED_NODES:
@@ -410,6 +415,34 @@ def _round_trip_documents(text: str, file: str) -> list[YamlDocument]:
         docs.append(YamlDocument(file=file, data=to_plain(raw), raw=raw, key_spans=keys,
                                  value_spans=values, start_line=start))
     return docs
+
+
+def _unconstructable(text: str, file: str, exc: Exception) -> HpcconfError:
+    """HPC001 at the scalar whose tag its text cannot satisfy (``!!int x``, ``!!bool maybe``, an int of 4,300+
+    digits): ruamel's constructor raises without a position, so each scalar is constructed alone to find it."""
+    yaml = _yaml()
+    mark, tag, reason = None, "", f"{type(exc).__name__}: {exc}"
+    stack = list(yaml.compose_all(StringIO(text)))
+    constructor = _yaml().constructor
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except Exception as error:  # noqa: BLE001 - whatever the constructor raises is this value's fault
+                if mark is None or (node.start_mark.line, node.start_mark.column) < (mark.line, mark.column):
+                    mark, tag, reason = node.start_mark, str(node.tag), str(error) or type(error).__name__
+        elif isinstance(node.value, list):
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+    if "Exceeds the limit" in reason:  # Python's own wording names a setting of the interpreter
+        reason = "an integer of more than 4,300 digits"
+    shown_tag = tag.replace("tag:yaml.org,2002:", "!!")
+    message = f"YAML value cannot be read as {shown_tag or 'its type'}: {reason[:200]}"
+    diag = Diagnostic(code="HPC001", name="yaml-syntax", message=message,
+                      hint="Remove the explicit tag (!!int, !!bool, ...) or write a value of that type; "
+                           "integers are limited to 4,300 digits.")
+    return HpcconfError([diag.at(file, mark.line + 1 if mark else 1, mark.column + 1 if mark else 1)])
 
 
 def load_document(text: str, file: str) -> YamlDocument:

@@ -47,7 +47,7 @@ def test_an_oversized_spec_is_refused_unread(tmp_path):
     with pytest.raises(HpcconfError) as info:
         load_spec(spec)
     [diag] = info.value.diagnostics
-    assert diag.code == "HPC000" and (diag.line, diag.column) == (1, 1) and "larger than 1024 KiB" in diag.message
+    assert diag.code == "HPC094" and (diag.line, diag.column) == (1, 1) and "larger than 1,024 KiB" in diag.message
 
 
 def test_a_non_utf8_spec_names_the_line_and_column(tmp_path):

@@ -197,7 +197,17 @@ def test_concurrent_builds_into_one_directory_never_interleave(repo):
     procs = [subprocess.Popen([sys.executable, "-m", "hpcconf.cli", "build", str(s), "-q", "--force"], cwd=repo,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for s in (SPEC, "specs/three.yaml") * 3]
-    for proc in procs:
-        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    # Two specs with one metadata.name: whichever builds first owns out/demo/ (its manifest names it); every
+    # build of the other spec refuses (exit 2) under the same lock, so the tree is one whole build, never a mix.
+    winners = set()
+    for proc, spec_arg in zip(procs, (SPEC, "specs/three.yaml") * 3):
+        code = proc.wait(timeout=120)
+        stderr = proc.stderr.read().decode() if proc.stderr else ""
+        assert code in (0, 2), stderr
+        if code == 0:
+            winners.add(spec_arg)
+        else:
+            assert "has the same metadata.name 'demo'" in stderr, stderr
+    assert len(winners) == 1, winners
     checks = [_cli(repo, "build", s, "--check") for s in (SPEC, "specs/three.yaml")]
     assert sorted(c.returncode for c in checks) == [0, 1], [c.stdout for c in checks]  # one whole build, not a mix

@@ -26,14 +26,14 @@ JOB = REPO / "out" / "ndmv4-aks" / "aks" / "volcano-job.yaml"
 
 @pytest.fixture
 def denied(monkeypatch):
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(self):
-        if self.name == "job.yaml":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def opener(path, flags, *args, **kwargs):
+        if os.path.basename(path) == "job.yaml":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", opener)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])

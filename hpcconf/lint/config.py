@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -41,7 +42,8 @@ from typing import TYPE_CHECKING, Sequence
 
 import pathspec
 
-from ..diagnostics import Severity
+from ..diagnostics import HpcconfError, Severity
+from ..safe_io import read_text
 from .document import DisplayPath
 
 if TYPE_CHECKING:
@@ -118,13 +120,13 @@ def find_config(start: Path) -> Path | None:
     """
     for directory in [start, *start.parents]:
         dedicated = directory / ".hpcconf.toml"
-        if dedicated.is_file():
+        if os.path.lexists(dedicated) and not dedicated.is_dir():  # a fifo or a link out is refused, not skipped
             return dedicated
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
             try:
-                text = pyproject.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                text = read_text(pyproject, "settings")
+            except HpcconfError:
                 continue
             try:
                 data = tomllib.loads(text)
@@ -159,7 +161,7 @@ def load_settings(start: Path | None = None, config_file: Path | None = None,
     searched for the SKUs ``per-path-context`` names.
     """
     if config_file is not None:
-        if not config_file.is_file():
+        if not os.path.lexists(config_file) or config_file.is_dir():  # a fifo or a link out: refused by the reader
             raise ConfigError(f"config file not found: {config_file}")
         path: Path | None = config_file
     else:
@@ -194,11 +196,11 @@ _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 def _read_table(path: Path) -> tuple[str, dict]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the hpcconf settings: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: cannot read the hpcconf settings: not UTF-8 text") from None
+        text = read_text(path, "settings")
+    except HpcconfError as exc:  # through the safe reader: no fifo, device, escaping link or huge file
+        [diag] = exc.diagnostics
+        raise ConfigError(f"{diag.file}:{diag.line}:{diag.column}: error[{diag.code}] {diag.name}: cannot read the "
+                          f"hpcconf settings: {diag.message}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
+from ..safe_io import UnsafeFile, unreadable_directory
 from .config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
@@ -83,7 +84,7 @@ def validate_selectors(selectors: list[str], rules: dict[str, Rule], what: str) 
 
 
 # Input that could not be checked at all is reported even under a narrow --select (never a silent pass).
-ALWAYS_SELECTED = {"HPC001", "HPC002", "HPC090"}
+ALWAYS_SELECTED = {"HPC001", "HPC002", "HPC090", "HPC092", "HPC093", "HPC094", "HPC095"}
 
 
 def is_enabled(rule: Rule, config: LintConfig) -> bool:
@@ -115,16 +116,16 @@ class NotText(UsageError):
     """A binary file: inside a directory walk it is simply not ours to lint."""
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, display: str, tree: Path | None) -> str:
+    """The file's text through the safe reader (hpcconf.safe_io): CRLF kept, which NCCL keeps too."""
+    from ..safe_io import NotUtf8, read_text
+
     try:
-        data = path.read_bytes()
-        return data.decode("utf-8")  # bytes: keep CRLF, which NCCL keeps too
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise NotText(f"{path}:{line}:{column}: not a UTF-8 text file (byte 0x{data[exc.start]:02x})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return read_text(path, "linted", display, tree)
+    except NotUtf8 as exc:
+        [diag] = exc.diagnostics
+        raise NotText(f"{display}:{diag.line}:{diag.column}: not a UTF-8 text file ({diag.message.split(': ', 1)[1]})") \
+            from None
 
 
 def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
@@ -142,15 +143,20 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     missing = lambda given: UsageError(f"no such file or directory: {given}")  # noqa: E731
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
-    for candidate in candidates(paths, ctx.config.excluded, skipped, missing):
+    unlisted: list[tuple[str, OSError]] = []
+    for candidate in candidates(paths, ctx.config.excluded, skipped, missing, unlisted):
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
         try:
-            text = _read(file)
+            text = _read(file, display, None if explicit else candidate.top)
         except NotText:
             if explicit:
                 raise
             skipped.append((display, "not a UTF-8 text file"))
             continue  # binary files inside a directory are not ours to lint
+        except UnsafeFile as refused:  # a fifo, device, escaping link or oversized file: located, never read
+            findings.extend(refused.diagnostics)
+            files += 1
+            continue
         except UsageError as error:
             # A file we cannot read was not checked, whether named or found in a walk: never let that
             # pass as clean, and keep it a located finding (SARIF/JSON stay valid for CI uploads).
@@ -195,6 +201,9 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
             if doc.kind == "spec":
                 documents.extend(_compile_spec(doc, file_ctx, findings, sources))
             documents.append(doc)
+    for shown, list_error in unlisted:  # never a silent pass: what could not be listed was not checked
+        if not ctx.config.excluded(shown):
+            findings.append(unreadable_directory(shown, list_error))
     if files == 0:  # a run that checked nothing must not pass silently: say why each named file was passed over
         named = {given for given in paths if Path(given).is_file()}
         for display, why in skipped:
@@ -231,9 +240,11 @@ def _manifest_of(doc: Document) -> dict | None:
         if candidate.is_file():
             import json
 
+            from ..safe_io import read_text
+
             try:
-                data = json.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                data = json.loads(read_text(candidate, "manifest", tree=parent))
+            except (HpcconfError, ValueError):
                 return None
             return data if isinstance(data, dict) else None
     return None
@@ -674,7 +685,7 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
         from .walker import EXCLUDED
 
         return LintResult(findings=[], files_checked=0, skipped=[(loaded.file, EXCLUDED)])
-    text = _read(loaded.path)
+    text = _read(loaded.path, loaded.file, None)
     spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []

@@ -21,6 +21,9 @@ from typing import Any, Optional
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..diagnostics import HpcconfError
+from ..safe_io import read_text
+
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
 # Chart names as they appear in file and directory names ("nfd" is the usual short name of node-feature-discovery).
 # amd-gpu-operator first: "gpu-operator" is part of its name.
@@ -107,6 +110,6 @@ def _locked_versions(lock: Path) -> dict[str, str]:
 
 def _load(path: Path) -> Any:
     try:
-        return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
+        return YAML(typ="safe").load(read_text(path, "linted"))
+    except (HpcconfError, YAMLError):
         return None

@@ -23,6 +23,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..artifacts import Kind
+from ..diagnostics import HpcconfError
+from ..safe_io import read_text
 from .document import DisplayPath, Document
 
 if TYPE_CHECKING:
@@ -77,8 +79,8 @@ def _in_committed(path: Path, doc: Document, finding: Diagnostic) -> Location | 
     if not 0 < finding.line <= len(generated):
         return None
     try:
-        on_disk = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        on_disk = read_text(path, "linted").splitlines()
+    except HpcconfError:
         return None
     wanted = generated[finding.line - 1]
     candidates = [number for number, text in enumerate(on_disk, start=1) if text == wanted]

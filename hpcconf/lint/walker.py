@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..safe_io import link_problem
+
 # Documentation (it quotes configs and suppressions as prose) and templates (not the file until rendered).
 NOT_LINTED_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
                        ".gotmpl", ".tftpl", ".mustache", ".hbs", ".erb")
@@ -93,13 +95,23 @@ def git_files(directory: Path) -> list[Path] | None:
     return [directory / n for n in names]
 
 
-def _listed(directory: Path) -> list[Path]:
+def _listed(directory: Path, unlisted: list[tuple[str, OSError]] | None = None) -> list[Path]:
+    """What is below ``directory``. Links and special files stay in the list: the safe reader refuses them
+    with a finding (HPC092/HPC093) instead of a silent pass; a linked directory whose target leaves the tree
+    is listed too, and one that cannot be listed goes to ``unlisted``."""
     listed = git_files(directory)
-    if listed is not None:
-        return [p for p in listed if p.is_file()]  # a deleted but tracked file is not there to read
+    if listed is not None:  # a deleted but tracked file is not there to read; a tracked link is
+        return [p for p in listed if os.path.islink(p) or (os.path.exists(p) and not p.is_dir())]
     found: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))  # never descend into .git
+
+    def failed(error: OSError) -> None:
+        if unlisted is not None:
+            unlisted.append((str(error.filename) if error.filename else str(directory), error))
+
+    for root, dirs, files in os.walk(directory, onerror=failed):
+        linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        found.extend(Path(root) / d for d in sorted(linked) if link_problem(Path(root) / d, directory))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in linked)  # never descend into .git
         found.extend(Path(root) / f for f in sorted(files))
     return found
 
@@ -114,15 +126,19 @@ def _working_directory_or_parent(file: Path) -> Path:
 
 
 def candidates(paths: list[str], excluded: Callable[[str], bool], skipped: list[tuple[str, str]],
-               missing: Callable[[str], Exception]) -> Iterator[Candidate]:
-    """The files to read, in order; every file passed over is appended to ``skipped`` with its reason.
+               missing: Callable[[str], Exception],
+               unlisted: list[tuple[str, OSError]] | None = None) -> Iterator[Candidate]:
+    """The files to read, in order; every file passed over is appended to ``skipped`` with its reason, every
+    directory that could not be listed to ``unlisted``.
 
     ``missing(given)`` is the error raised for a path that does not exist."""
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            listed = [(file, str(file), False, path) for file in _listed(path)]
-        elif path.exists():
+        if path.is_dir() and link_problem(path) is not None:  # a directory argument that leaves the tree: refused
+            listed = [(path, given, True, _working_directory_or_parent(path))]
+        elif path.is_dir():
+            listed = [(file, str(file), False, path) for file in _listed(path, unlisted)]
+        elif path.exists() or path.is_symlink():
             listed = [(path, given, True, _working_directory_or_parent(path))]
         else:
             raise missing(given)

@@ -54,12 +54,14 @@ def _sku(name: str, sku_dirs: list[Path]) -> "Sku":
 def report(logs: list[Path], target: "Target", collective: Optional[str]) -> list["Verdict"]:
     from ..knowledge.nccl_floors import load_floors
     from ..parsers.nccl_tests_log import collective_from_name, parse_text
+    from ..safe_io import read_bytes
     from .verdict import judge_runs
 
     table = load_floors()
     verdicts: list[Verdict] = []
     for path in logs:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        # the safe reader: a regular file under the log limit; stray bytes in a log are kept as U+FFFD
+        text = read_bytes(path, "log").decode("utf-8", errors="replace")
         parsed = parse_text(text, str(path), collective or collective_from_name(path.name))
         if not parsed.runs:
             raise _error(f"{path}: no nccl-tests result table found (expected rows like "
@@ -102,7 +104,11 @@ def nccl_report_command(
         raise typer.Exit(EXIT_INVALID) from None
     if nodes is not None:
         target = Target(target.sku, nodes)
-    verdicts = report(logs, target, collective)
+    try:
+        verdicts = report(logs, target, collective)
+    except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located
+        typer.echo(render_all(exc.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID) from None
     typer.echo(RENDERERS[output_format](verdicts), nl=False)
     if plot_file is not None:
         from .plot import PlotUnavailable, plot

@@ -88,7 +88,9 @@ def verdict_json(v: Verdict) -> dict:
 
 def render_json(verdicts: list[Verdict]) -> str:
     failed = any(v.failed for v in verdicts)
-    return json.dumps({"passed": not failed, "verdicts": [verdict_json(v) for v in verdicts]}, indent=2) + "\n"
+    # allow_nan=False: a non-finite number is a bug to report, never `Infinity` (invalid JSON) in the output
+    return json.dumps({"passed": not failed, "verdicts": [verdict_json(v) for v in verdicts]}, indent=2,
+                      allow_nan=False) + "\n"
 
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}

@@ -15,6 +15,7 @@ caller's hint (file name, ``--collective``); ``None`` when nothing names it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -33,16 +34,16 @@ _PREFIXES = (
 )
 _COLLECTIVE_NAME = re.compile(r"\b(" + "|".join(COLLECTIVES) + r")_perf(?:_mpi)?\b")
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
-_RANK_LINE = re.compile(r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$")
-_NTHREAD = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
+_RANK_LINE = re.compile(r"^#\s+Rank\s+(\d{1,18})(?!\d)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d{1,18})(?!\d)\s+\[([^\]]*)\]\s*(.*)$")
+_NTHREAD = re.compile(r"^#\s*nThread\s+(\d{1,18})(?!\d)\s+nGpus\s+(\d{1,18})(?!\d)")
 _HEADER = re.compile(r"^#\s+size\s+count\s+type\b")
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
-_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)")
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,18})(?!\d)")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
-_NCCL_LIBRARY = re.compile(r"nccl-library=(\d+)")
+_NCCL_LIBRARY = re.compile(r"nccl-library=(\d{1,18})(?!\d)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\S+)")
 # "host:pid:tid [dev] NCCL INFO comm 0x... rank 3 nranks 16 cudaDev 3 ..." (Init COMPLETE lines)
-_INFO_NRANKS = re.compile(r"^(\S+?):\d+:\d+ \[\d+\] NCCL INFO comm \S+ rank \d+ nranks (\d+)\b")
+_INFO_NRANKS = re.compile(r"^(\S+?):\d+:\d+ \[\d+\] NCCL INFO comm \S+ rank \d+ nranks (\d{1,18})(?!\d)\b")
 _NCCL_MESSAGE = re.compile(r"NCCL (INFO|WARN)\b")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
 _TYPE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -129,22 +130,36 @@ def strip_prefixes(line: str) -> str:
     return line
 
 
+def _finite(text: str) -> Optional[float]:
+    """The number, or None when it overflows a double (``1e999``): nccl-tests never prints one, and an
+    infinite bandwidth would judge a run and end up as invalid JSON (``Infinity``)."""
+    try:
+        value = float(text)
+    except ValueError:  # '1.2.3' matches the loose pattern of the average line
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _measure(fields: list[str]) -> Optional[Measure]:
-    """time algbw busbw #wrong; ``None`` when the group is incomplete (a truncated line)."""
+    """time algbw busbw #wrong; ``None`` when the group is incomplete (a truncated line) or not finite."""
     if len(fields) < 3 or not all(_NUMBER.match(f) for f in fields[:3]):
         return None
+    numbers = [_finite(f) for f in fields[:3]]
     wrong: Optional[int] = None
     if len(fields) > 3 and fields[3] != "N/A":
-        if not _NUMBER.match(fields[3]):
+        if not _NUMBER.match(fields[3]) or _finite(fields[3]) is None:
             return None
         wrong = int(float(fields[3]))  # nccl-tests < 2.0 printed the error as 0e+00
-    return Measure(float(fields[0]), float(fields[1]), float(fields[2]), wrong)
+    if numbers[0] is None or numbers[1] is None or numbers[2] is None:
+        return None
+    return Measure(numbers[0], numbers[1], numbers[2], wrong)
 
 
 def parse_row(text: str, line: int) -> Optional[Row]:
     """A data row, or ``None`` when ``text`` is anything else (INFO lines, prose, headers)."""
     fields = text.split()
-    if len(fields) < 8 or not (fields[0].isdigit() and fields[1].isdigit()) or not _TYPE.match(fields[2]):
+    if len(fields) < 8 or not (fields[0].isdigit() and fields[1].isdigit()) or not _TYPE.match(fields[2]) \
+            or max(len(fields[0]), len(fields[1]), len(fields[4])) > 20:  # a byte count fits 64 bits; int() of 4,300+ digits raises
         return None
     if not _TYPE.match(fields[3]) or not re.match(r"^-?\d+$", fields[4]):
         return None
@@ -229,7 +244,7 @@ class _Parser:
                 self.current.collective = self.named
             return
         if (m := _AVG.match(text)) and self.current is not None:
-            self.current.avg_busbw = float(m.group(1))
+            self.current.avg_busbw = _finite(m.group(1))
             return
         if (m := _OOB.match(text)) and self.current is not None:
             self.current.out_of_bounds = int(m.group(1))

@@ -484,9 +484,18 @@ def read_nccl_xml_file(path: "str | Path", kind: XmlKind = "topo",
                        nccl_version: VersionLike | None = None) -> XmlDocument:
     """Read a file as NCCL does: a missing topology file is only logged (NCCL detects the topology
     itself), a missing graph file fails initialisation."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
+    from ..diagnostics import HpcconfError
+    from ..safe_io import read_bytes
+
+    try:  # the safe reader: a fifo, a link into /proc or /dev, or a huge file is refused, not read
+        text = read_bytes(Path(path), "linted").decode("utf-8", errors="replace")
+    except HpcconfError as refused:  # NCCL's own words for a missing file; the reader's for a refused one
+        import errno
+        import os
+
+        missing = not os.path.lexists(path)
+        error = OSError(errno.ENOENT if missing else errno.EACCES,
+                        os.strerror(errno.ENOENT) if missing else refused.diagnostics[0].message)
         version = newest_version() if nccl_version is None else NcclVersion.parse(nccl_version)
         what = "topology" if kind == "topo" else "graph"
         fatal = kind == "graph"

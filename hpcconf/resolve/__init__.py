@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Catalog, Sku
+from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
 from .compat import derived_versions
 from .nccl import PoolNccl, resolve_pool_nccl
@@ -124,7 +125,7 @@ def pool_nccl_env(spec: Cluster, pool) -> dict[str, str]:
 def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = None) -> ResolvedPool:
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
-        sku_file=(user_file.name, user_file.read_text(encoding="utf-8")) if user_file else None,
+        sku_file=(user_file.name, read_text(user_file, "sku", tree=user_file.parent)) if user_file else None,
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),

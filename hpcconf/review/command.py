@@ -27,6 +27,7 @@ FORMATS = ("text", "markdown", "json")
 
 def run_review(base: Optional[str], head: Optional[str], output_format: str, output: Optional[Path],
                sku_dirs: List[Path], config_file: Optional[Path], detailed_exitcode: bool = False) -> int:
+    from ..diagnostics import HpcconfError, render_all
     from ..lint.config import ConfigError, load_settings
     from ..term import working
     from .git import GitError, Tree, commit_of, default_base, repository_root
@@ -51,6 +52,9 @@ def run_review(base: Optional[str], head: Optional[str], output_format: str, out
             review = Review(base=base_tree.label, head=head_tree.label, specs=review_trees(sides))
     except (GitError, ConfigError) as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
+        return EXIT_INVALID
+    except HpcconfError as error:  # a working-tree file the safe reader refused (a fifo, a link out): located
+        typer.echo(render_all(error.diagnostics), err=True)
         return EXIT_INVALID
     text = RENDERERS[output_format](review)
     if output is not None and str(output) != "-":

@@ -2,11 +2,16 @@
 
 Everything goes through ``git`` subprocesses that only read (``rev-parse``, ``merge-base``,
 ``ls-tree``, ``ls-files``, ``cat-file --batch``, ``diff --name-status``): a review never
-checks anything out, stashes or touches the index.
+checks anything out, stashes or touches the index. Paths travel NUL-separated (``-z``) and are
+decoded as the file system does (``os.fsdecode``: a non-UTF-8 byte survives the round trip);
+``cat-file --batch`` is asked for object ids, never ``rev:path`` lines, so a path with a newline,
+tab, quote or leading dash cannot shift or alter the answers. Working-tree files are read through
+the safe reader (hpcconf.safe_io).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +28,9 @@ class GitError(Exception):
 
 def _git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False)
+        # GIT_OPTIONAL_LOCKS=0: git must not refresh (rewrite) the index while a review only reads
+        done = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}") from None
     if done.returncode != 0:
@@ -71,14 +78,29 @@ class Tree:
     revision: Optional[str]
     label: str
     _cache: dict[str, Optional[bytes]] = field(default_factory=dict)
+    _blobs: Optional[dict[str, str]] = None  # path -> blob id of the commit (ls-tree -z)
 
     def files(self) -> list[str]:
         if self.revision is None:
             raw = _git(self.repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-            names = {n for n in raw.decode("utf-8", "replace").split("\0") if n}
-            return sorted(n for n in names if (self.repo / n).is_file())
-        raw = _git(self.repo, "ls-tree", "-r", "-z", "--name-only", self.revision)
-        return sorted(n for n in raw.decode("utf-8", "replace").split("\0") if n)
+            names = {os.fsdecode(n) for n in raw.split(b"\0") if n}
+            # not is_file(): a fifo or a link to a device is read (and refused, located), never skipped unseen
+            return sorted(n for n in names if os.path.lexists(self.repo / n) and not (self.repo / n).is_dir())
+        return sorted(self._blob_ids())
+
+    def _blob_ids(self) -> dict[str, str]:
+        """``mode SP type SP id TAB path NUL`` per entry of the commit: the blobs (no links, no submodules)."""
+        if self._blobs is None:
+            assert self.revision is not None
+            raw = _git(self.repo, "ls-tree", "-r", "-z", "--full-tree", self.revision)
+            blobs: dict[str, str] = {}
+            for entry in raw.split(b"\0"):
+                meta, tab, name = entry.partition(b"\t")
+                fields = meta.split()
+                if tab and len(fields) == 3 and fields[1] == b"blob" and fields[0] != b"120000":
+                    blobs[os.fsdecode(name)] = fields[2].decode("ascii")
+            self._blobs = blobs
+        return self._blobs
 
     def read(self, path: str) -> Optional[bytes]:
         if path not in self._cache:
@@ -90,7 +112,13 @@ class Tree:
         wanted = [p for p in paths if p not in self._cache]
         if self.revision is None or not wanted:
             return
-        request = "".join(f"{self.revision}:{p}\n" for p in wanted).encode("utf-8")
+        blobs = self._blob_ids()
+        for path in [p for p in wanted if p not in blobs]:
+            self._cache[path] = None  # not in the commit (or a link, which a review never follows)
+        wanted = [p for p in wanted if p in blobs]
+        if not wanted:
+            return
+        request = "".join(f"{blobs[p]}\n" for p in wanted).encode("ascii")  # ids: no path reaches git's stdin
         out = _git(self.repo, "cat-file", "--batch", input_bytes=request)
         position = 0
         for path in wanted:
@@ -110,10 +138,12 @@ class Tree:
 
     def _read(self, path: str) -> Optional[bytes]:
         if self.revision is None:
-            try:
-                return (self.repo / path).read_bytes()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            from ..safe_io import read_bytes
+
+            file = self.repo / path
+            if not os.path.lexists(file) or file.is_dir():
                 return None
+            return read_bytes(file, "linted", path, tree=self.repo)  # a fifo or escaping link: refused, located
         self.read_many([path])
         return self._cache.get(path)
 
@@ -121,8 +151,9 @@ class Tree:
 def renamed_files(repo: Path, base: str, head: Optional[str]) -> dict[str, str]:
     """{new path: old path} for the files git sees as renamed between ``base`` and ``head``
     (the working tree when None; untracked files are not considered by git diff)."""
-    args = ["diff", "--name-status", "-z", "-M", base] + ([head] if head else []) + ["--"]
-    fields = _git(repo, *args).decode("utf-8", "replace").split("\0")
+    # Plumbing, not `git diff`: that one refreshes (rewrites) the index, and a review only reads.
+    args = (["diff-tree", "-r", base, head] if head else ["diff-index", base]) + ["--name-status", "-z", "-M", "--"]
+    fields = [os.fsdecode(f) for f in _git(repo, *args).split(b"\0")]
     renames: dict[str, str] = {}
     index = 0
     while index < len(fields) and fields[index]:

@@ -11,13 +11,43 @@
 # Optional: HPCCONF_NCCL_DUMP=1 runs nccl-tests' all_reduce_perf once (if found) with
 # NCCL_TOPO_DUMP_FILE (else one PyTorch NCCL rank, if torch is installed) to record the topology NCCL
 # itself detects.
+# Safe to run as root in any directory: the output directory must be new (or empty, and not a link),
+# is created private (umask 077), and every file in it is created fresh (noclobber: O_EXCL, so a link
+# planted there is never written through); nothing is run from the working directory (relative PATH
+# entries dropped, cd /, python3 -I).
 COLLECT_FORMAT=1
 out=${1:-}
 if [ -z "$out" ]; then
   echo "usage: $0 OUTDIR" >&2
   exit 2
 fi
-mkdir -p "$out" 2>/dev/null || { echo "collect: cannot create $out" >&2; exit 2; }
+case $out in /*) ;; *) out="$PWD/$out" ;; esac
+while [ "$out" != / ] && [ "${out%/}" != "$out" ]; do out=${out%/}; done
+parent=${out%/*}
+umask 077
+if [ -L "$out" ]; then
+  echo "collect: $out is a symbolic link; give a new directory" >&2
+  exit 2
+fi
+if [ -e "$out" ]; then
+  if [ ! -d "$out" ] || [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+    echo "collect: $out exists and is not an empty directory; give a new directory (files there could be links)" >&2
+    exit 2
+  fi
+else
+  if ! { mkdir -p -- "${parent:-/}" && mkdir -- "$out"; } 2>/dev/null; then
+    echo "collect: cannot create $out" >&2
+    exit 2
+  fi
+fi
+set -o noclobber
+cd / || exit 2
+safe_path=
+IFS=: read -r -a path_entries <<<"${PATH:-/usr/sbin:/usr/bin:/sbin:/bin}"
+for entry in "${path_entries[@]}"; do
+  case $entry in /*) safe_path="${safe_path:+$safe_path:}$entry" ;; esac
+done
+export PATH="${safe_path:-/usr/sbin:/usr/bin:/sbin:/bin}"
 log="$out/collect.log"
 : >"$log" 2>/dev/null || { echo "collect: cannot write in $out" >&2; exit 2; }
 export LC_ALL=C
@@ -32,6 +62,7 @@ run() {
     printf 'missing\t%s\t%s\n' "$file" "$tool $*" >>"$log"
     return 0
   fi
+  rm -f -- "$out/$file" "$out/$file.err"  # a second try replaces the first: created anew, never written through
   tmo 60 "$tool" "$@" >"$out/$file" 2>"$out/$file.err"
   local rc=$?
   [ -s "$out/$file.err" ] || rm -f "$out/$file.err"
@@ -62,6 +93,7 @@ sysval() { local v; v=$(cat "$1" 2>/dev/null | head -n 1) || v=""; [ -n "$v" ] &
   echo "nproc=$(nproc 2>/dev/null)"
   echo "nproc_all=$(nproc --all 2>/dev/null)"
   echo "cpus_allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null)"
+  # shellcheck source=/dev/null
   echo "os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
   echo "product_name=$(sysval /sys/devices/virtual/dmi/id/product_name)"
   echo "sys_vendor=$(sysval /sys/devices/virtual/dmi/id/sys_vendor)"
@@ -79,8 +111,8 @@ if have nvidia-smi && ! grep -q compute_cap "$out/nvidia-smi-query.csv" 2>/dev/n
   run nvidia-smi-query.csv nvidia-smi --query-gpu=index,pci.bus_id,name,memory.total,pci.device_id,pci.sub_device_id,driver_version --format=csv
 fi
 # PyTorch's view, when a CUDA build of torch is on the node (what a job sees; optional).
-if have python3 && python3 -c 'import torch' >/dev/null 2>&1; then
-  tmo 60 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", ".".join(map(str, torch.cuda.nccl.version())) if torch.cuda.is_available() else "-", "gpus", torch.cuda.device_count())' >"$out/torch.txt" 2>/dev/null
+if have python3 && python3 -I -c 'import torch' >/dev/null 2>&1; then
+  tmo 60 python3 -I -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", ".".join(map(str, torch.cuda.nccl.version())) if torch.cuda.is_available() else "-", "gpus", torch.cuda.device_count())' >"$out/torch.txt" 2>/dev/null
   printf '%s\t%s\t%s\n' "$([ -s "$out/torch.txt" ] && echo ok || echo failed)" torch.txt "python3 -c torch versions" >>"$log"
 fi
 # GPUs (AMD): recorded for the record; the importer reads NVIDIA files today.
@@ -164,14 +196,15 @@ fi
 
 # NCCL's own view of the topology (opt-in: it runs a short all_reduce on every GPU).
 if [ -n "${HPCCONF_NCCL_DUMP:-}" ]; then
-  perf=$(command -v all_reduce_perf 2>/dev/null || ls /opt/nccl-tests/build/all_reduce_perf 2>/dev/null | head -n 1)
+  perf=$(command -v all_reduce_perf 2>/dev/null) || perf=
+  [ -z "$perf" ] && [ -x /opt/nccl-tests/build/all_reduce_perf ] && perf=/opt/nccl-tests/build/all_reduce_perf
   ngpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   if [ -n "$perf" ] && [ "${ngpus:-0}" -gt 0 ]; then
     NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" tmo 120 "$perf" -b 8 -e 8 -g "$ngpus" >"$out/nccl-dump.log" 2>&1
     printf '%s\t%s\t%s\n' "$([ -s "$out/nccl-topo.xml" ] && echo ok || echo failed)" nccl-topo.xml "$perf -g $ngpus" >>"$log"
-  elif have python3 && python3 -c 'import torch.distributed' >/dev/null 2>&1 && [ "${ngpus:-0}" -gt 0 ]; then
+  elif have python3 && python3 -I -c 'import torch.distributed' >/dev/null 2>&1 && [ "${ngpus:-0}" -gt 0 ]; then
     # One rank on GPU 0 through PyTorch's NCCL: enough for NCCL to detect and dump the topology.
-    NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" NCCL_DEBUG=INFO tmo 120 python3 -c '
+    NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" NCCL_DEBUG=INFO tmo 120 python3 -I -c '
 import os, tempfile, torch, torch.distributed as dist
 store = os.path.join(tempfile.mkdtemp(), "store")
 dist.init_process_group("nccl", init_method="file://" + store, rank=0, world_size=1)

@@ -6,6 +6,7 @@ importer then leaves the facts it would have given out (and says so) rather than
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -36,6 +37,9 @@ PARSERS: dict[str, tuple[Callable[[str, str], Any], str]] = {
 }
 
 
+KNOWN_FILES = (*PARSERS, "collect.log", "azure-imds.json", "nccl-topo.xml")
+
+
 @dataclass
 class Collection:
     directory: Path
@@ -43,17 +47,34 @@ class Collection:
     _cache: dict[str, Any] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)  # files a fact was read from (for sources:)
 
+    imds_text: str | None = None
+
     @classmethod
     def open(cls, directory: Path) -> "Collection":
+        from ..safe_io import check_file, read_text
+
         if not directory.is_dir():
             raise HpcconfError([Diagnostic(
                 code="HPC331", name="node-facts-missing",
                 message=f"{directory} is not a directory of collected node facts",
                 hint="Run `hpcconf sku collect-script > collect.sh; bash collect.sh DIR` on the node, copy DIR here.")
                 .at(str(directory), None, None)])
+        for name in KNOWN_FILES:  # refused before any is read: a fifo, a device, a link out of the directory
+            if os.path.lexists(directory / name):
+                check_file(directory / name, tree=directory)
         log_path = directory / "collect.log"
-        log = node_files.parse_collect_log(log_path.read_text(encoding="utf-8"), str(log_path)) if log_path.is_file() else {}
+        log = node_files.parse_collect_log(read_text(log_path, "node", tree=directory), str(log_path)) \
+            if log_path.is_file() else {}
         return cls(directory, log)
+
+    def text(self, name: str) -> str | None:
+        """The file's text through the safe reader (a stray byte kept as U+FFFD), None when absent."""
+        from ..safe_io import read_bytes
+
+        file = self.directory / name
+        if not file.is_file():
+            return None
+        return read_bytes(file, "node", tree=self.directory).decode("utf-8", errors="replace")
 
     def path(self, name: str) -> str:
         return str(self.directory / name)
@@ -74,7 +95,7 @@ class Collection:
         file = self.directory / name
         if not file.is_file() or not self.status(name).startswith("ok"):
             return None
-        text = file.read_text(encoding="utf-8", errors="replace")
+        text = self.text(name) or ""
         if not text.strip() and name != "nvidia-smi-nvlink.txt":  # an empty nvlink -s means: no NVLink
             return None
         parser, _ = PARSERS[name]

@@ -72,7 +72,6 @@ def _warn_if_replacing(name: str, path: str, text: str) -> None:
 
 def run_import(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
                family: Optional[str], force: bool) -> int:
-    from ..catalog import load_sku_file
     from .importer import import_sku
 
     target, sku_name = target_and_name(output, name)
@@ -82,16 +81,51 @@ def run_import(directory: Path, output: Optional[Path], name: Optional[str], pro
         typer.echo(text, nl=False)
         return 0
     path = target / f"{sku.name}.yaml" if target.is_dir() or str(target).endswith("/") else target
-    if path.exists() and not force:
+    if (path.exists() or path.is_symlink()) and not force:
         typer.echo(f"hpcconf: error: {path} exists; pass --force to overwrite it", err=True)
         return 2
+    _check_as_sku_dir_reads_it(path, text)  # before anything is written: a failure leaves nothing behind
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    load_sku_file(path)  # what --sku-dir will read: the file name must match the SKU name
+    _write_new(path, text)
     _warn_if_replacing(sku.name, str(path), text)
     typer.echo(f"wrote {path}: {sku.gpu.count} x {sku.gpu.model}, "
                f"{sku.infiniband.count if sku.infiniband else 0} InfiniBand ports; use it with --sku-dir {path.parent}")
     return 0
+
+
+def _check_as_sku_dir_reads_it(path: Path, text: str) -> None:
+    """Load the text under its final file name, in a scratch directory: what --sku-dir will read (the file
+    name must match the SKU name), checked before the real file exists."""
+    import tempfile
+
+    from ..catalog import load_sku_file
+
+    with tempfile.TemporaryDirectory(prefix="hpcconf-sku-") as scratch:
+        trial = Path(scratch) / path.name
+        trial.write_text(text, encoding="utf-8")
+        try:
+            load_sku_file(trial)
+        except HpcconfError as exc:  # name the file the user will have, not the scratch copy
+            import dataclasses
+
+            raise HpcconfError([dataclasses.replace(d, file=str(path)) for d in exc.diagnostics]) from None
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write through a fresh temporary file (O_EXCL, O_NOFOLLOW) renamed over ``path``: a link planted at
+    ``path`` is replaced, never written through, and an interrupted write leaves no partial file."""
+    import os
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def register(app: typer.Typer) -> None:

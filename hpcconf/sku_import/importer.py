@@ -82,10 +82,12 @@ def import_sku(directory: Path, *, name: str | None, provider: str | None, famil
     col = Collection.open(directory)
     draft = Draft()
     imds = _imds(col)
-    name = name or (imds.get("vmSize") if imds else None)
-    if not name:
+    from_node = name is None
+    name = name if name is not None else (imds.get("vmSize") if imds else None)
+    if name is None or name == "":
         raise missing(directory, "the SKU needs a name and the collection does not say which size this is "
                       "(no Azure instance metadata)", "Pass --name NAME, or -o NAME.yaml.")
+    _check_name(name, col, from_node)
     provider = provider or ("azure" if imds else "other")
     gpus = _gpus(col, directory)
     draft.data["name"] = name
@@ -104,11 +106,35 @@ def import_sku(directory: Path, *, name: str | None, provider: str | None, famil
     return _finish(draft, directory)
 
 
+def _check_name(name: Any, col: Collection, from_node: bool) -> None:
+    """The name becomes a file name: it must be a SKU name (catalog grammar) before anything is written."""
+    from ..catalog import sku_name_problem
+
+    problem = sku_name_problem(name)
+    if problem is None:
+        return
+    if not from_node:
+        raise HpcconfError([Diagnostic(code="HPC096", name="unsafe-name", message=f"--name: {problem}",
+                                       hint="Pass a name such as Standard_ND96isr_H100_v5 or lab-h100-8x.")])
+    imds = col.directory / "azure-imds.json"
+    text = col.imds_text or ""
+    line = next((i for i, row in enumerate(text.splitlines(), 1) if '"vmSize"' in row), None)
+    raise HpcconfError([Diagnostic(
+        code="HPC096", name="unsafe-name", message=f"compute.vmSize in the node's instance metadata: {problem}",
+        hint="The instance metadata was altered or is not Azure's; pass --name NAME to name the SKU yourself.")
+        .at(str(imds), line, 1 if line else None)])
+
+
+def _printable(text: str) -> str:
+    """A name for a YAML comment: control characters (a newline would start a new YAML line) as '?'."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def _finish(draft: Draft, directory: Path) -> tuple[str, Sku]:
     from ..yamlio import dump_yaml
 
     sku = Sku.model_validate(json.loads(json.dumps(draft.data)))
-    header = (f"# {sku.name}: imported by `hpcconf sku import` from the node facts in {directory.name}/.\n"
+    header = (f"# {sku.name}: imported by `hpcconf sku import` from the node facts in {_printable(directory.name)}/.\n"
               "# Each value's comment names the collected file:line and field it came from; facts the files do\n"
               "# not establish are left out (see notes). Check it, then use it with --sku-dir.\n")
     return header + dump_yaml(draft.data), sku
@@ -206,10 +232,10 @@ def _sm(col: Collection, report: SmiReport, directory: Path) -> tuple[int, str] 
 
 def _nccl_topo_sm(col: Collection) -> tuple[int, str] | None:
     """``<gpu sm="90">`` in NCCL's own topology dump."""
-    path = col.directory / "nccl-topo.xml"
-    if not path.is_file():
+    text = col.text("nccl-topo.xml")
+    if text is None:
         return None
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         match = re.search(r"<gpu\b[^>]*\bsm=\"(\d+)\"", line)
         if match:
             col.used.add("nccl-topo.xml")
@@ -539,14 +565,21 @@ def _link(rows: Iterable[dict[str, Fact[str]]], report: SmiReport) -> tuple[tupl
 # --------------------------------------------------------------------------- sources
 
 def _imds(col: Collection) -> dict[str, Any] | None:
-    path = col.directory / "azure-imds.json"
-    if not path.is_file() or not col.status("azure-imds.json").startswith("ok"):
+    if not col.status("azure-imds.json").startswith("ok"):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+    text = col.text("azure-imds.json")
+    if text is None:
         return None
-    return data if isinstance(data, dict) and data.get("vmSize") else None
+    col.imds_text = text
+    try:  # NaN/Infinity are not JSON; a 4,300-digit number raises ValueError: both mean "not IMDS"
+        data = json.loads(text, parse_constant=_not_json)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and "vmSize" in data else None
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _provenance(col: Collection, draft: Draft, imds: dict[str, Any] | None) -> None:
@@ -558,7 +591,7 @@ def _provenance(col: Collection, draft: Draft, imds: dict[str, Any] | None) -> N
     for name in sorted(col.used):
         what = PARSERS[name][1] if name in PARSERS else "NCCL's topology dump (NCCL_TOPO_DUMP_FILE)"
         sources[col.use(name)] = f"{what}: {name}, collected {when}{driver}"
-    if imds:
+    if imds and isinstance(imds.get("vmSize"), str):
         sources["azure_imds"] = f"Azure instance metadata compute.vmSize {imds['vmSize']} (azure-imds.json), {when}"
         draft.cite("name", "azure_imds")
     draft.data["sources"] = sources

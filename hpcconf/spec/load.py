@@ -17,6 +17,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ValidationError
 
 from ..diagnostics import Diagnostic, HpcconfError
+from ..safe_io import LIMITS
 from ..yamlpos import YamlDocument, load_document
 from .model import API_VERSION, Cluster
 from .text_safety import unsafe_strings
@@ -33,7 +34,7 @@ class LoadedSpec:
         return self.document.file
 
 
-MAX_SPEC_BYTES = 1024 * 1024  # 1 MiB: a real spec is a few KiB; parsing is ~1,000x the text in memory
+MAX_SPEC_BYTES = LIMITS["spec"]  # 1 MiB: a real spec is a few KiB; parsing is ~1,000x the text in memory
 
 
 def _unreadable(path: Path, message: str, hint: str, line: int | None = None, column: int | None = None) -> HpcconfError:
@@ -42,20 +43,17 @@ def _unreadable(path: Path, message: str, hint: str, line: int | None = None, co
 
 
 def read_spec_text(path: Path) -> str:
-    """The spec's text; refused (located, HPC000) when missing, over :data:`MAX_SPEC_BYTES` or not UTF-8."""
+    """The spec's text through the safe reader (hpcconf.safe_io): refused, located, when missing, not a regular
+    file, a link out of the tree, over :data:`MAX_SPEC_BYTES` (HPC094) or not UTF-8 (HPC000 at the byte)."""
+    from ..safe_io import UnsafeFile, read_text
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_SPEC_BYTES + 1)
-    except FileNotFoundError:
-        raise _unreadable(path, f"spec file not found: {path}",
-                          "Check the path; run `hpcconf init` to create a spec.") from None
-    except OSError as exc:
-        raise _unreadable(path, f"cannot read {path}: {exc.strerror or exc}",
-                          "Check the file's permissions; the spec must be a readable UTF-8 text file.") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise _unreadable(path, f"spec larger than {MAX_SPEC_BYTES // 1024} KiB; refused unread",
-                          "A cluster spec is a few KiB; this is not one (see docs/security.md, limits).", 1, 1)
-    return decode_utf8(raw, path)
+        return read_text(path, "spec", hint="Save the spec as UTF-8 (most editors: 'Save with encoding').")
+    except UnsafeFile as exc:
+        if exc.code == "HPC000" and not path.exists() and not path.is_symlink():
+            raise _unreadable(path, f"spec file not found: {path}",
+                              "Check the path; run `hpcconf init` to create a spec.") from None
+        raise
 
 
 def secret_diagnostics(text: str, file: str) -> list[Diagnostic]:
@@ -76,18 +74,6 @@ def secret_diagnostics(text: str, file: str) -> list[Diagnostic]:
 
 _SECRET_NAMES = {"private-key": "private-key", "password": "literal-credential", "token": "access-token",
                  "connection-string": "credential-in-connection-string"}
-
-
-def decode_utf8(raw: bytes, path: Path | str) -> str:
-    """``raw`` as text, or HPC000 at the line and column of the first byte that is not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        raise _unreadable(Path(path), f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
-                          "Save the spec as UTF-8 (most editors: 'Save with encoding').", line, column) from None
 
 
 def load_spec(path: Path | str, display_name: str | None = None, text: str | None = None) -> LoadedSpec:

@@ -207,7 +207,7 @@ class HealthChecks(StrictModel):
 class Cluster(StrictModel):
     """An hpcconf cluster spec."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, title="hpcconf cluster spec")
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, title="hpcconf cluster spec")
 
     apiVersion: Literal["hpcconf/v1"] = Field(description="Spec format version. Only hpcconf/v1 exists.")
     kind: Literal["Cluster"]

@@ -34,10 +34,10 @@ def test_unreadable_file_finding_via_engine(tmp_path, monkeypatch):
     shutil.copy(REPO / "out" / "ndmv4-aks" / "aks" / "volcano-job.yaml", tmp_path / "job.yaml")
     real = engine._read
 
-    def denied(path):
+    def denied(path, display, tree):
         if path.name == "job.yaml":
             raise engine.UsageError(f"cannot read {path}: Permission denied")
-        return real(path)
+        return real(path, display, tree)
 
     monkeypatch.setattr(engine, "_read", denied)
     result = _run("lint", str(tmp_path), "--format", "json")
