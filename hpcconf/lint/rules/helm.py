@@ -360,6 +360,10 @@ def nfd_labels_ethernet_vfs(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     reference (Azure/aks-rdma-infiniband ``tests/setup-infra/network-operator-nfd.yaml``) labels instead the
     InfiniBand VF device ids ``101c`` (ConnectX-6 VF) and ``101e`` (ConnectX-6 Dx/7 VF) with a NodeFeatureRule.
 
+    ## Severity
+    Info: the cost (DOCA drivers and the device plugin on a node without InfiniBand) depends on whether that
+    node has a Mellanox Ethernet VF, which the values file does not show.
+
     ## Example
     ```yaml
     worker:

@@ -411,6 +411,11 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
     ``latest`` for its health-check images (azurehpc-health-checks ``dockerfile/README.MD``), whose checks
     change between builds (PR #143 changed ``check_nccl_allreduce``): info, since only a digest pins them.
 
+    ## Severity
+    Warning for nccl-tests images: the kubelet pulls ``latest`` when each pod starts, so runs measure
+    different NCCL builds and their numbers stop being comparable (a measurable loss of the test's
+    purpose). Info for Azure's health-check images: Azure publishes no other tag, so no pin is on offer.
+
     ## Example
     ```yaml
     containers:

@@ -611,6 +611,11 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     ``{event: PodFailed, action: RestartJob}`` under ``maxRetry: 1`` the job moves to Failed
     (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log.
 
+    ## Severity
+    Warning: the job accepts and runs, but a failed test ends Completed (or reruns forever), so the
+    cluster is declared healthy without being so; info for ``OnFailure``/``Always``, where rerunning may be
+    the author's intent.
+
     ## Example
     ```yaml
     - name: mpimaster
