@@ -131,7 +131,7 @@ def test_the_releases_in_shared_rebuild_to_the_committed_tree(shared_dir):
         opened |= {(name,) for name, how in facts["dependencies"].items() if how == "external"}
         opened = gen._outermost(opened)
 
-        def ours(paths):
+        def ours(paths, vendored=vendored):
             return {p for p in paths if not (len(p) > 1 and p[0] in vendored)}
 
         want_keys = ours(p for p in keys if gen.visible(p, opened))
