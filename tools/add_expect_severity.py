@@ -31,9 +31,12 @@ def main() -> int:
             severities[key].append((finding.column, finding.severity.value))
         path = HERE / code / "expect.yaml"
         lines = []
+        section = None
         for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+            if re.match(r"^[A-Za-z_]+:", line):  # a top-level key: only `findings:` entries are bad.*'s
+                section = line.split(":")[0]
             match = ENTRY.match(line.rstrip("\n"))
-            if match and "line:" in match.group(2) and "severity" not in match.group(2):
+            if section == "findings" and match and "line:" in match.group(2) and "severity" not in match.group(2):
                 fields = dict(re.findall(r"(\w+):\s*([^,]+?)\s*(?:,|$)", match.group(2)))
                 column = int(fields["column"]) if "column" in fields else None
                 found = {s for c, s in severities[(fields.get("file", ""), int(fields["line"]))]
