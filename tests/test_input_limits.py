@@ -167,3 +167,37 @@ def test_alias_expansion_counts_against_the_documented_values():
     with pytest.raises(HpcconfError) as info:
         load_documents("\n".join(lines) + "\n", "f.yaml")
     assert f"{MAX_EXPANDED_NODES:,}" in info.value.diagnostics[0].message
+
+
+# Plain YAML is read from the C parser's events (yamlpos._FastReader); anything with a tag, anchor or
+# alias goes to the round-trip loader, whose pre-scan (yamlpos._refuse_deep_nesting) checks the same
+# limits. A tag on the outer collection sends the same text down the second path, counts unchanged.
+READERS = pytest.mark.parametrize("tag", ["", "!!seq "], ids=["fast-reader", "round-trip"])
+
+
+@READERS
+def test_depth_limit_on_both_readers(tag):
+    inside = MAX_YAML_DEPTH - 1
+    assert load_documents("a: " + tag + "[" * inside + "]" * inside + "\n", "f.yaml")[0].data["a"]
+    message, line, column = _refusal("a: " + tag + "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH + "\n")
+    assert message == f"nested more than {MAX_YAML_DEPTH} levels deep"
+    assert (line, column) == (1, 3 + len(tag) + MAX_YAML_DEPTH)
+
+
+@READERS
+def test_value_limit_on_both_readers(tag):
+    items = MAX_EXPANDED_NODES - 3  # the mapping, its key and the sequence are the other three
+    assert len(load_documents("x: " + tag + "[" + ",".join("1" for _ in range(items)) + "]\n", "f.yaml")[0].data["x"]) \
+        == items
+    message, line, _ = _refusal("x: " + tag + "[" + ",".join("1" for _ in range(items + 1)) + "]\n")
+    assert message == f"more than {MAX_EXPANDED_NODES:,} values" and line == 1
+
+
+def test_without_the_c_parser_only_deep_looking_text_is_prescanned():
+    from hpcconf.yamlpos import _could_nest_deeply
+
+    flat = "a: " + "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH  # exactly the limit of brackets: cannot be deeper
+    assert not _could_nest_deeply(flat) and _could_nest_deeply("a: " + "[" * (MAX_YAML_DEPTH + 1))
+    # indentation counts blanks and the "- ", "? ", ": " indicators before the first word
+    assert not _could_nest_deeply(" " * (MAX_YAML_DEPTH - 2) + "- x\n")
+    assert _could_nest_deeply(" " * (MAX_YAML_DEPTH - 1) + "- x\n")
