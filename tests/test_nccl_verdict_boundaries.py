@@ -132,3 +132,60 @@ def test_spec_gives_the_node_count_the_slurm_job_runs_on():
     assert (target.sku.name, target.nodes) == ("Standard_NC96ads_A100_v4", 1)
     result = runner.invoke(app, ["nccl-report", str(FIXTURES / "azhop-nc96v4-slurm-topo.log"), "--spec", str(spec)])
     assert result.exit_code == 0 and "pass: 28.19 >= 25 GB/s at 8G" in result.output, result.output
+
+
+# ----------------------------------------------------------------------------- what is not judged, and why
+
+def test_no_sku_no_nodes_another_type_are_each_named():
+    text = _log(_ramp(FLOOR_BYTES, 250.0))
+    (no_sku,) = judge_runs("x.log", parse_text(text, "x.log", "all_reduce").runs, Target(), load_floors())
+    assert (no_sku.status, no_sku.message) == ("no floor", "no floor: no SKU given (--sku or --spec)")
+    hostless = "\n".join(line for line in text.splitlines() if "Rank" not in line) + "\n"
+    (no_nodes,) = judge_runs("x.log", parse_text(hostless, "x.log", "all_reduce").runs,
+                             Target(Catalog.load().get(SKU), None), load_floors())
+    assert no_nodes.status == "no floor" and no_nodes.message.endswith("pass --nodes") and no_nodes.limits == []
+    half = text.replace(" float sum ", " half sum ")
+    (v,) = judge_runs("x.log", parse_text(half, "x.log", "all_reduce").runs, Target(Catalog.load().get(SKU), 1),
+                      load_floors())
+    assert (v.status, v.floor, v.measured) == ("no floor", None, None)
+    assert v.message == "no floor: the 193 GB/s threshold is set with float, this series is half"
+
+
+def test_a_verdict_without_a_measurement_renders_without_gap(tmp_path):
+    log = tmp_path / "big.log"
+    log.write_text(_log([(32 << 30, 250.0, 250.0)]))
+    result = runner.invoke(app, ["nccl-report", str(log), "--sku", SKU, "--nodes", "1", "--format", "json"])
+    (verdict,) = json.loads(result.output)["verdicts"]
+    assert result.exit_code == 0 and verdict["status"] == "inconclusive"
+    assert verdict["floor"]["gbps"] == FLOOR_GBPS and verdict["gap_gbps"] is None and verdict["gap_percent"] is None
+
+
+def test_line_rates_beside_the_floor():
+    h100 = Catalog.load().get("ND96isr_H100_v5")
+    text = _log(_ramp(FLOOR_BYTES, 470.0)).replace("NC48ads_A100_v4", "ND96isr_H100_v5")
+    (one,) = judge_runs("x.log", parse_text(text, "x.log", "all_reduce").runs, Target(h100, 1), load_floors())
+    assert [limit.label for limit in one.limits] == ["NVLink per GPU, one direction"]  # one node: no fabric
+    assert one.limits[0].gbps == 450.0  # H100 SXM NVLink 900 GB/s, half per direction
+    (two,) = judge_runs("x.log", parse_text(text, "x.log", "all_reduce").runs, Target(h100, 2), load_floors())
+    assert [(limit.label, limit.gbps) for limit in two.limits][0] == ("InfiniBand 8 x 400 Gb/s NDR per node", 400.0)
+
+
+@pytest.mark.parametrize("size,shown", [(16 << 30, "16G"), (1 << 30, "1G"), (3 << 20, "3M"), (1 << 10, "1K"),
+                                        (1023, "1023B"), (1536, "1536B"), ((1 << 30) + (1 << 20), "1025M"), (0, "0B")])
+def test_sizes_are_shown_as_nccl_tests_writes_them(size, shown):
+    from hpcconf.nccl_report.verdict import human_size
+
+    assert human_size(size) == shown
+
+
+def test_collective_option_names_an_unnamed_log(tmp_path):
+    log = tmp_path / "run.log"  # neither the text nor the file name says which collective ran
+    # (root 0: the counts fit reduce and broadcast alike, so they do not tell either)
+    log.write_text(_log(_ramp(FLOOR_BYTES, 250.0)).replace("all_reduce_perf", "perf").replace(" sum -1 ", " sum 0 "))
+    alone = runner.invoke(app, ["nccl-report", str(log), "--sku", SKU, "--nodes", "1"])
+    assert alone.exit_code == 0 and "no floor: the log does not name the collective; pass --collective" in alone.output
+    result = runner.invoke(app, ["nccl-report", str(log), "--sku", SKU, "--nodes", "1", "--collective", "all_reduce",
+                                 "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (verdict,) = json.loads(result.output)["verdicts"]
+    assert (verdict["collective"], verdict["status"]) == ("all_reduce", "pass")
