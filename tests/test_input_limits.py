@@ -201,3 +201,12 @@ def test_without_the_c_parser_only_deep_looking_text_is_prescanned():
     # indentation counts blanks and the "- ", "? ", ": " indicators before the first word
     assert not _could_nest_deeply(" " * (MAX_YAML_DEPTH - 2) + "- x\n")
     assert _could_nest_deeply(" " * (MAX_YAML_DEPTH - 1) + "- x\n")
+
+
+@READERS
+def test_depth_counts_down_when_a_collection_closes(tag):
+    # a closed sibling gives its level back once, not twice: the next branch is still counted from its parent
+    fits = "a: " + tag + "[[], " + "[" * (MAX_YAML_DEPTH - 2) + "]" * (MAX_YAML_DEPTH - 2) + "]\n"  # D levels
+    assert load_documents(fits, "f.yaml")
+    message, _, _ = _refusal("a: " + tag + "[[], " + "[" * (MAX_YAML_DEPTH - 1) + "]" * (MAX_YAML_DEPTH - 1) + "]\n")
+    assert message == f"nested more than {MAX_YAML_DEPTH} levels deep"
