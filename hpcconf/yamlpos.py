@@ -165,7 +165,9 @@ MAX_YAML_DEPTH = 64  # nested mappings/sequences; real files nest under 20, deep
 
 
 def _refuse_oversized(text: str, file: str) -> None:
-    if len(text) > MAX_YAML_BYTES and len(text.encode("utf-8")) > MAX_YAML_BYTES:
+    # The limit is in bytes of the file (UTF-8), not characters: a character is at most 4 bytes, so
+    # only a text of more than a quarter of the limit in characters needs its bytes counted.
+    if len(text) * 4 > MAX_YAML_BYTES and len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise HpcconfError([Diagnostic(
             code="HPC001", name="yaml-syntax", message=f"file larger than {MAX_YAML_BYTES // 1024} KiB; refused unparsed",
             hint="hpcconf reads cluster specs and configuration files of a few KiB; split or trim this one "

@@ -38,3 +38,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-snapshots", action="store_true", default=False,
                      help="Rewrite tests/rules/<CODE>/expect.snap from the current rendering "
                           "(same as HPCCONF_UPDATE_SNAPSHOTS=1).")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Snapshots are written by a person who then reviews the diff, never by CI: with ``CI`` set
+    (every CI service sets it) ``--update-snapshots`` is a usage error, so a pipeline cannot bless
+    what it renders."""
+    updating = config.getoption("--update-snapshots") or os.environ.get("HPCCONF_UPDATE_SNAPSHOTS") == "1"
+    if updating and os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        raise pytest.UsageError("--update-snapshots (or HPCCONF_UPDATE_SNAPSHOTS=1) is refused when CI is set: "
+                                "update snapshots locally and commit the reviewed diff")

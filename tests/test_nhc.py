@@ -3,14 +3,13 @@
 Oracle: Azure/azurehpc-health-checks ``conf/<sku>.conf`` at commit UPSTREAM_COMMIT. The checks in our scope
 (GPU count and ECC, NVLink, IB link per HCA, RDMA bandwidth per HCA, the single-node collective floor) were
 read from those files and are encoded below; ``../shared/upstream/skus/azurehpc-nhc-thresholds.tsv`` (the
-same commit) is a second, independent transcription, and HPCCONF_NHC_UPSTREAM=<checkout> compares with the
-files themselves.
+same commit) is a second, independent transcription that every in-scope check it carries is compared
+with. UPSTREAM_CHECKS was compared with the files themselves (``git archive`` of the commit's ``conf/``).
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -158,15 +157,64 @@ def _realigned(row: dict[str, str]) -> dict[str, str]:
     return row
 
 
-@pytest.mark.skipif(not os.environ.get("HPCCONF_NHC_UPSTREAM"), reason="set HPCCONF_NHC_UPSTREAM to a checkout of "
-                    f"Azure/azurehpc-health-checks at {UPSTREAM_COMMIT[:12]} to compare with its files")
-def test_against_the_upstream_checkout():
-    root = Path(os.environ["HPCCONF_NHC_UPSTREAM"])
+def _transcribed_checks(row: dict[str, str]) -> Counter:
+    """The shared TSV row's in-scope checks, in the conf's syntax (ECC and NVLink are not transcribed there)."""
+    lines = [f"check_gpu_count {row['gpu_count']}" + (" rocm" if "rocm" in row["other"] else "")]
+    ports, rate = row["ib_ports"], row["ib_rate_Gbps_per_port"]
+    span = re.match(r"mlx5_ib(\d+)\.\.(\d+)", ports)
+    if rate and span:  # mlx5_ib0..7, maybe "(+mlx5_an0 at 100)"
+        lines += [f"check_hw_ib {rate} mlx5_ib{i}:1" for i in range(int(span[1]), int(span[2]) + 1)]
+        lines += [f"check_hw_ib {other} {device}:1" for device, other in re.findall(r"\+(\w+) at (\d+)", ports)]
+    elif rate:  # one HCA
+        lines.append(f"check_hw_ib {rate} {ports}:1")
+    floor = row["nccl_allreduce_min_busbw_GBps"].split()
+    if floor:
+        check = "check_rccl_allreduce" if "check_rccl_allreduce" in row["nccl_allreduce_min_busbw_GBps"] \
+            else "check_nccl_allreduce"
+        topo = row["nccl_topo_arg"]
+        lines.append(f"{check} {floor[0]} 1 {row['nccl_msg_size']}"
+                     + (f" $AZ_NHC_ROOT/topofiles/{topo}" if topo and topo != "(none)" else ""))
+    if row["ib_bw_gdr_min_Gbps"]:
+        lines.append(f"check_ib_bw_gdr {row['ib_bw_gdr_min_Gbps']}")
+    non_gdr = re.fullmatch(r"([\d.]+)(?: \((\d+) B msgs\))?", row["ib_bw_non_gdr_min_Gbps"] or row["other"])
+    if non_gdr:
+        lines.append(" ".join(["check_ib_bw_non_gdr", *(g for g in non_gdr.groups() if g)]))
+    return _checks(lines)
+
+
+def _realigned_row(row: dict[str, str]) -> dict[str, str]:
+    """Undo the TSV's two misaligned rows: nd40rs_v2 (one tab too many before its IB columns) and
+    nc40ads_h100_v5 (its ``other`` one column early); rows ending early have empty columns."""
+    row = {key: value or "" for key, value in row.items() if key is not None}
+    if row["ib_bw_gdr_min_Gbps"].startswith("mlx"):  # nd40rs_v2: rate, HCA and non-GDR floor shifted right
+        return {**row, "ib_rate_Gbps_per_port": row["ib_ports"], "ib_ports": row["ib_bw_gdr_min_Gbps"],
+                "ib_bw_gdr_min_Gbps": "", "ib_bw_non_gdr_min_Gbps": "", "other": row["ib_bw_non_gdr_min_Gbps"]
+                + row["other"]}
+    if row["ib_bw_non_gdr_min_Gbps"].startswith("check_"):
+        return {**row, "ib_bw_non_gdr_min_Gbps": "", "other": row["ib_bw_non_gdr_min_Gbps"]}
+    return row
+
+
+def test_the_recorded_checks_are_the_shared_transcriptions(shared_dir):
+    """UPSTREAM_CHECKS (read from the confs at UPSTREAM_COMMIT, and compared with a checkout of that commit
+    when it was recorded) against the second transcription in ../shared, every in-scope check the TSV
+    carries: GPU count, IB link rate per HCA, RDMA bandwidth (GPUDirect or host memory, with its message
+    size), the single-node NCCL/RCCL floor with its size and topology file. Runs wherever ../shared is,
+    which CI provides."""
+    tsv = shared_dir / "upstream/skus/azurehpc-nhc-thresholds.tsv"
+    rows = csv.DictReader((line for line in tsv.read_text(encoding="utf-8").splitlines() if not line.startswith("#")),
+                          delimiter="\t")
+    by_conf = {row["sku_conf"]: _realigned_row(row) for row in rows}
+    transcribed = {"check_gpu_count", "check_hw_ib", "check_ib_bw_gdr", "check_ib_bw_non_gdr", "check_nccl_allreduce",
+                   "check_rccl_allreduce"}
+    compared = 0
     for sku, row in load_nhc_data().skus.items():
         if row.get("commit", UPSTREAM_COMMIT) != UPSTREAM_COMMIT:
-            continue  # GB200's conf is from a later commit: compared with MORE_CHECKS' transcription above
-        theirs = Counter(_normal(c, a) for c, a in parse_nhc_conf((root / row["conf"]).read_text(encoding="utf-8")))
-        assert _ours(sku) == theirs + _checks(ADDITIONS.get(sku, [])), sku
+            continue  # GB200's conf is from a later commit, not in the TSV: compared with its own transcription
+        recorded = Counter({c: n for c, n in _checks(UPSTREAM_CHECKS[sku]).items() if c[0] in transcribed})
+        assert recorded == _transcribed_checks(by_conf[Path(row["conf"]).stem]), sku
+        compared += 1
+    assert compared == len(UPSTREAM_CHECKS) - 1 == 12  # all but GB200 (its own commit)
 
 
 def test_a_size_azure_ships_no_conf_for_says_what_is_not_checked():

@@ -83,7 +83,9 @@ def scaffold(code: str, name: str, kind: str, severity: str, module: str) -> lis
         target.write_text("", encoding="utf-8")
         written.append(target)
     expect = fixtures / "expect.yaml"
-    expect.write_text(f"kind: {kind}\nfindings:\n  - {{line: 1}}\n", encoding="utf-8")
+    # tests/rules/README.md: each finding's place and severity; each form of the page with the line showing it
+    expect.write_text(f"kind: {kind}\nfindings:\n  - {{line: 1, severity: {severity.lower()}}}\n"
+                      "catches:\n  - {form: \"The exact pattern\", line: 1}\n", encoding="utf-8")
     written.append(expect)
     return written
 

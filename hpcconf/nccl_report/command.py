@@ -29,7 +29,9 @@ def _error(message: str) -> typer.Exit:
 
 
 def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
-    """The SKU and node count of the spec's NCCL test pool."""
+    """The SKU of the spec's NCCL test pool and the node count its generated test runs on: the AKS job's
+    workers (the pool's nodes), the Slurm job's ``--nodes`` (``slurm.test_nodes``; one node without
+    InfiniBand). Where the spec's jobs run different counts the log's hosts decide."""
     from ..pipeline import compile_spec
     from .verdict import Target
 
@@ -37,7 +39,12 @@ def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
     pool = cluster.test_pool
     if pool is None:
         raise _error(f"{spec}: the spec has no GPU pool to test")
-    return Target(pool.sku, pool.count)
+    counts = set()
+    if cluster.aks is not None:
+        counts.add(pool.count)
+    if cluster.slurm is not None:
+        counts.update(p.nodes for p in cluster.slurm.partitions if p.pool == pool.name)
+    return Target(pool.sku, counts.pop() if len(counts) == 1 else None if counts else pool.count)
 
 
 def _sku(name: str, sku_dirs: list[Path]) -> "Sku":

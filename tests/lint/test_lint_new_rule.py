@@ -22,6 +22,9 @@ def test_scaffold_writes_rule_and_fixtures(tmp_path, monkeypatch):
     assert all(section in source for section in REQUIRED_SECTIONS)
     names = sorted(p.name for p in (tmp_path / "tests" / "rules" / "DKR901").iterdir())
     assert names == ["bad.Dockerfile", "expect.yaml", "good.Dockerfile"]
+    expect = (tmp_path / "tests" / "rules" / "DKR901" / "expect.yaml").read_text()
+    assert "{line: 1, severity: warning}" in expect and '{form: "The exact pattern", line: 1}' in expect
+    assert "The exact pattern" in source  # the catches stub quotes the page stub
     assert module in written
 
 

@@ -7,7 +7,10 @@ Update after an intended change (a new rule, a renamed one, a better message)::
 
     pytest tests/rules --update-snapshots        # or HPCCONF_UPDATE_SNAPSHOTS=1 pytest tests/rules
 
-then review ``git diff tests/rules``. The snapshot is generic: any directory with an
+then review ``git diff tests/rules``. An update run fails each test whose snapshot it rewrote
+(naming the file), so a blind regeneration never passes in the run that made it, and with ``CI``
+set it is refused outright (tests/conftest.py). Severities and places are pinned by hand in
+``expect.yaml`` as well, which no update touches. The snapshot is generic: any directory with an
 ``expect.yaml`` gets one, so rules added, moved or renamed only need the update run.
 """
 
@@ -33,21 +36,31 @@ def _updating(config: pytest.Config) -> bool:
     return bool(config.getoption("--update-snapshots")) or os.environ.get("HPCCONF_UPDATE_SNAPSHOTS") == "1"
 
 
-def render_bad_fixture(code: str) -> str:
-    """CODE's findings in ``bad.*`` (or ``bad/``) as the text report shows them, paths relative to
-    the rule's directory so the snapshot does not depend on where the checkout lives."""
-    directory = HERE / code
-    expect = YAML(typ="safe").load((directory / "expect.yaml").read_text(encoding="utf-8")) or {}
-    (bad,) = [p for p in directory.iterdir() if p.name.split(".")[0] == "bad"]
+def _render(code: str, directory: Path, name: str, options: dict) -> list[str]:
     cwd = Path.cwd()
     os.chdir(directory)
     try:
-        result = lint_paths([bad.name], fixture_context(expect), forced_kind=expect.get("kind"))
+        result = lint_paths([name], fixture_context(options), forced_kind=options.get("kind"))
     finally:
         os.chdir(cwd)
     findings = sorted((f for f in result.findings if f.code == code), key=Diagnostic.sort_key)
     sources = SourceCache(texts=dict(result.sources))
-    text = "\n\n".join(render_text(f, sources) for f in findings) + "\n"
+    return [render_text(f, sources) for f in findings]
+
+
+def render_bad_fixture(code: str) -> str:
+    """CODE's findings in ``bad.*`` (or ``bad/``) and in the ``bad-*`` fixtures of ``cases:`` as the
+    text report shows them, paths relative to the rule's directory so the snapshot does not depend
+    on where the checkout lives."""
+    directory = HERE / code
+    expect = YAML(typ="safe").load((directory / "expect.yaml").read_text(encoding="utf-8")) or {}
+    (bad,) = [p for p in directory.iterdir() if p.name.split(".")[0] == "bad"]
+    rendered = _render(code, directory, bad.name, expect)
+    shared = {k: v for k, v in expect.items() if k not in ("findings", "cases", "catches")}
+    for case in expect.get("cases") or []:
+        if case.get("findings"):
+            rendered += _render(code, directory, case["file"], {**shared, **case})
+    text = "\n\n".join(rendered) + "\n"
     # A few findings name resolved paths (a SKU file, a missing directory): keep them checkout-independent.
     return text.replace(f"{directory}/", "").replace(str(directory), ".")
 
@@ -59,6 +72,8 @@ def test_rendered_findings_match_snapshot(code, request):
     if _updating(request.config):
         if not snapshot.exists() or snapshot.read_text(encoding="utf-8") != rendered:
             snapshot.write_text(rendered, encoding="utf-8")
+            pytest.fail(f"{code}: rewrote tests/rules/{code}/{SNAPSHOT}; review `git diff tests/rules/{code}` "
+                        "and rerun without --update-snapshots", pytrace=False)
         return
     assert snapshot.exists(), (f"tests/rules/{code} has no {SNAPSHOT}: run `pytest tests/rules --update-snapshots` "
                                "and review the file")

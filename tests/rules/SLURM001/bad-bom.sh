@@ -1,0 +1,3 @@
+﻿#!/bin/bash
+#SBATCH --nodes=2
+srun hostname

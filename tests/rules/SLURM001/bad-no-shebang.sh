@@ -1,0 +1,2 @@
+#SBATCH --nodes=2
+srun hostname

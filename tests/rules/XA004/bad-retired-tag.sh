@@ -1,0 +1,2 @@
+#!/bin/bash
+az aks nodepool add --resource-group rg --cluster-name aks --name ndmv4 --node-count 2 --node-vm-size Standard_ND96amsr_A100_v4 --tags SkipGPUDriverInstall=true
