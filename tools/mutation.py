@@ -14,7 +14,6 @@ tools/mutation_campaign.py runs the issue's campaign (rule modules sampled, nccl
 from __future__ import annotations
 
 import ast
-import copy
 import json
 import os
 import random

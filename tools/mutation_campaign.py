@@ -8,8 +8,12 @@ command.py's target/report functions, whole, against the nccl-report tests; the 
 (yamlpos._refuse_oversized, _refuse_deep_nesting, _could_nest_deeply), whole, against
 tests/test_input_limits.py. ONLY=<substring> limits it to matching targets. ``before`` leaves out
 test files the branch point did not have."""
-import math, os, subprocess, sys, json
-from collections import defaultdict
+import json
+import math
+import os
+import subprocess
+import sys
+
 ROOT, OUT, PHASE = sys.argv[1], sys.argv[2], sys.argv[3]
 PY = sys.executable
 MUTATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation.py")

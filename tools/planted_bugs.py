@@ -1,6 +1,9 @@
 """Issue 27's planted bugs: plant each in the product (or a test), run the test that must catch it, restore the
 file with git checkout. Run from a clean work tree: python tools/planted_bugs.py [NUMBER ...]"""
-import subprocess, sys, os
+import os
+import subprocess
+import sys
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
 BUGS = [

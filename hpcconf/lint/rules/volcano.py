@@ -497,6 +497,7 @@ def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[s
     ``*`` excludes every other event of the list (pkg/webhooks/admission/jobs/validate/util.go)."""
     seen: set[str] = set()
     exit_codes: set[object] = set()
+    star_at: tuple = ()  # the policy naming '*' (the finding's place when other events sit beside it)
     for index, policy in enumerate(policies):
         if not isinstance(policy, dict):
             continue
@@ -516,6 +517,8 @@ def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[s
             yield doc.at_path(path + ("exitCode",), f"exitCode {exit_code} is already handled by an earlier policy "
                                                     f"(\"duplicate exitCode {exit_code}\")", hint="merge the policies")
         exit_codes.add(exit_code)
+        if "*" in named:
+            star_at = path
         for event in dict.fromkeys(named):
             if str(event) not in events:
                 yield doc.at_path(path + ("event",) if policy.get("event") == event else path + ("events",),
@@ -530,8 +533,8 @@ def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[s
             yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
                               hint=f"one of: {', '.join(sorted(actions))}")
     if "*" in seen and len(seen) > 1:
-        yield doc.at_path(base, "'*' stands for every event: no other event may appear in the policies beside it "
-                                "(\"if there's * here, no other policy should be here\")",
+        yield doc.at_path(star_at or base, "'*' stands for every event: no other event may appear in the policies "
+                                           "beside it (\"if there's * here, no other policy should be here\")",
                           hint="keep the '*' policy alone, or list the events one by one")
 
 
