@@ -51,14 +51,14 @@ def _probe_defaults(check: Any) -> None:
             _set(check, key, value)
 
 
-def _container(container: dict, host_network: bool) -> None:
+def _container(container: dict, host_network: bool, is_pod: bool) -> None:
     _set(container, "terminationMessagePath", "/dev/termination-log")
     _set(container, "terminationMessagePolicy", "File")
     if container.get("image"):
         _set(container, "imagePullPolicy", image_pull_policy(str(container["image"])))
     for port in _items(container.get("ports")):
         _set(port, "protocol", "TCP")
-        if host_network and port.get("containerPort") is not None:
+        if is_pod and host_network and port.get("containerPort") is not None:  # SetDefaults_Pod: Pods only
             _set(port, "hostPort", port["containerPort"])
     for field in ("livenessProbe", "readinessProbe", "startupProbe"):
         _probe_defaults(container.get(field))
@@ -67,7 +67,7 @@ def _container(container: dict, host_network: bool) -> None:
         if field_ref:
             _set(field_ref, "apiVersion", "v1")
     resources = container.get("resources")
-    if isinstance(resources, dict) and isinstance(resources.get("limits"), dict):
+    if is_pod and isinstance(resources, dict) and isinstance(resources.get("limits"), dict):  # Pods, not templates
         if resources.get("requests") is None:
             resources["requests"] = {}
         if isinstance(resources["requests"], dict):
@@ -75,8 +75,9 @@ def _container(container: dict, host_network: bool) -> None:
                 resources["requests"].setdefault(name, value)  # SetDefaults_Pod: a limit stands in for its request
 
 
-def pod_spec(spec: dict) -> None:
-    """SetDefaults_PodSpec and what it calls, in place."""
+def pod_spec(spec: dict, is_pod: bool = False) -> None:
+    """SetDefaults_PodSpec and what it calls, in place; ``is_pod``: SetDefaults_Pod's extras too (requests
+    from limits, hostPort with hostNetwork), which the API server applies to Pods, not to templates."""
     _set(spec, "dnsPolicy", "ClusterFirst")
     _set(spec, "restartPolicy", "Always")
     _set(spec, "terminationGracePeriodSeconds", 30)
@@ -86,7 +87,7 @@ def pod_spec(spec: dict) -> None:
     host_network = spec.get("hostNetwork") is True
     for key in ("initContainers", "containers", "ephemeralContainers"):
         for container in _items(spec.get(key)):
-            _container(container, host_network)
+            _container(container, host_network, is_pod)
     for volume in _items(spec.get("volumes")):
         for source in ("configMap", "secret"):
             if isinstance(volume.get(source), dict):
@@ -149,13 +150,14 @@ def _job(obj: dict) -> None:
     _set(spec, "backoffLimit", 6)
     _set(spec, "completionMode", "NonIndexed")
     _set(spec, "suspend", False)
-    if spec.get("podFailurePolicy") is None:
-        _set(spec, "podReplacementPolicy", "TerminatingOrFailed")
+    _set(spec, "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed")
     _template(obj, "spec", "template", "spec")
 
 
 def _pod(obj: dict) -> None:
-    _template(obj, "spec")
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        pod_spec(spec, is_pod=True)
 
 
 def _service(obj: dict) -> None:
@@ -238,3 +240,13 @@ def knows(obj: dict) -> bool:
     """Whether :func:`defaulted` has anything for this kind."""
     api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
     return (api_version, kind) in BUILT_IN or bool(_crd_table(api_version, kind, None))
+
+
+# Rules whose errors are refusals by the API server or Volcano's webhook (docs/admission.md): with any of
+# them the object is not stored, so there is nothing to default.
+ADMISSION_RULES = frozenset({"K8S001", "K8S004", "VOL001", "VOL002", "VOL008", "VOL009"}
+                            | {f"K8S0{n}" for n in range(30, 41)} | {f"VOL0{n}" for n in range(20, 30)})
+
+
+def refused_at_admission(code: str) -> bool:
+    return code in ADMISSION_RULES

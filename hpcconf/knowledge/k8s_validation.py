@@ -35,7 +35,9 @@ DNS1123_SUBDOMAIN_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of low
 DNS1035_MESSAGE = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
                    "alphabetic character, and end with an alphanumeric character")
 # Object names (ValidateObjectMetaAccessor with each kind's name function).
-NAME_RULES = {"Namespace": "label", "Service": "dns1035"}  # every other built-in kind: DNS-1123 subdomain
+# RBAC kinds use ValidateRBACName (pkg/apis/rbac/validation): a path segment name, so "system:node-proxier" is fine.
+NAME_RULES = {"Namespace": "label", "Service": "dns1035", "Role": "segment", "ClusterRole": "segment",
+              "RoleBinding": "segment", "ClusterRoleBinding": "segment"}  # every other built-in kind: DNS-1123 subdomain
 # Versions where a rule changed.
 RELAXED_ENV_FROM = (1, 32)  # RelaxedEnvironmentVariableValidation beta (on by default) in 1.32, GA in 1.34
 POD_LEVEL_RESOURCES_FROM = (1, 34)  # PodLevelResources beta (on by default) in 1.34; alpha (off) in 1.32/1.33
@@ -117,6 +119,10 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
         if rule == "dns1035" and (len(name) > 63 or not DNS1035_LABEL.match(name)):
             yield path + ("name",), f'Invalid value: "{name}": ' + (
                 "must be no more than 63 characters" if len(name) > 63 else DNS1035_MESSAGE)
+        elif rule == "segment":
+            if name in (".", "..") or "/" in name or "%" in name:
+                yield path + ("name",), (f'Invalid value: "{name}": may not be \'.\' or \'..\' and may not contain '
+                                         "'/' or '%'")
         elif rule == "label" and dns_label_problem(name):
             yield path + ("name",), f'Invalid value: "{name}": {dns_label_problem(name)}'
         elif rule == "subdomain" and (len(name) > 253 or not DNS1123_SUBDOMAIN.match(name)):
@@ -265,8 +271,10 @@ def volume_problems(spec: dict, claim_templates: tuple[str, ...] = ()) -> Iterat
                                                 "are mutually exclusive")
 
 
-def env_name_problems(spec: dict, kubernetes: Optional[str]) -> Iterator[Problem]:
-    relaxed = _minor(kubernetes) >= RELAXED_ENV_FROM
+def env_name_problems(spec: dict, kubernetes: Optional[str], relaxed_allowed: bool = True) -> Iterator[Problem]:
+    """``relaxed_allowed``: False where the validator never turns the relaxed rule on (Volcano's webhook
+    sets only PodLevelResourcesEnabled in its PodValidationOptions, admit_job.go v1.15.1)."""
+    relaxed = relaxed_allowed and _minor(kubernetes) >= RELAXED_ENV_FROM
     for key, index, container in _containers(spec):
         for number, env in enumerate(_list(container.get("env"))):
             if not isinstance(env, dict):
@@ -321,10 +329,12 @@ def resource_value_problems(spec: dict) -> Iterator[Problem]:
         yield from quantity_problems(spec["resources"], ("resources",))
 
 
-def pod_level_problems(spec: dict, kubernetes: Optional[str]) -> Iterator[Problem]:
-    """validatePodResourceConsistency (1.34: supported resources only: cpu, memory, hugepages-*)."""
+def pod_level_problems(spec: dict, kubernetes: Optional[str], gate_on: Optional[bool] = None) -> Iterator[Problem]:
+    """validatePodResourceConsistency (1.34: supported resources only: cpu, memory, hugepages-*). ``gate_on``
+    None: the gate's default in ``kubernetes``; a validator with its own gates (Volcano's webhook) says."""
     resources = spec.get("resources")
-    if not isinstance(resources, dict) or _minor(kubernetes) < POD_LEVEL_RESOURCES_FROM:
+    enabled = gate_on if gate_on is not None else _minor(kubernetes) >= POD_LEVEL_RESOURCES_FROM
+    if not isinstance(resources, dict) or not enabled:
         return  # before 1.34 the gate is off by default and the API server drops spec.resources
     requests = _amounts(resources.get("requests"))
     limits = _amounts(resources.get("limits"))
@@ -386,3 +396,63 @@ def _text(resources: dict, key: str, name: str) -> str:
 
 def _number(amount: Decimal) -> str:
     return format(amount.normalize(), "f")
+
+
+# -- workloads --------------------------------------------------------------------------------------
+APPS_WORKLOADS = ("Deployment", "DaemonSet", "StatefulSet", "ReplicaSet")
+
+
+def _selector_matches(selector: dict, labels: dict) -> bool:
+    """LabelSelector semantics: matchLabels all equal, matchExpressions In/NotIn/Exists/DoesNotExist."""
+    for key, value in _dict(selector.get("matchLabels")).items():
+        if str(labels.get(key)) != str(value) or key not in labels:
+            return False
+    for expression in _list(selector.get("matchExpressions")):
+        expression = _dict(expression)
+        key, operator, values = expression.get("key"), expression.get("operator"), \
+            [str(v) for v in _list(expression.get("values"))]
+        present = key in labels
+        if operator == "In" and not (present and str(labels[key]) in values):
+            return False
+        if operator == "NotIn" and present and str(labels[key]) in values:
+            return False
+        if operator == "Exists" and not present:
+            return False
+        if operator == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def workload_problems(data: dict) -> Iterator[Problem]:
+    """The restart policy a workload kind allows and, for apps/v1 kinds, a selector its pods match
+    (ValidatePodTemplateSpecForReplicaSet / ForStatefulSet, ValidateDaemonSetSpec in
+    pkg/apis/apps/validation; ValidateJobSpec in pkg/apis/batch/validation)."""
+    kind, api = str(data.get("kind", "")), str(data.get("apiVersion", ""))
+    spec = _dict(data.get("spec"))
+    if api == "batch/v1" and kind in ("Job", "CronJob"):
+        base: Path = ("spec", "jobTemplate", "spec", "template") if kind == "CronJob" else ("spec", "template")
+        node: Any = data
+        for key in base:
+            node = _dict(node).get(key)
+        policy = _dict(_dict(node).get("spec")).get("restartPolicy")
+        where = base + ("spec", "restartPolicy")
+        if policy is None:
+            yield where, 'Required value: valid values: "OnFailure", "Never"'
+        elif policy not in ("OnFailure", "Never"):
+            yield where, f'Unsupported value: "{policy}": supported values: "OnFailure", "Never"'
+        return
+    if api != "apps/v1" or kind not in APPS_WORKLOADS:
+        return
+    template = _dict(spec.get("template"))
+    policy = _dict(template.get("spec")).get("restartPolicy")
+    if policy is not None and policy != "Always":
+        yield ("spec", "template", "spec", "restartPolicy"), f'Unsupported value: "{policy}": supported values: "Always"'
+    selector = spec.get("selector")
+    if not isinstance(selector, dict) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        yield ("spec", "selector"), "Required value" if selector is None else \
+            "Invalid value: empty selector is invalid for deployment"
+        return
+    labels = _dict(_dict(template.get("metadata")).get("labels"))
+    if not _selector_matches(selector, labels):
+        yield ("spec", "template", "metadata", "labels"), ("Invalid value: the template's labels: `selector` does not "
+                                                          "match template `labels`")

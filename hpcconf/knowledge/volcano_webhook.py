@@ -149,11 +149,13 @@ def _mpi_master(job: Mapping[str, Any], spec: dict) -> list[Rejection]:
     if "mpi" not in plugins:
         return []
     master = MPI_DEFAULT_MASTER
-    for arg in plugins.get("mpi") or []:
-        text = str(arg)
-        for prefix in ("--master=", "-master="):
-            if text.startswith(prefix):
-                master = text[len(prefix):]
+    args = [str(a) for a in plugins.get("mpi") or []]
+    for index, text in enumerate(args):  # Go's flag package: -master=x, --master=x, -master x, --master x
+        for flag in ("--master", "-master"):
+            if text.startswith(flag + "="):
+                master = text[len(flag) + 1:]
+            elif text == flag and index + 1 < len(args):
+                master = args[index + 1]
     if any(str(task.get("name")) == master for _, task in _tasks(job)):
         return []
     return [Rejection("mpi-master", ("spec", "plugins", "mpi"),
@@ -274,7 +276,7 @@ def _dependencies(job: Mapping[str, Any]) -> list[Rejection]:
     task never gets its in-degree back to 0, so it is refused like a cycle."""
     tasks = _tasks(job)
     depends = {str(t.get("name")): [str(n) for n in (_dict(t.get("dependsOn")).get("name") or [])]
-               for _, t in tasks}
+               for _, t in tasks}  # a name listed twice counts twice in the in-degree, once as an edge (makeGraph)
     if not any(_dict(t.get("dependsOn")) for _, t in tasks):
         return []
     remaining = {name: len(deps) for name, deps in depends.items()}
@@ -285,7 +287,7 @@ def _dependencies(job: Mapping[str, Any]) -> list[Rejection]:
         done += 1
         for name, deps in depends.items():
             if current in deps:
-                remaining[name] -= deps.count(current)
+                remaining[name] -= 1
                 if remaining[name] == 0:
                     ready.append(name)
     if done == len(depends):

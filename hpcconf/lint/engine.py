@@ -209,10 +209,14 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
         for display, why in skipped:
             if display not in named or why == EXCLUDED:
                 continue
-            message = "cannot tell what kind of file this is, so nothing was checked" if display in unknown_named \
+            unknown = display in unknown_named
+            message = "cannot tell what kind of file this is, so nothing was checked" if unknown \
                 else f"not linted ({why}), so nothing was checked"
-            findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1, message,
-                                            "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
+            finding = _engine_finding(UNRECOGNISED_FILE, display, 1, message,
+                                      "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION.")
+            # A file whose name or content says what it is (a Helm template, a Python script) is passed over
+            # for that stated reason: info. One hpcconf cannot place at all stays a warning.
+            findings.append(finding if unknown else dataclasses.replace(finding, severity=Severity.INFO))
     return _without_committed_outputs(documents), files
 
 

@@ -88,6 +88,11 @@ UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severit
     A lint run that checks nothing must not look like a pass: kube-linter added
     ``--fail-if-no-objects-found`` after pipelines passed silently for months.
 
+    ## Severity
+    Warning when hpcconf cannot tell what the file is (a CI step pointed at the wrong files checks
+    nothing); info when the file says what it is and that it is not linted (a Helm template, a Python
+    script, documentation): the message names the reason, nothing is wrong with the file.
+
     ## Example
     ```console
     $ hpcconf lint values.yaml     # no chart name in the file name, no --chart

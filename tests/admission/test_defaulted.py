@@ -65,8 +65,13 @@ def test_a_daemonset_gets_pod_and_rollout_defaults() -> None:
     pod = out["spec"]["template"]["spec"]
     container = pod["containers"][0]
     assert container["imagePullPolicy"] == "Always"
-    assert container["resources"]["requests"] == {"nvidia.com/gpu": 8}
-    assert container["ports"][0] == {"containerPort": 9, "protocol": "TCP", "hostPort": 9}
+    # SetDefaults_Pod's extras are for Pods: a template keeps limits only and gets no hostPort
+    assert "requests" not in container["resources"]
+    assert container["ports"][0] == {"containerPort": 9, "protocol": "TCP"}
+    bare = defaulted({"apiVersion": "v1", "kind": "Pod", "spec": {"hostNetwork": True, "containers": [
+        {"name": "c", "image": "img:1", "ports": [{"containerPort": 9}], "resources": {"limits": {"cpu": "1"}}}]}})
+    assert bare["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1"}
+    assert bare["spec"]["containers"][0]["ports"][0]["hostPort"] == 9
     assert pod["restartPolicy"] == "Always" and pod["dnsPolicy"] == "ClusterFirst"
     assert out["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1,
                                                                                         "maxSurge": 0}}
@@ -80,6 +85,10 @@ def test_a_service_and_a_job() -> None:
         "restartPolicy": "Never", "containers": [{"name": "c", "image": "i:1"}]}}}})
     assert (job["spec"]["completions"], job["spec"]["parallelism"], job["spec"]["backoffLimit"]) == (1, 1, 6)
     assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+    assert job["spec"]["podReplacementPolicy"] == "TerminatingOrFailed"
+    failing = defaulted({"apiVersion": "batch/v1", "kind": "Job", "spec": {"podFailurePolicy": {"rules": []},
+                                                                         "template": {"spec": {}}}})
+    assert failing["spec"]["podReplacementPolicy"] == "Failed"
 
 
 def test_the_command_prints_defaulted_objects(tmp_path: Path) -> None:

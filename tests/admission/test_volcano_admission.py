@@ -47,7 +47,7 @@ def _lint(tmp_path: Path, case: dict) -> tuple[list[dict], str]:
     docs = [case["job"], *_queues(case)]
     text = "\n---\n".join(json.dumps(d, indent=2) for d in docs) + "\n"
     (tmp_path / "job.yaml").write_text(text)
-    version = ["--kubernetes-version", case["kubernetes"]] if case.get("kubernetes") else []
+    version = ["--chart", f"volcano={case['volcano']}"] if case.get("volcano") else []
     result = CliRunner().invoke(app, ["lint", "--format", "json", *version, str(tmp_path / "job.yaml")])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)["findings"] if result.stdout.strip().startswith("{") else \
@@ -86,7 +86,7 @@ def test_the_transcription_holds_every_upstream_case() -> None:
     assert sum(c["upstream"] == "TestValidateJobCreate" for c in CASES) == 43
     assert sum(c["upstream"] == "TestValidateHierarchyCreate" for c in CASES) == 3
     assert {c["verdict"] for c in CASES} == {"allowed", "rejected", "unknown-queue"}
-    assert [c["name"] for c in CASES if c.get("kubernetes")] == [
+    assert [c["name"] for c in CASES if c.get("volcano")] == [
         "validate valid-job with pod level resources less than aggregate container resources, but PodLevelResources "
         "disabled"]
 

@@ -28,11 +28,27 @@ from ...knowledge.k8s_validation import (
     port_problems,
     resource_value_problems,
     volume_problems,
+    workload_problems,
 )
 from ...parsers.k8s import POD_KINDS, as_dict, pods
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
+
+# Volcano's webhook runs the Kubernetes validation it was built with, under its own feature gates:
+# v1.14 vendors Kubernetes 1.34 and v1.15 1.35, where PodLevelResources is beta and on (go.mod at each tag).
+VOLCANO_POD_LEVEL_FROM = (1, 14)
+
+
+def _volcano_pod_level_gate(doc: Document, ctx: LintContext) -> bool | None:
+    if doc.kind != Kind.VOLCANO_JOB:
+        return None
+    from ...knowledge.charts import newest_version
+    from ...knowledge.versions import version_key
+
+    version = (ctx.cluster.versions.volcano if ctx.cluster is not None else None) or ctx.charts.get("volcano") \
+        or newest_version("volcano")
+    return version is None or version_key(version)[:2] >= VOLCANO_POD_LEVEL_FROM
 
 
 def _refused_by(doc: Document) -> str:
@@ -62,7 +78,8 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
 
     ## What it catches
     In a pod spec's own ``resources`` (PodLevelResources: beta and on by default from Kubernetes 1.34;
-    before that the API server drops the field): a request above the pod's limit, a request below what
+    before that the API server drops the field; for a Volcano Job, the gate of the Kubernetes Volcano is
+    built with: on from Volcano v1.14): a request above the pod's limit, a request below what
     its containers ask for together (cpu, memory, hugepages), or a container limit above the pod's.
 
     ## Why is this bad?
@@ -84,8 +101,9 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
     ## Fix
     Make the pod-level request at least the containers' sum (``cpu: "4"``) and at most its limit.
     """
-    yield from _pod_findings(doc, ctx, pod_level_problems, "keep pod-level requests between the containers' sum "
-                                                           "and the pod's limit", with_version=True)
+    gate = _volcano_pod_level_gate(doc, ctx)
+    yield from _pod_findings(doc, ctx, lambda spec, version: pod_level_problems(spec, version, gate),
+                             "keep pod-level requests between the containers' sum and the pod's limit", with_version=True)
 
 
 @rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -191,7 +209,8 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ## What it catches
     ``env[].name`` empty; before Kubernetes 1.32, a name outside ``[-._a-zA-Z][-._a-zA-Z0-9]*`` (a
     leading digit, a space); from 1.32 (RelaxedEnvironmentVariableValidation on by default, GA in 1.34),
-    only names with ``=`` or non-printable characters (``ValidateEnv``).
+    only names with ``=`` or non-printable characters (``ValidateEnv``). Volcano Job templates always get
+    the strict rule: its webhook sets no relaxed option (``validateTaskTemplate``, admit_job.go v1.15.1).
 
     ## Why is this bad?
     The API server refuses the pod: ``env[0].name: Invalid value: "1GPU": a valid environment variable
@@ -205,8 +224,9 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ## Fix
     ``{name: NCCL_DEBUG, value: INFO}``.
     """
-    yield from _pod_findings(doc, ctx, env_name_problems, "write the name alone and the value in value:",
-                             with_version=True)
+    relaxed = doc.kind != Kind.VOLCANO_JOB  # Volcano's webhook validates templates with the strict rule
+    yield from _pod_findings(doc, ctx, lambda spec, version: env_name_problems(spec, version, relaxed),
+                             "write the name alone and the value in value:", with_version=True)
 
 
 @rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -416,3 +436,41 @@ def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
         yield doc.at_path(("apiVersion",), f"{found.kind} {found.api_version} was removed in Kubernetes {found.removed}: "
                                            f"the API server refuses it (no matches for kind \"{found.kind}\" in version "
                                            f"\"{found.api_version}\")", hint=f"use {found.use}")
+
+
+@rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Job, CronJob, Deployment, DaemonSet, StatefulSet or ReplicaSet that the API server refuses as a whole.
+
+    ## What it catches
+    A batch/v1 Job or CronJob whose pod template has no ``restartPolicy`` or one other than ``Never`` /
+    ``OnFailure`` (the pod default ``Always`` is not allowed there); an apps/v1 workload whose pod template
+    sets a ``restartPolicy`` other than ``Always``, has no ``spec.selector``, or whose selector does not match
+    the template's labels (``ValidateJobSpec`` in ``pkg/apis/batch/validation``;
+    ``ValidatePodTemplateSpecForReplicaSet``, ``ValidateDaemonSetSpec`` and the StatefulSet equivalent in
+    ``pkg/apis/apps/validation``, kubernetes 1.34).
+
+    ## Why is this bad?
+    The API server refuses the object: ``spec.template.spec.restartPolicy: Required value: valid values:
+    "OnFailure", "Never"``, or ``spec.template.metadata.labels: Invalid value: ...: `selector` does not match
+    template `labels```. A test pod copied into a Job keeps no restart policy and never gets created.
+
+    ## Example
+    ```yaml
+    apiVersion: batch/v1
+    kind: Job
+    spec:
+      template:
+        spec:
+          containers: [{name: nccl, image: nccl-tests:2.16}]
+    ```
+
+    ## Fix
+    ``restartPolicy: Never`` in the Job's pod template; for apps/v1 kinds, a ``selector.matchLabels`` the
+    template's ``metadata.labels`` carry.
+    """
+    data = as_dict(doc.data)
+    for path, message in workload_problems(data):
+        yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')}",
+                          hint="a Job's pods: restartPolicy Never or OnFailure; apps/v1: a selector the template's "
+                               "labels match")

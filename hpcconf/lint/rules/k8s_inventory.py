@@ -14,9 +14,11 @@ from ..document import Document, DocumentSet
 from ..registry import rule
 
 # Kinds hpcconf validates by other means than a Kubernetes schema: its own CR rules, or pod templates.
-OTHER_CHECKED_KINDS = frozenset({"Queue", "PodGroup", "MPIJob", "HostDeviceNetwork", "NicClusterPolicy", "IPPool",
-                                 "NodeFeatureRule", "DeviceConfig", "ClusterPolicy", "IPoIBNetwork",
-                                 "MacvlanNetwork", "NetworkAttachmentDefinition"})
+OTHER_CHECKED_KINDS = frozenset({
+    ("scheduling.volcano.sh", "Queue"), ("scheduling.volcano.sh", "PodGroup"), ("kubeflow.org", "MPIJob"),
+    ("mellanox.com", "HostDeviceNetwork"), ("mellanox.com", "NicClusterPolicy"), ("mellanox.com", "IPoIBNetwork"),
+    ("mellanox.com", "MacvlanNetwork"), ("nv-ipam.nvidia.com", "IPPool"), ("nfd.k8s-sigs.io", "NodeFeatureRule"),
+    ("amd.com", "DeviceConfig"), ("nvidia.com", "ClusterPolicy"), ("k8s.cni.cncf.io", "NetworkAttachmentDefinition")})
 
 
 @rule(code="K8S038", name="manifest-not-validated", severity=Severity.INFO, kinds=(Kind.K8S_MANIFEST,),
@@ -48,7 +50,8 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     for doc in docs.of_kind(Kind.K8S_MANIFEST):
         data = as_dict(doc.data)
         api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
-        if not api_version or not kind or kind in OTHER_CHECKED_KINDS or has_schema(api_version, kind, version) \
+        if not api_version or not kind or (group_of(api_version), kind) in OTHER_CHECKED_KINDS \
+                or has_schema(api_version, kind, version) \
                 or group_of(api_version) in BUILT_IN_GROUPS:  # built-in groups: K8S039's
             continue
         seen = first.get((api_version, kind))

@@ -29,6 +29,19 @@ EVENTS_17 = {"*", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "JobUpd
 ACTIONS_17 = {"AbortJob", "RestartJob", "RestartTask", "TerminateJob", "CompleteJob", "ResumeJob"}
 EVENTS_115 = EVENTS_17 | {"PodPending"}
 ACTIONS_115 = ACTIONS_17 | {"RestartPod", "RestartPartition"}
+# policyEventMap / policyActionMap in pkg/webhooks/admission/jobs/validate/util.go at each tag: PodPending and
+# RestartPod from v1.11.0, RestartPartition from v1.14.0.
+EVENTS_111, ACTIONS_111 = EVENTS_115, ACTIONS_17 | {"RestartPod"}
+
+
+def policy_vocabulary(version: Optional[str]) -> tuple[set[str], set[str]]:
+    """The events and actions Volcano ``version`` admits (None: the newest)."""
+    key = parse_version(version) if version is not None else (99,)
+    if key >= (1, 14, 0):
+        return EVENTS_115, ACTIONS_115
+    if key >= (1, 11, 0):
+        return EVENTS_111, ACTIONS_111
+    return EVENTS_17, ACTIONS_17
 
 
 def _spec(doc: Document) -> dict:
@@ -466,8 +479,8 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     The webhook rejects the job (``validatePolicies`` in ``pkg/webhooks/admission/jobs/validate``). A typo such as
     ``action: Complete`` therefore makes the whole job fail to submit. Valid in 1.7: events
     ``* PodFailed PodEvicted Unknown TaskCompleted JobUpdated TaskFailed``, actions ``AbortJob
-    RestartJob RestartTask TerminateJob CompleteJob ResumeJob`` (v1.15 adds ``PodPending``,
-    ``RestartPod``, ``RestartPartition``).
+    RestartJob RestartTask TerminateJob CompleteJob ResumeJob``; v1.11.0 adds ``PodPending`` and
+    ``RestartPod``, v1.14.0 ``RestartPartition`` (``policyEventMap``/``policyActionMap`` in ``util.go`` at each tag).
 
     ## Severity
     Error: the webhook rejects the job (`validatePolicies`).
@@ -483,8 +496,7 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ``action: CompleteJob``.
     """
     version = volcano_version(ctx)
-    newer = version is not None and parse_version(version) >= (1, 15, 0)
-    events, actions = (EVENTS_115, ACTIONS_115) if newer else (EVENTS_17, ACTIONS_17)
+    events, actions = policy_vocabulary(version)
     places: list[tuple[tuple[str | int, ...], object]] = [(("spec", "policies"), _spec(doc).get("policies"))]
     places += [(("spec", "tasks", i, "policies"), t.get("policies")) for i, t in _tasks(doc)]
     for base, policies in places:
@@ -532,6 +544,9 @@ def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[s
         if action is not None and str(action) not in actions:
             yield doc.at_path(path + ("action",), f"unknown action '{action}' for Volcano {version}",
                               hint=f"one of: {', '.join(sorted(actions))}")
+        elif action is None and named and exit_code is None:  # "" is not in policyActionMap: invalid policy action
+            yield doc.at_path(path, "a policy with an event needs an action (\"invalid policy action\")",
+                              hint=f"add action: one of {', '.join(sorted(actions))}")
     if "*" in seen and len(seen) > 1:
         yield doc.at_path(star_at or base, "'*' stands for every event: no other event may appear in the policies "
                                            "beside it (\"if there's * here, no other policy should be here\")",

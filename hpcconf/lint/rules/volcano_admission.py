@@ -255,9 +255,8 @@ def _queue_facts(docs: DocumentSet) -> Optional[QueueFacts]:
         name = str(as_dict(data.get("metadata")).get("name") or "")
         if name:
             parents[name] = str(as_dict(data.get("spec")).get("parent") or ("" if name == "root" else "root"))
-            state = as_dict(data.get("status")).get("state") or as_dict(data.get("spec")).get("state")
-            if state:
-                states[name] = str(state)
+            # A Queue's state is status, which kubectl apply never sets (the controller does): a manifest
+            # says nothing about whether the queue is Open, so no state is read from it.
     return QueueFacts(parents, states) if parents else None
 
 
@@ -269,7 +268,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
 
     ## What it catches
     ``spec.queue: root``; a queue that has child queues among the Queue manifests linted with the
-    job; a queue whose manifest says it is not ``Open`` (for PodGroups too: ``validate_podgroup.go``). A queue that is neither ``default`` (the
+    job. A queue that is neither ``default`` (the
     chart creates it) nor defined in the files linted is reported as info: whether it exists is
     the cluster's state, which the files do not show.
 
