@@ -212,11 +212,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
             unknown = display in unknown_named
             message = "cannot tell what kind of file this is, so nothing was checked" if unknown \
                 else f"not linted ({why}), so nothing was checked"
-            finding = _engine_finding(UNRECOGNISED_FILE, display, 1, message,
-                                      "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION.")
-            # A file whose name or content says what it is (a Helm template, a Python script) is passed over
-            # for that stated reason: info. One hpcconf cannot place at all stays a warning.
-            findings.append(finding if unknown else dataclasses.replace(finding, severity=Severity.INFO))
+            findings.append(_engine_finding(UNRECOGNISED_FILE, display, 1, message,
+                                            "Pass --kind KIND (see `hpcconf lint --help`) or --chart NAME=VERSION."))
     return _without_committed_outputs(documents), files
 
 
@@ -262,10 +259,11 @@ def _forced_kind_mismatch(display: str, text: str, forced_kind: str, ctx: LintCo
         return []
     if not natural or forced_kind in natural:
         return []
-    return [_engine_finding(UNRECOGNISED_FILE, display, 1,
-                            f"--kind {forced_kind} was forced, but this file is a {', '.join(sorted(natural))}: "
-                            f"the {forced_kind} rules may find nothing to check",
-                            "Drop --kind to let hpcconf recognise the file, or pass the file you meant.")]
+    # A warning, unlike a file merely passed over: the user's own --kind keeps the right rules from running.
+    return [dataclasses.replace(_engine_finding(
+        UNRECOGNISED_FILE, display, 1, f"--kind {forced_kind} was forced, but this file is a "
+        f"{', '.join(sorted(natural))}: the {forced_kind} rules may find nothing to check",
+        "Drop --kind to let hpcconf recognise the file, or pass the file you meant."), severity=Severity.WARNING)]
 
 
 def _compile_spec(spec_doc: Document, ctx: LintContext, findings: list[Diagnostic],

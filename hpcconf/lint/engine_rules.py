@@ -73,7 +73,7 @@ DUPLICATE_KEY = engine_rule(code="HPC002", name="duplicate-key", severity=Severi
     Merge the two entries into one, or delete the one you do not mean.
     """)
 
-UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severity=Severity.WARNING, doc="""
+UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severity=Severity.INFO, doc="""
     A file named on the command line is not a kind hpcconf lints, and the run checked nothing.
 
     ## What it catches
@@ -89,9 +89,10 @@ UNRECOGNISED_FILE = engine_rule(code="HPC091", name="unrecognised-file", severit
     ``--fail-if-no-objects-found`` after pipelines passed silently for months.
 
     ## Severity
-    Warning when hpcconf cannot tell what the file is (a CI step pointed at the wrong files checks
-    nothing); info when the file says what it is and that it is not linted (a Helm template, a Python
-    script, documentation): the message names the reason, nothing is wrong with the file.
+    Info: nothing is wrong with the file (an AzureML pipeline, a Helm template, a Python script), and no
+    consumer refuses it; what matters is that the run checked nothing, which the message says and which
+    ``hpcconf lint`` also prints on stderr ("nothing was linted"). A ``--kind`` that the file plainly is
+    not is a warning: the user's own option keeps the file's rules from running.
 
     ## Example
     ```console
