@@ -140,7 +140,8 @@ def test_a_spec_of_exactly_the_limit_is_read_and_one_byte_more_refused(tmp_path)
     spec.write_text(SPEC + "# " + "x" * (padding + 1) + "\n")
     with pytest.raises(HpcconfError) as info:
         load_spec(spec)
-    assert info.value.diagnostics[0].code == "HPC000" and "larger than 1024 KiB" in info.value.diagnostics[0].message
+    # the safe reader refuses it on fstat, before reading (HPC094, docs/security.md)
+    assert info.value.diagnostics[0].code == "HPC094" and "larger than 1,024 KiB" in info.value.diagnostics[0].message
 
 
 def test_nesting_at_the_documented_depth_is_read_one_more_refused():

@@ -79,4 +79,7 @@ def test_the_installed_typer_is_in_the_pinned_range_and_the_patch_took_effect():
 
     from typer import core
 
-    assert core._TyperParameter.get_runtime_param.__module__ == "hpcconf.typer_fast"
+    from hpcconf import typer_fast as typer_fast_module
+
+    patched = core._TyperParameter.get_runtime_param
+    assert patched.__module__ == typer_fast_module.__name__

@@ -10,14 +10,16 @@ from packaging.version import Version as Pep440
 from hpcconf.knowledge.versions import Version
 
 
-def test_a_git_build_number_is_the_same_release_not_a_newer_one():
-    assert Version.parse("v2.18.5-1") == Version.parse("2.18.5")
-    assert Pep440("v2.18.5-1") > Pep440("2.18.5")  # PEP 440: a post-release
+@pytest.mark.parametrize(("build", "release"), [("v2.18.5-1", "2.18.5")])
+def test_a_git_build_number_is_the_same_release_not_a_newer_one(build: str, release: str):
+    assert Version.parse(build) == Version.parse(release)
+    assert Pep440(build) > Pep440(release)  # PEP 440 reads it as a post-release: why ours is kept
 
 
-def test_a_release_candidate_compares_by_its_release_number():
-    assert Version.parse("23.10.0-rc.5") == Version.parse("23.10.0")
-    assert Pep440("23.10.0-rc.5") < Pep440("23.10.0")
+@pytest.mark.parametrize(("candidate", "release"), [("23.10.0-rc.5", "23.10.0")])
+def test_a_release_candidate_compares_by_its_release_number(candidate: str, release: str):
+    assert Version.parse(candidate) == Version.parse(release)
+    assert Pep440(candidate) < Pep440(release)  # PEP 440: a pre-release, older
 
 
 @pytest.mark.parametrize("tag, parts", [("24.05-py3", (24, 5)), ("12.4.1-devel-ubuntu22.04", (12, 4, 1))])

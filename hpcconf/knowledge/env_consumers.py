@@ -48,5 +48,18 @@ def read_by_text(name: str, text: str, skip_lines: range = range(0)) -> bool:
     A script or container command that uses its own variable (``cp lib.so $NCCL_INSTALL_DIR/``) is that
     variable's consumer, whatever NCCL reads.
     """
-    pattern = re.compile(r"\$(?:\{" + re.escape(name) + r"\b|" + re.escape(name) + r"\b)")
-    return any(pattern.search(line) for number, line in enumerate(text.splitlines(), 1) if number not in skip_lines)
+    return any(number not in skip_lines for number in _expansions(text).get(name, ()))
+
+
+@lru_cache(maxsize=8)
+def _expansions(text: str) -> dict[str, tuple[int, ...]]:
+    """Every ``$NAME`` / ``${NAME`` of ``text`` with its lines, found in one pass (a file setting thousands
+    of variables is read once, not once per variable)."""
+    found: dict[str, list[int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        for match in _EXPANSION.finditer(line):
+            found.setdefault(match.group(1), []).append(number)
+    return {name: tuple(lines) for name, lines in found.items()}
+
+
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")

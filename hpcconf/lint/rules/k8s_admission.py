@@ -452,8 +452,8 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
 
     ## Why is this bad?
     The API server refuses the object: ``spec.template.spec.restartPolicy: Required value: valid values:
-    "OnFailure", "Never"``, or ``spec.template.metadata.labels: Invalid value: ...: `selector` does not match
-    template `labels```. A test pod copied into a Job keeps no restart policy and never gets created.
+    "OnFailure", "Never"``, or "selector does not match template labels" on ``spec.template.metadata.labels``.
+    A test pod copied into a Job keeps no restart policy and never gets created.
 
     ## Example
     ```yaml
