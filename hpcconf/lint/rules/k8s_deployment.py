@@ -7,13 +7,13 @@ per-document rules a lint run skips when it has no pod files.
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import aznhc, charts
 from ...parsers.k8s import POD_KINDS, as_dict, command_text, gpu_count, pods
+from ...parsers.shell_commands import container_commands
 from ..chart_version import resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -22,8 +22,8 @@ from ..registry import rule
 # --------------------------------------------------------------------------- K8S006
 
 # Tools that exist in a container only through the NVIDIA runtime's driver mounts (the driver container's
-# /run/nvidia/driver, injected as CDI devices): a pod that runs them expects that runtime.
-NVIDIA_RUNTIME_TOOLS = re.compile(r"\b(nvidia-smi|dcgmi|nv-hostengine|nvbandwidth|nvidia-bug-report\.sh)\b")
+# /run/nvidia/driver, injected as CDI devices): a pod that runs them (as a command, not as text) expects that runtime.
+NVIDIA_RUNTIME_TOOLS = ("nvidia-smi", "dcgmi", "nv-hostengine", "nvbandwidth", "nvidia-bug-report.sh")
 NVIDIA_NHC_IMAGE = aznhc.IMAGE_PREFIX + "nv"  # Azure's NVIDIA health-check image (check_gpu_count runs nvidia-smi)
 # NVIDIA_VISIBLE_DEVICES values that ask the runtime for no GPU.
 NO_GPU_VALUES = {"", "void", "none"}
@@ -36,9 +36,9 @@ def _expects_nvidia_runtime(container: dict) -> str | None:
         if isinstance(item, dict) and item.get("name") == "NVIDIA_VISIBLE_DEVICES" \
                 and str(item.get("value", "")).strip().lower() not in NO_GPU_VALUES:
             return f"sets NVIDIA_VISIBLE_DEVICES={item.get('value')}"
-    tool = NVIDIA_RUNTIME_TOOLS.search(command_text(container))
+    tool = next((name for name in container_commands(container) if name in NVIDIA_RUNTIME_TOOLS), None)
     if tool:
-        return f"runs {tool.group(1)}"
+        return f"runs {tool}"
     image = str(container.get("image") or "")
     return f"runs {image.split('@')[0].split(':')[0]} (its checks call nvidia-smi)" if image.startswith(NVIDIA_NHC_IMAGE) else None
 
@@ -73,8 +73,13 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
     A container that sets ``NVIDIA_VISIBLE_DEVICES`` (other than ``void``/``none``), runs
     ``nvidia-smi``, ``dcgmi``, ``nv-hostengine`` or ``nvbandwidth``, or runs Azure's NVIDIA health-check image
     (``mcr.microsoft.com/aznhc/aznhc-nv``), in a pod without
-    ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``.
+    ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``
+    and claims no DRA device (``resources.claims``).
     Health-check and monitoring DaemonSets are written this way so as not to hold the GPUs a job needs.
+    A tool counts when the script runs it as a program (also through ``$(...)``, ``sh -c``, ``timeout``,
+    ``sudo``): its name inside an ``echo`` argument, a quoted string or a comment is text. A container
+    whose ``resources.claims`` names one of the pod's ``resourceClaims`` gets its GPUs from the DRA driver,
+    which hands the runtime CDI devices for them, so it needs no RuntimeClass.
 
     Severity follows the gpu-operator of the deployment (the spec's pin, ``--chart gpu-operator=V``, a
     per-path setting, or gpu-operator values linted with the pod and their ``Chart.lock``): an error where
@@ -121,7 +126,7 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
                 continue
             for path, container in pod.containers(init=True):
                 why = _expects_nvidia_runtime(container)
-                if why is None or gpu_count(container):
+                if why is None or gpu_count(container) or as_dict(container.get("resources")).get("claims"):
                     continue
                 name = container.get("name", "?")
                 if cdi:
