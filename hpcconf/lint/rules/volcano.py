@@ -16,6 +16,7 @@ from ...knowledge.charts import newest_version
 from ...knowledge.versions import version_key as parse_version
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
+from ...parsers.shell_commands import script_commands
 from ..context import LintContext
 from ..document import Document, at_text
 from ..registry import rule
@@ -547,6 +548,29 @@ _MPIRUN_WORD = re.compile(r"(?:^|[\s;&|(`])(?:mpirun|mpiexec|orterun|prterun)(?=
 _ERREXIT = re.compile(r"^\s*set\s+(?:-[a-zA-Z]*e[a-zA-Z]*\b|.*-o\s+errexit\b)", re.M)
 _SINGLE_PIPE = re.compile(r"(?<![|>])\|(?![|&])")
 _EXIT_STATUS = re.compile(r"^\s*(?:exit\s+\"?\$\?\"?|done|fi|esac|\})\s*(?:#.*)?$")
+# ``rc=$?`` (also ``local``/``declare``/``readonly rc=$?``, or ``rc=$?;`` followed by more): the status kept.
+_STATUS_CAPTURE = re.compile(r"^\s*(?:(?:local|declare|readonly|export)\s+)?([A-Za-z_]\w*)=\"?\$\?\"?\s*(?:[;#]|$)")
+# Programs that act on a status: exit with it or test it ("exit" inside an echo string is text).
+_ACTS_ON_STATUS = {"exit", "return", "[", "[[", "test"}
+
+
+def _acts_on_status(line: str) -> bool:
+    return line.lstrip().startswith("((") or bool(_ACTS_ON_STATUS & set(script_commands(line)))
+
+
+def _status_checked_later(first_after: str, later: list[str]) -> bool:
+    """The line right after an mpirun keeps its status (``rc=$?``) and a later line exits with or tests it, or
+    the line right after acts on ``$?`` itself (``[ $? -eq 0 ] || exit 1``)."""
+    code = first_after.split("#", 1)[0]
+    if "$?" in code and not _STATUS_CAPTURE.match(code) and _acts_on_status(code):
+        return True
+    capture = _STATUS_CAPTURE.match(code)
+    if capture is None:
+        return False
+    name = re.escape(capture.group(1))
+    used = re.compile(r"\$\{?" + name + r"\b|^\s*\(\(.*\b" + name + r"\b")  # $rc, ${rc}, or rc inside (( ))
+    return any(used.search(line) and _acts_on_status(line)
+               for line in [code[capture.end():], *later])
 
 
 def _logical_lines(script: str) -> list[tuple[str, str]]:
@@ -585,8 +609,9 @@ def _lost_status(container: dict) -> Optional[tuple[str, str]]:
         checked = "||" in after or "&&" in after or code.lstrip().startswith(("if ", "while ", "until ", "! "))
         if _SINGLE_PIPE.search(after) and not pipefail and not pipestatus:
             return "its exit status is lost in the pipe (no `set -o pipefail`): the pipeline's status is the last command's", first
-        later = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")
-                 and not _EXIT_STATUS.match(rest)]
+        following = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")]
+        later = [rest for rest in following if not _EXIT_STATUS.match(rest)]
+        checked = checked or bool(following) and _status_checked_later(following[0], following[1:])
         if not checked and not errexit and later:
             return ("a failure does not stop the script (no `set -e`, no `|| exit`), so a later command's status "
                     "becomes the container's"), first
@@ -602,7 +627,9 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
     commands without ``set -e``; warning), and a pod ``restartPolicy: OnFailure`` or ``Always`` (info: the job
-    reruns the test instead of failing, which a user may want). Jobs that run other
+    reruns the test instead of failing, which a user may want). An ``mpirun`` counts as checked under
+    ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
+    tests it (``exit $rc``, ``[ "$rc" -ne 0 ]``), or acts on ``$?`` itself. Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
 
     ## Why is this bad?
