@@ -198,7 +198,8 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
     mount at ``/azure-nhc/syslog`` and no hostPath of the node's ``/var/log`` (warning when its conf runs
     ``check_gpu_xid`` or ``check_ib_link_flapping``, or when no conf is mounted and the image's default conf
     for the size runs them; info when the conf's ConfigMap is not among the linted files); and one whose conf
-    runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (info).
+    runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (warning; info when no conf is
+    mounted and the image's default conf for the node's size decides).
 
     ## Why is this bad?
     Azure's ``run-health-checks.sh`` (Azure/azurehpc-health-checks) mounts the host's ``/var/log/syslog``
@@ -206,6 +207,17 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
     ``customTests/azure_gpu_xid.nhc`` and ``azure_ib_link_flapping.nhc`` read that file and, when it is
     missing, log "not found. Skipping" and pass: a node with GPU XID errors or a flapping IB link is
     declared healthy. Every GPU size's conf upstream runs ``check_gpu_xid``.
+    NCCL keeps its shared-memory segments in ``/dev/shm``: ``ncclShmOpen`` (NVIDIA/nccl
+    ``src/misc/shmutils.cc``, used by the SHM transport ``src/transport/shm.cc`` and the proxy) extends each
+    file with ``posix_fallocate`` and fails communicator init with "No space left on device" when the
+    tmpfs is full (NVIDIA/nccl issues #290 and #342: the 64 MB default of a container). The NCCL check then
+    fails on a healthy node, which the DaemonSet taints.
+
+    ## Severity
+    Warning: a missing kernel log lets a node with XID errors or link flaps pass when the conf runs
+    ``check_gpu_xid``/``check_ib_link_flapping``; a 64 MiB ``/dev/shm`` under the conf's NCCL/RCCL check can
+    fail NCCL's init and take a healthy node out of the pool. Info where the conf is not among the linted
+    files, or where no conf is mounted and the image's default conf for the node's size decides.
 
     ## Example
     ```yaml
@@ -248,7 +260,8 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                     what = "runs Azure's NCCL/RCCL health check" if collective else \
                         "runs the image's default conf (NCCL/RCCL all-reduce on ND sizes)"
                     yield doc.at_path(path + ("name",),
-                                      f"container '{name}' {what} with the container's 64 MiB /dev/shm; "
-                                      f"run-health-checks.sh gives it {aznhc.SHM_SIZE}",
+                                      f"container '{name}' {what} with the container's 64 MiB /dev/shm: NCCL's "
+                                      "shared-memory segments can fill it and fail init (ncclShmOpen: No space left on "
+                                      f"device), failing a healthy node; run-health-checks.sh gives it {aznhc.SHM_SIZE}",
                                       hint=f"mount an emptyDir {{medium: Memory, sizeLimit: {aznhc.SHM_SIZE}}} at /dev/shm",
-                                      severity=Severity.INFO)
+                                      severity=None if collective else Severity.INFO)

@@ -626,8 +626,8 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), and a pod ``restartPolicy: OnFailure`` or ``Always`` (info: the job
-    reruns the test instead of failing, which a user may want). An ``mpirun`` counts as checked under
+    commands without ``set -e``; warning), and a launcher pod ``restartPolicy: OnFailure`` or ``Always``
+    (warning: the job reruns the test instead of failing). An ``mpirun`` counts as checked under
     ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
     tests it (``exit $rc``, ``[ "$rc" -ne 0 ]``), or acts on ``$?`` itself. Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
@@ -642,9 +642,11 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log.
 
     ## Severity
-    Warning: the job accepts and runs, but a failed test ends Completed (or reruns forever), so the
-    cluster is declared healthy without being so; info for ``OnFailure``/``Always``, where rerunning may be
-    the author's intent.
+    Warning: the job accepts and runs, but a failed test ends Completed, so the cluster is declared
+    healthy without being so; or, under ``OnFailure``/``Always``, the kubelet restarts the failed launcher
+    in place without end (the pod stays Running, Volcano never sees ``PodFailed``), the job never reaches
+    Failed and the gang keeps every GPU, with no verdict. Only test launchers are judged: a training job's
+    in-place retries are left alone.
 
     ## Example
     ```yaml
@@ -678,7 +680,6 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
         if policy in ("OnFailure", "Always"):
             yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
                               f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
-                              "test, its pod never fails, and the job never ends Failed (whoever waits for the verdict "
-                              "waits on)",
+                              "test without end, its pod never fails, so the job never ends Failed and its gang keeps every GPU",
                               hint="restartPolicy: Never, with policies [{event: PodFailed, action: RestartJob}] and the "
-                                   "job's maxRetry: 1", severity=Severity.INFO)
+                                   "job's maxRetry: 1")
