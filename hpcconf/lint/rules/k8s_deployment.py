@@ -7,6 +7,7 @@ per-document rules a lint run skips when it has no pod files.
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from ...artifacts import Kind
@@ -165,18 +166,29 @@ def _mounted_conf(pod, container: dict, config_maps: dict[str, dict]) -> tuple[b
     return False, None
 
 
-def _reads_kernel_log(pod, container: dict) -> bool:
-    """A mount at /azure-nhc/syslog, or the node's /var/log (or its syslog/messages) from a hostPath."""
+# A command that links, copies or streams a file to /azure-nhc/syslog (ln -sf "$log" /azure-nhc/syslog).
+_LINKS_SYSLOG = re.compile(r"(?:\b(?:ln|cp|install|rsync)\b[^\n;&|]*\s|>\s*)[\"']?" + re.escape(aznhc.SYSLOG) + r"[\"']?(?=[\s;&|)]|$)")
+
+
+def _kernel_log_mount(pod, container: dict) -> tuple[bool, str | None]:
+    """(the checks find the kernel log at /azure-nhc/syslog, where the node's log is mounted when they do not).
+
+    A mount at /azure-nhc/syslog reads it; a hostPath of the node's ``/``, ``/var/log`` or a log file mounted
+    elsewhere reads it only when the container's script links or copies it to /azure-nhc/syslog."""
     volumes = _volumes(pod)
+    mounted_at = None
     for mount in container.get("volumeMounts") or []:
         if not isinstance(mount, dict):
             continue
-        if str(mount.get("mountPath", "")).rstrip("/") == aznhc.SYSLOG:
-            return True
-        host = str(as_dict(volumes.get(str(mount.get("name")), {}).get("hostPath")).get("path", "")).rstrip("/")
-        if host in ("/", aznhc.HOST_LOG_DIR, *aznhc.KERNEL_LOGS):
-            return True
-    return False
+        path = str(mount.get("mountPath", "")).rstrip("/")
+        if path == aznhc.SYSLOG:
+            return True, None
+        host_path = as_dict(volumes.get(str(mount.get("name")), {}).get("hostPath"))
+        if "path" in host_path and str(host_path["path"]).rstrip("/") in ("", aznhc.HOST_LOG_DIR, *aznhc.KERNEL_LOGS):
+            mounted_at = path or "/"
+    if mounted_at is not None and _LINKS_SYSLOG.search(command_text(container)):
+        return True, None
+    return False, mounted_at
 
 
 def _has_memory_shm(pod, container: dict) -> bool:
@@ -195,7 +207,8 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
 
     ## What it catches
     A container running ``mcr.microsoft.com/aznhc/aznhc-*`` or ``aznhc-entrypoint.sh`` that has no
-    mount at ``/azure-nhc/syslog`` and no hostPath of the node's ``/var/log`` (warning when its conf runs
+    mount at ``/azure-nhc/syslog``, nor a hostPath of the node's ``/var/log`` (or ``/``, or the log file)
+    that its script links or copies to ``/azure-nhc/syslog`` (``ln -sf``, ``cp``) (warning when its conf runs
     ``check_gpu_xid`` or ``check_ib_link_flapping``, or when no conf is mounted and the image's default conf
     for the size runs them; info when the conf's ConfigMap is not among the linted files); and one whose conf
     runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (warning; info when no conf is
@@ -241,17 +254,20 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                     continue
                 name = container.get("name", "?")
                 mounted, conf = _mounted_conf(pod, container, config_maps)
-                if not _reads_kernel_log(pod, container):
+                reads_log, log_mounted_at = _kernel_log_mount(pod, container)
+                if not reads_log:
                     # Whether the checks that run read the log: the default conf's do; a conf not linted may.
                     reads = True if not mounted else None if conf is None else any(c in conf for c in aznhc.SYSLOG_CHECKS)
                     if reads is not False:
                         what = ("its conf runs " + "/".join(c for c in aznhc.SYSLOG_CHECKS if conf and c in conf)) if conf \
                             else "the image's default conf runs check_gpu_xid" if not mounted \
                             else "if its conf runs check_gpu_xid or check_ib_link_flapping (the ConfigMap was not linted)"
+                        where = f"without the node's kernel log at {aznhc.SYSLOG}" if log_mounted_at is None else \
+                            (f"with the node's log mounted at {log_mounted_at} but nothing linking it to {aznhc.SYSLOG} "
+                             "(the only path the checks read)")
                         yield doc.at_path(path + ("name",),
-                                          f"container '{name}' runs Azure's health checks without the node's kernel log at "
-                                          f"{aznhc.SYSLOG}: {what}, and they skip and pass without it (XID errors and "
-                                          "link flaps go unseen)",
+                                          f"container '{name}' runs Azure's health checks {where}: {what}, and they skip "
+                                          "and pass without it (XID errors and link flaps go unseen)",
                                           hint=f"mount the node's {aznhc.HOST_LOG_DIR} read-only and link syslog (else messages) "
                                                f"to {aznhc.SYSLOG}, as run-health-checks.sh mounts it",
                                           severity=None if reads else Severity.INFO)
