@@ -618,6 +618,32 @@ def _lost_status(container: dict) -> Optional[tuple[str, str]]:
     return None
 
 
+# Events whose policy acts on a failed launcher pod (PodFailed itself, its task failing, any event); a policy on an
+# exit code also shows the author handled failures.
+_FAILURE_EVENTS = {"PodFailed", "TaskFailed", "*"}
+# A worker that serves mpirun's ssh for ever (or idles): its pod never ends on its own.
+_ENDLESS_WORKER = re.compile(r"\bsshd\b[^\n;&|]*\s-\w*D\b|\bsleep\s+(?:infinity|inf)\b")
+
+
+def _handles_failure(policies: object) -> bool:
+    if not isinstance(policies, list):
+        return False
+    for policy in policies:
+        if not isinstance(policy, dict):
+            continue
+        events = {str(policy["event"])} if policy.get("event") else set()
+        events |= {str(e) for e in policy.get("events") or []}
+        if events & _FAILURE_EVENTS or policy.get("exitCode") is not None:
+            return True
+    return False
+
+
+def _endless_workers(doc: Document, launcher_index: int) -> bool:
+    """Another task of the job runs a container that never ends on its own (``sshd -D``, ``sleep infinity``)."""
+    return any(pod.task_index != launcher_index and _ENDLESS_WORKER.search(command_text(c))
+               for pod in pods(doc) for _, c in pod.containers())
+
+
 @rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB, since="0.3.0")
 def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A failing NCCL test in the launcher cannot make the Volcano job end Failed.
@@ -626,8 +652,10 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), and a launcher pod ``restartPolicy: OnFailure`` or ``Always``
-    (warning: the job reruns the test instead of failing). An ``mpirun`` counts as checked under
+    commands without ``set -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
+    (warning: the job reruns the test instead of failing), and a launcher with ``restartPolicy: Never`` whose
+    task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
+    container never ends (``sshd -D``, ``sleep infinity``; warning). An ``mpirun`` counts as checked under
     ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
     tests it (``exit $rc``, ``[ "$rc" -ne 0 ]``), or acts on ``$?`` itself. Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
@@ -639,7 +667,10 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     event (volcano-sh/volcano ``pkg/controllers/job/job_controller_handler.go``), so the job stays Running,
     rerunning the test and holding every GPU of the gang. With ``restartPolicy: Never`` and
     ``{event: PodFailed, action: RestartJob}`` under ``maxRetry: 1`` the job moves to Failed
-    (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log.
+    (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log. Without a policy on
+    the failure, ``applyPolicies`` (``job_controller_util.go``) takes the default ``SyncJobAction``, and
+    ``state/running.go`` moves the job on only when every pod has ended (``Succeeded + Failed`` equals the
+    replicas): workers running ``sshd -D`` never end, so the failed job stays Running.
 
     ## Severity
     Warning: the job accepts and runs, but a failed test ends Completed, so the cluster is declared
@@ -677,6 +708,15 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
             continue
         flagged_tasks.add(pod.task_index)
         policy = pod.spec.get("restartPolicy")
+        task_name = pod.task.get("name") or pod.task_index
+        if policy == "Never" and not _handles_failure(pod.task.get("policies")) \
+                and not _handles_failure(_spec(doc).get("policies")) and _endless_workers(doc, pod.task_index):
+            yield doc.at_path(("spec", "tasks", pod.task_index, "name"),
+                              f"task '{task_name}' runs the NCCL test with restartPolicy Never but no policy acts on "
+                              "PodFailed: a failed launcher pod gets Volcano's default SyncJob, and with the workers' sshd "
+                              "never ending the job stays Running, holding every GPU of the gang",
+                              hint="add {event: PodFailed, action: RestartJob} to this task's policies and maxRetry: 1 "
+                                   "to the job (or action: AbortJob)")
         if policy in ("OnFailure", "Always"):
             yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
                               f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
