@@ -191,6 +191,9 @@ def _kernel_log_mount(pod, container: dict) -> tuple[bool, str | None]:
     return False, mounted_at
 
 
+_UNSEEN = {"check_gpu_xid": "XID errors", "check_ib_link_flapping": "link flaps"}  # what each log check would catch
+
+
 def _has_memory_shm(pod, container: dict) -> bool:
     if pod.spec.get("hostIPC") is True:
         return True
@@ -219,7 +222,8 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
     (else ``/var/log/messages``) at ``/azure-nhc/syslog`` and runs the container with ``--shm-size=8g``.
     ``customTests/azure_gpu_xid.nhc`` and ``azure_ib_link_flapping.nhc`` read that file and, when it is
     missing, log "not found. Skipping" and pass: a node with GPU XID errors or a flapping IB link is
-    declared healthy. Every GPU size's conf upstream runs ``check_gpu_xid``.
+    declared healthy. Every NVIDIA GPU size's conf upstream runs ``check_gpu_xid``; the AMD sizes'
+    (``nd96isr_mi300x_v5``, ``nd96asr_mi200_v4``, image ``aznhc-rocm``) run ``check_ib_link_flapping``.
     NCCL keeps its shared-memory segments in ``/dev/shm``: ``ncclShmOpen`` (NVIDIA/nccl
     ``src/misc/shmutils.cc``, used by the SHM transport ``src/transport/shm.cc`` and the proxy) extends each
     file with ``posix_fallocate`` and fails communicator init with "No space left on device" when the
@@ -253,6 +257,7 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                 if not aznhc.runs_azure_nhc(str(container.get("image", "")), command_text(container)):
                     continue
                 name = container.get("name", "?")
+                image = str(container.get("image", ""))
                 mounted, conf = _mounted_conf(pod, container, config_maps)
                 reads_log, log_mounted_at = _kernel_log_mount(pod, container)
                 if not reads_log:
@@ -260,14 +265,16 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                     reads = True if not mounted else None if conf is None else any(c in conf for c in aznhc.SYSLOG_CHECKS)
                     if reads is not False:
                         what = ("its conf runs " + "/".join(c for c in aznhc.SYSLOG_CHECKS if conf and c in conf)) if conf \
-                            else "the image's default conf runs check_gpu_xid" if not mounted \
+                            else f"the image's default conf runs {aznhc.default_conf_syslog_check(image)}" if not mounted \
                             else "if its conf runs check_gpu_xid or check_ib_link_flapping (the ConfigMap was not linted)"
                         where = f"without the node's kernel log at {aznhc.SYSLOG}" if log_mounted_at is None else \
                             (f"with the node's log mounted at {log_mounted_at} but nothing linking it to {aznhc.SYSLOG} "
                              "(the only path the checks read)")
+                        checks = [c for c in aznhc.SYSLOG_CHECKS if (c in conf if conf else c in what)]
+                        unseen = " and ".join(_UNSEEN[c] for c in checks or aznhc.SYSLOG_CHECKS)
                         yield doc.at_path(path + ("name",),
                                           f"container '{name}' runs Azure's health checks {where}: {what}, and they skip "
-                                          "and pass without it (XID errors and link flaps go unseen)",
+                                          f"and pass without it ({unseen} go unseen)",
                                           hint=f"mount the node's {aznhc.HOST_LOG_DIR} read-only and link syslog (else messages) "
                                                f"to {aznhc.SYSLOG}, as run-health-checks.sh mounts it",
                                           severity=None if reads else Severity.INFO)
