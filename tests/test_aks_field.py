@@ -258,6 +258,8 @@ def test_amd_pool_labels_infiniband_vfs_by_device_id_not_by_class(shared_dir):
     (match,) = rule["spec"]["rules"][0]["matchFeatures"]
     assert rule["spec"]["rules"][0]["labels"] == {"feature.node.kubernetes.io/pci-15b3.present": "true"}
     assert match["feature"] == "pci.device" and match["matchExpressions"]["device"]["value"] == ["101e"]  # ConnectX-7 VF
+    # Only InfiniBand VFs (class 0207): 101e is also the id of ConnectX-6 Dx/7 Ethernet VFs (review C2).
+    assert match["matchExpressions"]["class"] == {"op": "In", "value": ["0207"]}
     # Azure's reference rule (Azure/aks-rdma-infiniband @700dabb4) matches the same feature and ids.
     reference = YAML(typ="safe").load((shared_dir / "upstream" / "k8s" / "azure-aks-rdma-infiniband" /
                                        "nodefeaturerule-network.yaml").read_text(encoding="utf-8"))
