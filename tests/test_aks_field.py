@@ -4,6 +4,7 @@ NFD/NodeFeatureRule, image pins and UCX bootstrap settings. Each test names the 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ from hpcconf.knowledge import charts, pci_ids
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
+from hpcconf.targets.aks.volcano_job import RUN_START_S, run_budget_s
 
 REPO = Path(__file__).resolve().parents[1]
 CURRENT = REPO / "examples" / "ndmv4-aks-current.yaml"
@@ -124,6 +126,7 @@ def test_health_check_script_links_the_first_kernel_log_that_exists(tmp_path):
 FAKE_MPIRUN = """#!/bin/bash
 # mpirun stand-in: prints an nccl-tests table ($STUB_BUSBW GB/s, $STUB_WRONG wrong) and exits $STUB_RC.
 echo "# nccl-tests stand-in: $*"
+[ -n "$STUB_HANG" ] && exec sleep "$STUB_HANG"  # a hung collective: never prints, never exits on its own
 echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
 if [ "${STUB_TABLE:-1}" = 1 ]; then
   for size in 8 1048576 8589934592 17179869184; do
@@ -158,7 +161,7 @@ def _run_launcher(script: str, tmp_path: Path, **stub: str) -> subprocess.Comple
     (bin_dir / "mpirun").chmod(0o755)
     hostfile = tmp_path / "mpiworker.host"
     hostfile.write_text("worker-0\nworker-1\n", encoding="utf-8")
-    sandboxed = (script.replace("/tmp/", f"{logs}/")
+    sandboxed = (re.sub(r"timeout -k \d+ \d+ ", "timeout -k 1 1 ", script).replace("/tmp/", f"{logs}/")
                  .replace("/etc/volcano/mpiworker.host", str(hostfile))
                  .replace("mkdir -p /var/run/sshd; /usr/sbin/sshd", "true"))
     assert "/usr/sbin/sshd" not in sandboxed and "/etc/volcano" not in sandboxed
@@ -184,6 +187,26 @@ def test_failing_mpirun_fails_the_launcher(launcher, tmp_path):
     assert "FAILED: all_reduce_perf: exit status 1" in result.stderr
     # Every test still ran and was judged before the job failed.
     assert "== single-node.all_reduce" in result.stdout and "== verdict" in result.stdout
+
+
+@needs_bash
+def test_hung_mpirun_is_stopped_and_fails_the_launcher(launcher, tmp_path):
+    # Review D2: a hung collective held the gang's GPUs for ever; each mpirun now runs under timeout.
+    result = _run_launcher(launcher, tmp_path, STUB_HANG="120")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED: all_reduce_perf: timed out (exit status 124)" in result.stderr
+    assert "== verdict" in result.stdout
+
+
+def test_every_launcher_mpirun_has_a_budget_from_its_sizes(launcher):
+    runs = [line for line in launcher.splitlines() if "mpirun --allow-run-as-root" in line]
+    assert runs and all(re.match(r"\s*timeout -k 60 \d+ mpirun ", line) for line in runs), runs
+    # Larger messages or more iterations take longer, and the budget is whole minutes above the start allowance.
+    base = ["-b", "8", "-e", "8G", "-f", "2", "-n", "20", "-w", "5"]
+    assert run_budget_s(base) == 1200
+    assert run_budget_s([*base[:3], "16G", *base[4:]]) > run_budget_s(base)
+    assert run_budget_s([*base[:7], "100", *base[8:]]) > run_budget_s(base)
+    assert run_budget_s(["-b", "8", "-e", "8"]) % 60 == 0 and run_budget_s(["-b", "8", "-e", "8"]) > RUN_START_S
 
 
 @needs_bash
@@ -235,6 +258,8 @@ def test_amd_pool_labels_infiniband_vfs_by_device_id_not_by_class(shared_dir):
     (match,) = rule["spec"]["rules"][0]["matchFeatures"]
     assert rule["spec"]["rules"][0]["labels"] == {"feature.node.kubernetes.io/pci-15b3.present": "true"}
     assert match["feature"] == "pci.device" and match["matchExpressions"]["device"]["value"] == ["101e"]  # ConnectX-7 VF
+    # Only InfiniBand VFs (class 0207): 101e is also the id of ConnectX-6 Dx/7 Ethernet VFs (review C2).
+    assert match["matchExpressions"]["class"] == {"op": "In", "value": ["0207"]}
     # Azure's reference rule (Azure/aks-rdma-infiniband @700dabb4) matches the same feature and ids.
     reference = YAML(typ="safe").load((shared_dir / "upstream" / "k8s" / "azure-aks-rdma-infiniband" /
                                        "nodefeaturerule-network.yaml").read_text(encoding="utf-8"))
@@ -274,7 +299,7 @@ def _runs(script: str) -> dict[str, dict[str, str]]:
     """The exports of each mpirun in a launcher script, by the log it writes."""
     runs = {}
     for call in script.replace("\\\n", " ").splitlines():
-        if call.startswith("mpirun "):
+        if call.startswith(("mpirun ", "timeout ")) and " mpirun " in f" {call}":
             words = call.split()
             log = call.rsplit('tee "', 1)[1].split('"', 1)[0]
             runs[log] = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "-x")
@@ -371,4 +396,4 @@ def test_generated_job_has_no_vol010_and_its_2023_form_has_both(tmp_path):
     (aks / "volcano-job.yaml").write_text(old, encoding="utf-8")
     found = sorted(f.severity.value for f in lint_paths([str(aks / "volcano-job.yaml")], LintContext()).findings
                    if f.code == "VOL010")
-    assert found == ["info", "warning"]
+    assert found == ["warning", "warning"]  # the status lost, and the endless in-place rerun (review D10)

@@ -38,8 +38,10 @@ def test_seed_artifacts_get_the_findings_they_deserve():
         ("seed000-job.yaml", 8, "VOL003"),   # minAvailable 3 of 5 pods, because of the duplicated task
         ("seed000-job.yaml", 43, "VOL010"),  # mpirun | tee without pipefail: a failed test ends the job Completed
         ("seed000-job.yaml", 56, "K8S008"),  # the test image by :latest
-        ("seed000-job.yaml", 68, "VOL010"),  # the launcher restarts in place (OnFailure): the job never ends Failed (info)
+        ("seed000-job.yaml", 68, "VOL010"),  # the launcher restarts in place (OnFailure): the job never ends Failed (warning)
         ("seed000-job.yaml", 74, "XA002"),   # the GPU-less first copy attaches 8 IB networks for 0 VFs
+        ("seed000-job.yaml", 82, "K8S008"),  # the workers run the test's ranks from the same :latest image (D9)
+        ("seed000-job.yaml", 108, "K8S008"),  # the second (duplicated) worker task likewise
         ("seed000-job.yaml", 96, "VOL001"),  # duplicated task name: Volcano rejects the job
         ("seed000-nodepool.sh", 3, "XA004"),  # SkipGPUDriverInstallation is not the tag AKS reads
     ])

@@ -6,8 +6,9 @@ when a hand-written one does not.
 ``/azure-nhc/conf/aznhc.conf`` and the host's kernel log (``/var/log/syslog``, else ``/var/log/messages``)
 at ``/azure-nhc/syslog``, then ``/azure-nhc/aznhc-entrypoint.sh``. ``customTests/azure_gpu_xid.nhc`` and
 ``azure_ib_link_flapping.nhc`` read that log and skip (a log line, not a failure) when it is missing; without a
-conf the entrypoint runs the image's default conf for the VM size (``default/conf/<size>.conf``), and every
-GPU size's default conf runs ``check_gpu_xid``.
+conf the entrypoint runs the image's default conf for the VM size (``default/conf/<size>.conf``): every
+NVIDIA GPU size's conf runs ``check_gpu_xid``, the AMD sizes' (``nd96asr_mi200_v4``, ``nd96isr_mi300x_v5``)
+run ``check_ib_link_flapping`` and no XID check (``conf/`` at ``COMMIT``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,16 @@ SYSLOG_CHECKS = ("check_gpu_xid", "check_ib_link_flapping")
 # The checks that run NCCL/RCCL on the node's GPUs inside the container.
 COLLECTIVE_CHECKS = ("check_nccl_allreduce", "check_rccl_allreduce", "check_nccl_allreduce_ib_loopback")
 IMAGE_PREFIX = "mcr.microsoft.com/aznhc/aznhc-"
+# The log-reading check every default conf of an image's GPU sizes runs (conf/*.conf at COMMIT): aznhc-nv's NVIDIA
+# sizes all run check_gpu_xid; aznhc-rocm's AMD sizes run check_ib_link_flapping only.
+DEFAULT_CONF_SYSLOG_CHECK = {"nv": "check_gpu_xid", "rocm": "check_ib_link_flapping"}
+
+
+def default_conf_syslog_check(image: str) -> str:
+    """What the image's default conf reads the kernel log for ("check_gpu_xid or check_ib_link_flapping" when the
+    image is not one of Azure's two)."""
+    flavour = image[len(IMAGE_PREFIX):].split("@")[0].split(":")[0] if image.startswith(IMAGE_PREFIX) else ""
+    return DEFAULT_CONF_SYSLOG_CHECK.get(flavour, " or ".join(SYSLOG_CHECKS))
 # The only tag Azure documents for either image (dockerfile/README.MD: `docker pull
 # mcr.microsoft.com/aznhc/aznhc-nv:latest`; pull-image-mcr.sh pulls the bare name): no version or dated tag
 # is published, so a reproducible run pins the image by digest (spec: health_checks.image).

@@ -18,6 +18,11 @@ from typing import Optional
 from . import compat
 
 MELLANOX_VENDOR = "15b3"
+# PCI class 0207 (network controller, InfiniBand): what a ConnectX VF in InfiniBand mode reports; the same VF ids
+# in Ethernet mode report 0200 (101e is the generic mlx5 Gen VF id, shared with ConnectX-6 Dx/7 Ethernet VFs).
+# NFD's pci.device class is the sysfs class code's first four hex digits (node-feature-discovery v0.19.0
+# source/pci/utils.go readSinglePciAttribute).
+INFINIBAND_CLASS = "0207"
 NFD_MELLANOX_LABEL = f"feature.node.kubernetes.io/pci-{MELLANOX_VENDOR}.present"
 REFERENCE = "Azure/aks-rdma-infiniband tests/setup-infra/network-operator-nfd.yaml @700dabb4"
 # HCA generation (skus/*.yaml infiniband.hca) -> the VF device ids its InfiniBand VFs have on Azure.

@@ -28,6 +28,7 @@ from ...parsers.k8s import (
     resources,
     shell_references,
 )
+from ...parsers.mpirun import find_mpirun
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -400,8 +401,10 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
     ## What it catches
     A container whose ``image`` has no tag or the tag ``latest`` and no digest, when the container runs
     nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf`` binaries; warning) or Azure's health
-    checks (``mcr.microsoft.com/aznhc/aznhc-*``, ``aznhc-entrypoint.sh``; info). Other containers (an init
-    container running ``kubectl wait``) do not change the result and are not reported.
+    checks (``mcr.microsoft.com/aznhc/aznhc-*``, ``aznhc-entrypoint.sh``; info). In a job (Volcano tasks,
+    MPIJob replicas) whose launcher's ``mpirun`` runs such a test, the containers of the other tasks run its
+    ranks and are judged the same way (warning). Other containers (an init container running
+    ``kubectl wait``) do not change the result and are not reported.
 
     ## Why is this bad?
     The NCCL a test measures is the image's: with ``latest`` every push can bring another NCCL, so busbw
@@ -428,7 +431,13 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
     Push and run a versioned tag (``nccl-tests:25.10``) or pin the digest
     (``mcr.microsoft.com/aznhc/aznhc-nv@sha256:...``; ``hpcconf`` specs: ``health_checks.image``).
     """
-    for pod in pods(doc):
+    job_pods = list(pods(doc))
+    # In a job whose launcher mpiruns the test, the other tasks' containers run its ranks (mpirun starts them over
+    # ssh there), so their image decides the NCCL measured.
+    launchers = {pod.task_index for pod in job_pods for _, c in pod.containers() if pod.task is not None
+                 and find_mpirun(command_text(c)) and _COLLECTIVE_TESTS.search(command_text(c))}
+    for pod in job_pods:
+        main = {path for path, _ in pod.containers()}
         for path, container in pod.containers(init=True):
             image = str(container.get("image") or "")
             floating = floating_tag(image)
@@ -439,6 +448,13 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
                 yield doc.at_path(path + ("image",), f"image {image} ({floating}) runs the NCCL/RCCL test: each push "
                                   "changes the NCCL it measures, and each node pulls whatever the tag points at",
                                   hint="run a versioned tag or a digest of the test image", prefer_value=True)
+            elif launchers and pod.task is not None and pod.task_index not in launchers and path in main \
+                    and not aznhc.runs_azure_nhc(image, command):
+                yield doc.at_path(path + ("image",), f"image {image} ({floating}) runs the ranks of the job's NCCL/RCCL "
+                                  "test (its launcher's mpirun starts them in this container): each push changes the "
+                                  "NCCL it measures, and each node pulls whatever the tag points at",
+                                  hint="run a versioned tag or a digest of the test image, the launcher's",
+                                  prefer_value=True)
             elif aznhc.runs_azure_nhc(image, command):
                 yield doc.at_path(path + ("image",), f"image {image} ({floating}) runs Azure's health checks: Azure "
                                   "publishes only latest, so nodes checked at different times may run different checks",

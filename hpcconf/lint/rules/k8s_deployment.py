@@ -14,6 +14,7 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import aznhc, charts
 from ...parsers.k8s import POD_KINDS, as_dict, command_text, gpu_count, pods
+from ...parsers.shell_commands import container_commands
 from ..chart_version import resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
@@ -22,8 +23,8 @@ from ..registry import rule
 # --------------------------------------------------------------------------- K8S006
 
 # Tools that exist in a container only through the NVIDIA runtime's driver mounts (the driver container's
-# /run/nvidia/driver, injected as CDI devices): a pod that runs them expects that runtime.
-NVIDIA_RUNTIME_TOOLS = re.compile(r"\b(nvidia-smi|dcgmi|nv-hostengine|nvbandwidth|nvidia-bug-report\.sh)\b")
+# /run/nvidia/driver, injected as CDI devices): a pod that runs them (as a command, not as text) expects that runtime.
+NVIDIA_RUNTIME_TOOLS = ("nvidia-smi", "dcgmi", "nv-hostengine", "nvbandwidth", "nvidia-bug-report.sh")
 NVIDIA_NHC_IMAGE = aznhc.IMAGE_PREFIX + "nv"  # Azure's NVIDIA health-check image (check_gpu_count runs nvidia-smi)
 # NVIDIA_VISIBLE_DEVICES values that ask the runtime for no GPU.
 NO_GPU_VALUES = {"", "void", "none"}
@@ -36,9 +37,9 @@ def _expects_nvidia_runtime(container: dict) -> str | None:
         if isinstance(item, dict) and item.get("name") == "NVIDIA_VISIBLE_DEVICES" \
                 and str(item.get("value", "")).strip().lower() not in NO_GPU_VALUES:
             return f"sets NVIDIA_VISIBLE_DEVICES={item.get('value')}"
-    tool = NVIDIA_RUNTIME_TOOLS.search(command_text(container))
+    tool = next((name for name in container_commands(container) if name in NVIDIA_RUNTIME_TOOLS), None)
     if tool:
-        return f"runs {tool.group(1)}"
+        return f"runs {tool}"
     image = str(container.get("image") or "")
     return f"runs {image.split('@')[0].split(':')[0]} (its checks call nvidia-smi)" if image.startswith(NVIDIA_NHC_IMAGE) else None
 
@@ -73,8 +74,13 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
     A container that sets ``NVIDIA_VISIBLE_DEVICES`` (other than ``void``/``none``), runs
     ``nvidia-smi``, ``dcgmi``, ``nv-hostengine`` or ``nvbandwidth``, or runs Azure's NVIDIA health-check image
     (``mcr.microsoft.com/aznhc/aznhc-nv``), in a pod without
-    ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``.
+    ``runtimeClassName`` and without a CDI annotation, whose container requests no ``nvidia.com/gpu``
+    and claims no DRA device (``resources.claims``).
     Health-check and monitoring DaemonSets are written this way so as not to hold the GPUs a job needs.
+    A tool counts when the script runs it as a program (also through ``$(...)``, ``sh -c``, ``timeout``,
+    ``sudo``): its name inside an ``echo`` argument, a quoted string or a comment is text. A container
+    whose ``resources.claims`` names one of the pod's ``resourceClaims`` gets its GPUs from the DRA driver,
+    which hands the runtime CDI devices for them, so it needs no RuntimeClass.
 
     Severity follows the gpu-operator of the deployment (the spec's pin, ``--chart gpu-operator=V``, a
     per-path setting, or gpu-operator values linted with the pod and their ``Chart.lock``): an error where
@@ -121,7 +127,7 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
                 continue
             for path, container in pod.containers(init=True):
                 why = _expects_nvidia_runtime(container)
-                if why is None or gpu_count(container):
+                if why is None or gpu_count(container) or as_dict(container.get("resources")).get("claims"):
                     continue
                 name = container.get("name", "?")
                 if cdi:
@@ -160,18 +166,32 @@ def _mounted_conf(pod, container: dict, config_maps: dict[str, dict]) -> tuple[b
     return False, None
 
 
-def _reads_kernel_log(pod, container: dict) -> bool:
-    """A mount at /azure-nhc/syslog, or the node's /var/log (or its syslog/messages) from a hostPath."""
+# A command that links, copies or streams a file to /azure-nhc/syslog (ln -sf "$log" /azure-nhc/syslog).
+_LINKS_SYSLOG = re.compile(r"(?:\b(?:ln|cp|install|rsync)\b[^\n;&|]*\s|>\s*)[\"']?" + re.escape(aznhc.SYSLOG) + r"[\"']?(?=[\s;&|)]|$)")
+
+
+def _kernel_log_mount(pod, container: dict) -> tuple[bool, str | None]:
+    """(the checks find the kernel log at /azure-nhc/syslog, where the node's log is mounted when they do not).
+
+    A mount at /azure-nhc/syslog reads it; a hostPath of the node's ``/``, ``/var/log`` or a log file mounted
+    elsewhere reads it only when the container's script links or copies it to /azure-nhc/syslog."""
     volumes = _volumes(pod)
+    mounted_at = None
     for mount in container.get("volumeMounts") or []:
         if not isinstance(mount, dict):
             continue
-        if str(mount.get("mountPath", "")).rstrip("/") == aznhc.SYSLOG:
-            return True
-        host = str(as_dict(volumes.get(str(mount.get("name")), {}).get("hostPath")).get("path", "")).rstrip("/")
-        if host in ("/", aznhc.HOST_LOG_DIR, *aznhc.KERNEL_LOGS):
-            return True
-    return False
+        path = str(mount.get("mountPath", "")).rstrip("/")
+        if path == aznhc.SYSLOG:
+            return True, None
+        host_path = as_dict(volumes.get(str(mount.get("name")), {}).get("hostPath"))
+        if "path" in host_path and str(host_path["path"]).rstrip("/") in ("", aznhc.HOST_LOG_DIR, *aznhc.KERNEL_LOGS):
+            mounted_at = path or "/"
+    if mounted_at is not None and _LINKS_SYSLOG.search(command_text(container)):
+        return True, None
+    return False, mounted_at
+
+
+_UNSEEN = {"check_gpu_xid": "XID errors", "check_ib_link_flapping": "link flaps"}  # what each log check would catch
 
 
 def _has_memory_shm(pod, container: dict) -> bool:
@@ -190,17 +210,31 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
 
     ## What it catches
     A container running ``mcr.microsoft.com/aznhc/aznhc-*`` or ``aznhc-entrypoint.sh`` that has no
-    mount at ``/azure-nhc/syslog`` and no hostPath of the node's ``/var/log`` (warning when its conf runs
+    mount at ``/azure-nhc/syslog``, nor a hostPath of the node's ``/var/log`` (or ``/``, or the log file)
+    that its script links or copies to ``/azure-nhc/syslog`` (``ln -sf``, ``cp``) (warning when its conf runs
     ``check_gpu_xid`` or ``check_ib_link_flapping``, or when no conf is mounted and the image's default conf
     for the size runs them; info when the conf's ConfigMap is not among the linted files); and one whose conf
-    runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (info).
+    runs an NCCL/RCCL check with the container's default 64 MiB ``/dev/shm`` (warning; info when no conf is
+    mounted and the image's default conf for the node's size decides).
 
     ## Why is this bad?
     Azure's ``run-health-checks.sh`` (Azure/azurehpc-health-checks) mounts the host's ``/var/log/syslog``
     (else ``/var/log/messages``) at ``/azure-nhc/syslog`` and runs the container with ``--shm-size=8g``.
     ``customTests/azure_gpu_xid.nhc`` and ``azure_ib_link_flapping.nhc`` read that file and, when it is
     missing, log "not found. Skipping" and pass: a node with GPU XID errors or a flapping IB link is
-    declared healthy. Every GPU size's conf upstream runs ``check_gpu_xid``.
+    declared healthy. Every NVIDIA GPU size's conf upstream runs ``check_gpu_xid``; the AMD sizes'
+    (``nd96isr_mi300x_v5``, ``nd96asr_mi200_v4``, image ``aznhc-rocm``) run ``check_ib_link_flapping``.
+    NCCL keeps its shared-memory segments in ``/dev/shm``: ``ncclShmOpen`` (NVIDIA/nccl
+    ``src/misc/shmutils.cc``, used by the SHM transport ``src/transport/shm.cc`` and the proxy) extends each
+    file with ``posix_fallocate`` and fails communicator init with "No space left on device" when the
+    tmpfs is full (NVIDIA/nccl issues #290 and #342: the 64 MB default of a container). The NCCL check then
+    fails on a healthy node, which the DaemonSet taints.
+
+    ## Severity
+    Warning: a missing kernel log lets a node with XID errors or link flaps pass when the conf runs
+    ``check_gpu_xid``/``check_ib_link_flapping``; a 64 MiB ``/dev/shm`` under the conf's NCCL/RCCL check can
+    fail NCCL's init and take a healthy node out of the pool. Info where the conf is not among the linted
+    files, or where no conf is mounted and the image's default conf for the node's size decides.
 
     ## Example
     ```yaml
@@ -223,18 +257,24 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                 if not aznhc.runs_azure_nhc(str(container.get("image", "")), command_text(container)):
                     continue
                 name = container.get("name", "?")
+                image = str(container.get("image", ""))
                 mounted, conf = _mounted_conf(pod, container, config_maps)
-                if not _reads_kernel_log(pod, container):
+                reads_log, log_mounted_at = _kernel_log_mount(pod, container)
+                if not reads_log:
                     # Whether the checks that run read the log: the default conf's do; a conf not linted may.
                     reads = True if not mounted else None if conf is None else any(c in conf for c in aznhc.SYSLOG_CHECKS)
                     if reads is not False:
                         what = ("its conf runs " + "/".join(c for c in aznhc.SYSLOG_CHECKS if conf and c in conf)) if conf \
-                            else "the image's default conf runs check_gpu_xid" if not mounted \
+                            else f"the image's default conf runs {aznhc.default_conf_syslog_check(image)}" if not mounted \
                             else "if its conf runs check_gpu_xid or check_ib_link_flapping (the ConfigMap was not linted)"
+                        where = f"without the node's kernel log at {aznhc.SYSLOG}" if log_mounted_at is None else \
+                            (f"with the node's log mounted at {log_mounted_at} but nothing linking it to {aznhc.SYSLOG} "
+                             "(the only path the checks read)")
+                        checks = [c for c in aznhc.SYSLOG_CHECKS if (c in conf if conf else c in what)]
+                        unseen = " and ".join(_UNSEEN[c] for c in checks or aznhc.SYSLOG_CHECKS)
                         yield doc.at_path(path + ("name",),
-                                          f"container '{name}' runs Azure's health checks without the node's kernel log at "
-                                          f"{aznhc.SYSLOG}: {what}, and they skip and pass without it (XID errors and "
-                                          "link flaps go unseen)",
+                                          f"container '{name}' runs Azure's health checks {where}: {what}, and they skip "
+                                          f"and pass without it ({unseen} go unseen)",
                                           hint=f"mount the node's {aznhc.HOST_LOG_DIR} read-only and link syslog (else messages) "
                                                f"to {aznhc.SYSLOG}, as run-health-checks.sh mounts it",
                                           severity=None if reads else Severity.INFO)
@@ -243,7 +283,8 @@ def azure_nhc_without_host_inputs(docs: DocumentSet, ctx: LintContext) -> Iterat
                     what = "runs Azure's NCCL/RCCL health check" if collective else \
                         "runs the image's default conf (NCCL/RCCL all-reduce on ND sizes)"
                     yield doc.at_path(path + ("name",),
-                                      f"container '{name}' {what} with the container's 64 MiB /dev/shm; "
-                                      f"run-health-checks.sh gives it {aznhc.SHM_SIZE}",
+                                      f"container '{name}' {what} with the container's 64 MiB /dev/shm: NCCL's "
+                                      "shared-memory segments can fill it and fail init (ncclShmOpen: No space left on "
+                                      f"device), failing a healthy node; run-health-checks.sh gives it {aznhc.SHM_SIZE}",
                                       hint=f"mount an emptyDir {{medium: Memory, sizeLimit: {aznhc.SHM_SIZE}}} at /dev/shm",
-                                      severity=Severity.INFO)
+                                      severity=None if collective else Severity.INFO)

@@ -16,6 +16,7 @@ from ...knowledge.charts import newest_version
 from ...knowledge.versions import version_key as parse_version
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
+from ...parsers.shell_commands import script_commands
 from ..context import LintContext
 from ..document import Document, at_text
 from ..registry import rule
@@ -562,6 +563,29 @@ _MPIRUN_WORD = re.compile(r"(?:^|[\s;&|(`])(?:mpirun|mpiexec|orterun|prterun)(?=
 _ERREXIT = re.compile(r"^\s*set\s+(?:-[a-zA-Z]*e[a-zA-Z]*\b|.*-o\s+errexit\b)", re.M)
 _SINGLE_PIPE = re.compile(r"(?<![|>])\|(?![|&])")
 _EXIT_STATUS = re.compile(r"^\s*(?:exit\s+\"?\$\?\"?|done|fi|esac|\})\s*(?:#.*)?$")
+# ``rc=$?`` (also ``local``/``declare``/``readonly rc=$?``, or ``rc=$?;`` followed by more): the status kept.
+_STATUS_CAPTURE = re.compile(r"^\s*(?:(?:local|declare|readonly|export)\s+)?([A-Za-z_]\w*)=\"?\$\?\"?\s*(?:[;#]|$)")
+# Programs that act on a status: exit with it or test it ("exit" inside an echo string is text).
+_ACTS_ON_STATUS = {"exit", "return", "[", "[[", "test"}
+
+
+def _acts_on_status(line: str) -> bool:
+    return line.lstrip().startswith("((") or bool(_ACTS_ON_STATUS & set(script_commands(line)))
+
+
+def _status_checked_later(first_after: str, later: list[str]) -> bool:
+    """The line right after an mpirun keeps its status (``rc=$?``) and a later line exits with or tests it, or
+    the line right after acts on ``$?`` itself (``[ $? -eq 0 ] || exit 1``)."""
+    code = first_after.split("#", 1)[0]
+    if "$?" in code and not _STATUS_CAPTURE.match(code) and _acts_on_status(code):
+        return True
+    capture = _STATUS_CAPTURE.match(code)
+    if capture is None:
+        return False
+    name = re.escape(capture.group(1))
+    used = re.compile(r"\$\{?" + name + r"\b|^\s*\(\(.*\b" + name + r"\b")  # $rc, ${rc}, or rc inside (( ))
+    return any(used.search(line) and _acts_on_status(line)
+               for line in [code[capture.end():], *later])
 
 
 def _logical_lines(script: str) -> list[tuple[str, str]]:
@@ -600,12 +624,39 @@ def _lost_status(container: dict) -> Optional[tuple[str, str]]:
         checked = "||" in after or "&&" in after or code.lstrip().startswith(("if ", "while ", "until ", "! "))
         if _SINGLE_PIPE.search(after) and not pipefail and not pipestatus:
             return "its exit status is lost in the pipe (no `set -o pipefail`): the pipeline's status is the last command's", first
-        later = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")
-                 and not _EXIT_STATUS.match(rest)]
+        following = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")]
+        later = [rest for rest in following if not _EXIT_STATUS.match(rest)]
+        checked = checked or bool(following) and _status_checked_later(following[0], following[1:])
         if not checked and not errexit and later:
             return ("a failure does not stop the script (no `set -e`, no `|| exit`), so a later command's status "
                     "becomes the container's"), first
     return None
+
+
+# Events whose policy acts on a failed launcher pod (PodFailed itself, its task failing, any event); a policy on an
+# exit code also shows the author handled failures.
+_FAILURE_EVENTS = {"PodFailed", "TaskFailed", "*"}
+# A worker that serves mpirun's ssh for ever (or idles): its pod never ends on its own.
+_ENDLESS_WORKER = re.compile(r"\bsshd\b[^\n;&|]*\s-\w*D\b|\bsleep\s+(?:infinity|inf)\b")
+
+
+def _handles_failure(policies: object) -> bool:
+    if not isinstance(policies, list):
+        return False
+    for policy in policies:
+        if not isinstance(policy, dict):
+            continue
+        events = {str(policy["event"])} if policy.get("event") else set()
+        events |= {str(e) for e in policy.get("events") or []}
+        if events & _FAILURE_EVENTS or policy.get("exitCode") is not None:
+            return True
+    return False
+
+
+def _endless_workers(doc: Document, launcher_index: int) -> bool:
+    """Another task of the job runs a container that never ends on its own (``sshd -D``, ``sleep infinity``)."""
+    return any(pod.task_index != launcher_index and _ENDLESS_WORKER.search(command_text(c))
+               for pod in pods(doc) for _, c in pod.containers())
 
 
 @rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB, since="0.3.0")
@@ -616,8 +667,12 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), and a pod ``restartPolicy: OnFailure`` or ``Always`` (info: the job
-    reruns the test instead of failing, which a user may want). Jobs that run other
+    commands without ``set -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
+    (warning: the job reruns the test instead of failing), and a launcher with ``restartPolicy: Never`` whose
+    task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
+    container never ends (``sshd -D``, ``sleep infinity``; warning). An ``mpirun`` counts as checked under
+    ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
+    tests it (``exit $rc``, ``[ "$rc" -ne 0 ]``), or acts on ``$?`` itself. Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
 
     ## Why is this bad?
@@ -627,12 +682,17 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     event (volcano-sh/volcano ``pkg/controllers/job/job_controller_handler.go``), so the job stays Running,
     rerunning the test and holding every GPU of the gang. With ``restartPolicy: Never`` and
     ``{event: PodFailed, action: RestartJob}`` under ``maxRetry: 1`` the job moves to Failed
-    (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log.
+    (``state/restarting.go``: ``RetryCount >= maxRetry``), keeping the failed pod's log. Without a policy on
+    the failure, ``applyPolicies`` (``job_controller_util.go``) takes the default ``SyncJobAction``, and
+    ``state/running.go`` moves the job on only when every pod has ended (``Succeeded + Failed`` equals the
+    replicas): workers running ``sshd -D`` never end, so the failed job stays Running.
 
     ## Severity
-    Warning: the job accepts and runs, but a failed test ends Completed (or reruns forever), so the
-    cluster is declared healthy without being so; info for ``OnFailure``/``Always``, where rerunning may be
-    the author's intent.
+    Warning: the job accepts and runs, but a failed test ends Completed, so the cluster is declared
+    healthy without being so; or, under ``OnFailure``/``Always``, the kubelet restarts the failed launcher
+    in place without end (the pod stays Running, Volcano never sees ``PodFailed``), the job never reaches
+    Failed and the gang keeps every GPU, with no verdict. Only test launchers are judged: a training job's
+    in-place retries are left alone.
 
     ## Example
     ```yaml
@@ -663,10 +723,18 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
             continue
         flagged_tasks.add(pod.task_index)
         policy = pod.spec.get("restartPolicy")
+        task_name = pod.task.get("name") or pod.task_index
+        if policy == "Never" and not _handles_failure(pod.task.get("policies")) \
+                and not _handles_failure(_spec(doc).get("policies")) and _endless_workers(doc, pod.task_index):
+            yield doc.at_path(("spec", "tasks", pod.task_index, "name"),
+                              f"task '{task_name}' runs the NCCL test with restartPolicy Never but no policy acts on "
+                              "PodFailed: a failed launcher pod gets Volcano's default SyncJob, and with the workers' sshd "
+                              "never ending the job stays Running, holding every GPU of the gang",
+                              hint="add {event: PodFailed, action: RestartJob} to this task's policies and maxRetry: 1 "
+                                   "to the job (or action: AbortJob)")
         if policy in ("OnFailure", "Always"):
             yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
                               f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
-                              "test, its pod never fails, and the job never ends Failed (whoever waits for the verdict "
-                              "waits on)",
+                              "test without end, its pod never fails, so the job never ends Failed and its gang keeps every GPU",
                               hint="restartPolicy: Never, with policies [{event: PodFailed, action: RestartJob}] and the "
-                                   "job's maxRetry: 1", severity=Severity.INFO)
+                                   "job's maxRetry: 1")

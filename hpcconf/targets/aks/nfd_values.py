@@ -65,13 +65,15 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
 
 
 def node_feature_rule(ids: tuple[str, ...]) -> dict:
-    """pci-15b3.present on the nodes with an InfiniBand VF only (Azure's reference rule, our ids)."""
+    """pci-15b3.present on the nodes with an InfiniBand VF only: Azure's reference rule, our ids, and the
+    InfiniBand class (Azure's rule omits it), so an Ethernet-mode VF sharing an id (101e) labels nothing."""
     return {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule", "metadata": {"name": RULE_NAME},
             "spec": {"rules": [{"name": RULE_NAME, "labels": {pci_ids.NFD_MELLANOX_LABEL: "true"},
                                 "matchFeatures": [{"feature": "pci.device", "matchExpressions": {
                                     # quoted: an id of digits only would otherwise be read as a number
                                     "vendor": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.MELLANOX_VENDOR)]},
-                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in ids]}}}]}]}}
+                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in ids]},
+                                    "class": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.INFINIBAND_CLASS)]}}}]}]}}
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:

@@ -9,6 +9,7 @@ for the worker task, one ``k8s.v1.cni.cncf.io/networks`` entry per IB NIC.
 
 from __future__ import annotations
 
+import math
 import shlex
 from typing import Optional
 
@@ -18,6 +19,7 @@ from ...knowledge.nccl_floors import load_floors
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
+from ...spec.model import message_bytes
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
 from ._yaml import block, path, yaml_file
@@ -30,6 +32,14 @@ SSH_PORT = 22
 WORKERS_TIMEOUT_S = 600  # image pull and sshd start on the workers
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 MAX_RETRY = 1  # the launcher's first failure ends the job Failed; a rerun is a new `kubectl create`
+# Each mpirun runs under `timeout`, so a hung collective (a bad GPU or NVLink, IB retries) fails that test instead of
+# holding the gang's GPUs for ever. Its budget is what the run's message sizes and iterations take at a bus
+# bandwidth far below any working ND fabric, plus the start: a slow run still ends with its numbers, a hung one is
+# killed (SIGTERM, then SIGKILL after RUN_KILL_AFTER_S) and recorded as exit status 124.
+RUN_START_S = 300  # ssh start of every rank, NCCL init and topology search on the whole gang
+RUN_SLOW_BUSBW_BPS = 2 * 10**9  # 2 GB/s: NCCL's socket transport over the front-end NIC, the slowest it falls back to
+RUN_KILL_AFTER_S = 60
+TIMED_OUT_STATUS = 124  # coreutils timeout's status for a command it stopped
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
@@ -51,16 +61,33 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
 
 
+def run_budget_s(args: list[str] | tuple[str, ...]) -> int:
+    """The wall-clock limit of one nccl-tests run with these arguments (-b/-e/-f/-n/-w), in whole minutes.
+
+    Every size from -b to -e (times -f) runs -w + -n iterations, out of place and in place; busbw is at most
+    twice the message over the wire (all_reduce's 2(n-1)/n), so the run moves at most 4 x size x iterations
+    bytes, taken at RUN_SLOW_BUSBW_BPS, plus RUN_START_S."""
+    options = dict(zip(args[::2], args[1::2]))
+    size, largest = message_bytes(options.get("-b", "8")), message_bytes(options.get("-e", "8"))
+    factor, iterations = int(options.get("-f", "2")), int(options.get("-n", "20")) + int(options.get("-w", "5"))
+    moved = 0
+    while size <= largest:
+        moved += 4 * size * iterations
+        size = max(size * factor, size + 1)
+    seconds = RUN_START_S + math.ceil(moved / RUN_SLOW_BUSBW_BPS)
+    return 60 * math.ceil(seconds / 60)
+
+
 def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
                    log: str, ranks: int, env: tuple[tuple[str, str], ...] = (), label: str = "",
                    drop: tuple[str, ...] = ()) -> str:
     """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name,
-    ``drop`` names pool variables this run goes without. A failing mpirun (pipefail: its status, not tee's) is
-    recorded under ``label`` and the job goes on."""
+    ``drop`` names pool variables this run goes without. A failing mpirun (pipefail: its status, not tee's) or
+    one past its time budget (:func:`run_budget_s`) is recorded under ``label`` and the job goes on."""
     overrides = dict(env)
     merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env if key not in drop] + list(overrides.items())
     lines = [
-        "mpirun --allow-run-as-root",
+        f"timeout -k {RUN_KILL_AFTER_S} {run_budget_s(args)} mpirun --allow-run-as-root",
         f"-np {ranks} -npernode {job.gpus_per_worker}",
         f"--bind-to numa --map-by ppr:{job.gpus_per_worker}:node",
         f"-hostfile {aks.hostfile}",
@@ -94,7 +121,8 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     return (
         "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
         "FAILED=()\n"
-        "failed() { echo \"== $1: exit status $2\" >&2; FAILED+=(\"$1: exit status $2\"); }\n"
+        f"failed() {{ local why=\"exit status $2\"; [ \"$2\" = {TIMED_OUT_STATUS} ] && why=\"timed out (exit status $2): "
+        "a hung collective, stopped by timeout\"; echo \"== $1: $why\" >&2; FAILED+=(\"$1: $why\"); }\n"
         f"MPI_HOST=$(tr \"\\n\" \",\" < {aks.hostfile})\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
         "echo \"HOSTS: $MPI_HOST\"\n"
