@@ -169,38 +169,57 @@ def test_azhop_build_writes_the_gpu_count_override_and_warns_no_more_than_info(s
     assert "azhop/scheduler/slurm-gpu-count.sh" not in _build("Standard_ND96amsr_A100_v4", "azhop")
 
 
-def _run_gpu_count_script(tmp_path, ngpus: str):
+def _run_gpu_count_script(tmp_path, installed: str, gres: str):
+    """The script with stand-ins: azslurm as cyclecloud-slurm ``installed`` parses its arguments (3.0.4's
+    scale takes none: cli.py scale_parser), sinfo reports ``gres`` for the partition."""
     import json
     import subprocess
 
     script = _build("Standard_ND96isr_H100_v5", "azhop")["azhop/scheduler/slurm-gpu-count.sh"]
-    (tmp_path / "bin").mkdir(exist_ok=True)
-    azslurm = tmp_path / "bin" / "azslurm"
-    azslurm.write_text(f"""#!/bin/bash
-[ "$1" = buckets ] || exit 0
-echo "NODEARRAY PLACEMENT_GROUP VM_SIZE VCPU_COUNT PCPU_COUNT MEMORY AVAILABLE_COUNT NCPUS PCPUS NGPUS MEMGB"
-echo "gpu                       Standard_ND96isr_H100_v5 96 96 1900.00g 2 96 96 {ngpus} 1900.00g"
-""", encoding="utf-8")
-    azslurm.chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    calls = tmp_path / "calls"
+    stand_ins = {
+        "python": f"#!/bin/bash\necho {installed}\n",
+        "azslurm": f"#!/bin/bash\necho \"azslurm $*\" >> {calls}\n"
+                   "[ \"$*\" = scale ] || { echo 'azslurm: error: unrecognized arguments' >&2; exit 2; }\n",
+        "scontrol": "#!/bin/bash\nexit 0\n",
+        "sinfo": f"#!/bin/bash\necho \"sinfo $*\" >> {calls}\nprintf '%s\\n' {gres!r}\n",
+    }
+    for name, text in stand_ins.items():
+        (bin_dir / name).write_text(text, encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
     autoscale = tmp_path / "autoscale.json"
-    autoscale.write_text(json.dumps({"default_resources": [{"select": {}, "name": "slurm_gpus",
-                                                            "value": "node.gpu_count"}]}), encoding="utf-8")
+    if not autoscale.exists():
+        autoscale.write_text(json.dumps({"default_resources": [{"select": {}, "name": "slurm_gpus",
+                                                                "value": "node.gpu_count"}]}), encoding="utf-8")
     (tmp_path / "s.sh").write_text(script, encoding="utf-8")
-    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "AUTOSCALE": str(autoscale)}
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "AUTOSCALE": str(autoscale), "AZSLURM_PYTHON": str(bin_dir / "python")}
     result = subprocess.run(["bash", str(tmp_path / "s.sh")], env=env, capture_output=True, text=True)
-    return result, json.loads(autoscale.read_text(encoding="utf-8"))
+    return result, json.loads(autoscale.read_text(encoding="utf-8")), calls.read_text() if calls.exists() else ""
 
 
 @pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="jq not installed")
-def test_gpu_count_script_writes_the_override_first_and_checks_what_azslurm_sees(tmp_path):
-    result, config = _run_gpu_count_script(tmp_path, "8")
+def test_gpu_count_script_writes_the_override_first_restarts_and_checks_what_slurm_sees(tmp_path):
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.6", "gpu:8")
     assert result.returncode == 0, result.stderr
     assert config["default_resources"][0] == {"select": {"node.vm_size": "Standard_ND96isr_H100_v5"},
                                               "name": "slurm_gpus", "value": 8}
     assert config["default_resources"][1]["select"] == {} and len(config["default_resources"]) == 2
-    result, config = _run_gpu_count_script(tmp_path, "0")  # again: idempotent; 3.0.4 ignores the override
-    assert result.returncode == 1 and "before 3.0.6 ignores slurm_gpus" in result.stderr
+    # plain `azslurm scale`: it restarts slurmctld (--no-restart would leave the old gres.conf loaded)
+    assert "azslurm scale\n" in calls and "sinfo -h -p gpu -o %G" in calls
+    assert "Slurm sees 8 GPUs" in result.stdout
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.6", "(null)")  # again: idempotent
+    assert result.returncode == 1 and "Gres is '(null)'" in result.stderr
     assert len(config["default_resources"]) == 2
+
+
+@pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="jq not installed")
+def test_gpu_count_script_changes_nothing_where_cyclecloud_slurm_ignores_the_override(tmp_path):
+    # 3.0.4 (az-hop's newest): no slurm_gpus (f0c08b4 is first in 3.0.6), and `scale --no-restart` is a usage error
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.4", "gpu:8")
+    assert result.returncode == 1 and "3.0.4 ignores slurm_gpus" in result.stderr and "Upgrade" in result.stderr
+    assert calls == "" and len(config["default_resources"]) == 1
 
 
 def test_hpc206_judges_a_hand_written_azhop_config(tmp_path):
