@@ -297,3 +297,76 @@ def test_image_layouts_hold_at_their_tags():
         assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
     for tag in ("ubuntu-hpc-20241023", "ubuntu-hpc-v100-2204-20250825"):
         assert "MPI_HOME=${HPCX_MPI_DIR}" in show(tag, "ubuntu/common/install_nccl.sh")
+
+
+# -- D1: the job's verdict without hpcconf on the node ----------------------------------------------------
+
+FAKE_LAUNCHER = """#!/bin/bash
+# srun/mpirun stand-in: `srun --mpi=list` names pmix, a `bash -c` step reports one node, a test prints an
+# nccl-tests table ($STUB_BUSBW GB/s at every size, $STUB_WRONG wrong).
+case "$*" in *--mpi=list*) echo "MPI plugin types are... pmix"; exit 0 ;; *"bash -c"*) echo "node1 none"; exit 0 ;; esac
+echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+if [ "${STUB_TABLE:-1}" = 1 ]; then
+  for size in 8 1048576 8589934592 17179869184; do
+    printf "%14s %14s     float     sum      -1    62639  274.27  %7s  %5s    62601  274.44  %7s  %5s\\n" \\
+      "$size" "$((size / 4))" "$STUB_BUSBW" "$STUB_WRONG" "$STUB_BUSBW" "$STUB_WRONG"
+  done
+fi
+"""
+
+
+def _run_sbatch(tmp_path, sku: str, **stub: str):
+    """The generated job body on a node without hpcconf: srun/mpirun stand-ins, the module system and the
+    node's NCCL files moved into ``tmp_path``."""
+    import subprocess
+
+    script = _sbatch(_build(sku))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("srun", "mpirun"):
+        (bin_dir / name).write_text(FAKE_LAUNCHER, encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
+    (bin_dir / "scontrol").write_text("#!/bin/bash\n[ \"$2\" = config ] && echo 'TopologyPlugin          = topology/block'\n"
+                                      "[ \"$2\" = hostnames ] && echo node1\nexit 0\n", encoding="utf-8")
+    (bin_dir / "scontrol").chmod(0o755)
+    (tmp_path / "modules.sh").write_text("module() { :; }\n", encoding="utf-8")
+    files = tmp_path / "files"
+    files.mkdir()
+    body = script.replace("source /etc/profile.d/modules.sh", f"source {tmp_path / 'modules.sh'}")
+    for required in " ".join(re.findall(r"^REQUIRED_FILES=\((.*)\)$", body, re.M)).split():
+        body = body.replace(required, str(files / required.rsplit("/", 1)[1]))
+        (files / required.rsplit("/", 1)[1]).write_text("", encoding="utf-8")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "MPIRUN": str(bin_dir / "mpirun"), "STUB_BUSBW": "500.00",
+           "STUB_WRONG": "0", "SLURM_NNODES": "2", "SLURM_JOB_NODELIST": "node[1-2]", **stub}
+    assert "command -v hpcconf" in body
+    return subprocess.run(["bash", "-c", body], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+@pytest.mark.parametrize("sku, floor", [("Standard_ND96isr_H100_v5", "460"), ("Standard_ND96isr_H200_v5", None)])
+def test_sbatch_without_hpcconf_passes_a_healthy_run(tmp_path, sku, floor):
+    result = _run_sbatch(tmp_path, sku)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "hpcconf is not installed" in result.stdout and "FAILED" not in result.stderr
+    if floor:
+        assert f"single-node.all_reduce: pass: busbw 500.00 GB/s >= {floor} GB/s" in result.stdout
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+@pytest.mark.parametrize("stub, message", [
+    ({"STUB_WRONG": "3"}, "all_reduce_perf: FAIL: 4 row(s) with wrong results"),
+    ({"STUB_BUSBW": "150.00"}, "single-node.all_reduce: FAIL: busbw 150.00 GB/s at 17179869184 bytes, floor 460 GB/s"),
+    ({"STUB_TABLE": "0"}, "all_gather_perf: FAIL: no nccl-tests results in the log"),
+], ids=["wrong-results", "below-floor", "no-table"])
+def test_sbatch_without_hpcconf_fails_bad_results(tmp_path, stub, message):
+    result = _run_sbatch(tmp_path, "Standard_ND96isr_H100_v5", **stub)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert message in result.stdout and "FAILED: " in result.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+def test_mpirun_job_without_hpcconf_fails_bad_results(tmp_path):
+    # Crusoe GB200: ranks started by the image's mpirun inside the allocation, the same verdict.
+    result = _run_sbatch(tmp_path, "crusoe-gb200-186gb-nvl-ib.4x", STUB_WRONG="1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "all_reduce_perf: FAIL: 4 row(s) with wrong results" in result.stdout
