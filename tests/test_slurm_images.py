@@ -58,7 +58,11 @@ def test_mi300x_job_uses_the_image_paths():
 
 
 def test_mi300x_job_exports_what_azures_rccl_check_passes():
-    env = _exports(_sbatch(_build("Standard_ND96isr_MI300X_v5")))
+    script = _sbatch(_build("Standard_ND96isr_MI300X_v5"))
+    env = _exports(script)
+    # HSA_NO_SCRATCH_RECLAIM is in azure_rccl_allreduce.nhc from 0e0a1ac2 (beb050b) on, not at v0.4.5
+    comment = next(line for line in script.splitlines() if "azure_rccl_allreduce.nhc" in line)
+    assert "@ 0e0a1ac2" in comment and "HSA_NO_SCRATCH_RECLAIM" in comment and "@ v0.4.5" not in comment
     assert env["HSA_NO_SCRATCH_RECLAIM"] == "1" and env["NCCL_IB_PCI_RELAXED_ORDERING"] == "1"
     assert env["NCCL_SOCKET_IFNAME"] == "eth0"
     assert "NCCL_IB_HCA" not in env  # Azure's check selects none (decided, see knowledge/images.py)
@@ -370,3 +374,18 @@ def test_mpirun_job_without_hpcconf_fails_bad_results(tmp_path):
     result = _run_sbatch(tmp_path, "crusoe-gb200-186gb-nvl-ib.4x", STUB_WRONG="1")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "all_reduce_perf: FAIL: 4 row(s) with wrong results" in result.stdout
+
+
+def test_image_sources_name_the_path_each_tag_has():
+    # azhpc-images moved ubuntu/common/ to components/ after ubuntu-hpc-20241023 (and the V100 tag).
+    source = images.AZURE_NVIDIA.source
+    assert "ubuntu/common/install_nccl.sh @ ubuntu-hpc-20241023" in source
+    assert "components/install_nccl.sh @ ubuntu-hpc-2026072901" in source
+
+
+def test_crusoe_health_installer_names_what_crusoe_nodes_need():
+    installer = _build("crusoe-h100-80gb-sxm-ib.8x")["slurm/gpu/install-health-checks.sh"]
+    header = "\n".join(line for line in installer.splitlines()[:20] if line.startswith("#"))
+    assert "Azure HPC images have both" not in header and "reused off Azure" in header
+    azure = _build("Standard_ND96isr_H100_v5")["slurm/gpu/install-health-checks.sh"]
+    assert "the Azure HPC images have both" in azure

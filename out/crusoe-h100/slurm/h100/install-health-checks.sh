@@ -7,7 +7,8 @@
 # Run it once per node as root, e.g.:
 #   srun -p h100 -N 2 --ntasks-per-node=1 sudo bash slurm/h100/install-health-checks.sh
 # then add slurm/health-check.conf to slurm.conf (or Include it) and run scontrol reconfigure.
-# Needs docker with the NVIDIA container runtime (the Azure HPC images have both) and network access to
+# Azure's NHC runner and image, reused off Azure: needs docker with the NVIDIA container runtime, which
+# crusoe's images are not known to ship (install both first), and network access to
 # github.com and mcr.microsoft.com. HPCCONF_ROOT=<dir> writes the files under <dir> and fetches nothing.
 set -euo pipefail
 root="${HPCCONF_ROOT:-}"
