@@ -320,7 +320,19 @@ fi
 """
 
 
-def _run_sbatch(tmp_path, sku: str, **stub: str):
+# srun stand-in that runs a `bash -c` step for real, on "node 1" and then on "node 2", which lacks the file
+# named by $STUB_NODE2_LACKS (moved away for that step); anything else goes to the nccl-tests stand-in.
+STEP_SRUN = """#!/bin/bash
+case "$*" in *"bash -c"*) ;; *) exec "$(dirname "$0")/mpirun" "$@" ;; esac
+while [ "$1" != bash ]; do shift; done
+"$@" || exit $?
+[ -n "${STUB_NODE2_LACKS:-}" ] || exit 0
+mv "$STUB_NODE2_LACKS" "$STUB_NODE2_LACKS.away"; rc=0; "$@" || rc=$?; mv "$STUB_NODE2_LACKS.away" "$STUB_NODE2_LACKS"
+exit $rc
+"""
+
+
+def _run_sbatch(tmp_path, sku: str, srun: str = FAKE_LAUNCHER, **stub: str):
     """The generated job body on a node without hpcconf: srun/mpirun stand-ins, the module system and the
     node's NCCL files moved into ``tmp_path``."""
     import subprocess
@@ -328,8 +340,8 @@ def _run_sbatch(tmp_path, sku: str, **stub: str):
     script = _sbatch(_build(sku))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name in ("srun", "mpirun"):
-        (bin_dir / name).write_text(FAKE_LAUNCHER, encoding="utf-8")
+    for name, text in (("srun", srun), ("mpirun", FAKE_LAUNCHER)):
+        (bin_dir / name).write_text(text, encoding="utf-8")
         (bin_dir / name).chmod(0o755)
     (bin_dir / "scontrol").write_text("#!/bin/bash\n[ \"$2\" = config ] && echo 'TopologyPlugin          = topology/block'\n"
                                       "[ \"$2\" = hostnames ] && echo node1\nexit 0\n", encoding="utf-8")
@@ -390,3 +402,15 @@ def test_crusoe_health_installer_names_what_crusoe_nodes_need():
     assert "Azure HPC images have both" not in header and "reused off Azure" in header
     azure = _build("Standard_ND96isr_H100_v5")["slurm/gpu/install-health-checks.sh"]
     assert "the Azure HPC images have both" in azure
+
+
+def test_required_files_are_checked_on_every_node(tmp_path):
+    """D6: node 2 without the topology file stops the job (NCCL would run there without it, silently)."""
+    files = tmp_path / "files"
+    result = _run_sbatch(tmp_path, "Standard_ND96isr_H100_v5", srun=STEP_SRUN,
+                         STUB_NODE2_LACKS=str(files / "nd96isr-h100-v5-topo.xml"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nd96isr-h100-v5-topo.xml is missing" in result.stderr and "all_reduce_perf" not in result.stdout
+    (tmp_path / "again").mkdir()
+    result = _run_sbatch(tmp_path / "again", "Standard_ND96isr_H100_v5", srun=STEP_SRUN)
+    assert result.returncode == 0, result.stdout + result.stderr
