@@ -69,7 +69,7 @@ _COMMAND_START = r"(?:^|[;&|(])\s*(?:(?:then|do|else)\s+)?"
 _MPI_SETUP = re.compile(_COMMAND_START + r"(?:module\s+(?:load|add)\s+\S*(?:mpi|hpcx)|(?:source|\.)\s+\S*hpcx-init|"
                         r"hpcx_load\b|(?:export\s+)?LD_LIBRARY_PATH=\S*(?:mpi|hpcx|ompi))", re.I)
 # Open MPI's mpirun --prefix <dir> sets PATH and LD_LIBRARY_PATH for the ranks it starts (mpirun(1), --prefix).
-_MPIRUN_PREFIX = re.compile(r"\bmpirun\b[^;|&]*\s--prefix[= ]\S+")
+_MPIRUN_PREFIX = re.compile(r"\bmpirun\b[^;|&]*\s--prefix[= ]\S+", re.I)  # also "$MPIRUN" --prefix ...
 _HPCX_MODULE = re.compile(_COMMAND_START + r"module\s+(?:load|add)\s+(?P<module>mpi/hpcx)(?![\w/.-])")
 _CONTAINER = re.compile(r"--container-image|\b(?:enroot|singularity|apptainer|docker|podman)\b")
 _SRUN = re.compile(r"(?:^|[\s;&|(])srun\s")
