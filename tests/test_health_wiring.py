@@ -300,3 +300,26 @@ def test_sbatch_logs_name_their_collective():
     name = "nccl-all_reduce-h100.1.all_gather.log"
     assert collective_from_name(name) == "all_reduce"
     assert [run.collective for run in parse_text(table, name, collective_from_name(name)).runs] == ["all_gather"]
+
+
+@pytest.mark.parametrize("mode", ["slurm", "full"])
+def test_runner_creates_the_status_directory_on_a_fresh_node(tmp_path, mode):
+    """Nothing but the runner and the installer creates /var/lib/hpcconf: the lock beside the status file must
+    not be opened in a directory that does not exist yet (no check would ever run, no node be drained)."""
+    runner, env, _status, calls = _runner_setup(tmp_path, 1)
+    status = tmp_path / "var/lib/hpcconf/nhc.status"
+    env["HPCCONF_NHC_STATUS"] = str(status)
+    result = subprocess.run(["bash", str(runner), mode], env=env, capture_output=True, text=True, timeout=30)
+    assert "No such file" not in result.stderr and "Bad file descriptor" not in result.stderr
+    assert status.read_text().startswith("fail ") and "state=drain" in calls.read_text()
+    (run,) = (tmp_path / "nhc.runs").read_text().splitlines()
+    conf = env["HPCCONF_NHC_FAST_CONF" if mode == "slurm" else "HPCCONF_NHC_CONF"]
+    assert f"-c {conf} " in run + " "
+
+
+def test_installer_creates_the_status_directory(tmp_path):
+    script = tmp_path / "install.sh"
+    script.write_text(_artifacts(CRUSOE)["slurm/h100/install-health-checks.sh"], encoding="utf-8")
+    subprocess.run(["bash", str(script)], env={**os.environ, "HPCCONF_ROOT": str(tmp_path / "root")},
+                   check=True, capture_output=True)
+    assert (tmp_path / "root/var/lib/hpcconf").is_dir()

@@ -58,16 +58,21 @@ def test_mi300x_job_uses_the_image_paths():
 
 
 def test_mi300x_job_exports_what_azures_rccl_check_passes():
-    env = _exports(_sbatch(_build("Standard_ND96isr_MI300X_v5")))
+    script = _sbatch(_build("Standard_ND96isr_MI300X_v5"))
+    env = _exports(script)
+    # HSA_NO_SCRATCH_RECLAIM is in azure_rccl_allreduce.nhc from 0e0a1ac2 (beb050b) on, not at v0.4.5
+    comment = next(line for line in script.splitlines() if "azure_rccl_allreduce.nhc" in line)
+    assert "@ 0e0a1ac2" in comment and "HSA_NO_SCRATCH_RECLAIM" in comment and "@ v0.4.5" not in comment
     assert env["HSA_NO_SCRATCH_RECLAIM"] == "1" and env["NCCL_IB_PCI_RELAXED_ORDERING"] == "1"
     assert env["NCCL_SOCKET_IFNAME"] == "eth0"
     assert "NCCL_IB_HCA" not in env  # Azure's check selects none (decided, see knowledge/images.py)
 
 
-def test_h200_job_bootstraps_on_eth0_and_leaves_the_accelerated_networking_vf_out():
-    env = _exports(_sbatch(_build("Standard_ND96isr_H200_v5")))
+@pytest.mark.parametrize("sku", ["Standard_ND96isr_H200_v5", "Standard_ND96isr_H100_v5"])
+def test_nd_v5_job_bootstraps_on_eth0_and_leaves_the_accelerated_networking_vf_out(sku):
+    # H100: run-health-checks.sh @0e0a1ac2 lists nd96isr_h100_v5 in AN100 and checks mlx5_an0 where it exists.
+    env = _exports(_sbatch(_build(sku)))
     assert env["NCCL_SOCKET_IFNAME"] == "eth0" and env["NCCL_IB_HCA"] == "^=mlx5_an0"
-    assert "NCCL_IB_HCA" not in _exports(_sbatch(_build("Standard_ND96isr_H100_v5")))  # no excluded device known
 
 
 def test_a_spec_nccl_ib_hca_wins_over_the_image_default():
@@ -169,38 +174,57 @@ def test_azhop_build_writes_the_gpu_count_override_and_warns_no_more_than_info(s
     assert "azhop/scheduler/slurm-gpu-count.sh" not in _build("Standard_ND96amsr_A100_v4", "azhop")
 
 
-def _run_gpu_count_script(tmp_path, ngpus: str):
+def _run_gpu_count_script(tmp_path, installed: str, gres: str):
+    """The script with stand-ins: azslurm as cyclecloud-slurm ``installed`` parses its arguments (3.0.4's
+    scale takes none: cli.py scale_parser), sinfo reports ``gres`` for the partition."""
     import json
     import subprocess
 
     script = _build("Standard_ND96isr_H100_v5", "azhop")["azhop/scheduler/slurm-gpu-count.sh"]
-    (tmp_path / "bin").mkdir(exist_ok=True)
-    azslurm = tmp_path / "bin" / "azslurm"
-    azslurm.write_text(f"""#!/bin/bash
-[ "$1" = buckets ] || exit 0
-echo "NODEARRAY PLACEMENT_GROUP VM_SIZE VCPU_COUNT PCPU_COUNT MEMORY AVAILABLE_COUNT NCPUS PCPUS NGPUS MEMGB"
-echo "gpu                       Standard_ND96isr_H100_v5 96 96 1900.00g 2 96 96 {ngpus} 1900.00g"
-""", encoding="utf-8")
-    azslurm.chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    calls = tmp_path / "calls"
+    stand_ins = {
+        "python": f"#!/bin/bash\necho {installed}\n",
+        "azslurm": f"#!/bin/bash\necho \"azslurm $*\" >> {calls}\n"
+                   "[ \"$*\" = scale ] || { echo 'azslurm: error: unrecognized arguments' >&2; exit 2; }\n",
+        "scontrol": "#!/bin/bash\nexit 0\n",
+        "sinfo": f"#!/bin/bash\necho \"sinfo $*\" >> {calls}\nprintf '%s\\n' {gres!r}\n",
+    }
+    for name, text in stand_ins.items():
+        (bin_dir / name).write_text(text, encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
     autoscale = tmp_path / "autoscale.json"
-    autoscale.write_text(json.dumps({"default_resources": [{"select": {}, "name": "slurm_gpus",
-                                                            "value": "node.gpu_count"}]}), encoding="utf-8")
+    if not autoscale.exists():
+        autoscale.write_text(json.dumps({"default_resources": [{"select": {}, "name": "slurm_gpus",
+                                                                "value": "node.gpu_count"}]}), encoding="utf-8")
     (tmp_path / "s.sh").write_text(script, encoding="utf-8")
-    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "AUTOSCALE": str(autoscale)}
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "AUTOSCALE": str(autoscale), "AZSLURM_PYTHON": str(bin_dir / "python")}
     result = subprocess.run(["bash", str(tmp_path / "s.sh")], env=env, capture_output=True, text=True)
-    return result, json.loads(autoscale.read_text(encoding="utf-8"))
+    return result, json.loads(autoscale.read_text(encoding="utf-8")), calls.read_text() if calls.exists() else ""
 
 
 @pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="jq not installed")
-def test_gpu_count_script_writes_the_override_first_and_checks_what_azslurm_sees(tmp_path):
-    result, config = _run_gpu_count_script(tmp_path, "8")
+def test_gpu_count_script_writes_the_override_first_restarts_and_checks_what_slurm_sees(tmp_path):
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.6", "gpu:8")
     assert result.returncode == 0, result.stderr
     assert config["default_resources"][0] == {"select": {"node.vm_size": "Standard_ND96isr_H100_v5"},
                                               "name": "slurm_gpus", "value": 8}
     assert config["default_resources"][1]["select"] == {} and len(config["default_resources"]) == 2
-    result, config = _run_gpu_count_script(tmp_path, "0")  # again: idempotent; 3.0.4 ignores the override
-    assert result.returncode == 1 and "before 3.0.6 ignores slurm_gpus" in result.stderr
+    # plain `azslurm scale`: it restarts slurmctld (--no-restart would leave the old gres.conf loaded)
+    assert "azslurm scale\n" in calls and "sinfo -h -p gpu -o %G" in calls
+    assert "Slurm sees 8 GPUs" in result.stdout
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.6", "(null)")  # again: idempotent
+    assert result.returncode == 1 and "Gres is '(null)'" in result.stderr
     assert len(config["default_resources"]) == 2
+
+
+@pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="jq not installed")
+def test_gpu_count_script_changes_nothing_where_cyclecloud_slurm_ignores_the_override(tmp_path):
+    # 3.0.4 (az-hop's newest): no slurm_gpus (f0c08b4 is first in 3.0.6), and `scale --no-restart` is a usage error
+    result, config, calls = _run_gpu_count_script(tmp_path, "3.0.4", "gpu:8")
+    assert result.returncode == 1 and "3.0.4 ignores slurm_gpus" in result.stderr and "Upgrade" in result.stderr
+    assert calls == "" and len(config["default_resources"]) == 1
 
 
 def test_hpc206_judges_a_hand_written_azhop_config(tmp_path):
@@ -278,3 +302,115 @@ def test_image_layouts_hold_at_their_tags():
         assert "mpi/hpcx-pmix" in show(tag, "components/install_mpis.sh")
     for tag in ("ubuntu-hpc-20241023", "ubuntu-hpc-v100-2204-20250825"):
         assert "MPI_HOME=${HPCX_MPI_DIR}" in show(tag, "ubuntu/common/install_nccl.sh")
+
+
+# -- D1: the job's verdict without hpcconf on the node ----------------------------------------------------
+
+FAKE_LAUNCHER = """#!/bin/bash
+# srun/mpirun stand-in: `srun --mpi=list` names pmix, a `bash -c` step reports one node, a test prints an
+# nccl-tests table ($STUB_BUSBW GB/s at every size, $STUB_WRONG wrong).
+case "$*" in *--mpi=list*) echo "MPI plugin types are... pmix"; exit 0 ;; *"bash -c"*) echo "node1 none"; exit 0 ;; esac
+echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+if [ "${STUB_TABLE:-1}" = 1 ]; then
+  for size in 8 1048576 8589934592 17179869184; do
+    printf "%14s %14s     float     sum      -1    62639  274.27  %7s  %5s    62601  274.44  %7s  %5s\\n" \\
+      "$size" "$((size / 4))" "$STUB_BUSBW" "$STUB_WRONG" "$STUB_BUSBW" "$STUB_WRONG"
+  done
+fi
+"""
+
+
+# srun stand-in that runs a `bash -c` step for real, on "node 1" and then on "node 2", which lacks the file
+# named by $STUB_NODE2_LACKS (moved away for that step); anything else goes to the nccl-tests stand-in.
+STEP_SRUN = """#!/bin/bash
+case "$*" in *"bash -c"*) ;; *) exec "$(dirname "$0")/mpirun" "$@" ;; esac
+while [ "$1" != bash ]; do shift; done
+"$@" || exit $?
+[ -n "${STUB_NODE2_LACKS:-}" ] || exit 0
+mv "$STUB_NODE2_LACKS" "$STUB_NODE2_LACKS.away"; rc=0; "$@" || rc=$?; mv "$STUB_NODE2_LACKS.away" "$STUB_NODE2_LACKS"
+exit $rc
+"""
+
+
+def _run_sbatch(tmp_path, sku: str, srun: str = FAKE_LAUNCHER, **stub: str):
+    """The generated job body on a node without hpcconf: srun/mpirun stand-ins, the module system and the
+    node's NCCL files moved into ``tmp_path``."""
+    import subprocess
+
+    script = _sbatch(_build(sku))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("srun", srun), ("mpirun", FAKE_LAUNCHER)):
+        (bin_dir / name).write_text(text, encoding="utf-8")
+        (bin_dir / name).chmod(0o755)
+    (bin_dir / "scontrol").write_text("#!/bin/bash\n[ \"$2\" = config ] && echo 'TopologyPlugin          = topology/block'\n"
+                                      "[ \"$2\" = hostnames ] && echo node1\nexit 0\n", encoding="utf-8")
+    (bin_dir / "scontrol").chmod(0o755)
+    (tmp_path / "modules.sh").write_text("module() { :; }\n", encoding="utf-8")
+    files = tmp_path / "files"
+    files.mkdir()
+    body = script.replace("source /etc/profile.d/modules.sh", f"source {tmp_path / 'modules.sh'}")
+    for required in " ".join(re.findall(r"^REQUIRED_FILES=\((.*)\)$", body, re.M)).split():
+        body = body.replace(required, str(files / required.rsplit("/", 1)[1]))
+        (files / required.rsplit("/", 1)[1]).write_text("", encoding="utf-8")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "MPIRUN": str(bin_dir / "mpirun"), "STUB_BUSBW": "500.00",
+           "STUB_WRONG": "0", "SLURM_NNODES": "2", "SLURM_JOB_NODELIST": "node[1-2]", **stub}
+    assert "command -v hpcconf" in body
+    return subprocess.run(["bash", "-c", body], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+@pytest.mark.parametrize("sku, floor", [("Standard_ND96isr_H100_v5", "460"), ("Standard_ND96isr_H200_v5", None)])
+def test_sbatch_without_hpcconf_passes_a_healthy_run(tmp_path, sku, floor):
+    result = _run_sbatch(tmp_path, sku)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "hpcconf is not installed" in result.stdout and "FAILED" not in result.stderr
+    if floor:
+        assert f"single-node.all_reduce: pass: busbw 500.00 GB/s >= {floor} GB/s" in result.stdout
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+@pytest.mark.parametrize("stub, message", [
+    ({"STUB_WRONG": "3"}, "all_reduce_perf: FAIL: 4 row(s) with wrong results"),
+    ({"STUB_BUSBW": "150.00"}, "single-node.all_reduce: FAIL: busbw 150.00 GB/s at 17179869184 bytes, floor 460 GB/s"),
+    ({"STUB_TABLE": "0"}, "all_gather_perf: FAIL: no nccl-tests results in the log"),
+], ids=["wrong-results", "below-floor", "no-table"])
+def test_sbatch_without_hpcconf_fails_bad_results(tmp_path, stub, message):
+    result = _run_sbatch(tmp_path, "Standard_ND96isr_H100_v5", **stub)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert message in result.stdout and "FAILED: " in result.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("awk") is None, reason="needs awk")
+def test_mpirun_job_without_hpcconf_fails_bad_results(tmp_path):
+    # Crusoe GB200: ranks started by the image's mpirun inside the allocation, the same verdict.
+    result = _run_sbatch(tmp_path, "crusoe-gb200-186gb-nvl-ib.4x", STUB_WRONG="1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "all_reduce_perf: FAIL: 4 row(s) with wrong results" in result.stdout
+
+
+def test_image_sources_name_the_path_each_tag_has():
+    # azhpc-images moved ubuntu/common/ to components/ after ubuntu-hpc-20241023 (and the V100 tag).
+    source = images.AZURE_NVIDIA.source
+    assert "ubuntu/common/install_nccl.sh @ ubuntu-hpc-20241023" in source
+    assert "components/install_nccl.sh @ ubuntu-hpc-2026072901" in source
+
+
+def test_crusoe_health_installer_names_what_crusoe_nodes_need():
+    installer = _build("crusoe-h100-80gb-sxm-ib.8x")["slurm/gpu/install-health-checks.sh"]
+    header = "\n".join(line for line in installer.splitlines()[:20] if line.startswith("#"))
+    assert "Azure HPC images have both" not in header and "reused off Azure" in header
+    azure = _build("Standard_ND96isr_H100_v5")["slurm/gpu/install-health-checks.sh"]
+    assert "the Azure HPC images have both" in azure
+
+
+def test_required_files_are_checked_on_every_node(tmp_path):
+    """D6: node 2 without the topology file stops the job (NCCL would run there without it, silently)."""
+    files = tmp_path / "files"
+    result = _run_sbatch(tmp_path, "Standard_ND96isr_H100_v5", srun=STEP_SRUN,
+                         STUB_NODE2_LACKS=str(files / "nd96isr-h100-v5-topo.xml"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nd96isr-h100-v5-topo.xml is missing" in result.stderr and "all_reduce_perf" not in result.stdout
+    (tmp_path / "again").mkdir()
+    result = _run_sbatch(tmp_path / "again", "Standard_ND96isr_H100_v5", srun=STEP_SRUN)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -62,8 +62,8 @@ class ImageLayout:
 AZURE_NVIDIA = ImageLayout(
     image="azhpc-images ubuntu-hpc-2026072901", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
-    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-2026072901 (also ubuntu-hpc-20241023, "
-           "V100: ubuntu-hpc-v100-2204-20250825)")
+    source=f"{AZHPC_IMAGES} components/install_nccl.sh @ ubuntu-hpc-2026072901 (ubuntu/common/install_nccl.sh @ "
+           "ubuntu-hpc-20241023 and, V100, ubuntu-hpc-v100-2204-20250825)")
 AZURE_GB200 = ImageLayout(
     image="azhpc-images ubuntu-hpc-gb200-2404-20260528", tests_dir="/opt/nccl-tests/build", mpi_module="mpi/hpcx",
     pmix_module="mpi/hpcx-pmix",
@@ -79,14 +79,19 @@ CRUSOE_SLURM = ImageLayout(
 CRUSOE_GB200 = ImageLayout(
     image="Crusoe GB200 custom image (solutions-library slurm-custom-image)", tests_dir="/opt/nccl-tests/build",
     mpi_module=None, launcher="mpirun", mpirun="/opt/hpcx/ompi/bin/mpirun",
-    source="crusoecloud/solutions-library slurm-custom-image/roles/ompi/tasks/main.yaml @ 8becda6")
+    source="crusoecloud/solutions-library slurm-custom-image/roles/ompi/tasks/main.yaml @ 8becda6 (PR #88 merge; "
+           "the rebuild --with-slurm --with-pmix=/opt/pmix is there since 02e97cc)")
 
-# What Azure NHC's RCCL check passes to every rank on ND MI300X v5 (customTests/azure_rccl_allreduce.nhc at
-# 0e0a1ac2 and v0.4.5): HSA_NO_SCRATCH_RECLAIM=1 (the ROCm runtime keeps kernels' scratch memory instead
-# of reclaiming it), relaxed PCIe ordering for the HCAs, and eth0 for the bootstrap. It selects no HCA
-# (no NCCL_IB_HCA), nor does Azure's image test (verify_rccl_installation), so neither does hpcconf.
+# What Azure NHC's RCCL check sets on ND MI300X v5 (customTests/azure_rccl_allreduce.nhc): relaxed PCIe ordering
+# for the HCAs and eth0 for the bootstrap, passed to every rank with -x (ENVIRON_VARS at v0.4.5 and 0e0a1ac2);
+# HSA_NO_SCRATCH_RECLAIM=1 (the ROCm runtime keeps kernels' scratch memory instead of reclaiming it) only from
+# 0e0a1ac2 on (commit beb050b), written into RCCL_ARGS after the binary, so there all_reduce_perf gets it as an
+# argument, not the ranks as an environment variable: hpcconf exports it, the setting the check names. It selects
+# no HCA (no NCCL_IB_HCA), nor does Azure's image test (verify_rccl_installation), so neither does hpcconf.
 AZURE_RCCL_ENV = (("HSA_NO_SCRATCH_RECLAIM", "1"), ("NCCL_IB_PCI_RELAXED_ORDERING", "1"), ("NCCL_SOCKET_IFNAME", "eth0"))
-AZURE_RCCL_ENV_SOURCE = "Azure/azurehpc-health-checks customTests/azure_rccl_allreduce.nhc @ v0.4.5"
+AZURE_RCCL_ENV_SOURCE = ("Azure/azurehpc-health-checks customTests/azure_rccl_allreduce.nhc @ 0e0a1ac2: ENVIRON_VARS "
+                         "passes relaxed ordering and eth0 to every rank (also at v0.4.5); HSA_NO_SCRATCH_RECLAIM=1 "
+                         "stands in its RCCL_ARGS, after the binary (commit beb050b), and is exported here")
 
 AZURE_LAYOUTS = (AZURE_NVIDIA, AZURE_GB200, AZURE_MI300X)
 

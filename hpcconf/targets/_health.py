@@ -80,7 +80,8 @@ def installer_text(cluster: ResolvedCluster, pool: ResolvedPool, usage: list[str
     return render_template(
         "health/install-health-checks.sh.j2", header=generated_by(cluster.spec_file), pool=pool.name, sku=pool.sku.name,
         nhc_repo=NHC_REPO, commit=data.commit, conf=NODE_CONF, conf_dir=NODE_CONF.rsplit("/", 1)[0], runner=RUNNER,
-        runner_dir=RUNNER.rsplit("/", 1)[0], slurm_runner=SLURM_RUNNER, usage=usage, nhc_dir=NHC_DIR,
+        runner_dir=RUNNER.rsplit("/", 1)[0], status_dir=STATUS.rsplit("/", 1)[0], slurm_runner=SLURM_RUNNER, usage=usage, nhc_dir=NHC_DIR,
         end=HEREDOC_END, conf_text=node_conf_text(cluster, pool), runner_text=runner_text(cluster),
         fast_conf=NODE_FAST_CONF, fast_conf_text=fast_conf_text(cluster, pool),
-        image=default_image(pool), amd=pool.sku.gpu.vendor == "amd")
+        image=default_image(pool), amd=pool.sku.gpu.vendor == "amd", azure=pool.sku.provider == "azure",
+        provider=pool.sku.provider)

@@ -185,10 +185,14 @@ def gpu_count_override(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Arti
     affected = [pool for pool in cluster.gpu_pools if compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name)]
     if not affected:
         return []
-    sizes = [{"vm_size": size, "gpus": gpus} for size, gpus in
+    sizes = [{"vm_size": size, "gpus": gpus,
+              "partitions": sorted(q.name for q in az.queues if q.vm_size == size)} for size, gpus in
              sorted({(pool.sku.name, pool.sku.gpu.count) for pool in affected})]
+    # The release that fixes every affected size (the script checks the scheduler's project against it).
+    fixed_in = max((fix.fixed_in for pool in affected if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))),
+                   key=lambda v: tuple(int(x) for x in v.split(".")))
     text = render_template("azhop/slurm-gpu-count.sh.j2", header=generated_by(cluster.spec_file), sizes=sizes,
-                           version=az.slurm.cyclecloud_slurm)
+                           version=az.slurm.cyclecloud_slurm, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
     return [Artifact(GPU_COUNT_SCRIPT, text, Kind.SHELL_SCRIPT, "azhop")]
 
 

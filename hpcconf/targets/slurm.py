@@ -23,6 +23,7 @@ from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
 from .nccl_passes import extra_passes, single_node_floor_note
+from .nccl_verdict import CHECK_LOG, check_log_floor_args
 
 TARGET = "slurm"
 
@@ -71,20 +72,34 @@ def env_file_path(job: SlurmPartition) -> str:
 def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPartition) -> Artifact:
     binary = f"{cluster.nccl_test.collective}_perf"
     script_name = f"{binary}.sbatch"
+    job_name = f"{job.library}-{cluster.nccl_test.collective}-{job.pool}"
+    passes = extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes)
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
         nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
-        job_name=f"{job.library}-{cluster.nccl_test.collective}-{job.pool}", library=job.library.upper(),
+        job_name=job_name, library=job.library.upper(), check_log=CHECK_LOG, checks=log_checks(cluster, job, job_name),
         rocm_path=rocm.ROCM_PATH, script_name=script_name,
         time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
         _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
         expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
         rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
-        passes=extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes),
+        passes=passes,
         single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
         health_status=_health.STATUS if _health.enabled(cluster) else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
+
+
+def log_checks(cluster: ResolvedCluster, job: SlurmPartition, job_name: str) -> list[str]:
+    """``check_log`` of every log the job writes, against the SKU's floor for that run (nccl_verdict)."""
+    ranks = job.nodes * job.ntasks_per_node
+    log = f"{job_name}.${{SLURM_JOB_ID:-0}}"
+    checks = [f"check_log \"{log}.{test}.log\" {test}_perf{check_log_floor_args(job.sku, test, job.nodes, ranks)}"
+              for test in cluster.nccl_test.matrix()]
+    for p in extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes):
+        nodes, pass_ranks = (1, job.ntasks_per_node) if p.single_node else (job.nodes, ranks)
+        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(job.sku, p.collective, nodes, pass_ranks)}")
+    return checks
 
 
 def _modules_from_spec(cluster: ResolvedCluster) -> bool:

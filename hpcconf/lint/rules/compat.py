@@ -341,9 +341,11 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
     ```
 
     ## Fix
-    After deploying, run the generated ``azhop/scheduler/slurm-gpu-count.sh`` on the scheduler: it writes
-    the override and checks ``azslurm buckets``. When it reports the wrong count, use cyclecloud-slurm
-    3.0.6 or newer (or CycleCloud Workspace for Slurm).
+    Upgrade the scheduler's cyclecloud-slurm project to 3.0.6 or newer (az-hop's ``config.yml`` offers up
+    to 3.0.4), or use CycleCloud Workspace for Slurm; then run the generated
+    ``azhop/scheduler/slurm-gpu-count.sh`` on the scheduler: it checks the project it finds (and changes
+    nothing before 3.0.6), writes the override, runs ``azslurm scale`` (which restarts slurmctld) and
+    checks the Gres Slurm has for each partition.
     """
     if doc.kind == Kind.AZHOP_CONFIG:
         if not _generated(doc):  # a generated config.yml: its spec's finding says it
@@ -362,8 +364,9 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
                               hint=_GPU_COUNT_HINT.format(source=fix.source), prefer_value=True)
 
 
-_GPU_COUNT_HINT = ("after deploying run azhop/scheduler/slurm-gpu-count.sh on the scheduler (hpcconf build writes it); "
-                   "if azslurm still sees the wrong count, use cyclecloud-slurm 3.0.6 or newer (source: {source})")
+_GPU_COUNT_HINT = ("if Slurm shows the wrong count, upgrade the scheduler's cyclecloud-slurm to 3.0.6 or newer, then run "
+                   "azhop/scheduler/slurm-gpu-count.sh there (hpcconf build writes it; it changes nothing before 3.0.6) "
+                   "(source: {source})")
 
 
 def _gpu_count_message(size: str, version: str, fix: compat.GpuCountFix) -> str:

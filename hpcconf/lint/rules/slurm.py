@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -12,6 +13,9 @@ from ...knowledge import images
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
+
+if TYPE_CHECKING:
+    from ...catalog import Sku
 
 _SHEBANG_LATER = re.compile(r"^#!", re.MULTILINE)
 
@@ -59,8 +63,14 @@ def sbatch_no_shebang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 # --------------------------------------------------------------------------- image layout (knowledge/images.py)
 
 _TEST_BINARY = re.compile(r"(?P<dir>/opt/(?:nccl|rccl)-tests(?:/build)?)/(?:\$\{?\w+\}?|\w+)_perf\b")
-_MPI_SETUP = re.compile(r"^\s*(?:module\s+(?:load|add)\s+\S*(?:mpi|hpcx)|source\s+\S*hpcx-init|hpcx_load\b|"
-                        r"(?:export\s+)?LD_LIBRARY_PATH=\S*(?:mpi|hpcx|ompi))", re.I)
+# A command that puts an MPI on the ranks' library path, at the start of a line or after ; && || | ( or a
+# then/do/else: `. hpcx-init.sh; hpcx_load`, `source modules.sh && module load mpi/hpcx-pmix && srun ...`.
+_COMMAND_START = r"(?:^|[;&|(])\s*(?:(?:then|do|else)\s+)?"
+_MPI_SETUP = re.compile(_COMMAND_START + r"(?:module\s+(?:load|add)\s+\S*(?:mpi|hpcx)|(?:source|\.)\s+\S*hpcx-init|"
+                        r"hpcx_load\b|(?:export\s+)?LD_LIBRARY_PATH=\S*(?:mpi|hpcx|ompi))", re.I)
+# Open MPI's mpirun --prefix <dir> sets PATH and LD_LIBRARY_PATH for the ranks it starts (mpirun(1), --prefix).
+_MPIRUN_PREFIX = re.compile(r"\bmpirun\b[^;|&]*\s--prefix[= ]\S+", re.I)  # also "$MPIRUN" --prefix ...
+_HPCX_MODULE = re.compile(_COMMAND_START + r"module\s+(?:load|add)\s+(?P<module>mpi/hpcx)(?![\w/.-])")
 _CONTAINER = re.compile(r"--container-image|\b(?:enroot|singularity|apptainer|docker|podman)\b")
 _SRUN = re.compile(r"(?:^|[\s;&|(])srun\s")
 _PMIX = re.compile(r"--mpi[= ]pmix\S*")
@@ -95,11 +105,16 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
 
     ## What it catches
     A batch script that runs ``/opt/nccl-tests/build/<test>_perf`` or ``/opt/rccl-tests/<test>_perf`` and
-    never loads an MPI (no ``module load mpi/...``/``hpcx``, no ``hpcx-init.sh``/``hpcx_load``, no
-    ``LD_LIBRARY_PATH`` naming an MPI). An error with an Azure ``--sku``; information without a SKU
-    (it depends on the nodes running Azure's HPC image); silent for other providers (Crusoe's image
-    puts its MPI on the default path). With an Azure ``--sku``, ``module load mpi/openmpi`` instead of
-    HPC-X is information: Azure's standalone Open MPI, another build than the tests'.
+    never loads an MPI (no ``module load mpi/...``/``hpcx``, no ``source``/``.`` of ``hpcx-init.sh``, no
+    ``hpcx_load``, no ``LD_LIBRARY_PATH`` naming an MPI, as a command of its own or after ``;``, ``&&``,
+    ``||``, ``|``, ``then``/``do``), and starts it with neither a container nor ``mpirun --prefix <dir>``
+    (which sets the ranks' library path). An error with an Azure ``--sku``; information without one (it
+    depends on the nodes running Azure's HPC image), naming the size when the file names one Azure size;
+    silent for other providers, by ``--sku``, by the one size the file names, or by the provider's
+    signals (Crusoe's image puts its MPI on the default path). Information too: ``module load
+    mpi/openmpi`` instead of HPC-X with a SKU (Azure's standalone Open MPI, another build than the
+    tests'), and ``module load mpi/hpcx`` with ``srun --mpi=pmix`` (NVIDIA's prebuilt HPC-X, where
+    srun's PMIx needs Azure's rebuild ``mpi/hpcx-pmix``).
 
     ## Why is this bad?
     Azure's HPC images build nccl-tests with ``module load mpi/hpcx`` and ``make MPI=1
@@ -108,7 +123,9 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ``ubuntu-hpc-mi300x-2404-2026072801`` builds rccl-tests after ``hpcx_load``). HPC-X is not on the
     default library path, so every rank stops with ``error while loading shared libraries:
     libmpi.so.40`` before NCCL starts. Azure's own image tests load ``mpi/hpcx`` first
-    (``tests/test-definitions.sh``).
+    (``tests/test-definitions.sh``). ``components/install_mpis.sh`` (same tag): "mpi/hpcx points to
+    NVIDIA's original pre-built binary while mpi/hpcx-pmix points to our local rebuild (with PMIx
+    added)"; whether the prebuilt one initialises under srun's PMIx depends on the versions, hence info.
 
     ## Example
     ```bash
@@ -121,8 +138,8 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     ``source /etc/profile.d/modules.sh`` and ``module load mpi/hpcx-pmix`` before ``srun --mpi=pmix`` (the same
     HPC-X rebuilt with the node's PMIx, ``components/install_mpis.sh``), or ``mpi/hpcx`` before ``mpirun``.
     """
-    sku = ctx.sku
-    if sku is not None and sku.provider != "azure":
+    sku, given = _job_sku(doc, ctx)
+    if not _maybe_azure(doc, ctx, sku):
         return
     setups = [(number, line) for number, line in _code_lines(doc) if _MPI_SETUP.search(line)]
     if setups:
@@ -131,32 +148,75 @@ def tests_mpi_not_loaded(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     for number, command, match in _launches(doc):
         if _CONTAINER.search(command):
             continue  # the binary is the container's, with the container's MPI
-        context = f"on {sku.name}'s Azure HPC image" if sku is not None else "if the nodes run Azure's HPC image"
+        if _MPIRUN_PREFIX.search(command):
+            continue  # mpirun --prefix sets the ranks' library path itself
+        if sku is None:
+            context = "if the nodes run Azure's HPC image"
+        elif given:
+            context = f"on {sku.name}'s Azure HPC image"
+        else:
+            context = f"if the nodes run {sku.name}'s Azure HPC image (the size this file names)"
+        launcher = ("`module load mpi/hpcx-pmix` (HPC-X rebuilt with PMIx, what srun --mpi=pmix needs)"
+                    if _PMIX.search(command) else "`module load mpi/hpcx`")
         yield doc.at_line(
             number, f"{match.group(0)} runs with no MPI loaded: {context} it was built against HPC-X without an "
             "rpath, so each rank fails to load libmpi.so.40",
-            hint="add `source /etc/profile.d/modules.sh` and `module load mpi/hpcx-pmix` (HPC-X with PMIx, for srun "
-                 "--mpi=pmix; mpi/hpcx with mpirun) before the first launch",
+            hint=f"add `source /etc/profile.d/modules.sh` and {launcher} before the first launch",
             column=match.start() + 1, end_column=match.end() + 1,
-            severity=None if sku is not None else Severity.INFO)
+            severity=None if given else Severity.INFO)
         return  # one finding per script: one module line fixes every launch
+
+
+def _job_sku(doc: Document, ctx: LintContext) -> tuple["Sku | None", bool]:
+    """The SKU a job is judged by and whether the user gave it (--sku, settings): else the one size the
+    file names (hpcconf's jobs name theirs in the header), which shows the platform but not the image."""
+    if ctx.sku is not None:
+        return ctx.sku, True
+    return ctx.sku_for_text(doc.text), False
+
+
+def _maybe_azure(doc: Document, ctx: LintContext, sku: "Sku | None") -> bool:
+    """False when the job is known to run elsewhere: a non-Azure SKU, or another provider's signals."""
+    if sku is not None:
+        return sku.provider == "azure"
+    provider = ctx.provider_for(doc.text)
+    return provider is None or provider.name == "azure"
 
 
 _OPENMPI_MODULE = re.compile(r"module\s+(?:load|add)\s+(mpi/openmpi\S*)")
 
 
-def _other_mpi_loaded(doc: Document, setups: list[tuple[int, str]], azure: bool) -> Iterator[Diagnostic]:
-    """Information: Azure's standalone Open MPI (mpi/openmpi) loaded for tests built against HPC-X."""
-    if not azure or any("hpcx" in line.lower() for _, line in setups) or not any(True for _ in _launches(doc)):
+def _other_mpi_loaded(doc: Document, setups: list[tuple[int, str]], sized: bool) -> Iterator[Diagnostic]:
+    """Information: another MPI than the one the launch needs: Azure's standalone Open MPI (mpi/openmpi) for
+    tests built against HPC-X, or NVIDIA's prebuilt HPC-X (mpi/hpcx) for ranks srun starts with PMIx."""
+    launches = list(_launches(doc))
+    if not launches:
+        return
+    if not any("hpcx" in line.lower() for _, line in setups):
+        for number, line in setups if sized else ():
+            match = _OPENMPI_MODULE.search(line)
+            if match:
+                yield doc.at_line(
+                    number, f"{match.group(1)} is Azure's standalone Open MPI, not the HPC-X the image built "
+                    "/opt/nccl-tests against: the ranks load another build's libmpi.so.40",
+                    hint="load mpi/hpcx-pmix (srun --mpi=pmix) or mpi/hpcx (mpirun) instead",
+                    column=match.start(1) + 1, end_column=match.end(1) + 1, severity=Severity.INFO)
+        return
+    if any("hpcx-pmix" in line.lower() or "hpcx_load" in line.lower() or "hpcx-init" in line.lower()
+           for _, line in setups):
+        return
+    if not any(_SRUN.search(command) and _PMIX.search(command) for _, command, _match in launches):
         return
     for number, line in setups:
-        match = _OPENMPI_MODULE.search(line)
+        match = _HPCX_MODULE.search(line)
         if match:
             yield doc.at_line(
-                number, f"{match.group(1)} is Azure's standalone Open MPI, not the HPC-X the image built "
-                "/opt/nccl-tests against: the ranks load another build's libmpi.so.40",
-                hint="load mpi/hpcx-pmix (srun --mpi=pmix) or mpi/hpcx (mpirun) instead",
-                column=match.start(1) + 1, end_column=match.end(1) + 1, severity=Severity.INFO)
+                number, "mpi/hpcx is NVIDIA's prebuilt HPC-X; srun --mpi=pmix starts the ranks through the node's "
+                "PMIx, which Azure's HPC image adds only to its rebuild, mpi/hpcx-pmix (azhpc-images "
+                "components/install_mpis.sh): whether MPI_Init connects depends on the PMIx versions",
+                hint="load mpi/hpcx-pmix for srun --mpi=pmix (keep mpi/hpcx for mpirun)",
+                column=match.start("module") + 1, end_column=match.end("module") + 1, severity=Severity.INFO)
+            return
 
 
 @rule(code="SLURM003", name="rccl-tests-build-dir", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT, Kind.SHELL_SCRIPT),
@@ -203,11 +263,13 @@ def rccl_tests_build_dir(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
 @rule(code="SLURM004", name="srun-pmix-on-crusoe-gb200", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
       since="0.3.0")
 def srun_pmix_on_crusoe_gb200(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """``srun --mpi=pmix`` in a job for Crusoe GB200, where Crusoe's Slurm has no PMIx (needs the SKU).
+    """``srun --mpi=pmix`` in a job for Crusoe GB200, where Crusoe's Slurm has no PMIx.
 
     ## What it catches
     With ``--sku gb200-186gb-nvl-ib.4x`` (a Crusoe size whose NVLink domain spans VMs): a ``srun`` with
-    ``--mpi=pmix`` in a batch script.
+    ``--mpi=pmix`` in a batch script (an error). Information without ``--sku`` when the file names that
+    size (hpcconf's jobs do, in their header), or carries Crusoe's signals and forces NVLink across nodes
+    (``NCCL_MNNVL_ENABLE=1``, ``#SBATCH --segment``): on Crusoe only GB200 spans nodes.
 
     ## Why is this bad?
     crusoecloud/slurm's README (v3.0.0, "MPI"): "PMIx is currently not supported on GB200". The step
@@ -223,22 +285,38 @@ def srun_pmix_on_crusoe_gb200(doc: Document, ctx: LintContext) -> Iterator[Diagn
     Start the ranks with the image's Open MPI ``mpirun`` (built ``--with-slurm`` by crusoecloud/solutions-library
     ``slurm-custom-image``, ``/opt/hpcx/ompi/bin/mpirun``) inside the allocation, as ``hpcconf build`` does.
     """
-    sku = ctx.sku
+    sku, given = _job_sku(doc, ctx)
     if sku is None:
-        return
-    layout = images.layout(sku)
-    if layout is None or layout.launcher != "mpirun":
-        return
+        # No size: a job for Crusoe (its signals) that forces NVLink across nodes can only be for a Crusoe size
+        # whose NVLink domain spans VMs, i.e. GB200.
+        if not _crusoe_multinode_nvlink(doc, ctx):
+            return
+        severity: Severity | None = Severity.INFO
+        mpirun, context = images.CRUSOE_GB200.mpirun, "if these Crusoe nodes are GB200"
+    else:
+        layout = images.layout(sku)
+        if layout is None or layout.launcher != "mpirun":
+            return
+        mpirun, context = layout.mpirun, f"on {sku.name}" + ("" if given else " (the size this file names)")
+        severity = None if given else Severity.INFO
     for number, line in _code_lines(doc):
         if not _SRUN.search(line):
             continue
         match = _PMIX.search(line)
         if match:
             yield doc.at_line(
-                number, f"{match.group(0)} on {sku.name}: \"PMIx is currently not supported on GB200\" "
+                number, f"{match.group(0)} {context}: \"PMIx is currently not supported on GB200\" "
                 "(crusoecloud/slurm README at v3.0.0), so the step fails before any rank starts",
-                hint=f"start the ranks with {layout.mpirun} -np <ranks> --map-by ppr:<gpus>:node inside the allocation",
-                column=match.start() + 1, end_column=match.end() + 1)
+                hint=f"start the ranks with {mpirun} -np <ranks> --map-by ppr:<gpus>:node inside the allocation",
+                column=match.start() + 1, end_column=match.end() + 1, severity=severity)
+
+
+_MULTINODE_NVLINK = re.compile(r"\bNCCL_MNNVL_ENABLE\s*=\s*['\"]?[12]\b|^#SBATCH\s+--segment[= ]\d", re.M)
+
+
+def _crusoe_multinode_nvlink(doc: Document, ctx: LintContext) -> bool:
+    provider = ctx.provider_for(doc.text)
+    return provider is not None and provider.name == "crusoe" and _MULTINODE_NVLINK.search(doc.text) is not None
 
 
 _HCL_TYPE = re.compile(r"""\btype\s*=\s*"(?P<type>[^"]+)\"""")

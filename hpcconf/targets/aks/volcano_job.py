@@ -15,13 +15,13 @@ from typing import Optional
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import aznhc
-from ...knowledge.nccl_floors import load_floors
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from ...spec.model import message_bytes
 from .._common import nccl_tests_binary
 from ..nccl_passes import TestPass, extra_passes
+from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
 from .health_checks import WAIT_TIMEOUT_S as HEALTH_WAIT_TIMEOUT_S
 from .health_checks import wait_container
@@ -135,35 +135,6 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     )
 
 
-# The verdict the image can give without hpcconf (bash and awk only: every base image has both): a log with no
-# nccl-tests table, a row with #wrong > 0, or a float row at a sourced floor's message size whose busbw (the
-# mean of out-of-place and in-place, what nccl-tests' "Avg bus bandwidth" is for one size and what
-# `hpcconf nccl-report` compares) is below the floor fails the job. Rows are the lines whose first field is the
-# size; their last eight fields are time algbw busbw #wrong, out of place then in place.
-CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <floor message bytes> <floor source>]
-  awk -v label="$2" -v floor="${3:-}" -v at="${4:-}" -v source="${5:-}" '
-    $1 ~ /^[0-9]+$/ && NF >= 11 {
-      rows++
-      if (($(NF-4) ~ /^[0-9]+$/ && $(NF-4) + 0 > 0) || ($NF ~ /^[0-9]+$/ && $NF + 0 > 0)) wrong++
-      if (at != "" && $1 == at && $3 == "float") { busbw = ($(NF-5) + $(NF-1)) / 2; found = 1 }
-    }
-    END {
-      if (!rows) { printf "%s: FAIL: no nccl-tests results in the log\n", label; exit 1 }
-      if (wrong) { printf "%s: FAIL: %d row(s) with wrong results (#wrong > 0)\n", label, wrong; exit 1 }
-      if (floor == "") { printf "%s: ok: %d rows, no wrong results (no published floor)\n", label, rows; exit 0 }
-      if (!found) { printf "%s: ok: no float row at the floor size (%s bytes): not judged\n", label, at; exit 0 }
-      if (busbw < floor) { printf "%s: FAIL: busbw %.2f GB/s at %s bytes, floor %s GB/s (%s)\n", label, busbw, at, floor, source; exit 1 }
-      printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes (%s)\n", label, busbw, floor, at, source
-    }' "$1" || FAILED+=("$2: see the verdict above")
-}
-"""
-
-
-def _floor_args(job: AksPoolJob, collective: str, nodes: int, ranks: int) -> str:
-    floor = load_floors().floor(job.sku, collective, nodes, ranks)
-    return "" if floor is None else f" {floor.gbps:g} {floor.message_bytes} {shlex.quote(floor.citation())}"
-
-
 def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
     """Every log checked in the image (``check_log``: results present, none wrong, busbw at or above the SKU's
     sourced floor), then ``hpcconf nccl-report`` where the image has hpcconf; the job exits 1 when any mpirun or
@@ -171,10 +142,10 @@ def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) 
     sku = f"--sku {job.sku}"
     passes = test_passes(cluster, job)
     matrix = cluster.nccl_test.matrix()
-    checks = [f"check_log /tmp/{test}.log {test}_perf{_floor_args(job, test, job.worker_replicas, job.np)}" for test in matrix]
+    checks = [f"check_log /tmp/{test}.log {test}_perf{check_log_floor_args(job.sku, test, job.worker_replicas, job.np)}" for test in matrix]
     for p in passes:
         nodes, ranks = (1, job.gpus_per_worker) if p.single_node else (job.worker_replicas, job.np)
-        checks.append(f"check_log /tmp/{p.log} {p.name}{_floor_args(job, p.collective, nodes, ranks)}")
+        checks.append(f"check_log /tmp/{p.log} {p.name}{check_log_floor_args(job.sku, p.collective, nodes, ranks)}")
     multi = [f"/tmp/{test}.log" for test in matrix] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
     calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     pod = f"{job.job_name}-{aks.launcher_task}-0"
