@@ -189,11 +189,15 @@ def test_below_floor_at_the_floors_size_gives_gap():
     assert "below floor" in v.message and "-70.1%" in v.message
 
 
-def test_no_floor_where_none_is_published():
+def test_a_derived_floor_where_none_is_published():
     (v,) = verdicts("crusoe-h100-2node-srun.log", "h100-80gb-sxm-ib.8x")
-    assert v.status == "no floor" and v.floor is None and v.nodes == 2
+    # no published threshold for 2 nodes: 0.8 x the node's 8 x 400 Gb/s, labelled derived (nccl_floors.yaml)
+    assert v.status == "pass" and v.derived and v.floor is not None and v.floor.gbps == 320.0 and v.nodes == 2
+    assert "pass (derived floor)" in v.message
     assert v.reference is not None and v.reference.gbps == 460.01  # the published run itself
-    assert [limit.label for limit in v.limits][0].startswith("InfiniBand 8 x 400")
+    labels = [limit.label for limit in v.limits]
+    assert labels[0].startswith("limit with NVLSTree") and any(label.startswith("InfiniBand 8 x 400") for label in labels)
+    assert v.limits[0].gbps >= v.reference.gbps  # the limit bounds the published healthy run
 
 
 def test_fewer_gpus_than_the_floor_was_set_for_get_no_floor():
@@ -227,11 +231,12 @@ def test_cli_exit_codes_and_formats(tmp_path):
 
 
 def test_cli_spec_gives_sku_and_nodes():
-    # The spec's test pool is 2 x ND96amsr_A100_v4: no published floor for 2 nodes, the 2-node reference run shown.
+    # The spec's test pool is 2 x ND96amsr_A100_v4: no published floor for 2 nodes, a derived one (0.8 x 200 GB/s),
+    # and the 2-node reference run shown.
     spec = Path(__file__).resolve().parents[1] / "examples" / "ndmv4-aks-current.yaml"
     result = runner.invoke(app, ["nccl-report", str(FIXTURES / "aks-ndmv4-2node-mpirun.log"), "--spec", str(spec)])
     assert result.exit_code == 0, result.output
-    assert "no floor: no published threshold for all_reduce on 2 x Standard_ND96amsr_A100_v4" in result.output
+    assert "pass (derived floor)" in result.output and "160.00 (derived)" in result.output
     assert "reference 189.2 GB/s at 8G (Standard_ND96amsr_A100_v4, 2 node(s))" in result.output
 
 

@@ -89,6 +89,12 @@ def nccl_report_command(
                                       autocompletion=completion.choices(*FORMATS)),
     plot_file: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png|svg",
                                              help="Draw busbw vs message size (needs hpcconf[plot])."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="LOG_OR_JSON",
+                                            help="A recorded good run of the same machine and shape (an nccl-tests log, "
+                                                 "or nccl-report --format json): exit 1 below --tolerance of it at >= 64 MiB."),
+    tolerance: float = typer.Option(0.9, "--tolerance", metavar="RATIO",
+                                    help="Lowest accepted ratio to the baseline's busbw (default 0.9, nccl-tests' own "
+                                         "check_avg_bw tolerance)."),
     sku_dir: list[Path] = sku_dir_option(),
 ) -> None:
     """Judge nccl-tests logs against the SKU's published bus-bandwidth floor (exit 1 when below)."""
@@ -101,6 +107,8 @@ def nccl_report_command(
         raise _error(f"--collective must be one of {', '.join(COLLECTIVES)}, not {collective!r}")
     if spec is not None and sku is not None:
         raise _error("give --spec or --sku, not both")
+    if not 0 < tolerance <= 1.5:
+        raise _error(f"--tolerance must be a ratio above 0 and at most 1.5, not {tolerance:g}")
     from ..diagnostics import HpcconfError, render_all
 
     sku_dir = with_settings_dirs(sku_dir)
@@ -116,7 +124,8 @@ def nccl_report_command(
     except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located
         typer.echo(render_all(exc.diagnostics), err=True)
         raise typer.Exit(EXIT_INVALID) from None
-    typer.echo(RENDERERS[output_format](verdicts), nl=False)
+    compared = _against_baseline(verdicts, baseline, tolerance) if baseline is not None else []
+    typer.echo(_with_baseline(RENDERERS[output_format](verdicts), compared, output_format), nl=False)
     if plot_file is not None:
         from .plot import PlotUnavailable, plot
 
@@ -124,7 +133,41 @@ def nccl_report_command(
             plot(verdicts, plot_file)
         except PlotUnavailable as exc:
             raise _error(str(exc)) from exc
-    raise typer.Exit(EXIT_BELOW if any(v.failed for v in verdicts) else EXIT_OK)
+    failed = any(v.failed for v in verdicts) or any(b.failed for b in compared)
+    raise typer.Exit(EXIT_BELOW if failed else EXIT_OK)
+
+
+def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list:
+    from ..diagnostics import HpcconfError, render_all
+    from ..safe_io import read_bytes
+    from .baseline import BaselineError, compare, load_baseline
+
+    try:
+        series = load_baseline(path, read_bytes(path, "log").decode("utf-8", errors="replace"))
+        return [compare(v.log, v.run, v.dtype, str(path), series, tolerance) for v in verdicts]
+    except HpcconfError as exc:
+        typer.echo(render_all(exc.diagnostics), err=True)
+        raise typer.Exit(EXIT_INVALID) from None
+    except (BaselineError, ValueError) as exc:
+        raise _error(str(exc)) from None
+
+
+def _with_baseline(report_text: str, compared: list, output_format: str) -> str:
+    if not compared:
+        return report_text
+    if output_format == "json":
+        import json
+
+        data = json.loads(report_text)
+        data["baseline"] = [{"log": b.log, "collective": b.collective, "dtype": b.dtype, "baseline": b.baseline,
+                             "status": b.status, "message": b.message,
+                             "bands": [{"band": band.name, "sizes": band.sizes, "median_ratio": band.median_ratio,
+                                        "lowest_ratio": band.lowest_ratio} for band in b.bands]} for b in compared]
+        data["passed"] = data["passed"] and not any(b.failed for b in compared)
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
+    bullet = "- " if output_format == "markdown" else ""
+    lines = ["", "Against the baseline:"] + [f"{bullet}{b.log} {b.collective or '?'} {b.dtype}: {b.message}" for b in compared]
+    return report_text + "\n".join(lines) + "\n"
 
 
 def register(app: typer.Typer) -> None:

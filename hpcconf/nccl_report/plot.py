@@ -10,7 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .verdict import Verdict
+from .verdict import Verdict, human_size
+
+
+def plot_title(verdicts: list[Verdict]) -> str:
+    """SKU, nodes, collectives and the verdicts, short enough for one line."""
+    skus = sorted({v.sku for v in verdicts if v.sku})
+    nodes = sorted({v.nodes for v in verdicts if v.nodes})
+    collectives = sorted({v.run.collective or "?" for v in verdicts})
+    statuses = sorted({v.status for v in verdicts})
+    parts = [", ".join(skus) or "no SKU", f"{'/'.join(map(str, nodes)) or '?'} node(s)", ", ".join(collectives),
+             "verdict: " + ", ".join(statuses)]
+    return " | ".join(parts)
 
 
 class PlotUnavailable(RuntimeError):
@@ -32,12 +43,13 @@ class Level:
 
 
 def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
-    series = [Series(f"{v.log} {v.run.collective or '?'} {v.dtype}", tuple(r.size for r in v.rows),
+    series = [Series(f"{Path(v.log).name} {v.run.collective or '?'} {v.dtype}", tuple(r.size for r in v.rows),
                      tuple(round(r.busbw, 2) for r in v.rows)) for v in verdicts]
     levels: dict[tuple[str, float], Level] = {}
     for v in verdicts:
         if v.floor is not None:
-            level = Level(f"floor {v.floor.gbps:g} GB/s ({v.floor.sku}, {v.floor.message_size})", v.floor.gbps, "floor")
+            origin = "derived" if v.derived else "published"
+            level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps, "floor")
             levels[(level.kind, level.gbps)] = level
         for limit in v.limits:
             level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
@@ -51,6 +63,7 @@ def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]
 
         matplotlib.use("Agg")  # files only; never a display
         import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
+        import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
     except ImportError as exc:
         raise PlotUnavailable("--plot needs matplotlib: pip install 'hpcconf[plot]'") from exc
     if path.suffix.lower() not in (".png", ".svg"):
@@ -64,7 +77,9 @@ def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]
         ax.axhline(level.gbps, linestyle="--" if level.kind == "floor" else ":",
                    color="tab:red" if level.kind == "floor" else "tab:gray", label=level.label, gid=f"{level.kind}:{level.gbps:g}")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("message size (bytes)")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_size(int(x)) if x >= 1 else ""))
+    ax.set_xlabel("message size")
+    ax.set_title(plot_title(verdicts), fontsize="medium")
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")

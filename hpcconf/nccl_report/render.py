@@ -22,7 +22,7 @@ def summary_row(v: Verdict) -> list[str]:
     return [
         f"{v.log}:{v.run.line}", v.run.collective or "?", v.dtype, str(v.run.ranks or "?"), str(v.nodes or "?"),
         f"{human_size(rows[0].size)}-{human_size(largest.size)}", _fmt(largest.busbw), _fmt(peak),
-        _fmt(v.floor.gbps) if v.floor else "no floor", _fmt(limit), v.status,
+        (_fmt(v.floor.gbps) + (" (derived)" if v.derived else "")) if v.floor else "no floor", _fmt(limit), v.status,
     ]
 
 
@@ -35,7 +35,8 @@ def _sources(verdicts: list[Verdict]) -> list[str]:
     seen: dict[str, None] = {}
     for v in verdicts:
         if v.floor:
-            seen[f"floor {v.floor.gbps:g} GB/s ({v.floor.sku}, {v.floor.nodes} node(s), {v.floor.message_size}): "
+            kind = "derived floor" if v.derived else "floor"
+            seen[f"{kind} {v.floor.gbps:g} GB/s ({v.floor.sku}, {v.floor.nodes} node(s), {v.floor.message_size}): "
                  f"{v.floor.citation()}"] = None
         if v.reference:
             seen[f"reference {v.reference.gbps:g} GB/s at {v.reference.message_size} ({v.reference.sku}, "
@@ -75,6 +76,7 @@ def verdict_json(v: Verdict) -> dict:
         "nodes": v.nodes, "hosts": run.hosts, "nccl_version": run.nccl_version,
         "status": v.status, "message": v.message, "measured_gbps": v.measured, "at_bytes": v.at_size,
         "floor": None if v.floor is None else {"gbps": v.floor.gbps, "message_size": v.floor.message_size,
+                                                "origin": "derived" if v.derived else "published",
                                                 "source": v.floor.citation()},
         "gap_gbps": v.gap_gbps, "gap_percent": v.gap_percent,
         "reference": None if v.reference is None else {"gbps": v.reference.gbps, "message_size": v.reference.message_size,

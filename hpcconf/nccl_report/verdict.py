@@ -52,6 +52,8 @@ class Verdict:
     floor: Optional[Floor] = None
     reference: Optional[Floor] = None
     limits: list[Limit] = field(default_factory=list)
+    sku: Optional[str] = None  # the SKU judged against (--sku, --spec)
+    derived: bool = False  # the floor is derived from the SKU's links, not published (hpcconf.knowledge.nccl_bounds)
 
     @property
     def rows(self) -> list[Row]:
@@ -86,6 +88,35 @@ def line_rates(sku: Sku, nodes: int, table: FloorTable) -> list[Limit]:
     return limits
 
 
+DERIVED_MIN_BYTES = 256 << 20  # a derived floor is a bandwidth plateau: judged at the largest size, from 256 MiB
+
+
+def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTable,
+               ranks: Optional[int] = None) -> list[Limit]:
+    """The collective's physical ceiling first (NVLS/NVLSTree where the SKU has NVLink SHARP), then the
+    line rates it comes from."""
+    from ..knowledge.nccl_bounds import limit
+
+    ceiling = limit(sku, collective, nodes, ranks) if collective else None
+    lines = line_rates(sku, nodes, table)
+    if ceiling is None:
+        return lines
+    return [Limit(f"{ceiling.label} ({ceiling.origin})", ceiling.gbps, ceiling.source)] + lines
+
+
+def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], rows: list[Row],
+                   table: FloorTable) -> Optional[Floor]:
+    from ..knowledge.nccl_bounds import floor
+
+    bound = floor(sku, collective, nodes, ranks, table)
+    if bound is None or bound.origin != "derived" or not rows:
+        return None
+    largest = max(rows, key=lambda r: r.size)
+    return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks or nodes * sku.gpu.count,
+                 message_size=human_size(max(largest.size, DERIVED_MIN_BYTES)), gbps=bound.gbps,
+                 source=f"derived: {bound.label}; {bound.source}")
+
+
 def _row_at(rows: list[Row], size: int) -> Optional[Row]:
     return next((row for row in rows if row.size == size), None)
 
@@ -93,7 +124,7 @@ def _row_at(rows: list[Row], size: int) -> Optional[Row]:
 def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable) -> Verdict:
     rows = run.series(dtype)
     nodes = target.nodes or run.nodes
-    verdict = Verdict(log, run, dtype, "no floor", "", nodes)
+    verdict = Verdict(log, run, dtype, "no floor", "", nodes, sku=target.sku.name if target.sku else None)
     wrong = [row for row in rows if row.wrong]
     if wrong:
         verdict.status = "wrong"
@@ -106,7 +137,7 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     if nodes is None:
         verdict.message = "no floor: the log does not say how many nodes ran; pass --nodes"
         return verdict
-    verdict.limits = line_rates(target.sku, nodes, table)
+    verdict.limits = limits_for(target.sku, run.collective, nodes, table, run.ranks)
     if run.collective is None:
         verdict.message = "no floor: the log does not name the collective; pass --collective"
         return verdict
@@ -114,8 +145,12 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
                                         floor.message_bytes if floor else None)
     if floor is None:
+        floor = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table)
+        verdict.derived = floor is not None
+    if floor is None:
         verdict.message = (f"no floor: no published threshold for {run.collective} on {nodes} x {target.sku.name}"
-                           + (f" with {run.ranks} ranks" if run.ranks else ""))
+                           + (f" with {run.ranks} ranks" if run.ranks else "")
+                           + " and none derived (a part of a node, an NVLink domain, or GPUs not all linked)")
         return verdict
     if dtype != JUDGED_TYPE:
         verdict.message = f"no floor: the {floor.gbps:g} GB/s threshold is set with float, this series is {dtype}"
@@ -125,6 +160,8 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
 
 
 def _compare(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
+    if verdict.derived:
+        return _compare_derived(verdict, rows, floor)
     row = _row_at(rows, floor.message_bytes)
     exact = row is not None
     if row is None:
@@ -148,6 +185,23 @@ def _compare(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
         verdict.message = (f"inconclusive: {verdict.measured:g} GB/s at {human_size(row.size)}, the largest size "
                            f"in the log; the {floor.gbps:g} GB/s floor is set at {floor.message_size}: "
                            f"rerun with -e {floor.message_size}")
+    return verdict
+
+
+def _compare_derived(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
+    row = max(rows, key=lambda r: r.size)
+    verdict.measured, verdict.at_size = round(row.busbw, 2), row.size
+    if row.size < DERIVED_MIN_BYTES:
+        verdict.status = "inconclusive"
+        verdict.message = (f"inconclusive: the largest message is {human_size(row.size)}; the derived floor "
+                           f"({floor.gbps:g} GB/s) is a bandwidth plateau: rerun with -e 1G")
+    elif verdict.measured >= floor.gbps:
+        verdict.status = "pass"
+        verdict.message = f"pass (derived floor): {verdict.measured:g} >= {floor.gbps:g} GB/s at {human_size(row.size)}"
+    else:
+        verdict.status = "below"
+        verdict.message = (f"below the derived floor: {verdict.measured:g} GB/s at {human_size(row.size)}, derived "
+                           f"floor {floor.gbps:g} GB/s (-{verdict.gap_gbps:g} GB/s, -{verdict.gap_percent:g}%)")
     return verdict
 
 

@@ -1,0 +1,183 @@
+"""Floors and limits for every SKU, node count and collective: published where a source gives one,
+derived from the SKU's links otherwise, each labelled with where it comes from.
+
+The ceiling (``limit``) of a collective is the bandwidth of its bottleneck in nccl-tests' bus-bandwidth
+terms (NVIDIA/nccl-tests doc/PERFORMANCE.md @v2.19.6: busbw "should reflect the speed of the hardware
+bottleneck"). Per GPU, with ``L`` one direction of its GPU link (NVLink/xGMI), ``G`` GPUs per node, ``N``
+nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/s):
+
+- one node: every collective is bound by ``L`` (NVSwitch or a full xGMI mesh gives each GPU its whole
+  link); all_reduce with NVLS reduces inside the switch, each GPU moving the data once each way, so its
+  busbw can reach ``L * 2(n-1)/n``;
+- across nodes, ring-based all_reduce, all_gather, reduce_scatter, broadcast and reduce: ``min(L, W)`` (NCCL
+  runs one ring per NIC, so the node's NICs add up); all_reduce with NVLSTree/CollNet reduces inside the
+  node first and the network carries ``2(N-1)/N`` of the data: ``min(L*2(n-1)/n, W*N/(N-1)*(n-1)/n)``;
+- alltoall: each rank sends ``(N-1)/N`` of its buffer off the node, so ``min(L, W*N/(G*(N-1))*(n-1)/n)``;
+- sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
+
+A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
+with its source), for full-node runs only. SKUs whose GPUs are not all linked (PCIe, NVLink pairs) get
+no derived floor within a node: their bottleneck depends on which GPUs talk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, Optional
+
+from ruamel.yaml import YAML
+
+from ..catalog import Sku
+from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
+
+Origin = Literal["published", "derived"]
+RING_FAMILY = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
+MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A floor or a limit: GB/s of busbw, where it comes from, and what it assumes."""
+
+    gbps: float
+    origin: Origin
+    label: str
+    source: str
+    message_size: Optional[str] = None  # where a published floor is read; None: the largest size in the log
+
+    @property
+    def derived(self) -> bool:
+        return self.origin == "derived"
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    collective: str  # or "*"
+    scope: str  # intra | inter | *
+    efficiency: float
+    source: str
+
+
+@lru_cache(maxsize=1)
+def efficiencies() -> tuple[Efficiency, ...]:
+    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"])
+                 for r in data.get("derivation", []))
+
+
+def efficiency(collective: str, nodes: int) -> Efficiency:
+    scope = "intra" if nodes == 1 else "inter"
+    for row in efficiencies():
+        if row.collective in (collective, "*") and row.scope in (scope, "*"):
+            return row
+    raise LookupError(f"no derivation row for {collective} ({scope}) in {DATA_FILE.name}")
+
+
+def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple[float, str]]:
+    """One direction of one GPU's link to the others (GB/s) and its source; None when the GPUs are not
+    all linked to each other (PCIe only, NVLink pairs: the bottleneck depends on which GPUs talk), unless
+    ``upper``: then the GPU's own NVLink rate still bounds what any collective can move per GPU."""
+    if sku.gpu.count < 2 or not (sku.nvlink.present or sku.gpu.vendor == "amd"):
+        return None  # one GPU has no peer; PCIe-only GPUs: the bottleneck depends on the host's PCIe tree
+    rate = table.nvlink_rate(sku.gpu.model)
+    if rate is None:
+        return None
+    all_linked = sku.nvlink.nvswitch or sku.gpu.vendor == "amd"  # MI300X: a full xGMI mesh
+    if not all_linked and sku.gpu.count > 2:
+        if not upper:
+            return None
+        return rate.gbps / 2, f"{rate.source}; an upper bound: the GPUs are not all linked ({sku.nvlink.description})"
+    return rate.gbps / 2, rate.source
+
+
+def network(sku: Sku) -> Optional[tuple[float, str]]:
+    ib = sku.infiniband
+    if ib is None:
+        return None
+    return ib.count * ib.gbps / 8, f"SKU catalog {sku.name}: {ib.count} x {ib.gbps} Gb/s {ib.rate}"
+
+
+def in_nvlink_domain(sku: Sku, nodes: int) -> bool:
+    """Nodes whose GPUs share one NVLink domain (GB200/GB300 NVL72): NCCL's MNNVL moves the data over NVLink,
+    not the network, so the network does not bound the run."""
+    domain = sku.nvlink.domain_gpus
+    return bool(domain) and nodes * sku.gpu.count <= int(domain or 0) and nodes > 1
+
+
+def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> Optional[tuple[float, str]]:
+    """The ring-algorithm ceiling (GB/s busbw) and how it was computed; None when a link is unknown."""
+    link = gpu_link(sku, load_floors(), upper)
+    if link is None:
+        return None
+    rate, source = link
+    if nodes == 1 or in_nvlink_domain(sku, nodes):
+        return rate, f"one direction of the GPU link ({source})" + ("" if nodes == 1 else
+                                                                     ", across nodes of one NVLink domain (MNNVL)")
+    net = network(sku)
+    if net is None:
+        return None
+    width, net_source = net
+    gpus, ranks = sku.gpu.count, nodes * sku.gpu.count
+    if collective in RING_FAMILY:
+        crossing, how = width, "the node's network"
+    elif collective == "alltoall":
+        crossing = width * nodes / (gpus * (nodes - 1)) * (ranks - 1) / ranks
+        how = "the node's network x N/(G(N-1)) x (n-1)/n (alltoall sends (N-1)/N of each buffer off the node)"
+    elif collective == "sendrecv":
+        crossing, how = width / gpus, "one NIC (a node boundary is one GPU pair)"
+    else:
+        return None
+    if crossing < rate:
+        return crossing, f"{how}: {net_source}"
+    return rate, f"one direction of the GPU link ({source}), narrower than {how}"
+
+
+def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None) -> Optional[Bound]:
+    """The physical ceiling, NVLS/NVLSTree included where the SKU has NVLink SHARP (``ranks``: the run's, else
+    every GPU of every node)."""
+    ring = ring_ceiling(sku, collective, nodes, upper=True)
+    if ring is None:
+        return None
+    gbps, how = ring
+    link = gpu_link(sku, load_floors())
+    ranks = ranks or nodes * sku.gpu.count
+    if collective == "all_reduce" and sku.nvlink.nvls and link is not None:
+        in_switch = link[0] * 2 * (ranks - 1) / ranks
+        if nodes == 1:
+            return Bound(round(in_switch, 1), "derived", "limit with NVLS (reduction in the NVSwitch)",
+                         f"one GPU link direction x 2(n-1)/n: NVLS moves the data once each way ({link[1]})")
+        net = network(sku)
+        if net is not None and not in_nvlink_domain(sku, nodes):
+            tree = net[0] * nodes / (nodes - 1) * (ranks - 1) / ranks
+            return Bound(round(min(in_switch, tree), 1), "derived", "limit with NVLSTree (node-local reduction first)",
+                         f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n): {net[1]}; {link[1]}")
+    return Bound(round(gbps, 1), "derived", "limit (ring)", how)
+
+
+def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
+          table: Optional[FloorTable] = None) -> Optional[Bound]:
+    """The published floor for exactly this run, else the derived one for a full-node run."""
+    table = table or load_floors()
+    published = table.floor(sku.name, collective, nodes, ranks)
+    if published is not None:
+        return published_bound(published)
+    if ranks is not None and ranks != nodes * sku.gpu.count:
+        return None
+    if in_nvlink_domain(sku, nodes):
+        return None  # MNNVL: no published healthy run across an NVLink domain to derive an efficiency from
+    ring = ring_ceiling(sku, collective, nodes)
+    if ring is None:
+        return None
+    factor = efficiency(collective, nodes)
+    gbps = ring[0] * factor.efficiency
+    source = f"{ring[1]}; efficiency: {factor.source}"
+    single = table.floor(sku.name, "all_reduce", 1, sku.gpu.count)
+    if nodes == 1 and single is not None and gbps > single.gbps:
+        # never ask more of a node than the SKU's own published all_reduce threshold does
+        gbps, source = single.gbps, f"{source}; capped at the published single-node all_reduce floor ({single.citation()})"
+    return Bound(round(gbps, 1), "derived", f"derived floor: {factor.efficiency:g} x {ring[0]:g} GB/s", source)
+
+
+def published_bound(row: Floor) -> Bound:
+    return Bound(row.gbps, "published", "published floor", row.citation(), row.message_size)
