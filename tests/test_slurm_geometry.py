@@ -55,7 +55,8 @@ slurm: {{modules: [mpi/openmpi]}}
             continue
         text = artifact.content
         options = dict(re.findall(r"^#SBATCH (-[-\w]+)[ =](\S+)", text, re.M))
-        srun = text[text.index("\nsrun ") + 1:].replace("\\\n", " ")
+        # the srun that starts the tests (others run one task per node: PMIx probe, health, NCCL files)
+        srun = text[text.index("\nsrun --mpi=pmix --cpu-bind") + 1:].replace("\\\n", " ").split("\n", 1)[0]
         jobs[options["-p"]] = {
             "sbatch": options,
             "pin_mask": re.search(r"PIN_MASK='([^']+)'", text).group(1),

@@ -168,6 +168,8 @@ def _explain(error: Any) -> Iterator[SchemaProblem]:
     if error.validator == "additionalProperties":
         allowed = set(error.schema.get("properties", {}))
         for key in sorted(set(error.instance) - allowed, key=str):
+            if str(key).startswith("$"):
+                continue  # a strategic-merge-patch directive ($patch, $setElementOrder/...): a kustomize patch
             yield SchemaProblem(path + (key,), f"unknown field '{key}'", unknown_field=str(key),
                                 allowed=tuple(sorted(allowed)))
         return

@@ -114,6 +114,8 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
     """Name (for a top-level object of a built-in ``kind``), labels and annotations."""
     meta = _dict(meta)
     name = meta.get("name")
+    if is_placeholder(name):
+        name = None  # a name the author leaves to fill in (envsubst, a README's "<your name>"): not judged
     if kind is not None and isinstance(name, str) and name:
         rule = NAME_RULES.get(kind, "subdomain")
         if rule == "dns1035" and (len(name) > 63 or not DNS1035_LABEL.match(name)):
@@ -129,14 +131,14 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
             yield path + ("name",), f'Invalid value: "{name}": ' + (
                 "must be no more than 253 characters" if len(name) > 253 else DNS1123_SUBDOMAIN_MESSAGE)
     namespace = meta.get("namespace")
-    if isinstance(namespace, str) and namespace and dns_label_problem(namespace):
+    if isinstance(namespace, str) and namespace and not is_placeholder(namespace) and dns_label_problem(namespace):
         yield path + ("namespace",), f'Invalid value: "{namespace}": {dns_label_problem(namespace)}'
     for key, value in _dict(meta.get("labels")).items():
         for message in qualified_name_problems(str(key)):
             yield path + ("labels", key), f'Invalid value: "{key}": {message}'
         text = "" if value is None else str(value)
-        if isinstance(value, (dict, list)):
-            continue  # a schema error (K8S030)
+        if isinstance(value, (dict, list)) or is_placeholder(value):
+            continue  # a schema error (K8S030), or a value left to fill in
         if len(text) > 63:
             yield path + ("labels", key), f'Invalid value: "{text}": must be no more than 63 characters'
         elif not LABEL_VALUE.match(text):
@@ -215,11 +217,12 @@ def port_problems(spec: dict) -> Iterator[Problem]:
                 taken.add(slot)
 
 
-PLACEHOLDER = re.compile(r"^\s*(<[^<>]+>|\$\{[^}]*\}|\$\([^)]*\)|\{\{.*\}\}|__[A-Z0-9_]+__)\s*$")
+PLACEHOLDER = re.compile(r"^\s*(<[^<>]+>|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}|__[A-Z0-9_]+__)\s*$")
 
 
 def is_placeholder(value: Any) -> bool:
-    """A value left for the user or a tool to fill: ``<number_of_gpus>``, ``${GPUS}``, ``{{ .Values.x }}``."""
+    """A value left for the user or a tool to fill: ``<number_of_gpus>``, ``${GPUS}`` or ``$GPUS`` (envsubst),
+    ``{{ .Values.x }}``."""
     return isinstance(value, str) and PLACEHOLDER.match(value) is not None
 
 

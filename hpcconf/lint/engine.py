@@ -227,7 +227,7 @@ def _without_committed_outputs(documents: list[Document]) -> list[Document]:
     kept = []
     for doc in documents:
         manifest = _manifest_of(doc)
-        if manifest is not None and manifest.get("spec") in specs:
+        if manifest is not None and str(manifest.get("spec")) in specs:
             continue
         kept.append(doc)
     return kept

@@ -100,8 +100,10 @@ def _listed(directory: Path, unlisted: list[tuple[str, OSError]] | None = None) 
     with a finding (HPC092/HPC093) instead of a silent pass; a linked directory whose target leaves the tree
     is listed too, and one that cannot be listed goes to ``unlisted``."""
     listed = git_files(directory)
-    if listed is not None:  # a deleted but tracked file is not there to read; a tracked link is
-        return [p for p in listed if os.path.islink(p) or (os.path.exists(p) and not p.is_dir())]
+    if listed is not None:  # a deleted but tracked file is not there to read; a tracked link is, unless it
+        # leads to a directory inside the tree (whose files git lists themselves), as a plain walk skips it
+        return [p for p in listed if (os.path.islink(p) and (link_problem(p, directory) or not p.is_dir()))
+                or (not os.path.islink(p) and os.path.exists(p) and not p.is_dir())]
     found: list[Path] = []
 
     def failed(error: OSError) -> None:

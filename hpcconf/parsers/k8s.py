@@ -83,7 +83,7 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
             yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                          as_dict(template.get("metadata")), task, index)
         return
-    if data.get("kind") in _REPLICA_SPECS:
+    if str(data.get("kind")) in _REPLICA_SPECS:  # str: YAML may put a list or a mapping there
         yield from _replica_pods(data, _REPLICA_SPECS[str(data.get("kind"))])
         return
     if data.get("kind") == "JobSet":

@@ -78,3 +78,33 @@ def test_a_job_without_a_job_restart_policy_and_a_selector_that_misses(tmp_path:
     job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n"
            "      containers: [{name: c, image: busybox:1.36}]\n")
     assert ("K8S040", "error", 6) in _findings(tmp_path, job)
+
+
+def test_values_left_for_envsubst_or_the_reader_are_not_refusals(tmp_path: Path) -> None:
+    """Whole public repositories apply such files through envsubst or a README step: placeholders are info."""
+    job = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: '<user_namespace>'}\nspec:\n  containers:\n"
+           "    - name: c\n      image: busybox:1.36\n      resources: {limits: {nvidia.com/gpu: $GPU_PER_NODE}}\n")
+    found = _findings(tmp_path, job)
+    assert [f for f in found if f[1] == "error"] == [] and ("K8S036", "info", 8) in found
+
+
+def test_a_strategic_merge_patch_directive_is_no_unknown_field(tmp_path: Path) -> None:
+    patch = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+             "      containers:\n        - name: sidecar\n          $patch: delete\n")
+    assert [f for f in _findings(tmp_path, patch) if f[0] == "K8S030"] == []
+
+
+def test_a_tracked_link_to_a_directory_inside_the_tree_is_skipped_as_a_walk_skips_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    (tmp_path / "skills" / "slurm").mkdir(parents=True)
+    (tmp_path / "skills" / "slurm" / "nccl.conf").write_text("NCCL_DEBUG=WARN\n")
+    (tmp_path / ".copilot").mkdir()
+    os.symlink("../skills/slurm", tmp_path / ".copilot" / "slurm")
+    os.symlink("skills/slurm", tmp_path / "linked")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    result = CliRunner().invoke(app, ["lint", "--format", "json", str(tmp_path)])
+    codes = [f["code"] for f in json.loads(result.stdout)["findings"]]
+    assert "HPC092" not in codes and "HPC093" not in codes, codes

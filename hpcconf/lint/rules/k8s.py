@@ -176,7 +176,7 @@ def shm_volumes(pod_spec: dict) -> set[str]:
 
 def runs_collective(doc: Document, container: dict) -> bool:
     """Whether the file shows this container running a collective library across its GPUs."""
-    if isinstance(doc.data, dict) and doc.data.get("kind") in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
+    if isinstance(doc.data, dict) and str(doc.data.get("kind")) in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
         return True
     names = [str(e.get("name", "")) for e in container.get("env") or [] if isinstance(e, dict)]
     if any(n.startswith(("NCCL_", "TORCH_NCCL_", "RCCL_")) for n in names):
