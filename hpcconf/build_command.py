@@ -208,7 +208,9 @@ def _compile_all(specs: Sequence[Path], sku_dirs: Sequence[Path]) -> list[Build]
         try:
             builds.append(compile_spec(spec, sku_dirs))
         except HpcconfError as exc:
-            typer.echo(render_all(exc.diagnostics), err=True)
+            from .term import echo_findings
+
+            echo_findings(render_all(exc.diagnostics))
             failed = True
     if failed:
         typer.echo("\nbuild refused: fix the errors above; nothing was written.", err=True)

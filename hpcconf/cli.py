@@ -58,7 +58,9 @@ typer_fast.install()  # plain options and arguments are coerced without importin
 
 
 def fail(error: HpcconfError) -> "typer.Exit":
-    typer.echo(render_all(error.diagnostics), err=True)
+    from .term import echo_findings
+
+    echo_findings(render_all(error.diagnostics))
     count = len(error.diagnostics)
     typer.echo(f"\n{count} error{'s' if count != 1 else ''}.", err=True)
     return typer.Exit(EXIT_INVALID)
@@ -209,7 +211,9 @@ def main() -> None:
     try:
         app()
     except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
-        typer.echo(render_all(exc.diagnostics), err=True)
+        from .term import echo_findings
+
+        echo_findings(render_all(exc.diagnostics))
         sys.exit(EXIT_INVALID)
     except BrokenPipeError:  # `hpcconf rules | head`: the reader left; end quietly as shell tools do
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -114,3 +114,9 @@ def working(message: str, stream: IO[str] | None = None) -> Iterator[None]:
             timer.cancel()
             for progress in shown:
                 progress.stop()
+
+
+def echo_findings(report: str) -> None:
+    """Findings a command prints when it refuses (build, init, a spec that does not load): on stderr,
+    coloured as lint's report is when stderr is a terminal (NO_COLOR / FORCE_COLOR honoured)."""
+    echo_report(report if report.endswith("\n") else report + "\n", sys.stderr)

@@ -127,3 +127,17 @@ def test_no_progress_for_a_moment_of_work_nor_when_piped(tmp_path):
 def test_a_slow_lint_piped_prints_only_its_report(tmp_path):
     done = piped([HPCCONF, "lint", str(REPO / "examples"), "--format", "json"], tmp_path)
     assert done.stdout.startswith("{") and not ANSI.search(done.stderr) and "hpcconf lint" not in done.stderr
+
+
+@needs_command
+def test_a_refused_build_colours_its_findings_on_a_terminal_and_not_when_piped(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: southcentralus}\n"
+                    "platforms: [aks]\npools:\n  - {name: gpu, sku: Standard_ND96amsr_A100_v4, count: 2, placment: x}\n")
+    shown = in_terminal([HPCCONF, "build", "bad.yaml", "-o", "out"], tmp_path)
+    assert "\x1b[1;31merror[" in shown and "build refused" in shown
+    plain = piped([HPCCONF, "build", "bad.yaml", "-o", "out"], tmp_path)
+    assert plain.returncode != 0 and "error[" in plain.stderr and not ANSI.search(plain.stderr)
+    assert ANSI.sub("", shown).strip() == (plain.stdout + plain.stderr).strip()
+    no_color = in_terminal([HPCCONF, "build", "bad.yaml", "-o", "out"], tmp_path, NO_COLOR="1")
+    assert not ANSI.search(no_color)
