@@ -244,7 +244,8 @@ def knows(obj: dict) -> bool:
 
 # Rules whose errors are refusals by the API server or Volcano's webhook (docs/admission.md): with any of
 # them the object is not stored, so there is nothing to default.
-ADMISSION_RULES = frozenset({"K8S001", "K8S004", "VOL001", "VOL002", "VOL008", "VOL009"}
+ADMISSION_RULES = frozenset({"K8S001", "K8S004", "VOL001", "VOL002", "VOL008", "VOL009",
+                             "HPC000", "HPC001", "HPC092", "HPC093", "HPC094"}  # unreadable or not YAML
                             | {f"K8S0{n}" for n in range(30, 41)} | {f"VOL0{n}" for n in range(20, 30)})
 
 

@@ -155,7 +155,8 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
 
 
 # -- pod spec ---------------------------------------------------------------------------------------
-def _containers(spec: dict) -> Iterator[tuple[str, int, dict]]:
+def containers(spec: dict) -> Iterator[tuple[str, int, dict]]:
+    """(list key, index, container) for containers, init and ephemeral containers of a pod spec."""
     for key in ("containers", "initContainers", "ephemeralContainers"):
         for index, container in enumerate(_list(spec.get(key))):
             if isinstance(container, dict):
@@ -164,7 +165,7 @@ def _containers(spec: dict) -> Iterator[tuple[str, int, dict]]:
 
 def container_name_problems(spec: dict) -> Iterator[Problem]:
     seen: set[str] = set()
-    for key, index, container in _containers(spec):
+    for key, index, container in containers(spec):
         name = container.get("name")
         path = (key, index, "name")
         if not name:
@@ -181,7 +182,7 @@ def container_name_problems(spec: dict) -> Iterator[Problem]:
 def port_problems(spec: dict) -> Iterator[Problem]:
     host_network = spec.get("hostNetwork") is True
     host_ports: set[str] = set()
-    for key, index, container in _containers(spec):
+    for key, index, container in containers(spec):
         names: set[str] = set()
         own_host_ports: set[str] = set()
         for number, port in enumerate(_list(container.get("ports"))):
@@ -244,7 +245,7 @@ def volume_problems(spec: dict, claim_templates: tuple[str, ...] = ()) -> Iterat
             yield ("volumes", index, "name"), f'Duplicate value: "{name}"'
         else:
             volumes.add(str(name))
-    for key, index, container in _containers(spec):
+    for key, index, container in containers(spec):
         paths: set[str] = set()
         for number, mount in enumerate(_list(container.get("volumeMounts"))):
             if not isinstance(mount, dict):
@@ -278,7 +279,7 @@ def env_name_problems(spec: dict, kubernetes: Optional[str], relaxed_allowed: bo
     """``relaxed_allowed``: False where the validator never turns the relaxed rule on (Volcano's webhook
     sets only PodLevelResourcesEnabled in its PodValidationOptions, admit_job.go v1.15.1)."""
     relaxed = relaxed_allowed and _minor(kubernetes) >= RELAXED_ENV_FROM
-    for key, index, container in _containers(spec):
+    for key, index, container in containers(spec):
         for number, env in enumerate(_list(container.get("env"))):
             if not isinstance(env, dict):
                 continue
@@ -326,7 +327,7 @@ def quantity_problems(resources: Any, path: Path) -> Iterator[Problem]:
 
 
 def resource_value_problems(spec: dict) -> Iterator[Problem]:
-    for key, index, container in _containers(spec):
+    for key, index, container in containers(spec):
         yield from quantity_problems(container.get("resources"), (key, index, "resources"))
     if isinstance(spec.get("resources"), dict):
         yield from quantity_problems(spec["resources"], ("resources",))
@@ -355,7 +356,7 @@ def pod_level_problems(spec: dict, kubernetes: Optional[str], gate_on: Optional[
             yield ("resources", "requests", name), (f'Invalid value: "{_text(resources, "requests", name)}": must be '
                                                     f"greater than or equal to aggregate container requests of "
                                                     f"{_number(total)}")
-    for _, index, container in _containers(spec):
+    for _, index, container in containers(spec):
         if _ != "containers":
             continue
         for name, limit in _amounts(_dict(container.get("resources")).get("limits")).items():
@@ -379,7 +380,7 @@ def _aggregate_requests(spec: dict) -> dict[str, Decimal]:
     max with each ordinary init container; a limit stands in for a missing request (SetDefaults_Pod)."""
     total: dict[str, Decimal] = {}
     init_peak: dict[str, Decimal] = {}
-    for key, _, container in _containers(spec):
+    for key, _, container in containers(spec):
         resources = _dict(container.get("resources"))
         amounts = {**_amounts(resources.get("limits")), **_amounts(resources.get("requests"))}
         if key == "containers" or (key == "initContainers" and container.get("restartPolicy") == "Always"):

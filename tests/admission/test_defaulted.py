@@ -112,3 +112,11 @@ def test_a_refused_file_prints_its_errors_and_no_object(tmp_path: Path) -> None:
 def test_defaulted_takes_one_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["lint", "--defaulted", str(tmp_path)])
     assert result.exit_code == 2 and "--defaulted takes one manifest file" in result.output
+
+
+def test_a_file_that_is_not_yaml_prints_its_located_error_and_no_object(tmp_path: Path) -> None:
+    manifest = tmp_path / "broken.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p\n")
+    result = CliRunner().invoke(app, ["lint", "--defaulted", str(manifest)])
+    assert result.exit_code == 1 and "HPC001" in result.output and "Traceback" not in result.output
+    assert "apiVersion" not in result.stdout

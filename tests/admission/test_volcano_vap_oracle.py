@@ -119,3 +119,11 @@ def test_rule_fixtures_agree_with_the_policy(fixture: Path, tmp_path: Path) -> N
         assert not denied, f"{fixture}: hpcconf calls this job good, Volcano's policy denies it: {denied}"
     elif denied:
         assert _errors(tmp_path, fixture.read_text()), f"{fixture}: the policy denies it: {denied}"
+
+
+def test_the_policy_denies_the_cases_upstream_rejects_so_the_oracle_is_not_silent() -> None:
+    """The agreement tests above pass vacuously if cel-python denied nothing: the policy must deny the upstream
+    cases whose refusal it carries (15 of them at v1.15.1), and no case upstream admits."""
+    denied = [c["name"] for c in CASES if denials(c["job"])]
+    assert len(denied) >= 15, denied
+    assert not [c["name"] for c in CASES if c["verdict"] == "allowed" and denials(c["job"])]

@@ -21,6 +21,7 @@ from ...knowledge.k8s_openapi import (
 )
 from ...knowledge.k8s_validation import (
     container_name_problems,
+    containers,
     env_name_problems,
     is_placeholder,
     metadata_problems,
@@ -159,13 +160,6 @@ def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     yield from _pod_findings(doc, ctx, port_problems, "port names: a-z, 0-9 and '-', at most 15 characters")
 
 
-def _each_container(spec: dict) -> Iterator[tuple[str, int, dict]]:
-    for key in ("containers", "initContainers", "ephemeralContainers"):
-        for index, container in enumerate(spec.get(key) or []):
-            if isinstance(container, dict):
-                yield key, index, container
-
-
 def _claim_templates(doc: Document) -> tuple[str, ...]:
     data = as_dict(doc.data)
     if data.get("kind") != "StatefulSet":
@@ -256,7 +250,7 @@ def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagn
     """
     yield from _pod_findings(doc, ctx, resource_value_problems, "whole devices, and quantities such as 8Gi or 500m")
     for pod in pods(doc):
-        for key, index, container in _each_container(pod.spec):
+        for key, index, container in containers(pod.spec):
             for kind in ("requests", "limits"):
                 for name, value in as_dict(as_dict(container.get("resources")).get(kind)).items():
                     if is_placeholder(value):
