@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from dataclasses import dataclass, field
+
+from .shell_words import split_words
 
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", re.S)
 # BuildKit heredocs (dockerfile frontend 1.4+): RUN/COPY/ADD <<[-]WORD, quoted or not, several on one line.
@@ -62,7 +63,7 @@ def expand(text: str, variables: dict[str, str]) -> str:
 def parse_env_arguments(arguments: str) -> list[tuple[str, str]]:
     """``ENV A=1 B="two"`` or the legacy ``ENV A 1``."""
     try:
-        words = shlex.split(arguments)
+        words = split_words(arguments)
     except ValueError:
         words = arguments.split()
     if words and "=" not in words[0]:
@@ -147,7 +148,7 @@ def workdir_copies(model: DockerfileModel) -> list[tuple[Instruction, str]]:
 def copied_files(instruction: Instruction, workdir: str) -> list[tuple[str, str | None]]:
     """(source, absolute destination or None when it depends on the base image's WORKDIR)."""
     try:
-        words = [w for w in shlex.split(instruction.arguments) if not w.startswith("--")]
+        words = [w for w in split_words(instruction.arguments) if not w.startswith("--")]
     except ValueError:
         return []
     if len(words) < 2:

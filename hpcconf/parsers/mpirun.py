@@ -2,15 +2,16 @@
 
 Only what the rules compare is read: process counts (``-np``, ``-npernode``, ``--map-by
 ppr:N:node``), the hostfile and ``-x NAME=VALUE`` exports. Words are split with POSIX shell
-quoting (``shlex``), continuation lines joined first.
+quoting (``shell_words``), continuation lines joined first.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Optional
+
+from hpcconf.parsers.shell_words import split_words
 
 MPIRUN = re.compile(r"(?:^|[\s;&|(`])(mpirun|mpiexec|orterun|prterun)(?=\s|$)")
 _NP = ("-np", "--np", "-n", "-c")
@@ -47,7 +48,7 @@ def find_mpirun(script: str) -> Optional[Mpirun]:
 
 def _parse_mpirun(text: str) -> Mpirun:
     try:
-        words = shlex.split(text, posix=True)
+        words = split_words(text)
     except ValueError:
         words = text.split()
     call = Mpirun(text=text)

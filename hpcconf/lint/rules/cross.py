@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from typing import Iterator, Optional
 
 from ...artifacts import Kind
@@ -34,6 +33,7 @@ from ...parsers.k8s import (
     sriov_resources,
     volume_mounts,
 )
+from ...parsers.shell_words import split_words
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
 from ..registry import rule
@@ -332,7 +332,7 @@ def _shell_vars(doc: Document) -> dict[str, str]:
         match = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
         if match:
             try:
-                words = shlex.split(match.group(2), comments=True)
+                words = split_words(match.group(2), comments=True)
             except ValueError:
                 words = [match.group(2)]
             found[match.group(1)] = words[0] if words else ""

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import difflib
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import nhc_checks
+from ...parsers.shell_words import split_words
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -60,10 +60,7 @@ def check_lines(doc: Document) -> Iterator[CheckLine]:
 def _words(command: str) -> list[str]:
     """The words bash would pass (quotes removed), up to a comment; plain splitting when quotes do not close."""
     try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=False)
-        lexer.whitespace_split = True
-        lexer.commenters = "#"
-        return list(lexer)
+        return split_words(command, comments=True)
     except ValueError:
         return command.split("#", 1)[0].split()
 
