@@ -124,7 +124,7 @@ def _kind_by_content(name: str, text: str) -> str | None:
     first = text.lstrip().splitlines()[0] if text.strip() else ""
     if first.startswith("#!") and shebang_language(first) not in SHELLS:
         return None  # a Python, Perl, Node... script, whatever its name says
-    if first.startswith("#!") or name.lower().endswith((".sh", ".bash", ".sbatch", ".slurm")):
+    if first.startswith("#!") or name.lower().endswith((".sh", ".bash", ".sbatch", ".slurm", ".nhc")):  # .nhc: bash NHC sources
         return Kind.SBATCH_SCRIPT if re.search(r"^#SBATCH\s", text, re.M) else Kind.SHELL_SCRIPT
     if name.lower().endswith(".conf") and re.search(r"^\s*NCCL_", text, re.M):
         return Kind.NCCL_CONF  # e.g. ndv4.conf copied from /etc: read the way NCCL reads it

@@ -88,7 +88,6 @@ DOCUMENT_RULE_MODULE_KINDS: dict[str, frozenset[str]] = {
     "nccl_env": frozenset({"dockerfile", "env-file", "k8s-manifest", "nccl-conf", "sbatch-script", "shell-script",
                            "volcano-job"}),
     "nccl_xml": frozenset({"nccl-graph", "nccl-topology"}),
-    "nhc": frozenset({"nhc-conf"}),
     "slurm": frozenset({"sbatch-script", "shell-script", "tfvars"}),
     "volcano": frozenset({"volcano-job"}),
 }

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import nhc_checks
+from ...parsers.nhc_script import DefinedCheck, defined_functions
 from ...parsers.shell_words import split_words
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet
 from ..registry import rule
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
@@ -75,15 +76,23 @@ def _assigned(doc: Document) -> set[str]:
     return names
 
 
-@rule(code="NHC001", name="nhc-unknown-check", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
-def nhc_unknown_check(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A conf line calls a check function that neither Azure's health checks nor LBNL NHC define.
+@rule(code="NHC001", name="nhc-unknown-check", severity=Severity.ERROR, kinds=(Kind.NHC_CONF, Kind.SHELL_SCRIPT),
+      scope="set", since="0.3.0")
+def nhc_unknown_check(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A conf line calls a check function that neither Azure's health checks, LBNL NHC nor the
+    deployment's own custom tests define.
 
     ## What it catches
     A ``<hostmask> || <check> ...`` line whose ``<check>`` is not one of the ``check_*`` functions of
     Azure/azurehpc-health-checks ``customTests/*.nhc`` at tag v0.4.5 or of LBNL NHC 1.4.3 ``scripts/*.nhc``
-    (``hpcconf/data/nhc_checks.yaml``): a typo (``check_gpu_counts``), a check from another tool, a function
-    of a newer release.
+    (``hpcconf/data/nhc_checks.yaml``), nor defined by a ``*.nhc`` file linted with the conf (a custom
+    test the deployment installs into ``/etc/nhc/scripts``): a typo (``check_gpu_counts``), a check from
+    another tool, a function of a newer release.
+
+    ## Severity
+    Error when the name is one edit away from a known check (a typo: the line fails on every node).
+    Otherwise info: NHC sources every ``scripts/*.nhc`` on the node, so a custom test that is not among
+    the linted files may define it; lint the deployment's ``*.nhc`` files with the conf to settle it.
 
     ## Why is this bad?
     NHC ``eval``s the line (``nhc_load_conf`` in LBNL NHC ``scripts/common.nhc``); bash answers "command not
@@ -97,28 +106,51 @@ def nhc_unknown_check(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Fix
     Use the function's name as Azure's conf for the size does (``check_gpu_count 8``), or install the
-    custom test that defines it.
+    custom test that defines it (and lint it with the conf).
     """
     table = nhc_checks.load_table()
-    for check in check_lines(doc):
-        if not check.name.startswith("check_") or check.name in table.checks:
-            continue
-        near = difflib.get_close_matches(check.name, list(table.checks), n=1)
-        yield doc.at_line(
-            check.line, f"{check.name} is not a check function of Azure's health checks ({table.azure[0]} "
-            f"@ {table.azure[1]}) or LBNL NHC {table.lbnl[1]}: NHC fails the line, so every node fails",
-            hint=f"did you mean {near[0]}?" if near else "use a check the installed customTests define",
-            column=check.column, end_column=check.column + len(check.name))
+    custom = custom_checks(docs)
+    for doc in docs.of_kind(Kind.NHC_CONF):
+        for check in check_lines(doc):
+            if not check.name.startswith("check_") or check.name in table.checks or check.name in custom:
+                continue
+            near = difflib.get_close_matches(check.name, list(table.checks), n=1, cutoff=0.9)
+            where = (f"Azure's health checks ({table.azure[0]} @ {table.azure[1]}), LBNL NHC {table.lbnl[1]} "
+                     "or a linted *.nhc file")
+            if near:
+                yield doc.at_line(check.line, f"{check.name} is not a check function of {where}: NHC fails the line, "
+                                  "so every node fails", hint=f"did you mean {near[0]}?",
+                                  column=check.column, end_column=check.column + len(check.name))
+            else:
+                yield doc.at_line(check.line, f"{check.name} is not a check function of {where}: unless a custom "
+                                  "test installed on the node defines it, NHC fails the line on every node",
+                                  hint="lint the custom test's *.nhc file with this conf, or use a check "
+                                  "the installed customTests define", severity=Severity.INFO,
+                                  column=check.column, end_column=check.column + len(check.name))
 
 
-@rule(code="NHC002", name="nhc-argument-count", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
-def nhc_argument_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+def custom_checks(docs: DocumentSet) -> dict[str, DefinedCheck]:
+    """The check functions the run's ``*.nhc`` files define (NHC sources them all, so one replaces a built-in
+    of the same name)."""
+    found: dict[str, DefinedCheck] = {}
+    for doc in sorted(docs.of_kind(Kind.SHELL_SCRIPT), key=lambda d: d.path):
+        if doc.path.lower().endswith(".nhc"):
+            found.update({name: check for name, check in defined_functions(doc.text).items()
+                          if name.startswith("check_")})
+    return found
+
+
+@rule(code="NHC002", name="nhc-argument-count", severity=Severity.ERROR, kinds=(Kind.NHC_CONF, Kind.SHELL_SCRIPT),
+      scope="set", since="0.3.0")
+def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """A check gets fewer arguments than it needs (error), or more than it reads (warning).
 
     ## What it catches
     A call of a known check function with fewer positional arguments than the function requires, or
     more than it reads (functions that parse options take any number): counts read from each function at
-    Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``).
+    Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``). A ``*.nhc``
+    file linted with the conf that defines the check replaces the built-in, as on the node: then only
+    arguments beyond the highest ``$N`` its body reads are a finding (warning).
 
     ## Why is this bad?
     Too few: the function compares with an empty value, e.g. ``check_gpu_count`` without the count, or
@@ -134,25 +166,45 @@ def nhc_argument_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Give the arguments Azure's conf for the size gives (``check_nccl_allreduce 460.0 1 16G``).
     """
-    for check in check_lines(doc):
-        function = nhc_checks.lookup(check.name)
-        if function is None:
-            continue
-        count = len(check.args)
-        wanted = (f"{function.min_args}" if function.max_args == function.min_args else
-                  f"{function.min_args} to {function.max_args}" if function.max_args is not None
-                  else f"at least {function.min_args}")
-        if count < function.min_args:
-            yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s), got {count}: it compares with an "
-                              f"empty value and fails on every node ({function.source})",
-                              hint="add the missing arguments", column=check.column,
-                              end_column=check.column + len(check.name))
-        elif function.max_args is not None and count > function.max_args:
-            extra = check.arg_columns[function.max_args]
-            yield doc.at_line(check.line, f"{check.name} reads {wanted} argument(s), got {count}: "
-                              f"'{' '.join(check.args[function.max_args:])}' is ignored ({function.source})",
-                              hint="drop the extra arguments, or check what they name another way",
-                              column=extra, severity=Severity.WARNING)
+    custom = custom_checks(docs)
+    for doc in docs.of_kind(Kind.NHC_CONF):
+        for check in check_lines(doc):
+            if check.name in custom:
+                yield from _custom_argument_count(doc, check, custom[check.name])
+                continue
+            function = nhc_checks.lookup(check.name)
+            if function is not None:
+                yield from _argument_count(doc, check, function)
+
+
+def _argument_count(doc: Document, check: CheckLine, function: nhc_checks.CheckFunction) -> Iterator[Diagnostic]:
+    count = len(check.args)
+    wanted = (f"{function.min_args}" if function.max_args == function.min_args else
+              f"{function.min_args} to {function.max_args}" if function.max_args is not None
+              else f"at least {function.min_args}")
+    if count < function.min_args:
+        yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s), got {count}: it compares with an "
+                          f"empty value and fails on every node ({function.source})",
+                          hint="add the missing arguments", column=check.column,
+                          end_column=check.column + len(check.name))
+    elif function.max_args is not None and count > function.max_args:
+        extra = check.arg_columns[function.max_args]
+        yield doc.at_line(check.line, f"{check.name} reads {wanted} argument(s), got {count}: "
+                          f"'{' '.join(check.args[function.max_args:])}' is ignored ({function.source})",
+                          hint="drop the extra arguments, or check what they name another way",
+                          column=extra, severity=Severity.WARNING)
+
+
+def _custom_argument_count(doc: Document, check: CheckLine, function: DefinedCheck) -> Iterator[Diagnostic]:
+    """A custom test's own definition replaces the built-in: only what it reads at most is known from its
+    body (how many it needs is not syntax), so only extra arguments are a finding."""
+    count = len(check.args)
+    if function.max_args is not None and count > function.max_args:
+        yield doc.at_line(check.line, f"{check.name} reads at most {function.max_args} argument(s) in the linted "
+                          f"custom test (line {function.line}), got {count}: "
+                          f"'{' '.join(check.args[function.max_args:])}' is ignored",
+                          hint="drop the extra arguments, or check what they name another way",
+                          column=check.arg_columns[function.max_args], severity=Severity.WARNING)
 
 
 @rule(code="NHC003", name="nhc-argument-not-a-number", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")

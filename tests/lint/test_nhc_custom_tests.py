@@ -1,0 +1,82 @@
+"""NHC conf rules read the deployment's own custom tests (``*.nhc`` linted with the conf), as NHC sources them.
+
+A conf calling ``check_raid`` from a custom test beside it, or Azure's ``check_nccl_allreduce`` redefined
+there with two arguments, is what the node runs: no finding. Found on a public CycleCloud deployment that
+ships its own ``*.nhc`` files (issue 20, fresh-file review: 4 false errors).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpcconf.knowledge import nhc_checks
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths
+from hpcconf.parsers.nhc_script import defined_functions
+
+WILD_NHC = Path(__file__).resolve().parents[2].parent / "shared/upstream/wild/files/azurehpc-aks-nccl-allreduce.nhc"
+
+RAID = """#!/bin/bash
+# usage: check_raid MOUNT SIZE   ($3 in a comment reads nothing)
+function check_raid()
+{
+    MOUNT_PATH=$1
+    ARRAY_SIZE=$2
+    DEVICE=$(echo ${MOUNT} | awk '{print $3}')
+}
+"""
+ALLREDUCE = """#!/bin/bash
+function check_nccl_allreduce() {
+   EXP_NCCL_ALLREDUCE_BW=$1
+   REPEATS=${2:-1}
+}
+"""
+CONF = """ * || check_raid /mnt/nvme 8
+ * || check_nccl_allreduce 460.0 10
+"""
+
+
+def _findings(tmp_path: Path, files: dict[str, str], *named: str) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = [tmp_path / n for n in named] or [tmp_path]
+    result = lint_paths([str(p) for p in paths], LintContext())
+    return [(f.code, f.line, f.severity.value) for f in result.findings if f.code.startswith("NHC")]
+
+
+def test_custom_tests_beside_the_conf_define_and_redefine_checks(tmp_path):
+    files = {"nd96.conf": CONF, "azure_raid_health.nhc": RAID, "azure_nccl_allreduce.nhc": ALLREDUCE}
+    assert _findings(tmp_path, files) == []
+
+
+def test_without_the_custom_tests_the_conf_is_judged_by_the_builtins(tmp_path):
+    found = _findings(tmp_path, {"nd96.conf": CONF, "azure_raid_health.nhc": RAID}, "nd96.conf")
+    # check_raid: not shown, maybe installed on the node: info; Azure's check_nccl_allreduce needs 3
+    assert found == [("NHC001", 1, "info"), ("NHC002", 2, "error")]
+
+
+def test_a_typo_of_a_known_check_stays_an_error(tmp_path):
+    assert _findings(tmp_path, {"a.conf": " * || check_gpu_counts 8\n"}) == [("NHC001", 1, "error")]
+
+
+def test_extra_arguments_to_a_custom_test_are_a_warning(tmp_path):
+    files = {"a.conf": " * || check_nccl_allreduce 460.0 10 16G\n", "azure_nccl_allreduce.nhc": ALLREDUCE}
+    assert _findings(tmp_path, files) == [("NHC002", 1, "warning")]
+
+
+def test_signature_read_from_the_body():
+    raid = defined_functions(RAID)["check_raid"]
+    assert (raid.line, raid.max_args) == (3, 2)  # awk's $3 and the comment's $3 are not arguments
+    assert defined_functions(ALLREDUCE)["check_nccl_allreduce"].max_args == 2
+    assert defined_functions("check_x() {\n  for a in \"$@\"; do :; done\n}\n")["check_x"].max_args is None
+    assert defined_functions("function check_y {\n  getopts a: o\n}\n")["check_y"].max_args is None
+
+
+@pytest.mark.skipif(not WILD_NHC.is_file(), reason="needs ../shared")
+def test_signature_agrees_with_the_transcribed_table_on_azures_custom_test():
+    """The body-read maximum equals data/nhc_checks.yaml's, transcribed by hand from the same function
+    (checked against all 21 Azure customTests at v0.4.5 when this parser was written)."""
+    parsed = defined_functions(WILD_NHC.read_text())["check_nccl_allreduce"]
+    assert parsed.max_args == nhc_checks.lookup("check_nccl_allreduce").max_args == 4
