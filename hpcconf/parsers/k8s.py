@@ -136,6 +136,22 @@ def _jobset_pods(data: dict) -> Iterator[PodRef]:
                      as_dict(template.get("metadata")), task, index)
 
 
+def pod_specs_anywhere(data: Any) -> list[dict]:
+    """Every mapping with a ``containers`` list, wherever it sits: the pod specs of any workload kind,
+    operators' custom ones included (HyperPodPyTorchJob, RayJob...), which :func:`pods` does not know."""
+    found: list[dict] = []
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("containers"), list):
+                found.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
 def resources(container: dict, which: str) -> dict:
     return as_dict(as_dict(container.get("resources")).get(which))
 

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge.base_images import BaseImageRole, base_image_role
 from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
 from ..context import LintContext
 from ..document import Document, DocumentSet
@@ -31,10 +32,13 @@ def _line_of(doc: Document, instruction: Instruction, needle: str) -> tuple[int,
     return instruction.line, instruction.column
 
 
-def _at(doc: Document, instruction: Instruction, message: str, hint: str, needle: str | None = None) -> Diagnostic:
+def _at(doc: Document, instruction: Instruction, message: str, hint: str, needle: str | None = None,
+        severity: Severity | None = None) -> Diagnostic:
     line, column = _line_of(doc, instruction, needle) if needle else (instruction.line, instruction.column)
     end = column + len(needle) if needle else None
-    return doc.at_line(line, message, hint=hint, column=column, end_column=end)
+    if severity is None:
+        return doc.at_line(line, message, hint=hint, column=column, end_column=end)
+    return doc.at_line(line, message, hint=hint, column=column, end_column=end, severity=severity)
 
 
 def _stages(instructions: list[Instruction]) -> list[tuple[str, str, list[Instruction]]]:
@@ -86,8 +90,12 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     walkthroughs (jingchaozhang.github.io and the Azure HPC blog) pin ``nvcr.io/nvidia/pytorch:23.03-py3`` through an ``ARG`` default (hadolint DL3006/DL3007).
 
     ## Severity
-    Warning: the build works, but every rebuild may bring another NCCL/CUDA/MPI, so the busbw measured
-    and the version-specific settings stop holding (Docker resolves `latest` at build time).
+    Warning where the base decides the collective stack (``hpcconf/knowledge/base_images.py``): NVIDIA's,
+    AMD's and framework images, or an OS image the Dockerfile installs NCCL/CUDA/MPI on. The build works,
+    but every rebuild may bring another NCCL/CUDA/MPI, so the busbw measured and the version-specific
+    settings stop holding (Docker resolves `latest` at build time). Info for a base that carries no
+    stack (distroless, static: reproducibility only) and for a bare name no registry serves
+    (``pplx-garden-dev:latest``: usually built locally one step earlier, nothing to pin).
 
     ## Example
     ```dockerfile
@@ -115,9 +123,19 @@ def base_image_unpinned(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
             continue
         if not tag or tag == "latest":
             shown = f"{image} (from ARG default {words[0]})" if image != words[0] else image
-            yield _at(doc, instruction, f"base image {shown} is not pinned: "
-                                        f"{'no tag means latest' if not tag else 'latest'} changes under you",
-                      hint="pin a release tag or a digest, e.g. nvcr.io/nvidia/pytorch:23.03-py3")
+            role = base_image_role(image, doc.text)
+            moving = f"{'no tag means latest' if not tag else 'latest'} changes under you"
+            if role is BaseImageRole.DECIDES_STACK:
+                yield _at(doc, instruction, f"base image {shown} is not pinned: {moving}",
+                          hint="pin a release tag or a digest, e.g. nvcr.io/nvidia/pytorch:23.03-py3")
+            elif role is BaseImageRole.NO_STACK:
+                yield _at(doc, instruction, f"base image {shown} is not pinned: {moving} (it carries no "
+                                            "collective stack: reproducibility only)",
+                          hint="pin a release tag or a digest", severity=Severity.INFO)
+            else:
+                yield _at(doc, instruction, f"base image {shown} is not pinned, unless it is built locally "
+                                            "by the same recipe (no registry serves a bare name like this)",
+                          hint="pin the tag that the build of this image writes", severity=Severity.INFO)
 
 
 @rule(code="DKR002", name="dockerfile-apt-lists-not-cleaned", severity=Severity.INFO, kinds=(Kind.DOCKERFILE,))

@@ -15,6 +15,7 @@ from typing import Iterator
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.nccl_algo import stranded_functions
+from ...parsers.k8s import pod_specs_anywhere
 from ..context import LintContext
 from ..document import Document
 from ..registry import rule
@@ -877,6 +878,15 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
 # --------------------------------------------------------------------------- NCCL062
 
+def _own_network_namespace(doc: Document) -> bool:
+    """Pods without ``hostNetwork`` see only their own interfaces (lo, eth0, attached networks), never the
+    node's: a node interface to exclude is not there (HyperPod on EKS, against HyperPod Slurm's host jobs)."""
+    if doc.yaml is None:
+        return False
+    specs = pod_specs_anywhere(doc.yaml.data)
+    return bool(specs) and not any(spec.get("hostNetwork") is True for spec in specs)
+
+
 @rule(code="NCCL062", name="nccl-socket-ifname-platform-interface", severity=Severity.WARNING, kinds=SETTING_KINDS,
       since="0.3.0")
 def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -886,7 +896,8 @@ def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterato
     An exclusion list (``NCCL_SOCKET_IFNAME=^lo,docker0``) on a platform whose provider profile
     (``hpcconf/data/providers.yaml``: ``--provider``, per-path settings, or the file's signals) names
     interfaces to keep out of NCCL's socket transport, that leaves one of them in: SageMaker HyperPod's
-    ``veth_def_agent``.
+    ``veth_def_agent``. Kubernetes pods without ``hostNetwork: true`` are left alone: their network
+    namespace holds only their own interfaces, not the node's.
 
     ## Why is this bad?
     With an exclusion list NCCL may use every other interface for its bootstrap and socket transport
@@ -912,7 +923,7 @@ def socket_ifname_platform_interface(doc: Document, ctx: LintContext) -> Iterato
     from ...knowledge.grammars import parse_if_list
 
     provider = ctx.provider_for(doc.text)
-    if provider is None or not provider.socket_exclude:
+    if provider is None or not provider.socket_exclude or _own_network_namespace(doc):
         return
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_SOCKET_IFNAME" or setting.dynamic or not setting.value.strip():

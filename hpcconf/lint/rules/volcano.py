@@ -379,8 +379,9 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     """An mpirun job lacks the ``ssh`` / ``svc`` plugins it relies on.
 
     ## What it catches
-    A job that runs ``mpirun`` (or reads ``/etc/volcano/*.host``) whose ``spec.plugins`` has no
-    ``ssh`` or no ``svc`` entry (the ``mpi`` plugin adds both), or lists one with a null value.
+    A job that runs ``mpirun`` whose ``spec.plugins`` has no ``ssh`` or no ``svc`` entry (the ``mpi``
+    plugin adds both), a job that reads ``/etc/volcano/*.host`` without running mpirun (a TensorFlow
+    parameter-server job) and has no ``svc``, or a plugin listed with a null value.
 
     ## Why is this bad?
     ``svc`` writes the hostfiles and gives pods stable DNS names; ``ssh`` installs the shared key that
@@ -406,16 +407,19 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ```
     """
     uses_hostfile = any(HOSTFILE.search(command_text(c)) for pod in pods(doc) for _, c in pod.containers(init=True))
-    if not _runs_mpirun(doc) and not uses_hostfile:
+    runs_mpirun = _runs_mpirun(doc)
+    if not runs_mpirun and not uses_hostfile:
         return
     plugins = _spec(doc).get("plugins")
     plugins = plugins if isinstance(plugins, dict) else {}
     if "mpi" in plugins and plugins.get("mpi") is not None:
         return
-    for name in ("ssh", "svc"):
+    # A job that only reads the hostfiles (a TensorFlow or PyTorch job finding its peers) needs svc, which
+    # writes them; ssh is for mpirun logging in to the workers.
+    for name in ("ssh", "svc") if runs_mpirun else ("svc",):
         path = ("spec", "plugins", name) if name in plugins else ("spec", "plugins") if "plugins" in _spec(doc) else ("spec",)
         if name not in plugins:
-            yield doc.at_path(path, f"plugin '{name}' is missing; mpirun needs it ({'hostfiles and DNS names' if name == 'svc' else 'passwordless ssh to the workers'})",
+            yield doc.at_path(path, f"plugin '{name}' is missing; {'mpirun needs' if runs_mpirun else 'reading /etc/volcano/*.host needs'} it ({'hostfiles and DNS names' if name == 'svc' else 'passwordless ssh to the workers'})",
                               hint=f"add `{name}: []` under spec.plugins")
         elif plugins[name] is None:
             yield doc.at_path(path, f"plugin '{name}' has a null value, which the API server prunes (the plugin is dropped)",
