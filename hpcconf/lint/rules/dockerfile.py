@@ -176,16 +176,22 @@ def apt_lists_not_cleaned(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
             return  # one finding per image: the fix is the same wherever the lists were written
 
 
+def _installs(command: str) -> bool:
+    return bool(_APT_INSTALL.search(command) or _RUNS_INSTALLER.search(command))
+
+
 @rule(code="DKR003", name="dockerfile-apt-update-alone", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
 def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``apt-get update`` runs in its own ``RUN``, apart from the ``install`` that needs it.
 
     ## What it catches
     A ``RUN`` of the built image (not of a discarded builder stage) that updates the package lists
-    and leaves them in its layer without using them: no ``install`` in the same command, no installer
-    script run there (``efa_installer.sh``, ``./install.sh``, ``mlnxofedinstall``: they install with
-    apt-get themselves), and the lists not removed (``rm -rf /var/lib/apt/lists``) before the layer
-    is committed. Reported once per image.
+    and leaves them in its layer without using them: no ``install`` in the same command (an ``upgrade`` there
+    still leaves the lists for a later install),
+    no installer script run there (``efa_installer.sh``, ``./install.sh``, ``mlnxofedinstall``: they
+    install with apt-get themselves), and the lists not removed (``rm -rf /var/lib/apt/lists``) before
+    the layer is committed, when a later ``RUN`` installs (the one that reuses the cached lists).
+    Reported once per image.
 
     ## Why is this bad?
     Docker caches the update layer: after the first build, a changed ``install`` line reuses
@@ -206,10 +212,11 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     ``RUN apt-get update && apt-get install -y build-essential && rm -rf /var/lib/apt/lists/*``.
     """
-    for instruction in final_image_runs(doc):
+    runs = final_image_runs(doc)
+    for index, instruction in enumerate(runs):
         command = instruction.arguments
-        if _APT_UPDATE.search(command) and not _APT_INSTALL.search(command) \
-                and not _RUNS_INSTALLER.search(command) and not _APT_CLEAN.search(command):
+        if _APT_UPDATE.search(command) and not _installs(command) \
+                and not _APT_CLEAN.search(command) and any(_installs(later.arguments) for later in runs[index + 1:]):
             yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
                                         "reuse the cached, ageing lists",
                       hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
