@@ -22,6 +22,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ..diagnostics import HpcconfError
+from ..knowledge.rocm import AMD_GPU_OPERATOR_CHART
 from ..safe_io import read_text
 
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
@@ -31,6 +32,9 @@ CHART_IN_NAME = [("amd-gpu-operator", "amd-gpu-operator"), ("amd_gpu_operator", 
                  ("network-operator", "network-operator"), ("network_operator", "network-operator"),
                  ("gpu-operator", "gpu-operator"), ("gpu_operator", "gpu-operator"),
                  ("node-feature-discovery", "node-feature-discovery"), ("nfd", "node-feature-discovery")]
+# Chart.yaml names of the charts whose values hpcconf reads under another kind name: AMD publishes its
+# operator as gpu-operator-charts (ROCm/gpu-operator helm-charts-k8s/Chart.yaml).
+CHART_YAML_NAMES = {AMD_GPU_OPERATOR_CHART: "amd-gpu-operator"}
 _EXACT_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?)$")
 
 
@@ -77,8 +81,10 @@ def placements(source_path: str) -> Optional[list[ChartPlacement]]:
     name = str(chart_yaml.get("name", ""))
     if name in HELM_CHARTS:
         return [_placement(name, (), chart_yaml.get("version"), "its Chart.yaml")]
-    locked = _locked_versions(path.parent / "Chart.lock")
     found = []
+    if name in CHART_YAML_NAMES:  # the chart's own values, and below its dependencies' under their keys
+        found.append(_placement(CHART_YAML_NAMES[name], (), chart_yaml.get("version"), "its Chart.yaml"))
+    locked = _locked_versions(path.parent / "Chart.lock")
     for dep in chart_yaml.get("dependencies") or []:
         if not isinstance(dep, dict) or str(dep.get("name")) not in HELM_CHARTS:
             continue

@@ -38,7 +38,8 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ## What it catches
     Keys of network-operator, gpu-operator or node-feature-discovery values (a values file named after the
     chart, ``values.yaml`` in a chart-named directory, or an umbrella chart's values under the dependency's
-    name) that the chart's ``values.yaml`` and templates do not have at the chart version: the one the
+    name; its ``enabled``, the parent's dependency ``condition``, is Helm's) that the chart's ``values.yaml``
+    and templates do not have at the chart version: the one the
     deployment's ``Chart.lock``/``Chart.yaml`` pins, else the spec's pin, ``--chart`` or a per-path setting,
     else the version a header comment names. hpcconf read every release's chart (``hpcconf/data/chart_trees.yaml``:
     each key path with the versions that have it). Free-form sections (``nodeSelector``, ``tolerations``,
@@ -86,6 +87,8 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
         top = _outermost_absent(chart, version, tuple(str(p) for p in path))
         if top is None or top in reported:
             continue
+        if doc.values_root and top == ("enabled",):
+            continue  # a subchart's `enabled`: the parent's dependency condition, read by Helm, not the chart
         reported.add(top)
         yield doc.at_path(top, f"'{'.'.join(top)}' does not exist in {which}; helm ignores it silently"
                                f"{_elsewhere(chart, top, version)}", hint=_hint(chart, version, top))
@@ -265,7 +268,8 @@ def nfd_labels_not_selected(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
     ``feature.node.kubernetes.io/pci-15b3.present`` (network-operator) and ``pci-10de.present``:
     ``deviceLabelFields`` other than ``[vendor]``, or a ``deviceClassWhitelist`` without a network
     class (``02``/``0207``) or a display class (``03``/``0302``). No config at all means nfd-worker's
-    defaults (classes ``03 0b40 12``, fields ``class vendor``).
+    defaults (classes ``03 0b40 12``, fields ``class vendor``). NFD values inside AMD's GPU operator chart
+    (``gpu-operator-charts``, whose own NodeFeatureRule labels the AMD nodes) are left alone.
 
     ## Why is this bad?
     The network-operator's operands (OFED driver, device plugin) select
@@ -304,6 +308,8 @@ def nfd_labels_not_selected(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
     """
     by_rule = _labelled_by_rule(docs, f"feature.node.kubernetes.io/pci-{MELLANOX}.present")
     for doc in docs.of_kind(Kind.HELM_NFD):
+        if any(d.kind == Kind.HELM_AMD_GPU_OPERATOR for d in docs.by_file(doc.path)):
+            continue  # NFD as AMD's operator's subchart: that chart labels its nodes with its own rules
         yield from _nfd_labels(doc, by_rule)
 
 
