@@ -37,7 +37,8 @@ for name, n in TOTAL.items():
         continue
     sample = max(2, math.ceil(n * 200 / 1321))
     jobs.append((f"hpcconf/lint/rules/{name}.py", ["tests/rules/", "-k", " or ".join(cs)], sample))
-report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py"] if PHASE == "after" else [])
+report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py", "tests/test_nccl_verdict_limits.py"]
+                                               if PHASE == "after" else [])
 jobs.append(("hpcconf/nccl_report/verdict.py", report_tests, None))
 jobs.append(("hpcconf/nccl_report/command.py:target_from_spec,report,nccl_report_command", report_tests, None))
 jobs.append(("hpcconf/yamlpos.py:_refuse_oversized,_refuse_deep_nesting,_could_nest_deeply", ["tests/test_input_limits.py"], None))
