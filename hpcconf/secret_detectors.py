@@ -94,8 +94,10 @@ TOKEN_FORMATS: tuple[RegexBasedDetector, ...] = (
 CONNECTION_STRINGS: tuple[RegexBasedDetector, ...] = (BasicAuthDetector(), AzureStorageKeyDetector(), AzureSasDetector(),
                                                       AzureSharedKeyDetector())
 PRIVATE_KEY = PrivateKeyDetector()
-# detect-secrets' list lacks ENCRYPTED PRIVATE KEY (PKCS#8) and PuTTY's version 3 files.
-PRIVATE_KEY_EXTRA = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|^PuTTY-User-Key-File-\d+:")
+# detect-secrets' list lacks ENCRYPTED PRIVATE KEY (PKCS#8) and PuTTY's version 3 files; a .ppk pasted into a YAML
+# block or a comment is indented or behind '#', as a PEM block may be.
+PUTTY_KEY = re.compile(r"^[\s#\"']*PuTTY-User-Key-File-\d+:")
+PRIVATE_KEY_EXTRA = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + PUTTY_KEY.pattern)
 
 
 @dataclass(frozen=True)

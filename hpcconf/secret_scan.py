@@ -282,7 +282,7 @@ _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{16,}")
 def _is_key_block(lines: list[str], index: int) -> bool:
     """A BEGIN line with key material after it (on the line or the next); "..." samples are not keys."""
     rest = det.PRIVATE_KEY_EXTRA.split(lines[index], maxsplit=1)[-1]
-    if _KEY_MATERIAL.search(rest) or lines[index].startswith("PuTTY-User-Key-File"):
+    if _KEY_MATERIAL.search(rest) or det.PUTTY_KEY.match(lines[index]):
         return True
     body = lines[index + 1:index + 3]  # two lines of material (or material then END): samples show one, then "..."
     return len(body) == 2 and _KEY_MATERIAL.search(body[0]) is not None and "-----END" not in body[0] \

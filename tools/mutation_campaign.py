@@ -6,7 +6,8 @@ hpcconf/lint/rules/: a fixed-seed sample (about 200 of the 1,321 mutation points
 proportion) against tests/rules/ for that module's codes; hpcconf/nccl_report/verdict.py and
 command.py's target/report functions, whole, against the nccl-report tests; the YAML limits
 (yamlpos._refuse_oversized, _refuse_deep_nesting, _could_nest_deeply), whole, against
-tests/test_input_limits.py. ONLY=<substring> limits it to matching targets. ``before`` leaves out
+tests/test_input_limits.py. ONLY=<substring> limits it to matching targets; PRINT_JOBS=1 prints the jobs
+(JSON lines) for tools/mutation_parallel.py instead of running them. ``before`` leaves out
 test files the branch point did not have."""
 import json
 import math
@@ -36,7 +37,8 @@ for name, n in TOTAL.items():
         continue
     sample = max(2, math.ceil(n * 200 / 1321))
     jobs.append((f"hpcconf/lint/rules/{name}.py", ["tests/rules/", "-k", " or ".join(cs)], sample))
-report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py"] if PHASE == "after" else [])
+report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py", "tests/test_nccl_verdict_limits.py"]
+                                               if PHASE == "after" else [])
 jobs.append(("hpcconf/nccl_report/verdict.py", report_tests, None))
 jobs.append(("hpcconf/nccl_report/command.py:target_from_spec,report,nccl_report_command", report_tests, None))
 jobs.append(("hpcconf/yamlpos.py:_refuse_oversized,_refuse_deep_nesting,_could_nest_deeply", ["tests/test_input_limits.py"], None))
@@ -47,4 +49,7 @@ for target, tests, sample in jobs:
     args = [PY, MUTATOR, ROOT, OUT, target, *tests, "--seed", "27"]
     if sample:
         args += ["--sample", str(sample)]
+    if os.environ.get("PRINT_JOBS"):  # tools/mutation_parallel.py runs the jobs side by side, a tree copy each
+        print(json.dumps({"target": target, "tests": tests, "sample": sample}))
+        continue
     subprocess.run(args)

@@ -810,6 +810,8 @@ _PLUGIN_VARS = ("NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN", 
 # Base images that ship no NCCL plugin: an OS image, or NVIDIA's CUDA images (CUDA and NCCL only).
 _PLAIN_BASE = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|rockylinux|almalinux|centos|fedora|"
                          r"amazonlinux|alpine)(?::|@|$)|^(?:docker\.io/|nvcr\.io/)?nvidia/cuda(?::|@|$)", re.IGNORECASE)
+# An install prefix (autotools, CMake, make): the build puts the library in a directory below it (PREFIX/lib).
+_INSTALL_PREFIX = re.compile(r"(?:--prefix[= ]|CMAKE_INSTALL_PREFIX=|\bPREFIX=)['\"]?(/[^\s'\";&|]*)")
 
 
 def _final_base(doc: Document) -> str:
@@ -839,7 +841,9 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ``ENV NCCL_NET_PLUGIN``, ``NCCL_TUNER_PLUGIN``, ``NCCL_PROFILER_PLUGIN`` or ``NCCL_ENV_PLUGIN`` set to
     an absolute path, in an image built from a base that ships no NCCL plugin (an OS image, NVIDIA's
     ``nvidia/cuda`` images), where no ``COPY``, ``ADD`` or ``RUN`` of the Dockerfile names the file or
-    its directory. Images built on other bases (NGC PyTorch ships HPC-X's plugin) are not judged.
+    its directory, and no build installs under a prefix above it (``./configure --prefix=/opt/aws-ofi-nccl``
+    puts the plugin in ``/opt/aws-ofi-nccl/lib``; also ``CMAKE_INSTALL_PREFIX=``, ``PREFIX=``). Images built
+    on other bases (NGC PyTorch ships HPC-X's plugin) are not judged.
 
     ## Why is this bad?
     NCCL ``dlopen``s the path it is given; a missing file is logged ("NET/Plugin: Could not find" /
@@ -870,6 +874,9 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
             continue
         directory, name = posixpath.split(path)
         if name in others or (directory and directory != "/" and directory in others):
+            continue
+        if any(path.startswith(prefix.rstrip("/") + "/") for prefix in _INSTALL_PREFIX.findall(others)
+               if prefix.rstrip("/")):
             continue
         yield _setting_finding(doc, setting, f"{setting.name}={path}: nothing in this Dockerfile puts that file in "
                                              f"the image, and its base {base} ships no NCCL plugin: NCCL runs without it",

@@ -1,0 +1,2 @@
+FROM nvcr.io/nvidia/pytorch:24.05-py3
+ENV NCCL_IB_PCI_RELAXED_ORDERING=1

@@ -1,0 +1,2 @@
+#!/bin/bash
+export NCCL_ALGO="allreduce:ring;allgather:ring"

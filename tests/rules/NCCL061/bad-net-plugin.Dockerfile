@@ -1,0 +1,4 @@
+# the OFI plugin path set, never built nor copied
+FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
+RUN apt-get update && apt-get install -y --no-install-recommends libnccl2 && rm -rf /var/lib/apt/lists/*
+ENV NCCL_NET_PLUGIN=/opt/aws-ofi-nccl/lib/libnccl-net.so

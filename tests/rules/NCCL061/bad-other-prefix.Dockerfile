@@ -1,0 +1,4 @@
+# the plugin built with --prefix=/usr/local, while NCCL is pointed at /opt/aws-ofi-nccl/lib
+FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
+RUN git clone https://github.com/aws/aws-ofi-nccl && cd aws-ofi-nccl && ./autogen.sh && ./configure --prefix=/usr/local && make install
+ENV NCCL_NET_PLUGIN=/opt/aws-ofi-nccl/lib/libnccl-net.so

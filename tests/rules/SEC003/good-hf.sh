@@ -1,0 +1,3 @@
+#!/bin/bash
+# pull the model before the NCCL burn-in
+huggingface-cli login --token "$HF_TOKEN"

@@ -1,0 +1,46 @@
+"""nccl-report's limits and derived floors where a mutation run (tools/mutation.py, docs/mutation.md) found
+them unpinned: across nodes the InfiniBand line rate is the first limit (the table's "limit" column), and a
+derived floor names the ranks it was derived for, also when the log does not say how many ranks ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hpcconf.catalog import Catalog
+from hpcconf.knowledge.nccl_floors import load_floors
+from hpcconf.nccl_report.verdict import Target, judge_runs, limits_for
+from hpcconf.parsers.nccl_tests_log import parse_text
+
+LOG = Path(__file__).parent / "fixtures" / "nccl_logs" / "crusoe-h100-2node-srun.log"
+SKU = "h100-80gb-sxm-ib.8x"  # 8 GPUs with NVLink, 8 x 400 Gb/s NDR InfiniBand
+
+
+def _verdict(text: str):
+    (verdict,) = judge_runs("x.log", parse_text(text, "x.log", None).runs, Target(Catalog.load().get(SKU), 2),
+                            load_floors())
+    return verdict
+
+
+def test_across_nodes_the_fabric_is_the_first_line_rate():
+    labels = [limit.label for limit in limits_for(Catalog.load().get(SKU), None, 2, load_floors())]
+    assert labels[0].startswith("InfiniBand 8 x 400") and labels[1].startswith("NVLink"), labels
+    verdict = _verdict(LOG.read_text())
+    line_rates = [limit.label for limit in verdict.limits[1:]]  # after the collective's own ceiling
+    assert line_rates[0].startswith("InfiniBand") and line_rates[1].startswith("NVLink"), line_rates
+
+
+def test_on_one_node_nvlink_is_the_only_line_rate():
+    labels = [limit.label for limit in limits_for(Catalog.load().get(SKU), None, 1, load_floors())]
+    assert len(labels) == 1 and labels[0].startswith("NVLink"), labels
+
+
+def test_a_derived_floor_names_the_runs_ranks():
+    verdict = _verdict(LOG.read_text())
+    assert verdict.derived and verdict.run.ranks == 16 and verdict.floor.ranks == 16
+
+
+def test_a_derived_floor_without_rank_lines_counts_one_rank_per_gpu():
+    text = "\n".join(line for line in LOG.read_text().splitlines() if "Rank" not in line)
+    verdict = _verdict(text)
+    assert verdict.run.ranks is None
+    assert verdict.derived and verdict.floor.ranks == 2 * 8  # nodes x GPUs per node
