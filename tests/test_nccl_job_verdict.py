@@ -15,6 +15,7 @@ import pytest
 
 from hpcconf.catalog import Catalog
 from hpcconf.knowledge.nccl_floors import load_floors
+from hpcconf.nccl_report.findings import log_findings
 from hpcconf.nccl_report.verdict import Target, judge_runs
 from hpcconf.parsers.nccl_tests_log import collective_from_name, parse_text
 from hpcconf.targets.nccl_verdict import CHECK_LOG, check_log_floor_args
@@ -77,6 +78,9 @@ VARIANTS = {
     "wrong data": _wrong,
     "stops at 128M": lambda t: _cut(t, 128 << 20),
     "stops at 512M, x0.6": lambda t: _scaled(_cut(t, 512 << 20), 0.6),
+    "unknown -d": lambda t: "invalid type bf16, defaulting to float .. \n" + t,
+    "NCCL failure": lambda t: _cut(t, 512 << 20) + "vm: Test NCCL failure common.cu:1136 'unhandled cuda error / '\n",
+    "CUDA failure": lambda t: _cut(t, 1 << 20) + " .. vm pid 1333: Test failure common.cu:1012\n",
 }
 
 
@@ -103,9 +107,12 @@ def _job_status(output: str) -> str:
 
 
 def _report_status(path: Path, sku, nodes: int) -> str:
+    """nccl-report's outcome: an error finding (nccl-tests' own error markers) fails as a failed verdict does."""
     text = path.read_text(encoding="utf-8")
-    runs = parse_text(text, str(path), _collective(path)).runs
-    (verdict,) = judge_runs(str(path), runs, Target(sku, nodes), load_floors())
+    parsed = parse_text(text, str(path), _collective(path))
+    (verdict,) = judge_runs(str(path), parsed.runs, Target(sku, nodes), load_floors())
+    if any(f.severity == "error" for f in log_findings(parsed)):
+        return "fail"
     return {"pass": "pass", "below": "fail", "wrong": "fail", "inconclusive": "inconclusive",
             "no floor": "not judged"}[verdict.status]
 
