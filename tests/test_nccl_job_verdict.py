@@ -153,8 +153,25 @@ def _report_status_text(log: Path, variant, sku, nodes: int) -> str:
             "no floor": "not judged"}[verdict.status]
 
 
-def test_a_derived_floor_fails_the_job():
-    """2 x H200 all_gather at a quarter of its busbw, judged as NC80adis_H100_v5 (derived 150 GB/s at >= 256M)."""
+@pytest.mark.skipif(not H200X2_LOGS, reason="needs ../shared/upstream/nccl")
+def test_a_derived_floor_fails_the_job(tmp_path):
+    """2 x H200 all_gather at a quarter of its busbw, judged as NC80adis_H100_v5 (derived 150 GB/s at >= 256M):
+    the job failed on nothing but published floors before, so this run passed it."""
     sku = Catalog.load().get("NC80adis_H100_v5")
     args = check_log_floor_args(sku, "all_gather", 1, 2)
     assert args.startswith(" 150 from 268435456 'derived: ")
+    log = tmp_path / "all_gather.txt"
+    log.write_text(_scaled((H200X2 / "all_gather.txt").read_text(encoding="utf-8"), 0.25), encoding="utf-8")
+    output = _job_verdict(log, sku, "all_gather", 1, 2)
+    assert output.startswith("all_gather_perf: FAIL: busbw 69.48 GB/s at 1073741824 bytes, floor 150 GB/s (derived: ")
+    assert "JOB-FAILED" in output
+
+
+def test_the_sbatch_names_the_floor_its_single_node_pass_is_judged_with():
+    """A derived single-node floor is named in the job's comment, not "none sourced"; a published one as before."""
+    from hpcconf.targets.nccl_passes import single_node_floor_note
+
+    derived = single_node_floor_note(Catalog.load().get("h100-80gb-sxm-ib.8x"))
+    assert derived is not None and derived.startswith("315 GB/s busbw at the largest size, from 256M (derived: ")
+    published = single_node_floor_note(Catalog.load().get("ND96asr_v4"))
+    assert published == "228 GB/s busbw at 8G (Azure/azurehpc-health-checks conf/nd96asr_v4.conf @0e0a1ac2)"
