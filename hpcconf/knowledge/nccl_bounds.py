@@ -34,6 +34,9 @@ from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
 Origin = Literal["published", "derived"]
 RING_FAMILY = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
+# A derived floor is a bandwidth plateau: a run is judged against it at its largest message, from 256 MiB on
+# (below that a healthy run is still latency-bound and lands under the plateau).
+DERIVED_MIN_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)

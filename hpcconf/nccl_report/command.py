@@ -1,7 +1,9 @@
 """``hpcconf nccl-report LOG...``: nccl-tests logs -> table and verdict against the SKU's sourced floor.
 
 Exit status: 0 when nothing failed (pass, "no floor", inconclusive), 1 when a run is below its floor or
-returned wrong data, 2 for bad input (no nccl-tests table in a log, unknown SKU, bad option).
+returned wrong data, or nccl-tests reported an error on its run (an error finding, hpcconf.nccl_report.findings:
+a replaced -d/-o, wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
+log, unknown SKU, bad option).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..sku_dirs import sku_dir_option, with_settings_dirs
 
 if TYPE_CHECKING:
     from ..catalog import Sku
+    from .findings import Finding
     from .verdict import Target, Verdict
 
 EXIT_OK, EXIT_BELOW, EXIT_INVALID = 0, 1, 2
@@ -58,23 +61,28 @@ def _sku(name: str, sku_dirs: list[Path]) -> "Sku":
         raise _error(f"unknown SKU {name!r}{hint} (hpcconf skus lists them)") from exc
 
 
-def report(logs: list[Path], target: "Target", collective: Optional[str]) -> list["Verdict"]:
+def report(logs: list[Path], target: "Target", collective: Optional[str]) -> tuple[list["Verdict"], list["Finding"]]:
     from ..knowledge.nccl_floors import load_floors
     from ..parsers.nccl_tests_log import collective_from_name, parse_text
     from ..safe_io import read_bytes
+    from .findings import log_findings
     from .verdict import judge_runs
 
     table = load_floors()
     verdicts: list[Verdict] = []
+    findings: list[Finding] = []
     for path in logs:
         # the safe reader: a regular file under the log limit; stray bytes in a log are kept as U+FFFD
         text = read_bytes(path, "log").decode("utf-8", errors="replace")
         parsed = parse_text(text, str(path), collective or collective_from_name(path.name))
         if not parsed.runs:
+            stopped = [f.render() for f in log_findings(parsed) if f.severity == "error"]
             raise _error(f"{path}: no nccl-tests result table found (expected rows like "
-                         "'8388608  2097152  float  sum  -1  ...' under a '#  size  count  type' header)")
+                         "'8388608  2097152  float  sum  -1  ...' under a '#  size  count  type' header)"
+                         + "".join(f"\n  {line}" for line in stopped))
         verdicts += judge_runs(str(path), parsed.runs, target, table)
-    return verdicts
+        findings += log_findings(parsed)
+    return verdicts, findings
 
 
 def nccl_report_command(
@@ -120,12 +128,13 @@ def nccl_report_command(
     if nodes is not None:
         target = Target(target.sku, nodes)
     try:
-        verdicts = report(logs, target, collective)
+        verdicts, findings = report(logs, target, collective)
     except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located
         typer.echo(render_all(exc.diagnostics), err=True)
         raise typer.Exit(EXIT_INVALID) from None
     compared = _against_baseline(verdicts, baseline, tolerance) if baseline is not None else []
-    typer.echo(_with_baseline(RENDERERS[output_format](verdicts), compared, output_format), nl=False)
+    text = _with_findings(RENDERERS[output_format](verdicts), findings, output_format)
+    typer.echo(_with_baseline(text, compared, output_format), nl=False)
     if plot_file is not None:
         from .plot import PlotUnavailable, plot
 
@@ -133,7 +142,8 @@ def nccl_report_command(
             plot(verdicts, plot_file)
         except PlotUnavailable as exc:
             raise _error(str(exc)) from exc
-    failed = any(v.failed for v in verdicts) or any(b.failed for b in compared)
+    failed = any(v.failed for v in verdicts) or any(b.failed for b in compared) or \
+        any(f.severity == "error" for f in findings)
     raise typer.Exit(EXIT_BELOW if failed else EXIT_OK)
 
 
@@ -150,6 +160,22 @@ def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -
         raise typer.Exit(EXIT_INVALID) from None
     except (BaselineError, ValueError) as exc:
         raise _error(str(exc)) from None
+
+
+def _with_findings(report_text: str, findings: list["Finding"], output_format: str) -> str:
+    """nccl-tests' own warnings and errors after the verdicts (JSON: a ``findings`` list; an error fails)."""
+    if not findings:
+        return report_text
+    if output_format == "json":
+        import json
+
+        data = json.loads(report_text)
+        data["findings"] = [{"log": f.path, "line": f.line, "severity": f.severity, "kind": f.kind,
+                             "message": f.message} for f in findings]
+        data["passed"] = data["passed"] and not any(f.severity == "error" for f in findings)
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
+    bullet = "- " if output_format == "markdown" else ""
+    return report_text + "\n".join(["", "nccl-tests reported:"] + [f"{bullet}{f.render()}" for f in findings]) + "\n"
 
 
 def _with_baseline(report_text: str, compared: list, output_format: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from ..catalog import Sku
+from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES
 from ..knowledge.nccl_floors import Floor, FloorTable
 from ..parsers.nccl_tests_log import Row, TestRun
 
@@ -88,7 +89,6 @@ def line_rates(sku: Sku, nodes: int, table: FloorTable) -> list[Limit]:
     return limits
 
 
-DERIVED_MIN_BYTES = 256 << 20  # a derived floor is a bandwidth plateau: judged at the largest size, from 256 MiB
 
 
 def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTable,

@@ -37,8 +37,12 @@ _STARTING = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
 _RANK_LINE = re.compile(r"^#\s+Rank\s+(\d{1,18})(?!\d)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d{1,18})(?!\d)\s+\[([^\]]*)\]\s*(.*)$")
 _NTHREAD = re.compile(r"^#\s*nThread\s+(\d{1,18})(?!\d)\s+nGpus\s+(\d{1,18})(?!\d)")
 _HEADER = re.compile(r"^#\s+size\s+count\s+type\b")
-_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
+_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)(?:\s+(FAILED|OK))?")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,18})(?!\d)")
+# nccl-tests' own messages (NVIDIA/nccl-tests src/common.h @v2.19.6): an unknown -d/-o name replaced by the
+# default, and the CUDACHECK/NCCLCHECK/TESTCHECK lines printed when the test stops on an error.
+_INVALID_CHOICE = re.compile(r"\binvalid (type|op) (\S+), defaulting to (\S+)")
+_TEST_FAILURE = re.compile(r"\bTest (?:NCCL|CUDA) failure\b|\bpid \d+: Test failure \S+:\d+")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _NCCL_LIBRARY = re.compile(r"nccl-library=(\d{1,18})(?!\d)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\S+)")
@@ -100,6 +104,9 @@ class TestRun:
     avg_busbw: Optional[float] = None  # nccl-tests' own "# Avg bus bandwidth"
     out_of_bounds: Optional[int] = None
     warnings: list[tuple[int, str]] = field(default_factory=list)  # NCCL WARN lines (line, text)
+    avg_line: Optional[int] = None  # the "# Avg bus bandwidth" line
+    avg_failed: bool = False  # nccl-tests' NCCL_TESTS_MIN_BW check printed FAILED
+    out_of_bounds_line: Optional[int] = None
 
     @property
     def nodes(self) -> Optional[int]:
@@ -112,10 +119,24 @@ class TestRun:
         return [row for row in self.rows if row.dtype == dtype]
 
 
+@dataclass(frozen=True)
+class Marker:
+    """A line in which nccl-tests reports on itself: ``invalid-type`` / ``invalid-op`` (an unknown ``-d`` /
+    ``-o`` name, replaced: ``requested`` and ``used``), ``test-failure`` (the test stopped on an error),
+    ``nccl-warn`` (an NCCL WARN line)."""
+
+    line: int
+    kind: str
+    text: str
+    requested: Optional[str] = None
+    used: Optional[str] = None
+
+
 @dataclass
 class NcclTestsLog:
     path: str
     runs: list[TestRun]
+    markers: list[Marker] = field(default_factory=list)  # in log order, whichever run they belong to
 
 
 def strip_prefixes(line: str) -> str:
@@ -197,6 +218,7 @@ class _Parser:
         self.current: Optional[TestRun] = None
         self.named: Optional[str] = None  # last <collective>_perf seen outside a table
         self.pending = TestRun(None, 0)  # facts seen before the first table row (rank lines, versions)
+        self.markers: list[Marker] = []
 
     def _open(self, line: int) -> TestRun:
         if self.current is None or self.current.rows:
@@ -245,10 +267,16 @@ class _Parser:
             return
         if (m := _AVG.match(text)) and self.current is not None:
             self.current.avg_busbw = _finite(m.group(1))
+            self.current.avg_line, self.current.avg_failed = number, m.group(2) == "FAILED"
             return
         if (m := _OOB.match(text)) and self.current is not None:
             self.current.out_of_bounds = int(m.group(1))
+            self.current.out_of_bounds_line = number
             return
+        if m := _INVALID_CHOICE.search(text):
+            self.markers.append(Marker(number, f"invalid-{m.group(1)}", text, m.group(2), m.group(3)))
+        elif _TEST_FAILURE.search(text):
+            self.markers.append(Marker(number, "test-failure", text))
         self._facts(number, text)
 
     def _facts(self, number: int, text: str) -> None:
@@ -272,6 +300,7 @@ class _Parser:
             target.nccl_version = target.nccl_version or m.group(1)
         if (m := _NCCL_MESSAGE.search(text)) and m.group(1) == "WARN":
             (self.current or target).warnings.append((number, text))
+            self.markers.append(Marker(number, "nccl-warn", text))
         if not text.startswith("#") and not _NCCL_MESSAGE.search(text) and (m := _COLLECTIVE_NAME.search(text)):
             self.named = m.group(1)
 
@@ -282,7 +311,7 @@ class _Parser:
         for run in self.runs:
             if run.collective is None:
                 run.collective = self.hint or infer_collective(run)
-        return NcclTestsLog(self.path, [run for run in self.runs if run.rows])
+        return NcclTestsLog(self.path, [run for run in self.runs if run.rows], self.markers)
 
 
 def _add_host(run: TestRun, host: str) -> None:

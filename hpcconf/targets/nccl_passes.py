@@ -18,6 +18,7 @@ from typing import Optional
 
 from ..catalog import Sku
 from ..knowledge.nccl_floors import load_floors, size_bytes
+from ..resolve.nccl_verdict import verdict_floor
 from ..spec.model import NcclTest
 
 RING_MIN_BYTES = "64M"  # below this a ring is latency-bound; the NIC bandwidth shows only at large sizes
@@ -53,6 +54,14 @@ def single_node_max_bytes(test: NcclTest, sku: Sku) -> str:
     return test.max_bytes
 
 
+def human_size(size: int) -> str:
+    """nccl-tests' own size notation (16G, 256M), as the floors are written."""
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return str(size)
+
+
 def ring_min_bytes(test: NcclTest) -> str:
     return RING_MIN_BYTES if size_bytes(RING_MIN_BYTES) <= size_bytes(test.max_bytes) else test.min_bytes
 
@@ -72,8 +81,11 @@ def extra_passes(test: NcclTest, sku: Sku, nodes: int) -> list[TestPass]:
 
 
 def single_node_floor_note(sku: Sku) -> Optional[str]:
-    """The floor the single-node pass is judged against, for a comment in the job."""
-    floor = load_floors().floor(sku.name, PASS_COLLECTIVE, 1, sku.gpu.count)
+    """The floor the single-node pass is judged against (the one check_log and nccl-report use), for a
+    comment in the job."""
+    floor = verdict_floor(sku, PASS_COLLECTIVE, 1, sku.gpu.count)
     if floor is None:
         return None
-    return f"{floor.gbps:g} GB/s busbw at {floor.message_size} ({floor.citation()})"
+    if floor.origin == "derived":
+        return f"{floor.gbps:g} GB/s busbw at the largest size, from {floor.message_bytes >> 20}M ({floor.source})"
+    return f"{floor.gbps:g} GB/s busbw at {human_size(floor.message_bytes)} ({floor.source})"

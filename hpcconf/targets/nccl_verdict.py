@@ -1,39 +1,66 @@
 """The nccl-tests verdict a node or image gives without hpcconf (bash and awk only), shared by the jobs that
 run nccl-tests: the AKS launcher and the Slurm batch script judge their logs with the same ``check_log``.
 
-A log with no nccl-tests table, a row with #wrong > 0, or a float row at a sourced floor's message size whose
-busbw (the mean of out-of-place and in-place, what nccl-tests' "Avg bus bandwidth" is for one size and what
-`hpcconf nccl-report` compares) is below the floor fails: ``check_log`` appends to the bash array ``FAILED``.
-Rows are the lines whose first field is the size; their last eight fields are time algbw busbw #wrong, out of
-place then in place.
+It judges as ``hpcconf nccl-report`` does, with the floor resolved for the run (hpcconf.resolve.nccl_verdict:
+published, else derived from the SKU's links): a log with no nccl-tests table, a row with #wrong > 0, or a
+line in which nccl-tests reports an error on its run (hpcconf.nccl_report.findings: a replaced -d/-o, a
+FAILED footer, a Test NCCL/CUDA failure) fails;
+busbw is the mean of out-of-place and in-place (what nccl-tests' "Avg bus bandwidth" is for one size),
+rounded to 0.01 GB/s. A published floor (``at BYTES``) is read at its message size: below it fails; a log
+that stops short is read at its largest smaller size, which can only pass (busbw grows with size), else it
+is inconclusive. A derived floor (``from BYTES``) is read at the largest size, inconclusive below BYTES.
+Only float rows are judged, the type the floors are set with. A failure appends to the bash array
+``FAILED``. Rows are the lines whose first field is the size; their last eight fields are time algbw busbw
+#wrong, out of place then in place.
 """
 
 from __future__ import annotations
 
 import shlex
 
-from ..knowledge.nccl_floors import load_floors
+from ..catalog import Sku
+from ..resolve.nccl_verdict import verdict_floor
 
-CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <floor message bytes> <floor source>]
-  awk -v label="$2" -v floor="${3:-}" -v at="${4:-}" -v source="${5:-}" '
+CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message bytes> <floor source>]
+  awk -v label="$2" -v floor="${3:-}" -v mode="${4:-}" -v at="${5:-}" -v source="${6:-}" '
+    /Test (NCCL|CUDA) failure|pid [0-9]+: Test failure |invalid (type|op) [^ ]+, defaulting to |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
+      if (!said++) first = $0
+    }
     $1 ~ /^[0-9]+$/ && NF >= 11 {
       rows++
       if (($(NF-4) ~ /^[0-9]+$/ && $(NF-4) + 0 > 0) || ($NF ~ /^[0-9]+$/ && $NF + 0 > 0)) wrong++
-      if (at != "" && $1 == at && $3 == "float") { busbw = ($(NF-5) + $(NF-1)) / 2; found = 1 }
+      if ($3 != "float") next
+      bw = sprintf("%.2f", ($(NF-5) + $(NF-1)) / 2) + 0
+      if ($1 + 0 == at + 0) { exact = 1; atbw = bw }
+      if ($1 + 0 < at + 0 && $1 + 0 > below + 0) { below = $1; belowbw = bw }
+      if (!floats || $1 + 0 > largest + 0) { largest = $1; largestbw = bw }
+      floats++
     }
     END {
       if (!rows) { printf "%s: FAIL: no nccl-tests results in the log\n", label; exit 1 }
       if (wrong) { printf "%s: FAIL: %d row(s) with wrong results (#wrong > 0)\n", label, wrong; exit 1 }
-      if (floor == "") { printf "%s: ok: %d rows, no wrong results (no published floor)\n", label, rows; exit 0 }
-      if (!found) { printf "%s: ok: no float row at the floor size (%s bytes): not judged\n", label, at; exit 0 }
-      if (busbw < floor) { printf "%s: FAIL: busbw %.2f GB/s at %s bytes, floor %s GB/s (%s)\n", label, busbw, at, floor, source; exit 1 }
-      printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes (%s)\n", label, busbw, floor, at, source
+      if (said) { printf "%s: FAIL: nccl-tests reported %d error(s), first: %s\n", label, said, first; exit 1 }
+      if (floor == "") { printf "%s: ok: %d rows, no wrong results (no floor)\n", label, rows; exit 0 }
+      if (!floats) { printf "%s: ok: no float rows: not judged\n", label; exit 0 }
+      if (mode == "from") {
+        if (largest + 0 < at + 0) { printf "%s: inconclusive: largest message %s bytes, the derived floor is read from %s bytes\n", label, largest, at; exit 0 }
+        size = largest; bw = largestbw
+      } else if (exact) { size = at; bw = atbw
+      } else if (below != "") {
+        if (belowbw + 0 >= floor + 0) { printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes, below the floor size %s (%s)\n", label, belowbw, floor, below, at, source; exit 0 }
+        printf "%s: inconclusive: busbw %.2f GB/s at %s bytes; the %s GB/s floor is set at %s bytes\n", label, belowbw, below, floor, at; exit 0
+      } else { printf "%s: inconclusive: every message is larger than the floor size (%s bytes)\n", label, at; exit 0 }
+      if (bw < floor + 0) { printf "%s: FAIL: busbw %.2f GB/s at %s bytes, floor %s GB/s (%s)\n", label, bw, size, floor, source; exit 1 }
+      printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes (%s)\n", label, bw, floor, size, source
     }' "$1" || FAILED+=("$2: see the verdict above")
 }
 """
 
 
-def check_log_floor_args(sku: str, collective: str, nodes: int, ranks: int) -> str:
-    """``check_log``'s floor arguments (GB/s, message bytes, source) for the run; empty when none is sourced."""
-    floor = load_floors().floor(sku, collective, nodes, ranks)
-    return "" if floor is None else f" {floor.gbps:g} {floor.message_bytes} {shlex.quote(floor.citation())}"
+def check_log_floor_args(sku: Sku, collective: str, nodes: int, ranks: int) -> str:
+    """``check_log``'s floor arguments (GB/s, at|from, message bytes, source) for the run; empty when none."""
+    floor = verdict_floor(sku, collective, nodes, ranks)
+    if floor is None:
+        return ""
+    mode = "at" if floor.origin == "published" else "from"
+    return f" {floor.gbps:g} {mode} {floor.message_bytes} {shlex.quote(floor.source)}"

@@ -91,14 +91,15 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
 
 
 def log_checks(cluster: ResolvedCluster, job: SlurmPartition, job_name: str) -> list[str]:
-    """``check_log`` of every log the job writes, against the SKU's floor for that run (nccl_verdict)."""
+    """``check_log`` of every log the job writes, against the floor nccl-report judges that run with (nccl_verdict)."""
     ranks = job.nodes * job.ntasks_per_node
+    sku = cluster.pool(job.pool).sku
     log = f"{job_name}.${{SLURM_JOB_ID:-0}}"
-    checks = [f"check_log \"{log}.{test}.log\" {test}_perf{check_log_floor_args(job.sku, test, job.nodes, ranks)}"
+    checks = [f"check_log \"{log}.{test}.log\" {test}_perf{check_log_floor_args(sku, test, job.nodes, ranks)}"
               for test in cluster.nccl_test.matrix()]
     for p in extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes):
         nodes, pass_ranks = (1, job.ntasks_per_node) if p.single_node else (job.nodes, ranks)
-        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(job.sku, p.collective, nodes, pass_ranks)}")
+        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(sku, p.collective, nodes, pass_ranks)}")
     return checks
 
 

@@ -136,16 +136,16 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
 
 
 def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
-    """Every log checked in the image (``check_log``: results present, none wrong, busbw at or above the SKU's
-    sourced floor), then ``hpcconf nccl-report`` where the image has hpcconf; the job exits 1 when any mpirun or
+    """Every log checked in the image (``check_log``: results present, none wrong, busbw at or above the floor
+    nccl-report judges that run with, published or derived), then ``hpcconf nccl-report`` where the image has hpcconf; the job exits 1 when any mpirun or
     check failed, else with the report's status. Every verdict is printed before the job fails."""
     sku = f"--sku {job.sku}"
     passes = test_passes(cluster, job)
     matrix = cluster.nccl_test.matrix()
-    checks = [f"check_log /tmp/{test}.log {test}_perf{check_log_floor_args(job.sku, test, job.worker_replicas, job.np)}" for test in matrix]
+    checks = [f"check_log /tmp/{test}.log {test}_perf{check_log_floor_args(job.pool.sku, test, job.worker_replicas, job.np)}" for test in matrix]
     for p in passes:
         nodes, ranks = (1, job.gpus_per_worker) if p.single_node else (job.worker_replicas, job.np)
-        checks.append(f"check_log /tmp/{p.log} {p.name}{check_log_floor_args(job.sku, p.collective, nodes, ranks)}")
+        checks.append(f"check_log /tmp/{p.log} {p.name}{check_log_floor_args(job.pool.sku, p.collective, nodes, ranks)}")
     multi = [f"/tmp/{test}.log" for test in matrix] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
     calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     pod = f"{job.job_name}-{aks.launcher_task}-0"

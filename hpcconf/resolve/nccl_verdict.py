@@ -1,0 +1,34 @@
+"""The floor each nccl-tests run of a generated job is judged against, resolved once as plain data, so the
+job's own bash/awk verdict (hpcconf.targets.nccl_verdict) judges with exactly what ``hpcconf nccl-report``
+uses: the published floor for the run where one exists, else the one derived from the SKU's links
+(hpcconf.knowledge.nccl_bounds), read the same way (a published one at its message size, a derived one at
+the largest message, which must reach ``DERIVED_MIN_BYTES``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional
+
+from ..catalog import Sku
+from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES, floor
+from ..knowledge.nccl_floors import size_bytes
+
+
+@dataclass(frozen=True)
+class VerdictFloor:
+    """busbw (GB/s) a float run must reach, where the log is read, and the floor's provenance."""
+
+    gbps: float
+    origin: Literal["published", "derived"]
+    message_bytes: int  # published: the size the floor is set at; derived: the least the largest size must be
+    source: str
+
+
+def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional[VerdictFloor]:
+    bound = floor(sku, collective, nodes, ranks)
+    if bound is None:
+        return None
+    if bound.origin == "published" and bound.message_size is not None:
+        return VerdictFloor(bound.gbps, "published", size_bytes(bound.message_size), bound.source)
+    return VerdictFloor(bound.gbps, "derived", DERIVED_MIN_BYTES, f"derived: {bound.label}; {bound.source}")

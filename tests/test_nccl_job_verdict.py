@@ -1,0 +1,177 @@
+"""The in-job verdict (the bash/awk ``check_log`` embedded in the generated Volcano job and sbatch) and
+``hpcconf nccl-report`` judge the same log the same way: the same floor (published, else derived from the
+SKU's links), read at the same size, with the same outcome. Run on real nccl-tests logs (the 2 x H200
+recording in ../shared/upstream/nccl/h200x2-nccl-tests/, the public excerpts in tests/fixtures/nccl_logs/)
+and on degraded copies of them: busbw scaled down, a #wrong count, a run cut short."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hpcconf.catalog import Catalog
+from hpcconf.knowledge.nccl_floors import load_floors
+from hpcconf.nccl_report.findings import log_findings
+from hpcconf.nccl_report.verdict import Target, judge_runs
+from hpcconf.parsers.nccl_tests_log import collective_from_name, parse_text
+from hpcconf.targets.nccl_verdict import CHECK_LOG, check_log_floor_args
+
+REPO = Path(__file__).resolve().parents[1]
+H200X2 = REPO.parent / "shared" / "upstream" / "nccl" / "h200x2-nccl-tests"
+FIXTURES = REPO / "tests" / "fixtures" / "nccl_logs"
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
+
+# (log, SKU it is judged as, nodes, ranks). The 2 x H200 recording is a 2-GPU slice of no catalog SKU: it is
+# judged as the 2-GPU SKUs (one published all_reduce floor at 16G, derived floors for the rest) and as a
+# slice of ND H200 v5 (no floor); the excerpts as the machines they were recorded on.
+H200X2_LOGS = sorted(H200X2.glob("*.txt")) if H200X2.is_dir() else []
+CASES = [(log, sku, 1, 2) for log in H200X2_LOGS for sku in ("NC80adis_H100_v5", "NC48ads_A100_v4", "ND96isr_H200_v5")] + [
+    (FIXTURES / "azhop-nc48v4-slurm-topo.log", "NC48ads_A100_v4", 1, 2),
+    (FIXTURES / "azhop-nc48v4-slurm-graph.log", "NC48ads_A100_v4", 1, 2),
+    (FIXTURES / "azhop-nc96v4-slurm-topo.log", "NC96ads_A100_v4", 1, 4),
+    (FIXTURES / "aks-ndmv4-2node-mpirun.log", "ND96amsr_A100_v4", 2, 16),
+    (FIXTURES / "crusoe-h100-2node-srun.log", "h100-80gb-sxm-ib.8x", 2, 16),
+]
+_ROW = re.compile(r"^(\s*\d+\s+\d+\s+float\s+\S+\s+-?\d+)(.*)$")
+
+
+def _scaled(text: str, factor: float) -> str:
+    """Every float row's algbw and busbw (columns 7, 8, 11, 12) times ``factor``."""
+    def row(line: str) -> str:
+        if not _ROW.match(line):
+            return line
+        fields = line.split()
+        for i in (6, 7, 10, 11):
+            if i < len(fields) and re.fullmatch(r"\d+(\.\d+)?", fields[i]):
+                fields[i] = f"{float(fields[i]) * factor:.2f}"
+        return " ".join(fields)
+    return "\n".join(row(line) for line in text.splitlines()) + "\n"
+
+
+def _wrong(text: str) -> str:
+    """The largest row's out-of-place #wrong set to 3 (corrupted data)."""
+    lines = text.splitlines()
+    last = max(i for i, line in enumerate(lines) if _ROW.match(line))
+    fields = lines[last].split()
+    fields[8] = "3"
+    lines[last] = " ".join(fields)
+    return "\n".join(lines) + "\n"
+
+
+def _cut(text: str, keep_bytes: int) -> str:
+    """The run stopped after its rows up to ``keep_bytes`` (a smaller -e, or a run killed mid-table)."""
+    return "\n".join(line for line in text.splitlines()
+                     if not _ROW.match(line) or int(line.split()[0]) <= keep_bytes) + "\n"
+
+
+VARIANTS = {
+    "as recorded": lambda t: t,
+    "busbw x0.98": lambda t: _scaled(t, 0.98),
+    "busbw x0.7": lambda t: _scaled(t, 0.7),
+    "busbw x0.5": lambda t: _scaled(t, 0.5),
+    "busbw x0.25": lambda t: _scaled(t, 0.25),
+    "wrong data": _wrong,
+    "stops at 128M": lambda t: _cut(t, 128 << 20),
+    "stops at 512M, x0.6": lambda t: _scaled(_cut(t, 512 << 20), 0.6),
+    "unknown -d": lambda t: "invalid type bf16, defaulting to float .. \n" + t,
+    "NCCL failure": lambda t: _cut(t, 512 << 20) + "vm: Test NCCL failure common.cu:1136 'unhandled cuda error / '\n",
+    "CUDA failure": lambda t: _cut(t, 1 << 20) + " .. vm pid 1333: Test failure common.cu:1012\n",
+}
+
+
+def _collective(log: Path) -> str:
+    """What the log runs, as nccl-report reads it (the job knows it: it ran the binary)."""
+    name = "all_reduce" if "allreduce" in log.name else collective_from_name(log.name)
+    (run,) = parse_text(log.read_text(encoding="utf-8"), str(log), name).runs
+    assert run.collective is not None
+    return run.collective
+
+
+def _job_verdict(path: Path, sku, collective: str, nodes: int, ranks: int) -> str:
+    """What the job's check_log prints and whether it failed the job."""
+    script = (CHECK_LOG + "FAILED=()\n"
+              f"check_log {path} {collective}_perf{check_log_floor_args(sku, collective, nodes, ranks)}\n"
+              "[ \"${#FAILED[@]}\" -eq 0 ] || echo JOB-FAILED\n")
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True)
+    return done.stdout
+
+
+def _job_status(output: str) -> str:
+    word = output.split(": ", 2)[1].split(":")[0]
+    return {"pass": "pass", "FAIL": "fail", "inconclusive": "inconclusive", "ok": "not judged"}[word]
+
+
+def _report_status(path: Path, sku, nodes: int) -> str:
+    """nccl-report's outcome: an error finding (nccl-tests' own error markers) fails as a failed verdict does."""
+    text = path.read_text(encoding="utf-8")
+    parsed = parse_text(text, str(path), _collective(path))
+    (verdict,) = judge_runs(str(path), parsed.runs, Target(sku, nodes), load_floors())
+    if any(f.severity == "error" for f in log_findings(parsed)):
+        return "fail"
+    return {"pass": "pass", "below": "fail", "wrong": "fail", "inconclusive": "inconclusive",
+            "no floor": "not judged"}[verdict.status]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("log,sku_name,nodes,ranks", CASES, ids=lambda v: v.name if isinstance(v, Path) else str(v))
+def test_the_job_and_nccl_report_agree(log, sku_name, nodes, ranks, variant, tmp_path):
+    sku = Catalog.load().get(sku_name)
+    copy = tmp_path / log.name
+    copy.write_text(VARIANTS[variant](log.read_text(encoding="utf-8")), encoding="utf-8")
+    collective = _collective(log)
+    output = _job_verdict(copy, sku, collective, nodes, ranks)
+    job = _job_status(output)
+    assert job == _report_status(copy, sku, nodes), output
+    assert ("JOB-FAILED" in output) == (job == "fail"), output
+
+
+def test_the_cases_reach_every_outcome_and_both_kinds_of_floor():
+    """The agreement above is not vacuous: published and derived floors, and every outcome, occur."""
+    assert H200X2_LOGS, "the 2 x H200 recording is missing"
+    outcomes, kinds = set(), set()
+    for log, sku_name, nodes, ranks in CASES:
+        sku = Catalog.load().get(sku_name)
+        collective = _collective(log)
+        args = check_log_floor_args(sku, collective, nodes, ranks)
+        kinds.add(args.split()[1] if args else "none")
+        for variant in ("as recorded", "busbw x0.25", "stops at 128M"):
+            outcomes.add((variant, _report_status_text(log, VARIANTS[variant], sku, nodes)))
+    assert kinds == {"at", "from", "none"}
+    assert {status for _, status in outcomes} == {"pass", "fail", "inconclusive", "not judged"}
+
+
+def _report_status_text(log: Path, variant, sku, nodes: int) -> str:
+    text = variant(log.read_text(encoding="utf-8"))
+    runs = parse_text(text, str(log), _collective(log)).runs
+    (verdict,) = judge_runs(str(log), runs, Target(sku, nodes), load_floors())
+    return {"pass": "pass", "below": "fail", "wrong": "fail", "inconclusive": "inconclusive",
+            "no floor": "not judged"}[verdict.status]
+
+
+@pytest.mark.skipif(not H200X2_LOGS, reason="needs ../shared/upstream/nccl")
+def test_a_derived_floor_fails_the_job(tmp_path):
+    """2 x H200 all_gather at a quarter of its busbw, judged as NC80adis_H100_v5 (derived 150 GB/s at >= 256M):
+    the job failed on nothing but published floors before, so this run passed it."""
+    sku = Catalog.load().get("NC80adis_H100_v5")
+    args = check_log_floor_args(sku, "all_gather", 1, 2)
+    assert args.startswith(" 150 from 268435456 'derived: ")
+    log = tmp_path / "all_gather.txt"
+    log.write_text(_scaled((H200X2 / "all_gather.txt").read_text(encoding="utf-8"), 0.25), encoding="utf-8")
+    output = _job_verdict(log, sku, "all_gather", 1, 2)
+    assert output.startswith("all_gather_perf: FAIL: busbw 69.48 GB/s at 1073741824 bytes, floor 150 GB/s (derived: ")
+    assert "JOB-FAILED" in output
+
+
+def test_the_sbatch_names_the_floor_its_single_node_pass_is_judged_with():
+    """A derived single-node floor is named in the job's comment, not "none sourced"; a published one as before."""
+    from hpcconf.targets.nccl_passes import single_node_floor_note
+
+    derived = single_node_floor_note(Catalog.load().get("h100-80gb-sxm-ib.8x"))
+    assert derived is not None and derived.startswith("315 GB/s busbw at the largest size, from 256M (derived: ")
+    published = single_node_floor_note(Catalog.load().get("ND96asr_v4"))
+    assert published == "228 GB/s busbw at 8G (Azure/azurehpc-health-checks conf/nd96asr_v4.conf @0e0a1ac2)"
