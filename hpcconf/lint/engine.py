@@ -705,7 +705,8 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
         from .walker import EXCLUDED
 
         return LintResult(findings=[], files_checked=0, skipped=[(loaded.file, EXCLUDED)])
-    text = _read(loaded.path, loaded.file, None)
+    # The text the build parsed: read again, the file could have changed under the build (and costs a read).
+    text = loaded.text if loaded.text is not None else _read(loaded.path, loaded.file, None)
     spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []
