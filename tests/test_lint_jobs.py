@@ -64,3 +64,12 @@ def test_one_file_starts_no_pool(tree, monkeypatch):
 def test_jobs_must_be_positive(tree):
     done = _lint(tree, "--jobs", "0")
     assert done.returncode == 2 and "--jobs must be 1 or more" in done.stderr + done.stdout
+
+
+def test_one_file_imports_no_pool_machinery(tree):
+    # (multiprocessing itself is imported by detect-secrets; the process pool is ours)
+    probe = ("import sys\nsys.argv = ['hpcconf', 'lint', '--jobs', '4', 'wild/aioa-slurm-hopper.conf']\n"
+             "from hpcconf.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('concurrent.futures',) if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tree, capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr[-2000:]

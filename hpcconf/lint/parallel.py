@@ -112,11 +112,6 @@ def _split(groups: dict[str, list[int]], listed: list[Candidate], jobs: int) -> 
 
 def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | None, jobs: int) -> LintResult | None:
     """The serial run's result, from ``jobs`` processes; None where the serial run must be used instead."""
-    import multiprocessing  # here, not at import: a one-file lint never starts a pool
-    from concurrent.futures import ProcessPoolExecutor
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return None  # spawned workers would re-import and re-load everything: no gain
     skipped_walk: list[tuple[str, str]] = []
     unlisted: list[tuple[str, OSError]] = []
     listed: list[Candidate] = []
@@ -140,6 +135,11 @@ def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | N
         return None  # one group: nothing to run side by side, and no pool to start
     if grouping.manifest_specs() & {c.path.name for c in listed}:
         return None  # a spec and its committed output in one run: the serial run drops the output
+    import multiprocessing  # only now: a one-file (one-group) lint imports no pool machinery
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None  # spawned workers would re-import and re-load everything: no gain
     chunks = _split(groups, listed, min(jobs, len(groups)))
     initial = [unreadable_directory(shown, error) for shown, error in unlisted if not ctx.config.excluded(shown)]
     from .registry import load_rules
