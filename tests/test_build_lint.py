@@ -87,3 +87,16 @@ def test_error_in_an_artifact_is_reported_at_the_spec_line_that_set_it(tmp_path,
     assert f"spec.yaml:{line}:14: error[NCCL029]" in result.output
     assert "seen in aks/volcano-job.yaml" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_build_lint_reads_no_file_again(monkeypatch):
+    """The build's lint checks the text the build parsed (the spec is not read a second time)."""
+    from hpcconf.lint import engine
+
+    compiled = compile_spec(REPO / "examples" / "ndmv4-aks-current.yaml")
+
+    def no_read(*args, **kwargs):
+        raise AssertionError(f"read again: {args}")
+
+    monkeypatch.setattr(engine, "_read", no_read)
+    assert lint_build(compiled, LintContext(nccl_version=newest_nccl_version())).files_checked == 1

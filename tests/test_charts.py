@@ -141,3 +141,15 @@ def test_operand_tags_and_doca_pairings():
     pattern = Versions.model_json_schema()["properties"]["doca_ofed"]["anyOf"][0]["pattern"]
     for tag in charts.DOCA_DRIVER_BY_RELEASE.values():  # a user could write each of them in the spec
         assert re.match(pattern, tag), tag
+
+
+def test_a_chart_lookup_parses_its_own_section_as_the_whole_file_has_it():
+    """chart_tree() reads one chart's section of chart_trees.yaml; it must be what the whole file says."""
+    from ruamel.yaml import YAML
+
+    from hpcconf.knowledge import charts
+
+    whole = YAML(typ="safe").load(charts.TREES_FILE.read_text(encoding="utf-8"))
+    assert sorted(charts._sections()) == sorted(whole)
+    for name, body in whole.items():
+        assert charts.chart_tree(name) == charts._tree_of(name, body), name

@@ -37,3 +37,59 @@ def _heavy_modules_loaded(*args: str) -> list[str]:
 @pytest.mark.parametrize("args", [("--version",), ("version",), ("-V",)])
 def test_version_imports_none_of_the_heavy_libraries(args):
     assert _heavy_modules_loaded(*args) == []
+
+
+# detect-secrets imports requests (urllib3, http.client, charset_normalizer: ~130 ms) only for its online
+# verification, which hpcconf never runs: lint and build scan for secrets without importing the network stack.
+NETWORK = ("urllib3", "charset_normalizer")
+PROBE_NETWORK = """
+import json, sys
+network = set(json.loads(sys.argv[2]))
+sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
+from hpcconf.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+real = type(sys.modules.get("requests")).__name__ == "module"
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & network | ({"requests"} if real else set()))),
+      file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("command", ["lint", "build"])
+def test_lint_and_build_do_not_import_the_network_stack(command, tmp_path):
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    args = (["lint", str(repo / "out" / "azhop-ncv4" / "azhop" / "config.yml")] if command == "lint" else
+            ["build", str(repo / "examples" / "ndmv4-aks-current.yaml"), "-o", str(tmp_path), "-q"])
+    result = subprocess.run([sys.executable, "-c", PROBE_NETWORK, json.dumps(args), json.dumps(NETWORK)],
+                            capture_output=True, text=True)
+    assert json.loads(result.stderr.strip().splitlines()[-1]) == [], result.stderr[-2000:]
+    if command == "build":
+        assert any(tmp_path.iterdir()), "the build wrote nothing: the probe did not run the command it checks"
+
+
+@pytest.mark.parametrize("args", [("--version",), ("version",), ("-V",)])
+def test_the_console_script_prints_the_version_without_building_the_command_line(args):
+    """The installed `hpcconf` (hpcconf.entry) answers the version before importing typer, the same line."""
+    probe = ("import json, sys\nsys.argv = ['hpcconf', *json.loads(sys.argv[1])]\nfrom hpcconf.entry import main\n"
+             "main()\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click'})), file=sys.stderr)")
+    fast = subprocess.run([sys.executable, "-c", probe, json.dumps(args)], capture_output=True, text=True, check=True)
+    typer_way = subprocess.run([sys.executable, "-m", "hpcconf.cli", *args], capture_output=True, text=True)
+    assert fast.stdout == typer_way.stdout and typer_way.returncode == 0
+    assert json.loads(fast.stderr.strip().splitlines()[-1]) == []
+
+
+def test_the_console_script_is_the_entry_module():
+    from pathlib import Path
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'hpcconf = "hpcconf.entry:main"' in pyproject
+
+
+def test_the_entry_passes_every_other_command_line_on():
+    probe = "import sys\nsys.argv = ['hpcconf', 'rules', '--format', 'json']\nfrom hpcconf.entry import main\nmain()"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)

@@ -237,20 +237,40 @@ def _spans(text: str) -> tuple[Span, ...]:
 
 
 @lru_cache(maxsize=1)
-def _trees() -> dict[str, ChartTree]:
-    raw = YAML(typ="safe").load(TREES_FILE.read_text(encoding="utf-8")) or {}
-    return {
-        name: ChartTree(name=name, repo=body["repo"], path=body["path"],
-                        reads={str(v): str(ref) for v, ref in body["read"].items()},
-                        keys={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("keys") or {}).items()},
-                        open={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("open") or {}).items()})
-        for name, body in raw.items()
-    }
+def _sections() -> dict[str, str]:
+    """The text of each chart's top-level section of chart_trees.yaml (the generator writes one per chart, at
+    column 0): a lookup parses its own chart's section only, not the 100 KB of every chart."""
+    sections: dict[str, str] = {}
+    name, start, lines = None, 0, TREES_FILE.read_text(encoding="utf-8").splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        if line[:1] not in ("", " ", "#", "\n") and line.rstrip().endswith(":"):
+            if name is not None:
+                sections[name] = "".join(lines[start:index])
+            name, start = line.rstrip()[:-1].strip("'\""), index
+    if name is not None:
+        sections[name] = "".join(lines[start:])
+    return sections
+
+
+def _tree_of(name: str, body: dict) -> ChartTree:
+    return ChartTree(name=name, repo=body["repo"], path=body["path"],
+                     reads={str(v): str(ref) for v, ref in body["read"].items()},
+                     keys={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("keys") or {}).items()},
+                     open={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("open") or {}).items()})
+
+
+@lru_cache(maxsize=None)
+def _tree(name: str) -> Optional[ChartTree]:
+    section = _sections().get(name)
+    if section is None:
+        return None
+    raw = YAML(typ="safe").load(section) or {}
+    return _tree_of(name, raw[name]) if name in raw else None
 
 
 def chart_tree(chart_name: str) -> Optional[ChartTree]:
     """The full key tree of a chart; None for a chart whose values.yaml hpcconf did not read (volcano)."""
-    return _trees().get(CHART_ALIASES.get(chart_name, chart_name))
+    return _tree(CHART_ALIASES.get(chart_name, chart_name))
 
 
 def values_key_status(chart_name: str, version: Optional[str], path: tuple[str, ...]) -> KeyStatus:

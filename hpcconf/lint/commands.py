@@ -149,6 +149,9 @@ def lint_command(
     color: str = typer.Option("auto", "--color", metavar="WHEN", help="Colour the text report: auto (on a terminal, "
                               "unless NO_COLOR is set; FORCE_COLOR forces it), always or never.",
                               autocompletion=completion.choices(*COLOR_CHOICES)),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
+                                       help="Lint the deployments of a tree in N processes (default: the CPUs "
+                                            "available); the report is the same as with --jobs 1."),
 ) -> None:
     """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
 
@@ -202,10 +205,16 @@ def lint_command(
         targets = list(paths or [])
         if spec:
             targets.insert(0, spec)
+        if jobs is not None and jobs < 1:
+            raise UsageError(f"--jobs must be 1 or more, not {jobs}")
+        if jobs is None:
+            from .parallel import default_jobs
+
+            jobs = default_jobs()
         if defaulted and (len(targets) != 1 or not Path(targets[0]).is_file()):
             raise UsageError("--defaulted takes one manifest file")
         with working(f"hpcconf lint {' '.join(targets or ['.'])}"):
-            result = lint_paths(targets or ["."], ctx, forced_kind=kind)
+            result = lint_paths(targets or ["."], ctx, forced_kind=kind, jobs=1 if defaulted else jobs)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
         return

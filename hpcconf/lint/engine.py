@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..catalog import Sku
     from ..pipeline import Build
     from ..resolve import ResolvedCluster
+    from .walker import Candidate
 
 MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
 
@@ -130,9 +131,12 @@ def _read(path: Path, display: str, tree: Path | None) -> str:
 
 def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                findings: list[Diagnostic], sources: dict[str, str],
-               skipped: list[tuple[str, str]] | None = None) -> tuple[list[Document], int]:
+               skipped: list[tuple[str, str]] | None = None, chosen: Sequence[Candidate] | None = None,
+               report_unchecked: bool = True) -> tuple[list[Document], int]:
     """The documents of every file selected (hpcconf.lint.walker); ``skipped`` gets (file, why) for every
-    file passed over, walked or named alike."""
+    file passed over, walked or named alike. ``chosen``: read these candidates of ``paths`` instead of walking
+    them (a worker of ``lint --jobs``), which also leaves the run-wide checks (unlisted directories, nothing
+    checked) to the caller when ``report_unchecked`` is false."""
     from .detect import not_linted_reason, template_markup, unknown_reason
     from .walker import EXCLUDED, candidates
 
@@ -144,7 +148,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
-    for candidate in candidates(paths, ctx.config.excluded, skipped, missing, unlisted):
+    listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
+    for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
         try:
             text = _read(file, display, None if explicit else candidate.top)
@@ -204,7 +209,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     for shown, list_error in unlisted:  # never a silent pass: what could not be listed was not checked
         if not ctx.config.excluded(shown):
             findings.append(unreadable_directory(shown, list_error))
-    if files == 0:  # a run that checked nothing must not pass silently: say why each named file was passed over
+    if files == 0 and report_unchecked:  # a run that checked nothing must not pass silently: say why each named file was passed over
         named = {given for given in paths if Path(given).is_file()}
         for display, why in skipped:
             if display not in named or why == EXCLUDED:
@@ -524,8 +529,11 @@ def finalize(findings: list[Diagnostic]) -> list[Diagnostic]:
 
 # -- entry points ----------------------------------------------------------------------------
 def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[str, str] | None = None,
-                   findings: list[Diagnostic] | None = None, files: int | None = None) -> LintResult:
-    """Run every enabled rule on ``documents`` and filter the result by config and suppressions."""
+                   findings: list[Diagnostic] | None = None, files: int | None = None,
+                   finish: bool = True) -> LintResult:
+    """Run every enabled rule on ``documents`` and filter the result by config and suppressions.
+    ``finish=False`` (a worker of ``lint --jobs``): findings neither secret-scrubbed nor sorted, which the
+    caller does over every worker's findings (`finish_findings`), as one run would."""
     sources = dict(sources or {})
     for doc in documents:
         sources.setdefault(doc.path, doc.text)
@@ -541,8 +549,7 @@ def lint_documents(documents: list[Document], ctx: LintContext, sources: dict[st
         kept = apply_suppressions(kept, sources, rules, ctx.config, unsuppressable=blocking)
     kept += blocking
     checked = files if files is not None else len({d.path for d in documents})
-    kept = _scrub_secrets(kept, sources)
-    return LintResult(findings=finalize(kept), files_checked=checked, documents=documents, sources=sources,
+    return LintResult(findings=finish_findings(kept, sources) if finish else kept, files_checked=checked, documents=documents, sources=sources,
                       output_root=ctx.config.output_root)
 
 
@@ -555,6 +562,10 @@ def rules_for(documents: list[Document], config: LintConfig, sources: dict[str, 
     if named or Kind.SPEC in kinds or any(doc.artifact is not None or doc.deployment for doc in documents):
         return load_rules()
     return load_rules_for(kinds)
+
+
+def finish_findings(kept: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
+    return finalize(_scrub_secrets(kept, sources))
 
 
 def _scrub_secrets(findings: list[Diagnostic], sources: dict[str, str]) -> list[Diagnostic]:
@@ -661,12 +672,19 @@ def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
                                message=f"{finding.message} (set by {_setting_label(path)}; seen in {artifact}:{finding.line})")
 
 
-def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
-    """Lint files and directories; raises UsageError for missing or unreadable input."""
+def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None, jobs: int = 1) -> LintResult:
+    """Lint files and directories; raises UsageError for missing or unreadable input. ``jobs`` > 1: the
+    deployments in parallel processes (hpcconf.lint.parallel), with the serial run's result."""
     if ctx.config.select or ctx.config.ignore:
         rules = load_rules()
         validate_selectors(ctx.config.select, rules, "select")
         validate_selectors(ctx.config.ignore, rules, "ignore")
+    if jobs > 1:
+        from .parallel import lint_paths_parallel
+
+        parallel = lint_paths_parallel(paths, ctx, forced_kind, jobs)
+        if parallel is not None:
+            return parallel
     findings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
@@ -687,7 +705,8 @@ def lint_build(build: Build, ctx: LintContext) -> LintResult:
         from .walker import EXCLUDED
 
         return LintResult(findings=[], files_checked=0, skipped=[(loaded.file, EXCLUDED)])
-    text = _read(loaded.path, loaded.file, None)
+    # The text the build parsed: read again, the file could have changed under the build (and costs a read).
+    text = loaded.text if loaded.text is not None else _read(loaded.path, loaded.file, None)
     spec_doc = Document(path=loaded.file, kind=Kind.SPEC, text=text, yaml=loaded.document,
                         source_path=str(loaded.path))
     findings: list[Diagnostic] = []

@@ -28,6 +28,7 @@ class LoadedSpec:
     cluster: Cluster
     document: YamlDocument
     path: Path
+    text: str | None = None  # what was parsed: the build's lint reads it from here, not the file again
 
     @property
     def file(self) -> str:
@@ -100,7 +101,7 @@ def load_spec(path: Path | str, display_name: str | None = None, text: str | Non
         cluster = Cluster.model_validate(document.data)
     except ValidationError as exc:
         raise HpcconfError(_diagnostics(exc, document)) from None
-    return LoadedSpec(cluster=cluster, document=document, path=path)
+    return LoadedSpec(cluster=cluster, document=document, path=path, text=text)
 
 
 # -- pydantic errors → diagnostics ---------------------------------------------------------------

@@ -1,0 +1,27 @@
+"""The ``hpcconf`` console script: ``hpcconf --version`` answers before the command line is built.
+
+Building the typer app (typer, click, every command's options) is most of `hpcconf --version`'s time; the
+version needs none of it. Every other command line goes to hpcconf.cli.main, which also answers
+``--version`` the same way when called directly.
+"""
+
+from __future__ import annotations
+
+import sys
+
+VERSION_ARGS = (["--version"], ["-V"], ["version"])
+
+
+def main() -> None:
+    if sys.argv[1:] in VERSION_ARGS:
+        from . import __version__
+
+        sys.stdout.write(f"hpcconf {__version__}\n")
+        return
+    from .cli import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()
