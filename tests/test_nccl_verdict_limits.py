@@ -44,3 +44,23 @@ def test_a_derived_floor_without_rank_lines_counts_one_rank_per_gpu():
     verdict = _verdict(text)
     assert verdict.run.ranks is None
     assert verdict.derived and verdict.floor.ranks == 2 * 8  # nodes x GPUs per node
+
+
+def test_tolerance_bounds_are_above_zero_and_at_most_one_and_a_half():
+    """--tolerance is a ratio above 0 and at most 1.5 (its error message and --help): both ends pinned."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    log = str(Path(__file__).parent / "fixtures" / "nccl_logs" / "azhop-nc48v4-slurm-topo.log")
+    runner = CliRunner()
+
+    def run(ratio: str):
+        return runner.invoke(app, ["nccl-report", log, "--sku", "NC48ads_A100_v4", "--nodes", "1", "--tolerance", ratio])
+
+    for refused in ("0", "1.51", "-0.5"):
+        result = run(refused)
+        assert result.exit_code not in (0, 1) and "--tolerance must be a ratio above 0 and at most 1.5" in result.output
+    for accepted in ("1.5", "0.01"):
+        result = run(accepted)
+        assert result.exit_code in (0, 1) and "--tolerance must" not in result.output, result.output
