@@ -44,3 +44,54 @@ def test_a_derived_floor_without_rank_lines_counts_one_rank_per_gpu():
     verdict = _verdict(text)
     assert verdict.run.ranks is None
     assert verdict.derived and verdict.floor.ranks == 2 * 8  # nodes x GPUs per node
+
+
+def test_tolerance_bounds_are_above_zero_and_at_most_one_and_a_half():
+    """--tolerance is a ratio above 0 and at most 1.5 (its error message and --help): both ends pinned."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    log = str(Path(__file__).parent / "fixtures" / "nccl_logs" / "azhop-nc48v4-slurm-topo.log")
+    runner = CliRunner()
+
+    def run(ratio: str):
+        return runner.invoke(app, ["nccl-report", log, "--sku", "NC48ads_A100_v4", "--nodes", "1", "--tolerance", ratio])
+
+    for refused in ("0", "1.51", "-0.5"):
+        result = run(refused)
+        assert result.exit_code not in (0, 1) and "--tolerance must be a ratio above 0 and at most 1.5" in result.output
+    for accepted in ("1.5", "0.01"):
+        result = run(accepted)
+        assert result.exit_code in (0, 1) and "--tolerance must" not in result.output, result.output
+
+
+def _cut_at(size: int, busbw: str | None = None) -> str:
+    """The 2-node log with its rows above ``size`` dropped, the row at ``size`` given ``busbw`` (both placements)."""
+    kept = []
+    for line in LOG.read_text().splitlines():
+        words = line.split()
+        if words and words[0].isdigit() and len(words) >= 13:
+            if int(words[0]) > size:
+                continue
+            if int(words[0]) == size and busbw is not None:
+                words[7] = words[11] = busbw
+                line = " ".join(words)
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def test_a_derived_floor_judges_a_largest_message_of_exactly_256_mib():
+    """The derived floor is a plateau, judged from 256 MiB (verdict.DERIVED_MIN_BYTES; docs/nccl-report.md)."""
+    at = _verdict(_cut_at(256 << 20))
+    assert at.derived and at.at_size == 256 << 20 and at.status != "inconclusive", at.message
+    below = _verdict(_cut_at(128 << 20))
+    assert below.derived and below.status == "inconclusive" and "rerun with -e 1G" in below.message
+
+
+def test_busbw_exactly_at_a_derived_floor_passes():
+    floor = _verdict(LOG.read_text()).floor.gbps  # 320 GB/s: 0.8 x 8 x 400 Gb/s
+    at = _verdict(_cut_at(1 << 30, f"{floor:.2f}"))
+    assert at.derived and at.measured == floor and at.status == "pass", at.message
+    below = _verdict(_cut_at(1 << 30, f"{floor - 0.01:.2f}"))
+    assert below.status == "below", below.message
