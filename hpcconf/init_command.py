@@ -135,7 +135,7 @@ def _refusal(sku: Any, platforms: list[str]) -> str | None:
 
 def _output_root(file: str) -> str:
     """Where ``hpcconf build FILE`` will write (the settings nearest the spec, else out/ beside it)."""
-    from .lint.config import ConfigError
+    from .settings.config import ConfigError
     from .spec_discovery import spec_output_root
 
     if file in ("", "-"):

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from .lint.config import LintConfig, Settings
+from .settings.config import LintConfig, Settings
 
 DEFAULT_OUT = Path("out")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -46,7 +46,7 @@ def output_root(cli_out: Path | None, config: Settings) -> Path:
 
 def spec_output_root(spec: Path, cli_out: Path | None, config_file: Path | None = None) -> Path:
     """Where ``spec``'s ``<metadata.name>/`` goes (module docstring); raises ConfigError for a bad settings file."""
-    from .lint.config import load_settings
+    from .settings.config import load_settings
 
     if cli_out is not None:
         return cli_out

@@ -20,7 +20,7 @@ from ..sku_dirs import checked_sku_dirs, sku_dir_option
 from ..term import COLOR_CHOICES
 
 if TYPE_CHECKING:
-    from .config import LintConfig
+    from ..settings.config import LintConfig
     from .context import LintContext
     from .engine import LintResult
 
@@ -65,7 +65,7 @@ def _split_codes(values: list[str] | None) -> list[str]:
 
 def build_config(config_file: Path | None, select: list[str], ignore: list[str],
                  no_inline_ignores: bool, sku_dirs: list[Path] | None = None) -> "LintConfig":
-    from .config import load_settings
+    from ..settings.config import load_settings
 
     config = load_settings(config_file=config_file, sku_dirs=sku_dirs or ()).lint
     if select:
@@ -154,11 +154,11 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
+    from ..settings.values import checked_kubernetes_version
     from ..term import echo_report, working
     from .context import (
         LintContext,
         UsageError,
-        checked_kubernetes_version,
         lookup_sku,
         newest_nccl_version,
         parse_chart_option,

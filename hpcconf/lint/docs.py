@@ -28,8 +28,8 @@ def _demote(text: str) -> str:
 
 
 def _config_example() -> list[str]:
-    """The example block of hpcconf.lint.config's docstring (one source for both)."""
-    from . import config
+    """The example block of hpcconf.settings.config's docstring (one source for both)."""
+    from ..settings import config
 
     lines = (config.__doc__ or "").splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith("select ="))

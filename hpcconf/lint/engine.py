@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from ..safe_io import UnsafeFile, unreadable_directory
-from .config import LintConfig
+from ..settings.config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
 from .document import DisplayPath, Document, DocumentSet, current_rule
