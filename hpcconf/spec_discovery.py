@@ -76,7 +76,7 @@ def is_spec_file(path: Path) -> bool:
 
 def _git_files(directory: Path) -> list[Path] | None:
     """The files git lists below ``directory`` (hpcconf.lint.walker lists a linted directory the same way)."""
-    from .lint.walker import git_files
+    from .git_files import git_files
 
     return git_files(directory)
 
