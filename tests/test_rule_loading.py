@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hpcconf.lint.registry import load_rules
 from hpcconf.lint.rule_index import DOCUMENT_RULE_MODULE_KINDS
+from hpcconf.lint.rule_loading import load_rules
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,7 @@
 
 from hpcconf.lint import docs
 from hpcconf.lint.docs import DOC_PATH, INDEX_PATH, render_rule_index, render_rules_doc
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 
 
 def test_rules_doc_is_up_to_date():

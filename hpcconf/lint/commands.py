@@ -80,7 +80,7 @@ def _note_redirects(config: LintConfig) -> None:
     """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
     if not (config.select or config.ignore):
         return  # nothing to redirect; and a lint run need not import every rule module
-    from .registry import load_rules, redirect_note
+    from .rule_loading import load_rules, redirect_note
 
     rules = load_rules()
     for selector in dict.fromkeys([*config.select, *config.ignore]):
@@ -262,7 +262,7 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
 def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
                                           autocompletion=completion.choices("text", "json"))) -> None:
     """List every rule: code, name, default severity, summary."""
-    from .registry import load_rules, plain_literals
+    from .rule_loading import load_rules, plain_literals
 
     rules = load_rules()
     if fmt == "json":
@@ -282,7 +282,7 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
 def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
                                                    autocompletion=completion.rule_code)) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
-    from .registry import find_rule, load_rules, plain_literals, redirect_note, successors
+    from .rule_loading import find_rule, load_rules, plain_literals, redirect_note, successors
 
     found = find_rule(code)
     moved = successors(code, load_rules())

@@ -10,7 +10,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from .registry import Rule, load_rules, successors
+from .rule_loading import Rule, load_rules, successors
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 FAMILIES = {"HPC": "Engine", "SPEC": "Spec", "XA": "Cross-artifact", "K8S": "Kubernetes", "VOL": "Volcano",

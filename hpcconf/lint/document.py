@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the parsers load with the first document of their kind: mos
     from ..parsers.dockerfile import DockerfileModel
     from ..parsers.nccl_xml import XmlDocument, XmlElement
     from .context import LintContext
-    from .registry import Rule
+    from .rule_loading import Rule
 
 # The rule whose check function is running; set by the engine so helpers can label findings.
 current_rule: contextvars.ContextVar["Rule | None"] = contextvars.ContextVar("current_rule", default=None)

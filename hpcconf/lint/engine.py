@@ -39,7 +39,7 @@ from .engine_rules import (
     UNUSED_SUPPRESSION,
 )
 from .path_context import context_for_path
-from .registry import Rule, load_rules, load_rules_for, successors
+from .rule_loading import Rule, load_rules, load_rules_for, successors
 from .suppress import Suppression, find_suppressions, may_suppress
 
 if TYPE_CHECKING:

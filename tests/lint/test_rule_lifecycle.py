@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from hpcconf import rules_registry
 from hpcconf.cli import app
 from hpcconf.diagnostics import Severity
-from hpcconf.lint.registry import REGISTRY, load_rules, rule, spec_rule, successors
+from hpcconf.lint.rule_loading import REGISTRY, load_rules, rule, spec_rule, successors
 
 RULES = load_rules()
 HERE = Path(__file__).resolve().parent

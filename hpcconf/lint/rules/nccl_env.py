@@ -15,9 +15,9 @@ from typing import Iterator
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.nccl_algo import stranded_functions
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 from ..workload import multi_node, no_ib_intent
 

@@ -17,9 +17,9 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import nhc_checks
 from ...parsers.shell_words import split_words
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")
