@@ -37,7 +37,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..diagnostics import HpcconfError, Severity
 from ..safe_io import read_text
@@ -197,7 +197,7 @@ def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
 
 
 def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
-    def checked(key: str, parse, *sub: str):
+    def checked(key: str, parse: Callable[[], Any], *sub: str) -> Any:
         try:
             return parse()
         except (TypeError, ValueError) as exc:
