@@ -197,7 +197,7 @@ def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
 
 
 def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
-    def checked(key: str, parse: Callable[[], Any], *sub: str) -> Any:
+    def checked(key: str, parse: Callable[..., Any], *sub: str) -> Any:
         try:
             return parse()
         except (TypeError, ValueError) as exc:
