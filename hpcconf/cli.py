@@ -24,6 +24,7 @@ from typing import Any, List, Optional
 import typer
 
 from . import __version__, completion, init_command, typer_fast
+from .commands import explain_diff, migrate
 from .diagnostics import HpcconfError, render_all
 from .exit_codes import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, fail
 from .lint import commands as lint_commands
@@ -182,7 +183,9 @@ def review(
 
 # Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.
 lint_commands.register(app)
-init_command.register(app)
+app.command("init")(init_command.init_command)
+app.command("migrate")(migrate.migrate_command)
+app.command("explain-diff")(explain_diff.explain_diff_command)
 nccl_report_command.register(app)
 
 
