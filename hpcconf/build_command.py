@@ -232,7 +232,7 @@ def _why_differs(comparison: Comparison, name: str) -> str:
 
 def _out_option(build: Build, root: Path) -> str:
     """`` --out ROOT`` unless ROOT is where the spec builds to anyway (its settings' out, or out/ beside it)."""
-    from .lint.config import ConfigError
+    from .settings.config import ConfigError
     from .spec_discovery import spec_output_root
 
     try:
@@ -359,7 +359,7 @@ def _by_output_root(builds: list[Build], out: Path | None, config_file: Path | N
 def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path], *, check: bool, diff: bool,
               explain: bool, force: bool, quiet: bool,
               config_file: Path | None = None) -> int:
-    from .lint.config import ConfigError, load_settings
+    from .settings.config import ConfigError, load_settings
     from .spec_discovery import expand_spec_args, output_root
 
     try:

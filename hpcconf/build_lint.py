@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Sequence
 import typer
 
 if TYPE_CHECKING:
-    from .lint.config import LintConfig
     from .lint.engine import LintResult
     from .pipeline import Build
+    from .settings.config import LintConfig
 
 
 def lint_builds(builds: Sequence[Build], config: LintConfig) -> dict[str, LintResult] | None:

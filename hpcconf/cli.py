@@ -24,7 +24,9 @@ from typing import Any, List, Optional
 import typer
 
 from . import __version__, completion, init_command, typer_fast
+from .commands import explain_diff, migrate
 from .diagnostics import HpcconfError, render_all
+from .exit_codes import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, fail
 from .lint import commands as lint_commands
 from .nccl_report import command as nccl_report_command
 from .sku_dirs import sku_dir_option, with_settings_dirs
@@ -36,9 +38,6 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=No
                   help="Compile a GPU cluster spec into AzHOP, AKS, Slurm and NCCL artifacts, and lint them.\n\n"
                        "-o/--output (alias --out) means the same in every command: where it writes its result "
                        "(build: the output root directory; schema, init, lint: a file, '-' for stdout).")
-
-EXIT_OK, EXIT_FINDINGS, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 70
-
 
 def _plain_argument_help() -> None:
     """typer lists an argument as ``SPEC <list[Path]>``: the Python type after the metavar is noise
@@ -55,15 +54,6 @@ def _plain_argument_help() -> None:
 
 _plain_argument_help()
 typer_fast.install()  # plain options and arguments are coerced without importing pydantic
-
-
-def fail(error: HpcconfError) -> "typer.Exit":
-    from .term import echo_findings
-
-    echo_findings(render_all(error.diagnostics))
-    count = len(error.diagnostics)
-    typer.echo(f"\n{count} error{'s' if count != 1 else ''}.", err=True)
-    return typer.Exit(EXIT_INVALID)
 
 
 def _print_version(value: bool) -> None:
@@ -193,7 +183,9 @@ def review(
 
 # Commands defined next to their code: lint, rules, explain; init, migrate, explain-diff; nccl-report.
 lint_commands.register(app)
-init_command.register(app)
+app.command("init")(init_command.init_command)
+app.command("migrate")(migrate.migrate_command)
+app.command("explain-diff")(explain_diff.explain_diff_command)
 nccl_report_command.register(app)
 
 

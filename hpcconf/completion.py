@@ -59,7 +59,7 @@ def sku_names(incomplete: str) -> list:
 
 
 def _rules() -> list[tuple[str, str]]:
-    from .lint.registry import load_rules, plain_literals
+    from .lint.rule_loading import load_rules, plain_literals
 
     return [(r.code, plain_literals(r.summary)) for r in load_rules().values()]
 

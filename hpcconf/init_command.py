@@ -1,20 +1,13 @@
-"""`hpcconf init` (scaffold a commented spec), `hpcconf migrate` (spec format versions) and
-`hpcconf explain-diff` (which spec field changed which artifact). ``register(app)`` adds them.
-
-Spec format versions: a spec says ``apiVersion: hpcconf/v1``; the loader refuses any other
-value (HPC007). When a v2 exists, ``hpcconf migrate`` will convert a spec step by step
-(``MIGRATIONS``: from-version -> (to-version, step)), editing the ruamel round-trip tree in
-place so that the user's comments, key order and quoting survive. Today v1 is the only
-version, so ``migrate`` says there is nothing to do (or refuses a version it does not know).
+"""`hpcconf init`: scaffold a commented spec for a SKU and platforms. (``migrate`` and ``explain-diff`` are in
+:mod:`hpcconf.commands`.)
 """
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -135,7 +128,7 @@ def _refusal(sku: Any, platforms: list[str]) -> str | None:
 
 def _output_root(file: str) -> str:
     """Where ``hpcconf build FILE`` will write (the settings nearest the spec, else out/ beside it)."""
-    from .lint.config import ConfigError
+    from .settings.config import ConfigError
     from .spec_discovery import spec_output_root
 
     if file in ("", "-"):
@@ -285,140 +278,3 @@ def init_command(
     schema = target.parent / SCHEMA_FILE
     if not schema.exists():
         typer.echo(f"editor: hpcconf schema -o {schema.as_posix()}  # the JSON Schema the spec's first line names")
-
-
-# -- migrate ------------------------------------------------------------------------------------
-
-# from apiVersion -> (to apiVersion, step that edits the round-trip tree in place). Empty: v1 is the first.
-MIGRATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {}
-
-
-class MigrationError(ValueError):
-    pass
-
-
-def _round_trip_yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.indent(mapping=2, sequence=4, offset=2)  # the layout `hpcconf init` and the examples use
-    yaml.width = 4096  # never re-wrap long lines
-    return yaml
-
-
-def migrate_text(text: str) -> tuple[str, list[str]]:
-    """Convert a spec to the current apiVersion; returns (new text, steps applied). Comments survive."""
-    yaml = _round_trip_yaml()
-    data = yaml.load(text)
-    if not hasattr(data, "get"):
-        raise MigrationError("not a spec: the file is not a YAML mapping")
-    version = data.get("apiVersion")
-    if version is None:
-        raise MigrationError(f"no apiVersion; add 'apiVersion: {_model().API_VERSION}' at the top")
-    steps: list[str] = []
-    while version != _model().API_VERSION:
-        if version not in MIGRATIONS:
-            known = ", ".join([_model().API_VERSION, *MIGRATIONS])
-            raise MigrationError(f"apiVersion {version!r} is not one this hpcconf knows ({known})")
-        to_version, step = MIGRATIONS[version]
-        step(data)
-        data["apiVersion"] = to_version
-        steps.append(f"{version} -> {to_version}")
-        version = to_version
-    if not steps:
-        return text, steps
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue(), steps
-
-
-def migrate_command(
-    specs: List[Path] = typer.Argument(..., metavar="SPEC", help="Spec files to convert to the current apiVersion."),
-    write: bool = typer.Option(False, "--write", "-w", help="Rewrite the files in place (comments are kept)."),
-) -> None:
-    """Convert specs to the current spec format version (hpcconf/v1 is the only one so far)."""
-    status = EXIT_OK
-    for spec in specs:
-        try:
-            from .spec.load import read_spec_text
-            from .yamlpos import load_document
-
-            text = read_spec_text(spec)
-            load_document(text, str(spec))  # YAML errors with file:line:col, as build reports them
-            new_text, steps = migrate_text(text)
-        except HpcconfError as error:
-            typer.echo(render_all(error.diagnostics), err=True)
-            status = EXIT_INVALID
-            continue
-        except MigrationError as exc:
-            typer.echo(f"{spec}: error: {exc}", err=True)
-            status = EXIT_INVALID
-            continue
-        if not steps:
-            typer.echo(f"{spec}: no migration needed: {_model().API_VERSION} is the only version")
-        elif write:
-            spec.write_text(new_text, encoding="utf-8")
-            typer.echo(f"{spec}: migrated ({', '.join(steps)})")
-        else:
-            typer.echo(new_text, nl=False)
-    raise typer.Exit(status)
-
-
-# -- explain-diff -------------------------------------------------------------------------------
-
-def explain_diff_command(
-    spec: Path = typer.Argument(..., metavar="SPEC", help="The spec as it is now."),
-    against: Optional[Path] = typer.Option(None, "--against", metavar="FILE", help="The earlier spec file (default: the spec at --rev)."),
-    rev: str = typer.Option("HEAD", "--rev", metavar="REV", help="Git revision of the earlier spec (when --against is not given)."),
-    show_diff: bool = typer.Option(False, "--diff", help="Also print the unified diff of each changed artifact."),
-    sku_dir: List[Path] = sku_dir_option(),
-) -> None:
-    """Say which spec field caused each artifact change between an earlier spec and this one."""
-    from .build_command import git_patch
-    from .explain_diff import explain_specs, load_old_spec, spec_at_revision
-    from .pipeline import compile_spec
-
-    sku_dir = with_settings_dirs(sku_dir)
-    try:
-        build = compile_spec(spec, sku_dir)
-        if against is not None:
-            from .spec.load import read_spec_text
-
-            old_text, old_label = read_spec_text(against), against.as_posix()
-        else:
-            earlier = spec_at_revision(spec, rev)
-            if earlier is None:
-                raise _usage(f"{spec} has no version at git revision {rev!r}; pass --against OLD_SPEC")
-            old_text, old_label = earlier
-        old_data = load_old_spec(old_text, old_label)
-    except HpcconfError as error:
-        typer.echo(render_all(error.diagnostics), err=True)
-        raise typer.Exit(EXIT_INVALID) from None
-    try:  # an earlier spec that does not build leaves nothing to compare with: say so instead of guessing
-        compile_spec(spec, sku_dir, text=old_text, display_name=old_label)
-    except HpcconfError as error:
-        typer.echo(f"hpcconf: error: the earlier spec {old_label} does not build, so there is nothing to compare "
-                   "against:", err=True)
-        typer.echo(render_all(error.diagnostics), err=True)
-        raise typer.Exit(EXIT_INVALID) from None
-    explanation = explain_specs(build, old_data, old_label, sku_dir)
-    typer.echo(explanation.render(), nl=False)
-    if show_diff and explanation.artifacts:
-        from .explain_diff import compile_data
-
-        try:
-            old_files = compile_data(old_data, build, sku_dir, old_label)
-        except HpcconfError as error:
-            typer.echo(f"(no diff: the earlier spec does not build: {error.diagnostics[0].message})", err=True)
-            return
-        new_files = {a.path: a.content for a in build.artifacts}
-        for artifact in explanation.artifacts:
-            typer.echo(git_patch(artifact.path, old_files.get(artifact.path), new_files.get(artifact.path)), nl=False)
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``init``, ``migrate`` and ``explain-diff`` to ``app`` (called by hpcconf.cli)."""
-    app.command("init")(init_command)
-    app.command("migrate")(migrate_command)
-    app.command("explain-diff")(explain_diff_command)

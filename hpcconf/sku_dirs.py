@@ -42,7 +42,7 @@ def with_settings_dirs(directories: Sequence[Path], config_file: Path | None = N
     ``file:line:col`` on stderr, exit code 2."""
     import typer
 
-    from .lint.config import ConfigError, load_settings
+    from .settings.config import ConfigError, load_settings
 
     try:
         return load_settings(config_file=config_file, sku_dirs=directories).lint.sku_dirs

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from .lint.config import LintConfig, Settings
+from .settings.config import LintConfig, Settings
 
 DEFAULT_OUT = Path("out")
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -46,7 +46,7 @@ def output_root(cli_out: Path | None, config: Settings) -> Path:
 
 def spec_output_root(spec: Path, cli_out: Path | None, config_file: Path | None = None) -> Path:
     """Where ``spec``'s ``<metadata.name>/`` goes (module docstring); raises ConfigError for a bad settings file."""
-    from .lint.config import load_settings
+    from .settings.config import load_settings
 
     if cli_out is not None:
         return cli_out
@@ -76,7 +76,7 @@ def is_spec_file(path: Path) -> bool:
 
 def _git_files(directory: Path) -> list[Path] | None:
     """The files git lists below ``directory`` (hpcconf.lint.walker lists a linted directory the same way)."""
-    from .lint.walker import git_files
+    from .git_files import git_files
 
     return git_files(directory)
 

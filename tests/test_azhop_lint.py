@@ -9,7 +9,7 @@ import pytest
 from hpcconf.diagnostics import Severity
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths, lint_text
-from hpcconf.lint.registry import load_rules, missing_sections
+from hpcconf.lint.rule_loading import load_rules, missing_sections
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "tests" / "fixtures" / "seeds" / "azhop-seed000-config.yml"
@@ -94,7 +94,7 @@ def test_no_rule_crashes_on_malformed_configs(shared_dir):
 
     from hpcconf.lint.document import Document
     from hpcconf.lint.engine import run_rules
-    from hpcconf.lint.registry import find_rule
+    from hpcconf.lint.rule_loading import find_rule
     from hpcconf.yamlpos import YamlDocument
 
     helpers = importlib.util.spec_from_file_location("azhop_schema_helpers", Path(__file__).with_name("test_azhop_knowledge.py"))

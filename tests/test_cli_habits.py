@@ -79,7 +79,7 @@ def _without_fences(text: str) -> str:
 
 
 def test_explain_prints_markdown_not_restructuredtext():
-    from hpcconf.lint.registry import load_rules
+    from hpcconf.lint.rule_loading import load_rules
 
     for code in load_rules():
         page = runner.invoke(app, ["explain", code]).output
@@ -137,7 +137,7 @@ def test_bash_completion_offers_the_values_the_option_takes(words, expected, abs
 @needs_command
 def test_completion_offers_every_rule_code_and_every_catalog_sku():
     from hpcconf.catalog import Catalog
-    from hpcconf.lint.registry import load_rules
+    from hpcconf.lint.rule_loading import load_rules
 
     assert set(_complete_bash("hpcconf explain ")) == set(load_rules())
     assert set(Catalog.load().names()) <= set(_complete_bash("hpcconf lint --sku "))  # Crusoe sizes too

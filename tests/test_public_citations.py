@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 from hpcconf.spec.schema import schema_text
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 from hpcconf.knowledge import azhop_view
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths, selector_matches
-from hpcconf.lint.registry import load_rules, redirect_note, successors
+from hpcconf.lint.rule_loading import load_rules, redirect_note, successors
 
 REPO = Path(__file__).resolve().parents[1]
 

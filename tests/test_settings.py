@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from hpcconf.cli import app
 from hpcconf.diagnostics import Severity
-from hpcconf.lint.config import ConfigError, Settings, find_config, load_settings
+from hpcconf.settings.config import ConfigError, Settings, find_config, load_settings
 
 REPO = Path(__file__).resolve().parents[1]
 runner = CliRunner()

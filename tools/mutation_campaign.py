@@ -20,7 +20,7 @@ PY = sys.executable
 MUTATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation.py")
 codes = json.loads(subprocess.run([PY, "-c", """
 import json
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 out = {}
 for code, r in load_rules().items():
     if r.check is not None:

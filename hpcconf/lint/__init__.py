@@ -1,6 +1,6 @@
 """``hpcconf lint``: rules over cluster artifacts, hand-written or generated.
 
-Writing a rule: see ``hpcconf/lint/registry.py`` and ``tests/rules/README.md``.
+Writing a rule: see ``hpcconf/lint/rule_loading.py`` and ``tests/rules/README.md``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..diagnostics import Diagnostic, Severity
     from .context import LintContext
     from .document import Document, DocumentSet
-    from .registry import REGISTRY, Rule, load_rules, rule
+    from .rule_loading import REGISTRY, Rule, load_rules, rule
 
 __all__ = ["Diagnostic", "Document", "DocumentSet", "Kind", "LintContext", "REGISTRY", "Rule", "Severity",
            "load_rules", "rule"]
@@ -22,7 +22,7 @@ __all__ = ["Diagnostic", "Document", "DocumentSet", "Kind", "LintContext", "REGI
 # ``hpcconf.lint.*`` module (the CLI registers ``lint`` at start-up) does not load the YAML stack.
 _HOMES = {"Kind": "..artifacts", "Diagnostic": "..diagnostics", "Severity": "..diagnostics",
           "LintContext": ".context", "Document": ".document", "DocumentSet": ".document",
-          "REGISTRY": ".registry", "Rule": ".registry", "load_rules": ".registry", "rule": ".registry"}
+          "REGISTRY": ".rule_loading", "Rule": ".rule_loading", "load_rules": ".rule_loading", "rule": ".rule_loading"}
 
 
 def __getattr__(name: str) -> Any:

@@ -20,7 +20,7 @@ from ..sku_dirs import checked_sku_dirs, sku_dir_option
 from ..term import COLOR_CHOICES
 
 if TYPE_CHECKING:
-    from .config import LintConfig
+    from ..settings.config import LintConfig
     from .context import LintContext
     from .engine import LintResult
 
@@ -65,7 +65,7 @@ def _split_codes(values: list[str] | None) -> list[str]:
 
 def build_config(config_file: Path | None, select: list[str], ignore: list[str],
                  no_inline_ignores: bool, sku_dirs: list[Path] | None = None) -> "LintConfig":
-    from .config import load_settings
+    from ..settings.config import load_settings
 
     config = load_settings(config_file=config_file, sku_dirs=sku_dirs or ()).lint
     if select:
@@ -80,7 +80,7 @@ def _note_redirects(config: LintConfig) -> None:
     """``--ignore HPC005`` keeps working after HPC005 was split: say which codes it now covers."""
     if not (config.select or config.ignore):
         return  # nothing to redirect; and a lint run need not import every rule module
-    from .registry import load_rules, redirect_note
+    from .rule_loading import load_rules, redirect_note
 
     rules = load_rules()
     for selector in dict.fromkeys([*config.select, *config.ignore]):
@@ -157,11 +157,11 @@ def lint_command(
 
     --sku, --nccl-version and --chart apply to every file linted and win over the settings'
     per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
+    from ..settings.values import checked_kubernetes_version
     from ..term import echo_report, working
     from .context import (
         LintContext,
         UsageError,
-        checked_kubernetes_version,
         lookup_sku,
         newest_nccl_version,
         parse_chart_option,
@@ -271,7 +271,7 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
 def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
                                           autocompletion=completion.choices("text", "json"))) -> None:
     """List every rule: code, name, default severity, summary."""
-    from .registry import load_rules, plain_literals
+    from .rule_loading import load_rules, plain_literals
 
     rules = load_rules()
     if fmt == "json":
@@ -291,7 +291,7 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
 def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
                                                    autocompletion=completion.rule_code)) -> None:
     """Print a rule's page: what it catches, why it matters, an example and the fix."""
-    from .registry import find_rule, load_rules, plain_literals, redirect_note, successors
+    from .rule_loading import find_rule, load_rules, plain_literals, redirect_note, successors
 
     found = find_rule(code)
     moved = successors(code, load_rules())

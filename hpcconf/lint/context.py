@@ -1,7 +1,7 @@
 """What rules know besides the files: the target SKU, NCCL version, chart versions and config.
 
 ``--sku``, ``--nccl-version`` and ``--chart`` fill a :class:`LintContext`; the settings'
-``per-path-context`` tables refine it per file (:mod:`hpcconf.lint.path_context`, which says which
+``per-path-context`` tables refine it per file (:mod:`hpcconf.settings.path_context`, which says which
 value wins); a spec fills it itself. A document's own context is ``doc.context_or(ctx)``. Rules read it (``ctx.sku``, ``ctx.nccl_at_least("2.24")``, ``ctx.chart("gpu-operator")``)
 and stay silent about facts they cannot know, e.g. a SKU-specific rule without ``--sku``.
 """
@@ -16,22 +16,17 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..knowledge import charts, nccl_env, providers
 from ..knowledge.versions import Version
-from .config import LintConfig
+from ..settings.config import LintConfig
+from ..settings.values import CHART_ALIASES, KNOWN_CHARTS, UsageError
 
 if TYPE_CHECKING:
     from ..catalog import Sku
     from ..resolve import ResolvedCluster
     from ..spec.load import LoadedSpec
 
-KNOWN_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery", "volcano")
-CHART_ALIASES = {"nfd": "node-feature-discovery"}
 # The spec's ``versions`` field that pins each chart.
 CHART_VERSION_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
                         "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
-
-
-class UsageError(ValueError):
-    """A bad option value (exit code 2)."""
 
 
 def parse_version(text: str) -> Version:
@@ -63,20 +58,6 @@ def parse_chart_option(text: str) -> tuple[str, str]:
     version = version.strip()
     parse_version(version)
     return name, version.lstrip("v")
-
-
-def checked_kubernetes_version(text: str, where: str) -> str:
-    """A Kubernetes version the installed schemas serve ('1.33', 'v1.33.2'); UsageError naming them otherwise."""
-    from ..knowledge.k8s_openapi import SchemaVersionError, schema_version
-
-    version = text.strip().lstrip("v")
-    if not re.match(r"^\d+\.\d+(\.\d+)?$", version):
-        raise UsageError(f"{where}: '{text}' is not a Kubernetes version such as 1.33")
-    try:
-        schema_version(version)
-    except SchemaVersionError as exc:
-        raise UsageError(f"{where}: {exc}") from None
-    return version
 
 
 def lookup_sku(text: str, sku_dirs: Sequence[Path] = ()) -> Sku:

@@ -27,45 +27,17 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..artifacts import Artifact
 from ..diagnostics import Diagnostic, Severity
+from ..display_path import DisplayPath
 from ..yamlpos import YamlDocument
 
 if TYPE_CHECKING:  # the parsers load with the first document of their kind: most runs have none
     from ..parsers.dockerfile import DockerfileModel
     from ..parsers.nccl_xml import XmlDocument, XmlElement
     from .context import LintContext
-    from .registry import Rule
+    from .rule_loading import Rule
 
 # The rule whose check function is running; set by the engine so helpers can label findings.
 current_rule: contextvars.ContextVar["Rule | None"] = contextvars.ContextVar("current_rule", default=None)
-
-
-SPEC_ARTIFACT_SEPARATOR = " -> "  # "cluster.yaml -> aks/volcano-job.yaml": an artifact compiled from a spec
-
-
-@dataclass(frozen=True)
-class DisplayPath:
-    """The name findings carry for a file: the file as given, or ``SPEC -> ARTIFACT`` for an
-    artifact compiled from a spec. The one place that builds and splits such names."""
-
-    file: str  # the file as given, or the artifact's path in the output tree
-    spec: str = ""  # the spec the artifact was compiled from ("" for a file given directly)
-
-    @classmethod
-    def parse(cls, display: str) -> "DisplayPath":
-        spec, separator, artifact = display.partition(SPEC_ARTIFACT_SEPARATOR)
-        return cls(artifact, spec) if separator else cls(display)
-
-    @property
-    def compiled(self) -> bool:
-        return bool(self.spec)
-
-    @property
-    def name(self) -> str:
-        """The file's own name (last path component), for recognising its kind."""
-        return self.file.replace("\\", "/").rsplit("/", 1)[-1]
-
-    def __str__(self) -> str:
-        return f"{self.spec}{SPEC_ARTIFACT_SEPARATOR}{self.file}" if self.spec else self.file
 
 
 @lru_cache(maxsize=8)

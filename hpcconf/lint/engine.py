@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from ..safe_io import UnsafeFile, unreadable_directory
-from .config import LintConfig
+from ..settings.config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
 from .document import DisplayPath, Document, DocumentSet, current_rule
@@ -39,7 +39,7 @@ from .engine_rules import (
     UNUSED_SUPPRESSION,
 )
 from .path_context import context_for_path
-from .registry import Rule, load_rules, load_rules_for, successors
+from .rule_loading import Rule, load_rules, load_rules_for, successors
 from .suppress import Suppression, find_suppressions, may_suppress
 
 if TYPE_CHECKING:

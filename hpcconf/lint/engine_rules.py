@@ -6,7 +6,7 @@ They are registered like any rule, so ``hpcconf explain HPC011`` and ``docs/rule
 from __future__ import annotations
 
 from ..diagnostics import Severity
-from .registry import engine_rule
+from ..rules_registry import engine_rule
 
 RULE_CRASHED = engine_rule(code="HPC090", name="rule-crashed", severity=Severity.ERROR, doc="""
     A lint rule raised an exception instead of finishing.

@@ -12,7 +12,7 @@ from .. import __version__
 from ..diagnostics import Diagnostic, SourceCache, render_text
 from .engine import LintResult
 from .locations import real_location
-from .registry import Rule, load_rules, plain_literals
+from .rule_loading import Rule, load_rules, plain_literals
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..artifacts import Kind
-from .registry import CODE_PATTERN, NAME_PATTERN, load_rules
+from .rule_loading import CODE_PATTERN, NAME_PATTERN, load_rules
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_NAMES = {Kind.NCCL_CONF: "{stem}.nccl.conf", Kind.ENV_FILE: "{stem}.env", Kind.DOCKERFILE: "{stem}.Dockerfile",
@@ -56,7 +56,7 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
+from ...rules_registry import rule
 '''
 
 

@@ -22,11 +22,11 @@ holds a linted file never gets warnings for the others, exactly as ``hpcconf lin
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..git_files import git_files
 from ..safe_io import link_problem
 
 # Documentation (it quotes configs and suppressions as prose) and templates (not the file until rendered).
@@ -80,19 +80,6 @@ def path_skip_reason(file: Path, top: Path) -> str | None:
         if _chart_templates_dir(directory):
             return "a Helm chart's template (templates/ beside Chart.yaml): YAML only once helm renders it"
     return None
-
-
-def git_files(directory: Path) -> list[Path] | None:
-    """Tracked and untracked-but-not-ignored files below ``directory``; None outside a git work tree."""
-    try:
-        done = subprocess.run(["git", "-C", str(directory), "ls-files", "-z", "--cached", "--others",
-                               "--exclude-standard", "--", "."], capture_output=True, check=False)
-    except OSError:
-        return None
-    if done.returncode != 0:
-        return None
-    names = sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
-    return [directory / n for n in names]
 
 
 def _listed(directory: Path, unlisted: list[tuple[str, OSError]] | None = None) -> list[Path]:

@@ -21,9 +21,9 @@ from typing import Any, Optional, Sequence
 from ..diagnostics import HpcconfError
 from ..explain_diff import MISSING, ArtifactChange, Explanation, FieldChange, changed_lines, explain_specs, load_old_spec
 from ..knowledge.impact import Impact, MigrationNote, impact_of, migration_notes
-from ..lint.config import Settings
 from ..manifest import MANIFEST_NAME, check_relative_path
 from ..pipeline import Build, compile_spec
+from ..settings.config import Settings
 from .git import Tree
 
 SPEC_SUFFIXES = (".yaml", ".yml")

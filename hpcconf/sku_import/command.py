@@ -156,7 +156,7 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(False, "--force", help="Overwrite an existing SKU file."),
     ) -> None:
         """Write a SKU file from the facts collected on one node (GPUs, NVLink, InfiniBand, NUMA, PCI bus ids)."""
-        from ..cli import fail
+        from ..exit_codes import fail
 
         if provider is not None and provider not in PROVIDERS:
             typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)

@@ -148,7 +148,7 @@ def test_sku_accepts_short_lower_case_names(app, tmp_path):
 
 
 def test_rules_lists_every_rule(app):
-    from hpcconf.lint.registry import load_rules
+    from hpcconf.lint.rule_loading import load_rules
 
     result = run(app, "rules")
     assert result.exit_code == 0

@@ -15,7 +15,7 @@ from hpcconf.diagnostics import Severity
 from hpcconf.lint.commands import register
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths, lint_text
-from hpcconf.lint.registry import REGISTRY, rule
+from hpcconf.lint.rule_loading import REGISTRY, rule
 
 REPO = Path(__file__).resolve().parents[2]
 

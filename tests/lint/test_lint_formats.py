@@ -11,7 +11,7 @@ from hpcconf.diagnostics import Diagnostic, Severity
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import LintResult, lint_text
 from hpcconf.lint.formats import render_github, render_json, render_sarif
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 
 # The properties SARIF 2.1.0 (OASIS, §3.13 sarifLog, §3.14 run, §3.18-19 tool/toolComponent,
 # §3.27 result, §3.28 location, §3.29 physicalLocation, §3.30 region, §3.49 reportingDescriptor)

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from hpcconf.lint import new_rule
-from hpcconf.lint.registry import REQUIRED_SECTIONS
+from hpcconf.lint.rule_loading import REQUIRED_SECTIONS
 
 
 def test_scaffold_writes_rule_and_fixtures(tmp_path, monkeypatch):

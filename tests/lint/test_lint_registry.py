@@ -6,7 +6,7 @@ import pytest
 
 from hpcconf.artifacts import Kind
 from hpcconf.diagnostics import Severity
-from hpcconf.lint.registry import REQUIRED_SECTIONS, find_rule, load_rules, missing_sections, rule
+from hpcconf.lint.rule_loading import REQUIRED_SECTIONS, find_rule, load_rules, missing_sections, rule
 
 RULES = load_rules()
 

@@ -10,9 +10,9 @@ import typer
 from typer.testing import CliRunner
 
 from hpcconf.lint.commands import register
-from hpcconf.lint.config import ConfigError, find_config, load_config
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_text
+from hpcconf.settings.config import ConfigError, find_config, load_config
 
 JOB = """\
 apiVersion: batch.volcano.sh/v1alpha1
@@ -169,6 +169,6 @@ def test_suppression_of_a_disabled_rule_is_not_called_unused():
     ("*.bak", "a/b/x.bak", True), ("tests/**", "spec.yaml -> tests/job.yaml", True),
 ])
 def test_settings_globs_follow_git_wildmatch(pattern, path, matched):
-    from hpcconf.lint.config import glob_match
+    from hpcconf.settings.config import glob_match
 
     assert glob_match(path, pattern) is matched

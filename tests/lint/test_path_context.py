@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from hpcconf.cli import app
-from hpcconf.lint.config import ConfigError, load_settings
 from hpcconf.lint.context import LintContext
-from hpcconf.lint.path_context import PathContext, context_for_path
+from hpcconf.lint.path_context import context_for_path
+from hpcconf.settings.config import ConfigError, load_settings
+from hpcconf.settings.path_context import PathContext
 
 runner = CliRunner()
 

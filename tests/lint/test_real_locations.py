@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 
 from hpcconf.cli import app
 from hpcconf.diagnostics import Diagnostic, Severity
-from hpcconf.lint.config import load_settings
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import LintResult, lint_build
 from hpcconf.lint.formats import render_github, render_sarif
 from hpcconf.lint.locations import real_location
 from hpcconf.pipeline import compile_spec
+from hpcconf.settings.config import load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 

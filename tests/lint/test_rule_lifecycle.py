@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from hpcconf import rules_registry
 from hpcconf.cli import app
 from hpcconf.diagnostics import Severity
-from hpcconf.lint.registry import REGISTRY, load_rules, rule, spec_rule, successors
+from hpcconf.lint.rule_loading import REGISTRY, load_rules, rule, spec_rule, successors
 
 RULES = load_rules()
 HERE = Path(__file__).resolve().parent
@@ -90,9 +90,9 @@ def test_rules_json_lists_lifecycle_fields():
 def test_a_renamed_code_keeps_selecting_and_suppressing(tmp_path):
     """A lint rule renamed from NCCL998 to NCCL997: --ignore NCCL998 and ignore[NCCL998] still apply to it."""
     from hpcconf.artifacts import Kind
-    from hpcconf.lint.config import LintConfig
     from hpcconf.lint.context import LintContext
     from hpcconf.lint.engine import lint_text
+    from hpcconf.settings.config import LintConfig
 
     @rule(code="NCCL997", name="test-renamed-rule", severity=Severity.WARNING, kinds=(Kind.NCCL_CONF,),
           since="0.2.0", formerly=("NCCL998",))

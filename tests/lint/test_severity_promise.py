@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 
 FAMILIES = ("k8s", "mpi", "nccl_env", "dockerfile", "helm", "volcano", "cross")
 RULES = {code: rule for code, rule in load_rules().items()

@@ -207,7 +207,7 @@ def test_build_lints_what_lint_dot_lints_and_skips_what_it_excludes(tmp_path, mo
     assert "HPC200" in {f.code for f in lint_paths(["."], LintContext()).findings}
     assert CliRunner().invoke(app, ["build", "spec.yaml"]).exit_code == 1
     (tmp_path / ".hpcconf.toml").write_text('exclude = ["spec.yaml"]\n')
-    from hpcconf.lint.config import load_settings
+    from hpcconf.settings.config import load_settings
 
     assert lint_paths(["."], LintContext(config=load_settings().lint)).findings == []
     built = CliRunner().invoke(app, ["build", "spec.yaml"])

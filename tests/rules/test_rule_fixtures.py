@@ -13,7 +13,7 @@ from fixture_context import fixture_context
 from ruamel.yaml import YAML
 
 from hpcconf.lint.engine import lint_paths
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 
 HERE = Path(__file__).resolve().parent
 # Findings no input file can provoke on purpose (a rule crashing is a bug, tested in tests/lint).

@@ -6,10 +6,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.azhop_view import judge_identities
+from ...rules_registry import rule
 from ..azhop_config import KINDS, config_data, identities_view, report
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # -- AZH013 --------------------------------------------------------------------------------------------
 

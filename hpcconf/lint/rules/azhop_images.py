@@ -6,10 +6,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.azhop_view import judge_image_refs
+from ...rules_registry import rule
 from ..azhop_config import KINDS, config_data, image_refs_view, report
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # -- AZH010 --------------------------------------------------------------------------------------------
 

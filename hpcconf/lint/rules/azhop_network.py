@@ -7,10 +7,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
+from ...rules_registry import rule
 from ..azhop_config import KINDS, config_data, dig, ipv4_network, is_true, queues_of, subnets_of
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # -- AZH005 / AZH006 ------------------------------------------------------------------------------------
 

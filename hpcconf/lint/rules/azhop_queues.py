@@ -13,10 +13,10 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
 from ...knowledge.azhop_view import judge_queue_limits, judge_queue_names
 from ...knowledge.versions import version_key
+from ...rules_registry import rule
 from ..azhop_config import KINDS, as_dict, config_data, dig, queue_manager_of, queues_of, queues_view, report
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # -- AZH002 --------------------------------------------------------------------------------------------
 

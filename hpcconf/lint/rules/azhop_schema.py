@@ -12,10 +12,10 @@ from typing import Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
+from ...rules_registry import rule
 from ..azhop_config import KINDS, as_list, config_data, dig
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # -- AZH001 --------------------------------------------------------------------------------------------
 

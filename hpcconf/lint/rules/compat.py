@@ -17,10 +17,10 @@ from ...knowledge import azhop as azhop_kb
 from ...knowledge import charts, compat, nccl_env
 from ...knowledge.versions import version_key
 from ...parsers.k8s import get
+from ...rules_registry import rule
 from ..chart_version import chart_version
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 CHART_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
                 "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}

@@ -34,9 +34,9 @@ from ...parsers.k8s import (
     volume_mounts,
 )
 from ...parsers.shell_words import split_words
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
-from ..registry import rule
 from ..settings import env_settings
 
 HDN_PREFIX = "nvidia.com/"

@@ -10,9 +10,9 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.base_images import BaseImageRole, base_image_role
 from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ..registry import rule
 from ..settings import SETTING_KINDS, env_settings
 
 _APT_INSTALL = re.compile(r"\bapt(?:-get)?\s+(?:[^&|;]*\s)?install\b")

@@ -7,7 +7,7 @@ Every command reads through that reader; ``lint`` reports these as always-select
 from __future__ import annotations
 
 from ...diagnostics import Severity
-from ..registry import engine_rule
+from ...rules_registry import engine_rule
 
 engine_rule(code="HPC092", name="special-file", severity=Severity.ERROR, doc="""
     A fifo, socket or device was found where a file was expected; it is refused, never opened.

@@ -13,10 +13,10 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import get, sriov_resources
+from ...rules_registry import rule
 from ..chart_version import chart_version, resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
-from ..registry import rule
 
 HELM_KINDS = {Kind.HELM_NETWORK_OPERATOR: "network-operator", Kind.HELM_GPU_OPERATOR: "gpu-operator",
               Kind.HELM_NFD: "node-feature-discovery"}

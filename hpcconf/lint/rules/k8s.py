@@ -29,9 +29,9 @@ from ...parsers.k8s import (
     shell_references,
 )
 from ...parsers.mpirun import find_mpirun
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # --------------------------------------------------------------------------- rules
 

@@ -32,9 +32,9 @@ from ...knowledge.k8s_validation import (
     workload_problems,
 )
 from ...parsers.k8s import POD_KINDS, as_dict, pods
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 # Volcano's webhook runs the Kubernetes validation it was built with, under its own feature gates:
 # v1.14 vendors Kubernetes 1.34 and v1.15 1.35, where PodLevelResources is beta and on (go.mod at each tag).

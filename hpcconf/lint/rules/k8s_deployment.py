@@ -15,10 +15,10 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import aznhc, charts
 from ...parsers.k8s import POD_KINDS, as_dict, command_text, gpu_count, pods
 from ...parsers.shell_commands import container_commands
+from ...rules_registry import rule
 from ..chart_version import resolve_chart_version
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
-from ..registry import rule
 
 # --------------------------------------------------------------------------- K8S006
 

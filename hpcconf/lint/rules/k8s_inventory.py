@@ -9,9 +9,9 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
 from ...parsers.k8s import as_dict
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ..registry import rule
 
 # Kinds hpcconf validates by other means than a Kubernetes schema: its own CR rules, or pod templates.
 OTHER_CHECKED_KINDS = frozenset({

@@ -18,9 +18,9 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import grammars
 from ...knowledge.openmpi import IB_TRANSPORTS, NETWORK_TRANSPORTS, UCX_SOCKCM_REMOVED, has_coll_ucc
 from ...knowledge.versions import Version
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 
 if TYPE_CHECKING:

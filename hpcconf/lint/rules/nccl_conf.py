@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ..registry import rule
 
 if TYPE_CHECKING:
     from ...catalog import Sku

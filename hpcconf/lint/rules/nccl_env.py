@@ -16,9 +16,9 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.nccl_algo import stranded_functions
 from ...parsers.k8s import pod_specs_anywhere
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 from ..settings import SETTING_KINDS, Setting, env_settings
 from ..workload import multi_node, no_ib_intent
 

@@ -12,9 +12,9 @@ from typing import Iterator, Optional
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...parsers.nccl_xml import XmlDocument, XmlElement
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 XML_KINDS = (Kind.NCCL_TOPOLOGY, Kind.NCCL_GRAPH)
 

@@ -18,9 +18,9 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import nhc_checks
 from ...parsers.nhc_script import DefinedCheck, defined_functions
 from ...parsers.shell_words import split_words
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
-from ..registry import rule
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")

@@ -14,10 +14,10 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import rocm
 from ...parsers.dockerfile import expand
+from ...rules_registry import rule
 from ..context import LintContext
 from ..detect import is_nccl_conf_name
 from ..document import DisplayPath, Document
-from ..registry import rule
 from ..settings import SETTING_KINDS, env_settings
 
 # What the NCCL_* names RCCL's HIP build leaves out configure (all NVIDIA hardware features).

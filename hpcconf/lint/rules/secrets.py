@@ -20,10 +20,10 @@ from collections.abc import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...rules_registry import rule
 from ...secret_scan import Secret, describe, first_per_block, scan_text
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 KINDS = tuple(k for k in Kind.all() if k != Kind.SPEC)
 

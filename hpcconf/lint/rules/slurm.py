@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import images
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from ..registry import rule
 
 if TYPE_CHECKING:
     from ...catalog import Sku

@@ -8,7 +8,7 @@ The cross-field checks are rules of their own in hpcconf/spec/checks/ (HPC006, H
 from __future__ import annotations
 
 from ...diagnostics import Severity
-from ..registry import engine_rule
+from ...rules_registry import engine_rule
 
 engine_rule(code="HPC000", name="unreadable-file", severity=Severity.ERROR, doc="""
     A spec or SKU file cannot be read: it does not exist, is a directory, or is not UTF-8 text.

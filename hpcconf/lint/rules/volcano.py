@@ -17,9 +17,9 @@ from ...knowledge.versions import version_key as parse_version
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
 from ...parsers.shell_commands import script_commands
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, at_text
-from ..registry import rule
 
 JOB = (Kind.VOLCANO_JOB,)
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

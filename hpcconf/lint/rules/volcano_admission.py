@@ -14,9 +14,9 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
 from ...knowledge.volcano_webhook import DEFAULT_QUEUE, QueueFacts, Rejection, rejections, validate_podgroup
 from ...parsers.k8s import as_dict
+from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet, per_deployment
-from ..registry import rule
 
 JOB = (Kind.VOLCANO_JOB,)
 QUEUE_API = "scheduling.volcano.sh/"

@@ -18,7 +18,7 @@ Keys (all optional; the same in both files, top level of ``.hpcconf.toml``)::
     nccl-version = "2.21.5"
     charts = { gpu-operator = "v24.9.2" }
 
-(``per-path-context``: :mod:`hpcconf.lint.path_context` says which value wins where several apply.)
+(``per-path-context``: :mod:`hpcconf.settings.path_context` says which value wins where several apply.)
 
 The file is found by searching upward from the current directory (``.hpcconf.toml``
 first, then a ``pyproject.toml`` that has ``[tool.hpcconf]``); ``--config FILE`` names
@@ -32,19 +32,16 @@ code 2, ``file:line:col``, "did you mean").
 from __future__ import annotations
 
 import difflib
-import functools
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..diagnostics import HpcconfError, Severity
 from ..safe_io import read_text
-from .document import DisplayPath
+from .globs import glob_match
 
 if TYPE_CHECKING:
     from .path_context import PathContext
@@ -80,36 +77,11 @@ class LintConfig:
     output_root: Path | None = None  # build's output root (`out`): where committed artifacts lie
 
     def excluded(self, path: str) -> bool:
-        return any(_glob_match(path, pattern) for pattern in self.exclude)
+        return any(glob_match(path, pattern) for pattern in self.exclude)
 
     def ignored_for_file(self, path: str) -> list[str]:
-        return [code for pattern, codes in self.per_file_ignores.items() if _glob_match(path, pattern)
+        return [code for pattern, codes in self.per_file_ignores.items() if glob_match(path, pattern)
                 for code in codes]
-
-
-def glob_match(path: str, pattern: str) -> bool:
-    """How every settings glob matches a path (exclude, per-file-ignores, per-path-context)."""
-    return _glob_match(path, pattern)
-
-
-def _glob_match(path: str, pattern: str) -> bool:
-    """Match a path as given or any trailing part of it (so a pattern applies below any directory)
-    with git's wildmatch rules (pathspec): ``*`` stays within one directory, ``**`` spans any number
-    of them, zero included (``charts/**/values.yaml`` matches ``charts/values.yaml``), ``dir/`` and
-    ``dir/**`` match everything below ``dir``, a pattern without ``/`` matches a file name.
-    A compiled artifact ("spec.yaml -> aks/job.yaml") matches through either side of the arrow."""
-    where = DisplayPath.parse(path)
-    spec = _compiled_glob(pattern)
-    for part in (where.spec, where.file) if where.compiled else (path,):
-        segments = [s for s in part.replace("\\", "/").split("/") if s not in ("", ".")]
-        if any(spec.match_file("/".join(segments[index:])) for index in range(len(segments))):
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled_glob(pattern: str) -> pathspec.PathSpec:
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def find_config(start: Path) -> Path | None:
@@ -225,7 +197,7 @@ def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
 
 
 def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
-    def checked(key: str, parse, *sub: str):
+    def checked(key: str, parse: Callable[..., Any], *sub: str) -> Any:
         try:
             return parse()
         except (TypeError, ValueError) as exc:

@@ -51,7 +51,7 @@ from ..rules_registry import (
     successors,
 )
 
-__all__ = ["CODE_PATTERN", "DOCS_URL", "DOCUMENT_RULE_MODULE_KINDS", "NAME_PATTERN", "REGISTRY", "REQUIRED_SECTIONS",
+__all__ = ["CODE_PATTERN", "DOCS_URL", "NAME_PATTERN", "REGISTRY", "REQUIRED_SECTIONS",
            "Rule", "Scope", "engine_rule", "find_rule", "load_rules", "load_rules_for", "missing_sections", "plain_literals", "redirect_note",
            "rule", "spec_rule", "successors"]
 
@@ -73,33 +73,14 @@ def load_rules() -> dict[str, Rule]:
     return dict(sorted(REGISTRY.items()))
 
 
-# Rule modules whose rules are all per-document, with the kinds they check: a lint run whose files are
-# none of these kinds need not import them (the imports are most of a small run's time: the knowledge
-# tables and parsers behind them). A module not listed here is always imported (modules with set rules,
-# new modules), so leaving one out is only slower. tests/test_rule_loading.py holds each row to its rules.
-_AZHOP = frozenset({"azhop-config"})
-DOCUMENT_RULE_MODULE_KINDS: dict[str, frozenset[str]] = {
-    "azhop_identity": _AZHOP, "azhop_images": _AZHOP, "azhop_network": _AZHOP, "azhop_queues": _AZHOP,
-    "azhop_schema": _AZHOP, "azhop_storage": _AZHOP,
-    "compat": frozenset({"azhop-config", "dockerfile", "helm-values/gpu-operator", "spec"}),
-    "k8s": frozenset({"hostdevicenetwork", "k8s-manifest", "volcano-job"}),
-    "k8s_admission": frozenset({"k8s-manifest", "volcano-job"}),
-    "mpi": frozenset({"dockerfile", "env-file", "k8s-manifest", "sbatch-script", "shell-script", "volcano-job"}),
-    "nccl_env": frozenset({"dockerfile", "env-file", "k8s-manifest", "nccl-conf", "sbatch-script", "shell-script",
-                           "volcano-job"}),
-    "nccl_xml": frozenset({"nccl-graph", "nccl-topology"}),
-    "slurm": frozenset({"sbatch-script", "shell-script", "tfvars"}),
-    "volcano": frozenset({"volcano-job"}),
-}
-
-
 def load_rules_for(kinds: set[str]) -> dict[str, Rule]:
     """The rules a lint run of documents of ``kinds`` can fire: every module not listed in
-    :data:`DOCUMENT_RULE_MODULE_KINDS`, and the listed ones checking one of ``kinds``. The spec's
+    :data:`hpcconf.lint.rule_index.DOCUMENT_RULE_MODULE_KINDS`, and the listed ones checking one of ``kinds``. The spec's
     cross-field checks are not among them (a spec is linted with :func:`load_rules`). Loaded modules
     stay loaded, so the result may hold more rules, never fewer."""
     from . import engine_rules  # noqa: F401  (registers HPC rules)
     from . import rules as package
+    from .rule_index import DOCUMENT_RULE_MODULE_KINDS  # generated (python -m hpcconf.lint.docs), which needs no index
 
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         checks = DOCUMENT_RULE_MODULE_KINDS.get(info.name)
