@@ -16,7 +16,7 @@ import pytest
 
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.parallel import lint_paths_parallel
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 
 REPO = Path(__file__).resolve().parents[1]
 WILD = REPO.parent / "shared" / "upstream" / "wild" / "files"

@@ -12,7 +12,7 @@ import sys
 CHILD = """
 import dataclasses, sys
 import pytest
-from hpcconf.lint.registry import load_rules
+from hpcconf.lint.rule_loading import load_rules
 from hpcconf.rules_registry import REGISTRY
 code = sys.argv[1]
 load_rules()

@@ -167,7 +167,6 @@ def lint_command(
         parse_chart_option,
         parse_version,
     )
-    from .engine import lint_paths
     from .formats import FORMATS, render
 
     try:
@@ -214,7 +213,9 @@ def lint_command(
         if defaulted and (len(targets) != 1 or not Path(targets[0]).is_file()):
             raise UsageError("--defaulted takes one manifest file")
         with working(f"hpcconf lint {' '.join(targets or ['.'])}"):
-            result = lint_paths(targets or ["."], ctx, forced_kind=kind, jobs=1 if defaulted else jobs)
+            from .parallel import lint_paths_in_jobs
+
+            result = lint_paths_in_jobs(targets or ["."], ctx, forced_kind=kind, jobs=1 if defaulted else jobs)
     except HpcconfError as error:  # a bad --sku-dir / sku-dir, or a SKU file in one: located, as init says it
         _fail_located(error, fmt if fmt in FORMATS else "text", output)
         return

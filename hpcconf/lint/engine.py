@@ -672,19 +672,10 @@ def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
                                message=f"{finding.message} (set by {_setting_label(path)}; seen in {artifact}:{finding.line})")
 
 
-def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None, jobs: int = 1) -> LintResult:
-    """Lint files and directories; raises UsageError for missing or unreadable input. ``jobs`` > 1: the
-    deployments in parallel processes (hpcconf.lint.parallel), with the serial run's result."""
-    if ctx.config.select or ctx.config.ignore:
-        rules = load_rules()
-        validate_selectors(ctx.config.select, rules, "select")
-        validate_selectors(ctx.config.ignore, rules, "ignore")
-    if jobs > 1:
-        from .parallel import lint_paths_parallel
-
-        parallel = lint_paths_parallel(paths, ctx, forced_kind, jobs)
-        if parallel is not None:
-            return parallel
+def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = None) -> LintResult:
+    """Lint files and directories; raises UsageError for missing or unreadable input. In parallel
+    processes: hpcconf.lint.parallel.lint_paths_in_jobs, which falls back to this."""
+    validate_config_selectors(ctx)
     findings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
@@ -692,6 +683,13 @@ def lint_paths(paths: list[str], ctx: LintContext, forced_kind: str | None = Non
     result = lint_documents(documents, ctx, sources, findings, files)
     result.skipped = skipped
     return result
+
+
+def validate_config_selectors(ctx: LintContext) -> None:
+    if ctx.config.select or ctx.config.ignore:
+        rules = load_rules()
+        validate_selectors(ctx.config.select, rules, "select")
+        validate_selectors(ctx.config.ignore, rules, "ignore")
 
 
 def lint_build(build: Build, ctx: LintContext) -> LintResult:

@@ -22,7 +22,16 @@ from ..diagnostics import Diagnostic
 from ..safe_io import unreadable_directory
 from .context import LintContext, UsageError
 from .document import Document
-from .engine import MANIFEST_NAME, LintResult, deployment_dir, finish_findings, lint_documents, load_paths
+from .engine import (
+    MANIFEST_NAME,
+    LintResult,
+    deployment_dir,
+    finish_findings,
+    lint_documents,
+    lint_paths,
+    load_paths,
+    validate_config_selectors,
+)
 from .walker import Candidate, candidates
 
 
@@ -110,6 +119,16 @@ def _split(groups: dict[str, list[int]], listed: list[Candidate], jobs: int) -> 
     return [sorted(members) for _, members in chunks if members]
 
 
+def lint_paths_in_jobs(paths: list[str], ctx: LintContext, forced_kind: str | None = None, jobs: int = 1) -> LintResult:
+    """``engine.lint_paths`` with the deployments in ``jobs`` processes where that gives the serial result."""
+    if jobs > 1:
+        validate_config_selectors(ctx)
+        parallel = lint_paths_parallel(paths, ctx, forced_kind, jobs)
+        if parallel is not None:
+            return parallel
+    return lint_paths(paths, ctx, forced_kind)
+
+
 def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | None, jobs: int) -> LintResult | None:
     """The serial run's result, from ``jobs`` processes; None where the serial run must be used instead."""
     skipped_walk: list[tuple[str, str]] = []
@@ -142,7 +161,7 @@ def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | N
         return None  # spawned workers would re-import and re-load everything: no gain
     chunks = _split(groups, listed, min(jobs, len(groups)))
     initial = [unreadable_directory(shown, error) for shown, error in unlisted if not ctx.config.excluded(shown)]
-    from .registry import load_rules
+    from .rule_loading import load_rules
 
     load_rules()  # imported once here, not once per worker
     _SHARED.update(paths=paths, ctx=ctx, forced_kind=forced_kind, listed=listed)
