@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import rocm
+from ...knowledge.accelerators import GpuOperator
 from ...resolve import ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
@@ -73,7 +74,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    if aks.gpu_vendor == "amd":
+    if aks.accelerator.operator is GpuOperator.AMD:
         text = yaml_file(cluster, [amd_values(cluster, aks)],
                          f"AMD GPU operator chart ({rocm.AMD_GPU_OPERATOR_CHART}) v{cluster.versions.amd_gpu_operator.lstrip('v')} "
                          f"values for {cluster.name}; keys of {rocm.AMD_GPU_OPERATOR_SOURCE}.")
