@@ -34,6 +34,8 @@ class CollectiveLibrary(enum.Enum):
 class AcceleratorProfile:
     vendor: str  # the SKU catalog's gpu.vendor this row describes
     collective_library: CollectiveLibrary
+    pci_vendor: str  # the PCI vendor id its GPUs report (0x10de)
+    cuda_compute_capability: bool  # its SKU files give gpu.sm
     operator: GpuOperator
     operator_label: str  # how comments name the operator
     device_resource: str  # the device plugin's resource: nvidia.com/gpu, amd.com/gpu
@@ -44,10 +46,16 @@ class AcceleratorProfile:
     nfd_extra_pci_classes: tuple[str, ...]  # PCI classes beyond the default whitelist that label the GPUs
     driver_built_by_operator: bool  # the operator builds the driver on the node (KMM) and pushes an image
 
+    @property
+    def collective(self) -> str:
+        """The SKU catalog's gpu.collective: ``nccl`` or ``rccl``."""
+        return self.collective_library.value.lower()
+
 
 def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
     return AcceleratorProfile(
         vendor=vendor, collective_library=CollectiveLibrary(row["collective_library"]),
+        pci_vendor=str(row["pci_vendor"]), cuda_compute_capability=bool(row["cuda_compute_capability"]),
         operator=GpuOperator(row["operator"]), operator_label=str(row["operator_label"]),
         device_resource=str(row["device_resource"]), visible_devices_env=row.get("visible_devices_env"),
         gpu_runtime_class=bool(row["gpu_runtime_class"]), device_order_env=bool(row["device_order_env"]),
