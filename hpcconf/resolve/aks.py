@@ -11,7 +11,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts, rocm
+from ..knowledge import charts
 from ..knowledge.accelerators import AcceleratorProfile
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
