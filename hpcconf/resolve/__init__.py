@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Catalog, Sku
 from ..knowledge.accelerators import AcceleratorProfile, profile
+from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
 from .compat import derived_versions

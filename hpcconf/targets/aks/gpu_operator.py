@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import rocm
-from ...knowledge.accelerators import GpuOperator
-from ...resolve import ResolvedCluster
+from ...resolve import GpuOperator, ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
 

@@ -18,8 +18,7 @@ from typing import Any
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts, rocm
-from ...knowledge.accelerators import GpuOperator
-from ...resolve import ResolvedCluster
+from ...resolve import GpuOperator, ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
