@@ -11,7 +11,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts
+from ..knowledge import charts, rocm
 from ..knowledge.accelerators import AcceleratorProfile
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
@@ -98,6 +98,7 @@ class ResolvedAks:
     gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
     gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     accelerator: AcceleratorProfile  # the worker pool's: operator, runtime class, NFD labels
+    operator_driver_version: str  # the driver the GPU operator builds on the node; "" when it builds none
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
     ib_resource: str  # "nvidia.com/<resource_name>"
@@ -150,6 +151,15 @@ def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str
     if registry and registry.endswith(".azurecr.io"):
         return registry.split(".", 1)[0]
     return None
+
+
+def amd_driver_version(cluster: "ResolvedCluster") -> str:
+    """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
+    ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
+    kernel module match."""
+    base = cluster.test_image.base if cluster.test_image else rocm.ROCM_BASE_IMAGE
+    tag = base.rsplit(":", 1)[-1] if ":" in base.rsplit("/", 1)[-1] else ""
+    return tag if tag[:1].isdigit() else rocm.ROCM_BASE_IMAGE.rsplit(":", 1)[1]
 
 
 def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
@@ -235,6 +245,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         gpu_vendor=pool.gpu_vendor,
         gpu_resource=pool.accelerator.device_resource,
         accelerator=pool.accelerator,
+        operator_driver_version=amd_driver_version(cluster) if pool.accelerator.driver_built_by_operator else "",
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
         ib_resource=cluster.ib_resource,
