@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .catalog_errors import sku_dir_problem as sku_dir_problem  # likewise: `lint` checks --sku-dir first
 from .diagnostics import Diagnostic, HpcconfError
+from .knowledge.accelerators import profiles as accelerator_profiles
 from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
 
@@ -44,16 +45,13 @@ class _Strict(BaseModel):
 
 # --------------------------------------------------------------------------- hardware facts
 
-GpuVendor = Literal["nvidia", "amd"]
 Collective = Literal["nccl", "rccl"]
 CpuArch = Literal["x86_64", "arm64"]
-# The collective library each vendor's GPUs run, and the PCI vendor id its GPUs report.
-COLLECTIVE_OF_VENDOR: dict[str, str] = {"nvidia": "nccl", "amd": "rccl"}
-PCI_VENDOR_OF_VENDOR: dict[str, str] = {"nvidia": "0x10de", "amd": "0x1002"}
 
 
 class Gpu(_Strict):
-    vendor: GpuVendor = "nvidia"
+    # a row of data/accelerators.yaml (checked below; the schema lists the rows for editors)
+    vendor: str = Field(default="nvidia", json_schema_extra={"enum": list(accelerator_profiles())})
     model: str
     count: int = Field(ge=1)  # GPUs per VM / node
     memory_gb: int = Field(ge=1)  # per GPU
@@ -69,27 +67,37 @@ class Gpu(_Strict):
     def _vendor_defaults(cls, data: Any) -> Any:
         if isinstance(data, dict):
             vendor = data.get("vendor", "nvidia")
-            if vendor in COLLECTIVE_OF_VENDOR:
+            profile = accelerator_profiles().get(vendor) if isinstance(vendor, str) else None
+            if profile:  # the collective library its GPUs run and the PCI vendor id they report
                 data = {**data}
-                data.setdefault("collective", COLLECTIVE_OF_VENDOR[vendor])
-                data.setdefault("pci_vendor", PCI_VENDOR_OF_VENDOR[vendor])
+                data.setdefault("collective", profile.collective)
+                data.setdefault("pci_vendor", profile.pci_vendor)
         return data
+
+    @field_validator("vendor")
+    @classmethod
+    def _known_vendor(cls, vendor: str) -> str:
+        known = accelerator_profiles()
+        if vendor not in known:
+            raise ValueError(f"unknown GPU vendor {vendor!r}: one of {', '.join(sorted(known))} (data/accelerators.yaml)")
+        return vendor
 
     @property
     def pci_vendor_id(self) -> str:
         """The GPU's PCI vendor id: the file's, else its vendor's (the validator makes them agree)."""
-        return self.pci_vendor or PCI_VENDOR_OF_VENDOR[self.vendor]
+        return self.pci_vendor or accelerator_profiles()[self.vendor].pci_vendor
 
     @model_validator(mode="after")
     def _consistent(self) -> "Gpu":
-        if self.collective != COLLECTIVE_OF_VENDOR[self.vendor]:
+        profile = accelerator_profiles()[self.vendor]
+        if self.collective != profile.collective:
             raise ValueError(f"collective {self.collective!r} does not run on {self.vendor} GPUs "
-                             f"(use {COLLECTIVE_OF_VENDOR[self.vendor]!r})")
-        if self.pci_vendor != PCI_VENDOR_OF_VENDOR[self.vendor]:
-            raise ValueError(f"pci_vendor {self.pci_vendor} is not {self.vendor}'s ({PCI_VENDOR_OF_VENDOR[self.vendor]})")
-        if self.vendor == "nvidia" and self.sm is None:
+                             f"(use {profile.collective!r})")
+        if self.pci_vendor != profile.pci_vendor:
+            raise ValueError(f"pci_vendor {self.pci_vendor} is not {self.vendor}'s ({profile.pci_vendor})")
+        if profile.cuda_compute_capability and self.sm is None:
             raise ValueError("an NVIDIA GPU needs sm (CUDA compute capability x10, e.g. 90 for H100)")
-        if self.vendor != "nvidia" and self.sm is not None:
+        if not profile.cuda_compute_capability and self.sm is not None:
             raise ValueError("sm is a CUDA compute capability: only NVIDIA GPUs have one")
         return self
 

@@ -77,7 +77,6 @@ AMD_GPU_OPERATOR_CHART = "gpu-operator-charts"
 AMD_GPU_OPERATOR_VERSION = "1.5.1"
 AMD_GPU_OPERATOR_SOURCE = ("ROCm/gpu-operator helm-charts-k8s/values.yaml at tag v1.5.1 "
                            "(858cf255c7dd27cebf1cc5db400eee3aa06ecbbc)")
-AMD_GPU_RESOURCE = "amd.com/gpu"  # the device plugin's resource (ROCm/k8s-device-plugin)
 # The operator's prerequisite (helm-charts-k8s/README.md, Prerequisites): cert-manager, the version its
 # README installs.
 CERT_MANAGER_REPO = "https://charts.jetstack.io"

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Catalog, Sku
+from ..knowledge.accelerators import AcceleratorProfile, profile
+from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
 from .compat import derived_versions
@@ -33,6 +35,7 @@ class ResolvedPool:
     os_disk_gb: int
     infiniband: bool  # the SKU has IB and the spec did not turn it off
     nccl: PoolNccl
+    accelerator: AcceleratorProfile  # the row of data/accelerators.yaml for the SKU's GPU vendor
     # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
@@ -129,6 +132,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
+        accelerator=profile(sku.gpu.vendor),
     )
 
 

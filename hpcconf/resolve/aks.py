@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ..knowledge import charts, rocm
+from ..knowledge.accelerators import AcceleratorProfile
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
@@ -28,7 +29,6 @@ KUBECTL_IMAGE = "mcr.microsoft.com/oss/kubernetes/kubectl"  # jingchaozhang.gith
 NCP_NAME = "nic-cluster-policy"  # the name the chart used and the operator expects
 MELLANOX_VENDOR = "15b3"
 NVIDIA_VENDOR = "10de"
-NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"  # NVIDIA's device plugin (gpu-operator)
 NETWORK_OPERATOR_REPO = "nvcr.io/nvidia/mellanox"
 NFD_LABEL_MELLANOX = f"feature.node.kubernetes.io/pci-{MELLANOX_VENDOR}.present"
 POD_INTERFACE = "eth0"  # a pod's own network interface (the CNI's), whatever the host calls its NIC
@@ -63,7 +63,7 @@ class AksPoolJob:
     @property
     def gpu_resource(self) -> str:
         """The pool's device-plugin resource: nvidia.com/gpu, or amd.com/gpu on an AMD pool."""
-        return gpu_resource(self.pool.gpu_vendor)
+        return self.pool.accelerator.device_resource
 
     @property
     def infiniband(self) -> bool:
@@ -76,10 +76,6 @@ class AksPoolJob:
     @property
     def min_available(self) -> int:
         return 1 + self.worker_replicas  # gang: launcher + every worker, or mpirun waits forever
-
-
-def gpu_resource(vendor: str) -> str:
-    return rocm.AMD_GPU_RESOURCE if vendor == "amd" else NVIDIA_GPU_RESOURCE
 
 
 @dataclass(frozen=True)
@@ -101,6 +97,8 @@ class ResolvedAks:
     gpus_per_worker: int
     gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
     gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
+    accelerator: AcceleratorProfile  # the worker pool's: operator, runtime class, NFD labels
+    operator_driver_version: str  # the driver the GPU operator builds on the node; "" when it builds none
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
     ib_resource: str  # "nvidia.com/<resource_name>"
@@ -155,11 +153,20 @@ def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str
     return None
 
 
+def amd_driver_version(cluster: "ResolvedCluster") -> str:
+    """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
+    ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
+    kernel module match."""
+    base = cluster.test_image.base if cluster.test_image else rocm.ROCM_BASE_IMAGE
+    tag = base.rsplit(":", 1)[-1] if ":" in base.rsplit("/", 1)[-1] else ""
+    return tag if tag[:1].isdigit() else rocm.ROCM_BASE_IMAGE.rsplit(":", 1)[1]
+
+
 def _mpirun_env(pool: "ResolvedPool", mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """NCCL settings of the pool (topology path inside the image), then UCX/CUDA for mpirun."""
     env: dict[str, str] = {"NCCL_DEBUG": "INFO"}  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) log NCCL init; keeps the busbw log readable
     env.update(pool.nccl.image_env)
-    if pool.gpu_vendor == "nvidia":
+    if pool.accelerator.device_order_env:
         env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # so rank i sees GPU i in the topology file
     # The job runs nccl-tests only: MPI starts the ranks and passes NCCL's unique id, NCCL moves the data over
     # InfiniBand itself. MPI stays on the pod network, as Azure's NHC NCCL check runs it (UCX_TLS=tcp
@@ -236,7 +243,9 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,
-        gpu_resource=gpu_resource(pool.gpu_vendor),
+        gpu_resource=pool.accelerator.device_resource,
+        accelerator=pool.accelerator,
+        operator_driver_version=amd_driver_version(cluster) if pool.accelerator.driver_built_by_operator else "",
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
         ib_resource=cluster.ib_resource,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import rocm
-from ...resolve import ResolvedCluster
+from ...resolve import GpuOperator, ResolvedCluster
 from ...resolve.aks import ResolvedAks
 from ._yaml import path, yaml_file
 
@@ -43,15 +43,6 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     }
 
 
-def amd_driver_version(cluster: ResolvedCluster) -> str:
-    """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
-    ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
-    kernel module match."""
-    base = cluster.test_image.base if cluster.test_image else rocm.ROCM_BASE_IMAGE
-    tag = base.rsplit(":", 1)[-1] if ":" in base.rsplit("/", 1)[-1] else ""
-    return tag if tag[:1].isdigit() else rocm.ROCM_BASE_IMAGE.rsplit(":", 1)[1]
-
-
 def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     registry = aks.test_image.registry
     return {
@@ -63,7 +54,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
             "driver": {
                 "enable": True,
                 "blacklist": True,  # the out-of-tree module replaces the inbox amdgpu
-                "version": amd_driver_version(cluster),
+                "version": aks.operator_driver_version,
                 "image": f"{registry}/{AMD_DRIVER_IMAGE}",
                 "imageRegistrySecret": {"name": AMD_DRIVER_SECRET},
             },
@@ -73,7 +64,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    if aks.gpu_vendor == "amd":
+    if aks.accelerator.operator is GpuOperator.AMD:
         text = yaml_file(cluster, [amd_values(cluster, aks)],
                          f"AMD GPU operator chart ({rocm.AMD_GPU_OPERATOR_CHART}) v{cluster.versions.amd_gpu_operator.lstrip('v')} "
                          f"values for {cluster.name}; keys of {rocm.AMD_GPU_OPERATOR_SOURCE}.")

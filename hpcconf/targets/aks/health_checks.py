@@ -86,7 +86,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
         "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
         # NVIDIA's container runtime exposes the GPUs it names; a privileged pod on an AMD node sees
         # /dev/kfd and /dev/dri as they are.
-        + ([{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}] if pool.gpu_vendor == "nvidia" else []),
+        + ([{"name": pool.accelerator.visible_devices_env, "value": "all"}] if pool.accelerator.visible_devices_env else []),
         # The checks read GPU, NVLink and IB state and run ib_write_bw and NCCL on the host's devices.
         "securityContext": {"privileged": True},
         "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
@@ -105,7 +105,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
                 "nodeSelector": {AGENTPOOL_LABEL: pool.name},
                 "hostNetwork": True,  # as run-health-checks.sh runs the image (--net=host)
                 "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
-                **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.gpu_vendor == "nvidia" else {}),
+                **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.accelerator.gpu_runtime_class else {}),
                 "containers": [container],
                 "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}},
                             {"name": "host-log", "hostPath": {"path": aznhc.HOST_LOG_DIR, "type": "Directory"}},

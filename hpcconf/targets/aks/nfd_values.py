@@ -27,9 +27,9 @@ PCI_CLASS_WHITELIST = ["02", "03", "0200", "0207"]
 NETWORK_CLASSES = ("02", "0200", "0207")
 PCI_LABEL_FIELDS = ["vendor"]  # labels pci-<vendor>.present, what both operators select on
 # AMD Instinct GPUs are PCI class 12 (processing accelerator: an MI300X VF is 1200), and AKS's accelerator
-# label names NVIDIA only: for AMD pools the workers run on every node. The AMD GPU operator's NodeFeatureRule
-# matches pci.device ids, which NFD reports whatever the whitelist; class 12 labels pci-1002.present.
-AMD_PCI_CLASS = "12"
+# label names NVIDIA only: for AMD pools the workers run on every node (data/accelerators.yaml,
+# nfd_workers_on_every_node, nfd_extra_pci_classes). The AMD GPU operator's NodeFeatureRule matches pci.device
+# ids, which NFD reports whatever the whitelist; class 12 labels pci-1002.present.
 
 FILE = "nfd-values.yaml"
 RULE_FILE = "nfd-network-rule.yaml"
@@ -44,7 +44,7 @@ def infiniband_vf_ids(cluster: ResolvedCluster, aks: ResolvedAks) -> Optional[tu
     if not aks.infiniband:
         return None
     ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
-    if aks.gpu_vendor != "amd" and len(ib_pools) == len(cluster.gpu_pools):
+    if not aks.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
         return None
     ids = [pci_ids.ib_vf_device_ids(p.sku.infiniband.hca if p.sku.infiniband else None) for p in ib_pools]
     if not ids or any(i is None for i in ids):
@@ -53,12 +53,12 @@ def infiniband_vf_ids(cluster: ResolvedCluster, aks: ResolvedAks) -> Optional[tu
 
 
 def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    amd = aks.gpu_vendor == "amd"
+    every_node = aks.accelerator.nfd_workers_on_every_node
     by_rule = infiniband_vf_ids(cluster, aks) is not None
-    worker: dict = {} if amd else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
+    worker: dict = {} if every_node else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
     classes = [c for c in PCI_CLASS_WHITELIST if not (by_rule and c in NETWORK_CLASSES)]
     worker["config"] = {"sources": {"pci": {
-        "deviceClassWhitelist": classes + ([AMD_PCI_CLASS] if amd else []),
+        "deviceClassWhitelist": classes + list(aks.accelerator.nfd_extra_pci_classes),
         "deviceLabelFields": list(PCI_LABEL_FIELDS),
     }}}
     return {"master": {"nodeSelector": dict(SYSTEM_POOL_SELECTOR)}, "worker": worker}
@@ -78,11 +78,11 @@ def node_feature_rule(ids: tuple[str, ...]) -> dict:
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     version = cluster.versions.node_feature_discovery
-    amd = aks.gpu_vendor == "amd"
+    every_node = aks.accelerator.nfd_workers_on_every_node
     ids = infiniband_vf_ids(cluster, aks)
     comment = (["Workers run on every node (AKS labels only NVIDIA nodes as accelerators) and label PCI",
                 "vendors of display and class 12 devices, what the AMD GPU operator's rule selects on."]
-               if amd else
+               if every_node else
                ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)."] if ids else
                ["Workers run on GPU nodes only and label them pci-15b3.present / pci-10de.present,",
                 "the labels network-operator and gpu-operator select on."])

@@ -18,8 +18,8 @@ from typing import Any
 
 from ...artifacts import Artifact, Kind
 from ...knowledge import charts, rocm
-from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks, gpu_resource
+from ...resolve import GpuOperator, ResolvedCluster
+from ...resolve.aks import ResolvedAks
 from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
 from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
@@ -111,7 +111,7 @@ def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
                       "gpus_ref": '"$GPUS_PER_NODE"' if test else sh_quote(p.gpus_per_node),
                       "ib_ref": ('"$IB_NICS_PER_NODE"' if test else sh_quote(ib)) if ib else None,
                       # the pool's own device plugin: nvidia.com/gpu, or amd.com/gpu on an AMD pool
-                      "gpu_resource_jsonpath": gpu_resource(p.gpu_vendor).replace(".", "\\.")})
+                      "gpu_resource_jsonpath": p.accelerator.device_resource.replace(".", "\\.")})
     return sorted(waits, key=lambda w: w["pool_ref"] != "$GPU_POOL")  # the test pool first
 
 
@@ -149,7 +149,7 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 def gpu_operator_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     """NVIDIA's gpu-operator, or for AMD pools cert-manager (the AMD operator's prerequisite) and AMD's operator."""
     v = cluster.versions
-    if aks.gpu_vendor != "amd":
+    if aks.accelerator.operator is GpuOperator.NVIDIA:
         return [{"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
                  "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
                  "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
@@ -167,7 +167,7 @@ def gpu_operator_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[di
 
 def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
     """The registry secret KMM pushes the AMD driver image with (None for NVIDIA pools)."""
-    if aks.gpu_vendor != "amd":
+    if not aks.accelerator.driver_built_by_operator:
         return None
     return {"name": gpu_operator.AMD_DRIVER_SECRET, "acr": bool(aks.acr_name),
             "image": f"{aks.test_image.registry}/{gpu_operator.AMD_DRIVER_IMAGE}"}
@@ -175,10 +175,9 @@ def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     v = cluster.versions
-    amd = aks.gpu_vendor == "amd"
     driver_note = v.gpu_driver or "(the chart's default)"
-    if amd:
-        driver_note = gpu_operator.amd_driver_version(cluster) + " (amdgpu, built by KMM)"
+    if aks.accelerator.driver_built_by_operator:
+        driver_note = aks.operator_driver_version + " (amdgpu, built by KMM)"
     installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster, aks)) + \
         f" and Volcano {v.volcano}"
     text = render_template(
@@ -197,8 +196,8 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         ib_resource=aks.ib_resource if any(w["ib_ref"] for w in readiness_waits(cluster, aks)) else None,
         waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
-        driver_by="the AMD GPU operator" if amd else "gpu-operator", driver_secret=driver_secret(aks),
-        library="RCCL" if amd else "NCCL",
+        driver_by=aks.accelerator.operator_label, driver_secret=driver_secret(aks),
+        library=aks.accelerator.collective_library.value,
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
         health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
     )

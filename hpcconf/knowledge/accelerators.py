@@ -1,0 +1,76 @@
+"""Accelerator profiles: what the build needs to run one vendor's GPUs, read from ``data/accelerators.yaml``.
+
+``resolve`` gives every pool the profile of its SKU's GPU vendor; targets read its fields (which operator,
+which device resource, whether pods need a GPU runtime class) instead of comparing vendor strings, so a new
+vendor is a row in the table plus its templates.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from ruamel.yaml import YAML
+
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "accelerators.yaml"
+
+
+class GpuOperator(enum.Enum):
+    """The Kubernetes operator that installs a vendor's driver and device plugin (each has its own values file)."""
+
+    NVIDIA = "nvidia-gpu-operator"
+    AMD = "amd-gpu-operator"
+
+
+class CollectiveLibrary(enum.Enum):
+    NCCL = "NCCL"
+    RCCL = "RCCL"
+
+
+@dataclass(frozen=True)
+class AcceleratorProfile:
+    vendor: str  # the SKU catalog's gpu.vendor this row describes
+    collective_library: CollectiveLibrary
+    pci_vendor: str  # the PCI vendor id its GPUs report (0x10de)
+    cuda_compute_capability: bool  # its SKU files give gpu.sm
+    operator: GpuOperator
+    operator_label: str  # how comments name the operator
+    device_resource: str  # the device plugin's resource: nvidia.com/gpu, amd.com/gpu
+    visible_devices_env: Optional[str]  # set to "all" in privileged health-check pods; None: devices are visible
+    gpu_runtime_class: bool  # pods need the operator's RuntimeClass to reach the GPUs
+    device_order_env: bool  # CUDA_DEVICE_ORDER=PCI_BUS_ID applies
+    nfd_workers_on_every_node: bool  # AKS does not label this vendor's nodes as accelerators
+    nfd_extra_pci_classes: tuple[str, ...]  # PCI classes beyond the default whitelist that label the GPUs
+    driver_built_by_operator: bool  # the operator builds the driver on the node (KMM) and pushes an image
+
+    @property
+    def collective(self) -> str:
+        """The SKU catalog's gpu.collective: ``nccl`` or ``rccl``."""
+        return self.collective_library.value.lower()
+
+
+def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
+    return AcceleratorProfile(
+        vendor=vendor, collective_library=CollectiveLibrary(row["collective_library"]),
+        pci_vendor=str(row["pci_vendor"]), cuda_compute_capability=bool(row["cuda_compute_capability"]),
+        operator=GpuOperator(row["operator"]), operator_label=str(row["operator_label"]),
+        device_resource=str(row["device_resource"]), visible_devices_env=row.get("visible_devices_env"),
+        gpu_runtime_class=bool(row["gpu_runtime_class"]), device_order_env=bool(row["device_order_env"]),
+        nfd_workers_on_every_node=bool(row["nfd_workers_on_every_node"]),
+        nfd_extra_pci_classes=tuple(str(c) for c in row["nfd_extra_pci_classes"]),
+        driver_built_by_operator=bool(row["driver_built_by_operator"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def profiles() -> dict[str, AcceleratorProfile]:
+    """Every profile in the table, by vendor."""
+    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    return {vendor: _profile(vendor, row) for vendor, row in data.items()}
+
+
+def profile(vendor: str) -> AcceleratorProfile:
+    return profiles()[vendor]
