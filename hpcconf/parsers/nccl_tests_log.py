@@ -42,7 +42,7 @@ _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,18})(?!\d)")
 # nccl-tests' own messages (NVIDIA/nccl-tests src/common.h @v2.19.6): an unknown -d/-o name replaced by the
 # default, and the CUDACHECK/NCCLCHECK/TESTCHECK lines printed when the test stops on an error.
 _INVALID_CHOICE = re.compile(r"\binvalid (type|op) (\S+), defaulting to (\S+)")
-_TEST_FAILURE = re.compile(r"\bTest (?:NCCL|CUDA) failure\b|\bpid \d+: Test failure \S+:\d+")
+_TEST_FAILURE = re.compile(r"\bTest [A-Z]+ failure\b|\bpid \d+: Test failure \S+:\d+")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _NCCL_LIBRARY = re.compile(r"nccl-library=(\d{1,18})(?!\d)")
 _TESTS_VERSION = re.compile(r"nccl-tests version (\S+)")

@@ -23,7 +23,7 @@ from ..resolve.nccl_verdict import verdict_floor
 
 CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message bytes> <floor source>]
   awk -v label="$2" -v floor="${3:-}" -v mode="${4:-}" -v at="${5:-}" -v source="${6:-}" '
-    /Test (NCCL|CUDA) failure|pid [0-9]+: Test failure |invalid (type|op) [^ ]+, defaulting to |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
+    /Test [A-Z]+ failure|pid [0-9]+: Test failure |invalid (type|op) [^ ]+, defaulting to |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
       if (!said++) first = $0
     }
     $1 ~ /^[0-9]+$/ && NF >= 11 {
