@@ -181,11 +181,35 @@ def find_line(doc: Document, start: int, needle: str) -> int:
     return start
 
 
+def _list_item_of(data: Any, path: tuple, needle: str) -> Optional[int]:
+    """Index of the item starting the needle's words in a list of strings at ``path``; None otherwise."""
+    node = data
+    for step in path:
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return None
+    if not isinstance(node, list) or any(needle in str(item) for item in node):
+        return None
+    words, items = needle.split(), [str(item) for item in node]
+    for index in range(len(items) - len(words) + 1):
+        if words and items[index:index + len(words)] == words:
+            return index
+    return None
+
+
 def at_text(doc: Document, path: tuple, needle: str, message: str, *, hint: str = "",
             severity: Optional[Severity] = None) -> Diagnostic:
     """A finding on the source line holding ``needle`` inside the (block) value at ``path``."""
     if doc.yaml is None:
         return doc.at_line(1, message, hint=hint, severity=severity)
+    item = _list_item_of(doc.data, path, needle)
+    if item is not None:  # an exec-form list: the needle's words are items of their own
+        span = doc.yaml.position(path + (item,), prefer_value=True)
+        return doc.at_line(span.line, message, hint=hint, column=span.column, end_column=span.end_column
+                           if span.end_line == span.line else None, severity=severity)
     start = doc.yaml.position(path, prefer_value=True).line
     line = find_line(doc, start, needle)
     text = doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""

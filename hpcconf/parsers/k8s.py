@@ -221,9 +221,25 @@ def network_entries(annotation: Any) -> list[tuple[str, str]]:
     return entries
 
 
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash"}
+
+
 def command_text(container: dict) -> str:
-    parts = [*(container.get("command") or []), *(container.get("args") or [])]
-    return "\n".join(str(p) for p in parts if p is not None)
+    """The container's command line: a shell's script items one per line, an exec-form argv as one line.
+
+    An exec-form list (``command: ["mpirun", "-np", "16", ...]``) is one program's argv, so its items
+    are words of one line (quoted where needed); a shell's ``-c`` script keeps its own lines.
+    """
+    parts = [str(p) for p in [*(container.get("command") or []), *(container.get("args") or [])] if p is not None]
+    if parts and parts[0].rsplit("/", 1)[-1] not in _SHELLS and not any("\n" in p for p in parts):
+        return " ".join(_quoted(p) for p in parts)
+    return "\n".join(parts)
+
+
+def _quoted(word: str) -> str:
+    if word and re.fullmatch(r"[\w@%+=:,./$-]+", word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def has_ipc_lock(container: dict, pod_spec: dict) -> bool:

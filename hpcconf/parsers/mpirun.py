@@ -13,7 +13,8 @@ from typing import Optional
 
 from hpcconf.parsers.shell_words import split_words
 
-MPIRUN = re.compile(r"(?:^|[\s;&|(`])(mpirun|mpiexec|orterun|prterun)(?=\s|$)")
+# The launcher by name or by path (/opt/openmpi/bin/mpirun, $MPI_HOME/bin/mpirun, "${OMPI}/bin/mpiexec").
+MPIRUN = re.compile(r"(?:^|[\s;&|(`])[\"']?((?:[^\s;&|()`'\"]*/)?(?:mpirun|mpiexec|orterun|prterun))[\"']?(?=\s|$)")
 _NP = ("-np", "--np", "-n", "-c")
 _NPERNODE = ("-npernode", "--npernode", "-N", "--N")
 _HOSTFILE = ("-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile")

@@ -333,20 +333,41 @@ def _rendered_before_apply(doc: Document, env_paths: set[tuple]) -> bool:
     return False
 
 
+# A value that is itself a program for a later shell (``sh -c "$CMD"``, ``eval``): several command lines,
+# a control operator or keyword, or the script's own positional parameters. That shell expands its
+# ``$VAR`` when it runs the value, so the literal text is what the consumer needs.
+_SCRIPT_SHAPE = re.compile(
+    r"\S[^\n]*\n\s*[^\s#]"                      # a second command line
+    r"|&&|\|\||;\s|\s\|\s"                          # control operators
+    r"|(?:^|[;&|\n]\s*)(?:while|for|if|until|case|do|done|then|fi|esac|exit|set|export)\b"
+    r"|\$\{?[0-9@#?]"                                # positional and special parameters
+)
+
+
+def _is_script(value: str) -> bool:
+    """The env value reads as a shell program, not as data (a path, a flag list)."""
+    return bool(_SCRIPT_SHAPE.search(value.strip()))
+
+
 @rule(code="K8S005", name="env-value-shell-expansion", severity=Severity.WARNING, kinds=POD_KINDS)
 def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A container ``env`` value uses shell ``$VAR``/``${VAR}`` syntax, which Kubernetes does not expand.
 
     ## What it catches
     ``env: [{name: X, value: "...$VAR..."}]`` in a pod template, in a file that is not itself a
-    template (no ``$VAR`` elsewhere in it, no ``{{ }}``, no mention of envsubst).
+    template (no ``$VAR`` elsewhere in it, no ``{{ }}``, no mention of envsubst). A value that is itself a
+    shell program (several command lines, ``&&``/``;``/``|``, ``while``/``if``/``exit``, ``$1``/``$@``) is not
+    judged: its consumer runs it through a shell (``sh -c "$CMD"``, ``eval``; the JobSet in-place-restart
+    agent runs ``WORKER_COMMAND`` with ``exec.Command(shell, "-c", command)``, kubernetes-sigs/jobset
+    ``cmd/in-place-restart-agent/main.go``), and that shell expands its ``$VAR`` when it runs.
 
     ## Why is this bad?
     Kubernetes expands only ``$(VAR)`` in ``env[].value``, and only for variables defined earlier in
     the same container ("Define dependent environment variables", kubernetes.io); ``$VAR`` and
     ``${VAR}`` reach the process as literal text. ``PATH=/opt/bin:$PATH`` leaves the container with
     no usable ``PATH``; ``NCCL_TOPO_FILE=$TOPO_DIR/topo.xml`` names a file that does not exist, which
-    NCCL ignores with an INFO line only. A shell in ``command`` does not re-expand the value either.
+    NCCL ignores with an INFO line only. A shell in ``command`` does not re-expand a value it only passes
+    on (``$LD_LIBRARY_PATH`` in ``bash -c "..."`` is the literal text).
 
     ## Severity
     Warning: Kubernetes expands only `$(VAR)` (kubernetes.io, "Define dependent environment variables");
@@ -365,7 +386,7 @@ def env_value_shell_expansion(doc: Document, ctx: LintContext) -> Iterator[Diagn
     """
     for pod in pods(doc):
         found = [(path, name, value, shell_references(value)) for path, name, value in env_values(pod)]
-        found = [item for item in found if item[3]]
+        found = [item for item in found if item[3] and not _is_script(item[2])]
         if not found:
             continue
         if _rendered_before_apply(doc, {path for path, *_ in env_values(pod)}):

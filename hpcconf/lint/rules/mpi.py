@@ -468,6 +468,8 @@ def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``replicas`` x ``slotsPerWorker`` (default 1) without ``--oversubscribe`` (error); for an
     nccl-tests binary, ranks x GPUs per rank (``-t`` x ``-g``) different from Worker ``replicas`` x
     the GPUs each worker requests: more is an error (two ranks on one GPU), fewer a warning (GPUs idle).
+    The launcher is found by name or by path (``/opt/amazon/openmpi/bin/mpirun``, ``$MPI_HOME/bin/mpirun``),
+    in a shell script or an exec-form list (``command: ["mpirun", "-np", "16", ...]``).
 
     ## Why is this bad?
     The MPI Operator writes one hostfile line per worker with ``slots=<slotsPerWorker>``
