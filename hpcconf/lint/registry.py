@@ -83,7 +83,7 @@ DOCUMENT_RULE_MODULE_KINDS: dict[str, frozenset[str]] = {
     "azhop_schema": _AZHOP, "azhop_storage": _AZHOP,
     "compat": frozenset({"azhop-config", "dockerfile", "helm-values/gpu-operator", "spec"}),
     "k8s": frozenset({"hostdevicenetwork", "k8s-manifest", "volcano-job"}),
-    "k8s_admission": frozenset({"k8s-manifest", "volcano-job"}),
+    "k8s_admission": frozenset({"hostdevicenetwork", "k8s-manifest", "nicclusterpolicy", "volcano-job"}),
     "mpi": frozenset({"dockerfile", "env-file", "k8s-manifest", "sbatch-script", "shell-script", "volcano-job"}),
     "nccl_env": frozenset({"dockerfile", "env-file", "k8s-manifest", "nccl-conf", "sbatch-script", "shell-script",
                            "volcano-job"}),
