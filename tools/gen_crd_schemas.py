@@ -17,7 +17,6 @@ tests/admission/test_crd_schemas.py regenerates the table and fails when it was 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -107,4 +106,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()
