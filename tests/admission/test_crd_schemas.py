@@ -1,0 +1,45 @@
+"""hpcconf/data/crd_schemas.yaml is what tools/gen_crd_schemas.py makes of the upstream CRDs: a hand edit fails here."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from hpcconf.knowledge.crd_schemas import crd_schemas, refused_by_every_version
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("gen_crd_schemas", ROOT / "tools" / "gen_crd_schemas.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_schema_table_is_the_crds_own():
+    tool = _tool()
+    if not tool.SHARED.is_dir() or not (tool.MIRROR / "kubeflow+mpi-operator" / "repo").is_dir():
+        pytest.skip("the upstream CRDs (../shared/upstream/k8s, the mpi-operator mirror) are absent")
+    assert crd_schemas() == tool.table(), "hpcconf/data/crd_schemas.yaml was edited: run tools/gen_crd_schemas.py"
+
+
+def test_every_source_names_its_tag():
+    for kind, versions in crd_schemas().items():
+        for api_version, sources in versions.items():
+            for source in sources:
+                repo, tag = source.split()[:2]
+                assert "/" in repo and tag[0] in "vr", (kind, api_version, source)
+
+
+def test_a_finding_needs_every_crd_version_to_agree():
+    # v0.4.0's enum lacks MPICH, v0.8.0's has it: the version installed decides, so no finding.
+    job = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "x"},
+           "spec": {"mpiImplementation": "MPICH", "mpiReplicaSpecs": {}}}
+    found, sources = refused_by_every_version(job)
+    assert len(sources) == 2 and not found
+    job["spec"]["mpiImplementation"] = "mpich"
+    assert [p.check for p in refused_by_every_version(job)[0]] == ["enum"]

@@ -1,0 +1,109 @@
+"""Write hpcconf/data/crd_schemas.yaml: the structural schemas of the CRDs hpcconf validates custom resources against.
+
+    python tools/gen_crd_schemas.py
+
+Sources (each recorded in the table with its tag and commit):
+- mpi-operator MPIJob from the bare mirror of github:kubeflow/mpi-operator at a tag (``git show``);
+- network-operator NicClusterPolicy, HostDeviceNetwork and Volcano's Job from the verbatim CRD copies in
+  ../shared/upstream/k8s (SOURCES.md names their tags and commits).
+
+Only what admission judges is kept, in our own form: type, enum, required, properties, items,
+additionalProperties, x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string, and the CEL
+rules (x-kubernetes-validations: rule and message). Pod templates (an object with ``spec.containers``)
+are cut to ``pod-template: true``: K8S030 judges them against Kubernetes' own schema.
+tests/admission/test_crd_schemas.py regenerates the table and fails when it was edited by hand.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "upstream" / "k8s"
+MIRROR = Path("/work/.mirror")
+
+# (source label, how to read it): a file in ../shared, or (mirror repo, tag, path) read with git show.
+SOURCES: list[tuple[str, object]] = [
+    ("kubeflow/mpi-operator v0.4.0 (c77dfcf42fb8a39b1824c6fe540a929b84a36844) manifests/base/kubeflow.org_mpijobs.yaml",
+     ("kubeflow+mpi-operator", "v0.4.0", "manifests/base/kubeflow.org_mpijobs.yaml")),
+    ("kubeflow/mpi-operator v0.8.0 (101db144e019e1de65aaded07745e9d805c2852a) manifests/base/kubeflow.org_mpijobs.yaml",
+     ("kubeflow+mpi-operator", "v0.8.0", "manifests/base/kubeflow.org_mpijobs.yaml")),
+    ("Mellanox/network-operator v23.4.0 deployment/network-operator/crds/mellanox.com_nicclusterpolicies.yaml",
+     "network-operator/crds/mellanox.com_nicclusterpolicies-v23.4.0.yaml"),
+    ("Mellanox/network-operator v26.4.1 deployment/network-operator/crds/mellanox.com_nicclusterpolicies.yaml",
+     "network-operator/crds/mellanox.com_nicclusterpolicies-v26.4.1.yaml"),
+    ("Mellanox/network-operator v23.4.0 deployment/network-operator/crds/mellanox.com_hostdevicenetworks.yaml",
+     "network-operator/crds/mellanox.com_hostdevicenetworks-v23.4.0.yaml"),
+    ("Mellanox/network-operator v26.4.1 deployment/network-operator/crds/mellanox.com_hostdevicenetworks.yaml",
+     "network-operator/crds/mellanox.com_hostdevicenetworks-v26.4.1.yaml"),
+    ("volcano-sh/volcano v1.15.1 config/crd/bases/batch.volcano.sh_jobs.yaml",
+     "volcano/batch.volcano.sh_jobs-v1.15.1.yaml"),
+    ("volcano-sh/volcano release-1.7 config/crd/bases/batch.volcano.sh_jobs.yaml",
+     "volcano/batch.volcano.sh_jobs-release-1.7.yaml"),
+]
+
+KEPT = ("type", "enum", "required", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string")
+
+
+def read_source(where: object) -> str:
+    if isinstance(where, tuple):
+        repo, tag, path = where
+        git_dir = MIRROR / str(repo) / "repo"
+        return subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{path}"],
+                              check=True, capture_output=True, text=True).stdout
+    return (SHARED / str(where)).read_text()
+
+
+def is_pod_template(schema: dict) -> bool:
+    spec = (schema.get("properties") or {}).get("spec") or {}
+    return "containers" in (spec.get("properties") or {})
+
+
+def compact(schema: dict) -> dict:
+    if is_pod_template(schema):
+        return {"pod-template": True}
+    out: dict = {key: schema[key] for key in KEPT if key in schema}
+    rules = [{"rule": v["rule"], **({"message": v["message"]} if "message" in v else {})}
+             for v in schema.get("x-kubernetes-validations") or []]
+    if rules:
+        out["x-kubernetes-validations"] = rules
+    if schema.get("properties"):
+        out["properties"] = {key: compact(child) for key, child in sorted(schema["properties"].items())}
+    if isinstance(schema.get("items"), dict):
+        out["items"] = compact(schema["items"])
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        out["additionalProperties"] = compact(extra)
+    elif isinstance(extra, bool):
+        out["additionalProperties"] = extra
+    return out
+
+
+def table() -> dict:
+    out: dict = {}
+    for label, where in SOURCES:
+        crd = YAML(typ="safe").load(read_source(where))
+        group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
+        for version in crd["spec"]["versions"]:
+            if not version.get("served", True):
+                continue
+            schema = compact(version["schema"]["openAPIV3Schema"])
+            out.setdefault(kind, {}).setdefault(f"{group}/{version['name']}", {})[label] = schema
+    return out
+
+
+def main() -> None:
+    yaml = YAML()
+    yaml.width = 200
+    target = ROOT / "hpcconf" / "data" / "crd_schemas.yaml"
+    with target.open("w") as f:
+        f.write("# Generated by tools/gen_crd_schemas.py (do not edit): structural schemas of CRDs, in our compact form.\n")
+        f.write("# kind -> apiVersion -> source (repository, tag, path) -> schema\n")
+        yaml.dump(table(), f)
+
+
+if __name__ == "__main__":
+    main()
