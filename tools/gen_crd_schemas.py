@@ -82,9 +82,13 @@ def compact(schema: dict) -> dict:
     return out
 
 
-def table() -> dict:
+def table(shared_only: bool = False) -> dict:
+    """The schemas by kind, API version and source; ``shared_only``: only those read from ../shared (what CI
+    has; the mirror of a repository is a local fetch)."""
     out: dict = {}
     for label, where in SOURCES:
+        if shared_only and isinstance(where, tuple):
+            continue
         crd = YAML(typ="safe").load(read_source(where))
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
