@@ -42,6 +42,9 @@ kind: NicClusterPolicy
 metadata: {name: nic-cluster-policy}
 spec:
   sriovDevicePlugin:
+    image: sriov-network-device-plugin
+    repository: ghcr.io/k8snetworkplumbingwg
+    version: v3.7.0
     config: |
       {"resourceList": [{"resourceName": "RESOURCE", "selectors": {"vendors": ["15b3"], "devices": ["101c"]}}]}
 """
