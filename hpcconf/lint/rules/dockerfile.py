@@ -180,6 +180,14 @@ def _installs(command: str) -> bool:
     return bool(_APT_INSTALL.search(command) or _RUNS_INSTALLER.search(command))
 
 
+def _reuses_lists(later_runs: list[Instruction]) -> bool:
+    """Whether the first later RUN that installs does so from the cached lists (it updates none itself)."""
+    for run in later_runs:
+        if _installs(run.arguments):
+            return not _APT_UPDATE.search(run.arguments)
+    return False
+
+
 @rule(code="DKR003", name="dockerfile-apt-update-alone", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
 def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``apt-get update`` runs in its own ``RUN``, apart from the ``install`` that needs it.
@@ -190,7 +198,8 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     still leaves the lists for a later install),
     no installer script run there (``efa_installer.sh``, ``./install.sh``, ``mlnxofedinstall``: they
     install with apt-get themselves), and the lists not removed (``rm -rf /var/lib/apt/lists``) before
-    the layer is committed, when a later ``RUN`` installs (the one that reuses the cached lists).
+    the layer is committed, when the next ``RUN`` that installs does not update the lists itself (it is the
+    one that reuses the cached lists).
     Reported once per image.
 
     ## Why is this bad?
@@ -216,7 +225,7 @@ def apt_update_alone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     for index, instruction in enumerate(runs):
         command = instruction.arguments
         if _APT_UPDATE.search(command) and not _installs(command) \
-                and not _APT_CLEAN.search(command) and any(_installs(later.arguments) for later in runs[index + 1:]):
+                and not _APT_CLEAN.search(command) and _reuses_lists(runs[index + 1:]):
             yield _at(doc, instruction, "package lists are updated in a layer of their own; later installs "
                                         "reuse the cached, ageing lists",
                       hint="combine: RUN apt-get update && apt-get install -y ... && rm -rf /var/lib/apt/lists/*")
