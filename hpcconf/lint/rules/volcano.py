@@ -166,7 +166,9 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
 
     A launcher task whose ``dependsOn`` names every other task is not reported: Volcano creates
     its pod only once all the workers' pods are Running and Ready (``isDependsOnPodsReady`` in
-    Volcano's ``job_controller_actions.go``), which is the ordering a full gang would give.
+    Volcano's ``job_controller_actions.go``), which is the ordering a full gang would give. Nor is a
+    launcher whose init container waits for the workers (``kubectl wait --for=condition=Ready``, or a
+    loop resolving their hostnames): Kubernetes starts mpirun's container only after it succeeds.
 
     ## Severity
     Warning: Volcano starts a partial gang that holds GPUs while mpirun waits for the missing workers
@@ -185,10 +187,26 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     spec = _spec(doc)
     job_min = quantity(spec.get("minAvailable"))
     total = sum(_replicas(t) for _, t in _tasks(doc))
-    if job_min is None or job_min >= total or not _runs_mpirun(doc) or _launchers_wait_for_workers(doc):
+    if job_min is None or job_min >= total or not _runs_mpirun(doc) or _launchers_wait_for_workers(doc) \
+            or _launchers_guarded_by_init(doc):
         return
     yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} < {total} replicas: mpirun can start before "
                                                 "all its workers are scheduled", hint=f"set minAvailable: {total}")
+
+
+# An init container that blocks until the workers are up: `kubectl wait --for=condition=Ready`, or a loop
+# resolving or reaching their hostnames. The main container (and mpirun) starts only after it succeeds.
+_WAITS_FOR_PODS = re.compile(r"kubectl\s+wait\b[^\n]*condition=Ready|\b(?:until|while)\b[^\n]*"
+                             r"(?:nslookup|getent\s+hosts|host\s|ping\s|nc\s+-z|ssh\s)", re.S)
+
+
+def _launchers_guarded_by_init(doc: Document) -> bool:
+    """Whether every pod that runs mpirun has an init container waiting for the workers (Kubernetes starts
+    the containers only after every init container succeeds)."""
+    launchers = [pod for pod, *_ in mpirun_calls(doc)]
+    return bool(launchers) and all(
+        any(_WAITS_FOR_PODS.search(command_text(c)) for c in pod.spec.get("initContainers") or []
+            if isinstance(c, dict)) for pod in launchers)
 
 
 def _depends_on(task: dict) -> set[str]:
