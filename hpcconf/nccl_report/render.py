@@ -73,7 +73,7 @@ def verdict_json(v: Verdict) -> dict:
     run = v.run
     return {
         "log": v.log, "line": run.line, "collective": run.collective, "dtype": v.dtype, "ranks": run.ranks,
-        "nodes": v.nodes, "hosts": run.hosts, "nccl_version": run.nccl_version,
+        "nodes": v.nodes, "label": run.label, "hosts": run.hosts, "nccl_version": run.nccl_version,
         "status": v.status, "message": v.message, "measured_gbps": v.measured, "at_bytes": v.at_size,
         "floor": None if v.floor is None else {"gbps": v.floor.gbps, "message_size": v.floor.message_size,
                                                 "origin": "derived" if v.derived else "published",
