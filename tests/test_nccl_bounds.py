@@ -38,6 +38,30 @@ def test_every_floor_sits_at_or_below_its_limit(name: str) -> None:
                 assert lim is not None and f.gbps <= lim.gbps, (name, nodes, collective, f, lim)
 
 
+def _healthy_runs() -> list[tuple[str, str, int, int, float]]:
+    """Published floors and references: (SKU, collective, nodes, ranks, GB/s) of runs a healthy system reaches."""
+    from hpcconf.knowledge.nccl_floors import load_floors
+
+    table = load_floors()
+    return [(row.sku, row.collective, row.nodes, row.ranks or 0, row.gbps) for row in table.floors + table.references]
+
+
+@pytest.mark.parametrize("name", sorted(Catalog.load().names()))
+def test_no_healthy_run_of_the_same_gpu_and_switch_draws_above_the_limit(name: str) -> None:
+    """A healthy 8 x H200 NVLS run reaches 480 GB/s: every SKU with that GPU on an NVSwitch, the NVLS one
+    of the catalog or one whose file does not state NVLS, has a limit at or above it."""
+    catalog = Catalog.load()
+    sku = catalog.get(name)
+    for ref_sku, collective, nodes, ranks, gbps in _healthy_runs():
+        measured_on = catalog.get(ref_sku)
+        same_gpu = (measured_on.gpu.sm, measured_on.gpu.memory_gb, measured_on.gpu.count, measured_on.nvlink.nvswitch)
+        if same_gpu != (sku.gpu.sm, sku.gpu.memory_gb, sku.gpu.count, sku.nvlink.nvswitch) or (measured_on.nvlink.nvls and not
+                                                                         (sku.nvlink.nvls or "nvls" not in sku.nvlink.model_fields_set)):
+            continue  # another machine, or one whose catalog entry states it has no NVLS
+        lim = limit(sku, collective, nodes, ranks or None)
+        assert lim is not None and lim.gbps >= gbps, (name, ref_sku, collective, nodes, gbps, lim)
+
+
 def test_the_docs_table_is_generated_from_the_data() -> None:
     text = bounds_doc.DOC.read_text(encoding="utf-8")
     assert bounds_doc.rendered(text) == text, "run: python -m hpcconf.nccl_report.bounds_doc"
