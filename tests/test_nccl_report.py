@@ -264,6 +264,18 @@ def test_plot_writes_svg_or_says_what_is_missing(tmp_path):
     assert "series:azhop-nc48v4-slurm-topo.log all_reduce float" in svg and "floor:193" in svg
 
 
+def test_plot_without_matplotlib_fails_before_printing_the_report(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    result = runner.invoke(app, ["nccl-report", str(FIXTURES / "azhop-nc48v4-slurm-topo.log"),
+                                      "--sku", "NC48ads_A100_v4", "--plot", str(tmp_path / "p.svg")])
+    assert result.exit_code == 2, result.output
+    assert "pip install 'hpcconf[plot]'" in result.output
+    assert "all_reduce" not in result.output and "Sources" not in result.output  # no report before the error
+    assert not (tmp_path / "p.svg").exists()
+
+
 # ----------------------------------------------------------------------------- generated jobs
 
 def test_generated_jobs_run_the_matrix_and_end_with_the_verdict():

@@ -127,6 +127,13 @@ def nccl_report_command(
         raise typer.Exit(EXIT_INVALID) from None
     if nodes is not None:
         target = Target(target.sku, nodes)
+    if plot_file is not None:
+        from .plot import PlotUnavailable, check_plot
+
+        try:  # before the report is printed: a missing extra is bad input, not an afterthought
+            check_plot(plot_file)
+        except PlotUnavailable as exc:
+            raise _error(str(exc)) from exc
     try:
         verdicts, findings = report(logs, target, collective)
     except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located

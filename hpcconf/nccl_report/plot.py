@@ -57,17 +57,25 @@ def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
     return series, list(levels.values())
 
 
-def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+def check_plot(path: Path) -> None:
+    """PlotUnavailable unless ``path`` can be drawn: matplotlib importable, a .png or .svg name. The command
+    calls it before it prints anything, so a missing extra is not reported after a full report."""
     try:
-        import matplotlib  # type: ignore[import-not-found,unused-ignore]
-
-        matplotlib.use("Agg")  # files only; never a display
-        import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
-        import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
+        import matplotlib  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError as exc:
         raise PlotUnavailable("--plot needs matplotlib: pip install 'hpcconf[plot]'") from exc
     if path.suffix.lower() not in (".png", ".svg"):
         raise PlotUnavailable(f"--plot writes .png or .svg files, not {path.suffix or 'a file without suffix'}")
+
+
+def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+    check_plot(path)
+    import matplotlib  # type: ignore[import-not-found,unused-ignore]
+
+    matplotlib.use("Agg")  # files only; never a display
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
+    import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
+
     series, levels = plot_series(verdicts)
     matplotlib.rcParams["svg.hashsalt"] = "hpcconf"  # stable element ids: the same logs give the same SVG
     fig, ax = plt.subplots(figsize=(9, 5))
