@@ -228,6 +228,32 @@ def test_the_pass_label_of_a_generated_job_picks_the_baseline_run(tmp_path: Path
     assert unlabelled.exit_code == 2 and "pass matrix" in unlabelled.output and "pass ring.all_reduce" in unlabelled.output
 
 
+def test_the_plot_draws_the_ceiling_as_the_limit_and_the_nvlink_rate_apart(tmp_path: Path) -> None:
+    """1 x ND H100 v5: the published floor (460) is above NVLink's one direction (450); only the NVLS ceiling
+    is drawn as the limit, the line rate in its own labelled style."""
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.plot import STYLES, plot, plot_series
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    text = _multi_node_log(1, 8, 470.0)
+    verdicts = judge_runs("h100.log", parse_text(text, "h100.log").runs,
+                          Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 1), load_floors())
+    _, levels = plot_series(verdicts)
+    floor_gbps = next(lv.gbps for lv in levels if lv.kind == "floor")
+    assert floor_gbps == 460.0
+    assert [lv.gbps for lv in levels if lv.kind == "limit"] == [787.5]  # every limit line above the floor
+    rates = [lv for lv in levels if lv.kind == "line rate"]
+    assert [lv.gbps for lv in rates] == [450.0] and rates[0].label.startswith("line rate: NVLink per GPU")
+    assert STYLES["limit"] != STYLES["line rate"]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    plot(verdicts, tmp_path / "p.svg")
+    svg = (tmp_path / "p.svg").read_text()
+    assert 'id="limit:787.5"' in svg and 'id="line-rate:450"' in svg
+
+
 def test_the_plot_of_the_recorded_logs_reads_as_it_should(tmp_path: Path) -> None:
     from hpcconf.nccl_report.plot import plot_series, plot_title
 

@@ -248,7 +248,7 @@ def test_plot_series_are_the_logs_numbers():
     series, levels = plot_series(result)
     assert len(series) == 2 and series[0].sizes[-1] == 8 << 30 and series[0].busbw[-1] == 225.06
     assert series[1].busbw[-1] == 57.8
-    assert {(level.kind, level.gbps) for level in levels} == {("floor", 193.0), ("limit", 300.0)}
+    assert {(level.kind, level.gbps) for level in levels} == {("floor", 193.0), ("limit", 300.0), ("line rate", 300.0)}
 
 
 def test_plot_writes_svg_or_says_what_is_missing(tmp_path):

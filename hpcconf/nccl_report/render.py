@@ -81,7 +81,8 @@ def verdict_json(v: Verdict) -> dict:
         "gap_gbps": v.gap_gbps, "gap_percent": v.gap_percent,
         "reference": None if v.reference is None else {"gbps": v.reference.gbps, "message_size": v.reference.message_size,
                                                         "source": v.reference.citation()},
-        "limits": [{"label": limit.label, "gbps": limit.gbps, "source": limit.source} for limit in v.limits],
+        "limits": [{"label": limit.label, "gbps": limit.gbps, "source": limit.source, "ceiling": limit.ceiling}
+                   for limit in v.limits],
         "rows": [{"bytes": r.size, "count": r.count, "redop": r.redop, "root": r.root, "line": r.line,
                   "out_of_place": None if r.out_of_place is None else vars(r.out_of_place),
                   "in_place": None if r.in_place is None else vars(r.in_place)} for r in v.rows],
