@@ -232,7 +232,7 @@ def test_the_plot_draws_the_ceiling_as_the_limit_and_the_nvlink_rate_apart(tmp_p
     """1 x ND H100 v5: the published floor (460) is above NVLink's one direction (450); only the NVLS ceiling
     is drawn as the limit, the line rate in its own labelled style."""
     from hpcconf.knowledge.nccl_floors import load_floors
-    from hpcconf.nccl_report.plot import STYLES, plot, plot_series
+    from hpcconf.nccl_report.plot import plot, plot_series
     from hpcconf.nccl_report.verdict import Target, judge_runs
 
     text = _multi_node_log(1, 8, 470.0)
@@ -244,6 +244,8 @@ def test_the_plot_draws_the_ceiling_as_the_limit_and_the_nvlink_rate_apart(tmp_p
     assert [lv.gbps for lv in levels if lv.kind == "limit"] == [787.5]  # every limit line above the floor
     rates = [lv for lv in levels if lv.kind == "line rate"]
     assert [lv.gbps for lv in rates] == [450.0] and rates[0].label.startswith("line rate: NVLink per GPU")
+    from hpcconf.nccl_report.plot import STYLES
+
     assert STYLES["limit"] != STYLES["line rate"]
     try:
         import matplotlib  # noqa: F401
