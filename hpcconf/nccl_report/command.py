@@ -2,7 +2,7 @@
 
 Exit status: 0 when nothing failed (pass, "no floor", inconclusive), 1 when a run is below its floor or
 returned wrong data, or nccl-tests reported an error on its run (an error finding, hpcconf.nccl_report.findings:
-a replaced -d/-o, wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
+wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
 log, unknown SKU, bad option).
 """
 
