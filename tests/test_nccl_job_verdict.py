@@ -175,3 +175,16 @@ def test_the_sbatch_names_the_floor_its_single_node_pass_is_judged_with():
     assert derived is not None and derived.startswith("315 GB/s busbw at the largest size, from 256M (derived: ")
     published = single_node_floor_note(Catalog.load().get("ND96asr_v4"))
     assert published == "228 GB/s busbw at 8G (Azure/azurehpc-health-checks conf/nd96asr_v4.conf @0e0a1ac2)"
+
+
+@pytest.mark.skipif(not H200X2_LOGS, reason="the 2 x H200 recording is missing")
+def test_a_replaced_type_warns_in_the_job_and_the_run_is_still_judged(tmp_path):
+    """nccl-tests ran float for an unknown -d and exits 0: the job warns (stderr) and judges the float rows."""
+    log = tmp_path / "all_reduce.log"
+    log.write_text("invalid type bf16, defaulting to float .. \n" + (H200X2 / "allreduce-default.txt").read_text())
+    script = CHECK_LOG + f"FAILED=()\ncheck_log {log} all_reduce_perf 100 from 268435456 test-floor\n" \
+        "[ \"${#FAILED[@]}\" -eq 0 ] || echo JOB-FAILED\n"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True)
+    assert done.stdout.startswith("all_reduce_perf: pass: busbw 328.50 GB/s"), done.stdout
+    assert "JOB-FAILED" not in done.stdout
+    assert "all_reduce_perf: warning: invalid type bf16, defaulting to float" in done.stderr

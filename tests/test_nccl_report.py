@@ -248,7 +248,7 @@ def test_plot_series_are_the_logs_numbers():
     series, levels = plot_series(result)
     assert len(series) == 2 and series[0].sizes[-1] == 8 << 30 and series[0].busbw[-1] == 225.06
     assert series[1].busbw[-1] == 57.8
-    assert {(level.kind, level.gbps) for level in levels} == {("floor", 193.0), ("limit", 300.0)}
+    assert {(level.kind, level.gbps) for level in levels} == {("floor", 193.0), ("limit", 300.0), ("line rate", 300.0)}
 
 
 def test_plot_writes_svg_or_says_what_is_missing(tmp_path):
@@ -262,6 +262,18 @@ def test_plot_writes_svg_or_says_what_is_missing(tmp_path):
     plot(result, tmp_path / "p.svg")
     svg = (tmp_path / "p.svg").read_text()
     assert "series:azhop-nc48v4-slurm-topo.log all_reduce float" in svg and "floor:193" in svg
+
+
+def test_plot_without_matplotlib_fails_before_printing_the_report(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    result = runner.invoke(app, ["nccl-report", str(FIXTURES / "azhop-nc48v4-slurm-topo.log"),
+                                      "--sku", "NC48ads_A100_v4", "--plot", str(tmp_path / "p.svg")])
+    assert result.exit_code == 2, result.output
+    assert "pip install 'hpcconf[plot]'" in result.output
+    assert "all_reduce" not in result.output and "Sources" not in result.output  # no report before the error
+    assert not (tmp_path / "p.svg").exists()
 
 
 # ----------------------------------------------------------------------------- generated jobs

@@ -136,25 +136,38 @@ def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> 
     return rate, f"one direction of the GPU link ({source}), narrower than {how}"
 
 
+def nvls_possible(sku: Sku) -> tuple[bool, str]:
+    """Whether NVLS may run on the SKU, and a note where that is assumed: the catalog's ``nvls: true``, or an
+    NVSwitch SKU whose file does not state ``nvls`` (a ceiling must not fall below a healthy run, so an unknown
+    feature counts as present; ``nvls: false`` stated, as on A100's NVSwitch, excludes it)."""
+    nvlink = sku.nvlink
+    if nvlink.nvls:
+        return True, ""
+    if nvlink.nvswitch and "nvls" not in nvlink.model_fields_set:
+        return True, f"; the catalog does not state NVLS for {sku.name}, so the ceiling assumes it"
+    return False, ""
+
+
 def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None) -> Optional[Bound]:
-    """The physical ceiling, NVLS/NVLSTree included where the SKU has NVLink SHARP (``ranks``: the run's, else
-    every GPU of every node)."""
+    """The physical ceiling, NVLS/NVLSTree included where the SKU may have NVLink SHARP (``nvls_possible``;
+    ``ranks``: the run's, else every GPU of every node)."""
     ring = ring_ceiling(sku, collective, nodes, upper=True)
     if ring is None:
         return None
     gbps, how = ring
     link = gpu_link(sku, load_floors())
     ranks = ranks or nodes * sku.gpu.count
-    if collective == "all_reduce" and sku.nvlink.nvls and link is not None:
+    nvls, assumed = nvls_possible(sku)
+    if collective == "all_reduce" and nvls and link is not None:
         in_switch = link[0] * 2 * (ranks - 1) / ranks
         if nodes == 1:
             return Bound(round(in_switch, 1), "derived", "limit with NVLS (reduction in the NVSwitch)",
-                         f"one GPU link direction x 2(n-1)/n: NVLS moves the data once each way ({link[1]})")
+                         f"one GPU link direction x 2(n-1)/n: NVLS moves the data once each way ({link[1]}){assumed}")
         net = network(sku)
         if net is not None and not in_nvlink_domain(sku, nodes):
             tree = net[0] * nodes / (nodes - 1) * (ranks - 1) / ranks
             return Bound(round(min(in_switch, tree), 1), "derived", "limit with NVLSTree (node-local reduction first)",
-                         f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n): {net[1]}; {link[1]}")
+                         f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n): {net[1]}; {link[1]}{assumed}")
     return Bound(round(gbps, 1), "derived", "limit (ring)", how)
 
 

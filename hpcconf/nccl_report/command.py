@@ -2,7 +2,7 @@
 
 Exit status: 0 when nothing failed (pass, "no floor", inconclusive), 1 when a run is below its floor or
 returned wrong data, or nccl-tests reported an error on its run (an error finding, hpcconf.nccl_report.findings:
-a replaced -d/-o, wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
+wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
 log, unknown SKU, bad option).
 """
 
@@ -99,10 +99,10 @@ def nccl_report_command(
                                              help="Draw busbw vs message size (needs hpcconf[plot])."),
     baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="LOG_OR_JSON",
                                             help="A recorded good run of the same machine and shape (an nccl-tests log, "
-                                                 "or nccl-report --format json): exit 1 below --tolerance of it at >= 64 MiB."),
+                                                 "or nccl-report --format json): exit 1 below --tolerance of it at any size >= 64 MiB."),
     tolerance: float = typer.Option(0.9, "--tolerance", metavar="RATIO",
-                                    help="Lowest accepted ratio to the baseline's busbw (default 0.9, nccl-tests' own "
-                                         "check_avg_bw tolerance)."),
+                                    help="Lowest accepted ratio to the baseline's busbw at each size "
+                                         "(default 0.9)."),
     sku_dir: list[Path] = sku_dir_option(),
 ) -> None:
     """Judge nccl-tests logs against the SKU's published bus-bandwidth floor (exit 1 when below)."""
@@ -127,6 +127,13 @@ def nccl_report_command(
         raise typer.Exit(EXIT_INVALID) from None
     if nodes is not None:
         target = Target(target.sku, nodes)
+    if plot_file is not None:
+        from .plot import PlotUnavailable, check_plot
+
+        try:  # before the report is printed: a missing extra is bad input, not an afterthought
+            check_plot(plot_file)
+        except PlotUnavailable as exc:
+            raise _error(str(exc)) from exc
     try:
         verdicts, findings = report(logs, target, collective)
     except HpcconfError as exc:  # a log the safe reader refused (a fifo, a link out, too large): located
@@ -154,7 +161,7 @@ def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -
 
     try:
         series = load_baseline(path, read_bytes(path, "log").decode("utf-8", errors="replace"))
-        return [compare(v.log, v.run, v.dtype, str(path), series, tolerance) for v in verdicts]
+        return [compare(v.log, v.run, v.dtype, v.nodes, str(path), series, tolerance) for v in verdicts]
     except HpcconfError as exc:
         typer.echo(render_all(exc.diagnostics), err=True)
         raise typer.Exit(EXIT_INVALID) from None
@@ -186,7 +193,7 @@ def _with_baseline(report_text: str, compared: list, output_format: str) -> str:
 
         data = json.loads(report_text)
         data["baseline"] = [{"log": b.log, "collective": b.collective, "dtype": b.dtype, "baseline": b.baseline,
-                             "status": b.status, "message": b.message,
+                             "status": b.status, "message": b.message, "lowest_bytes": b.lowest_size,
                              "bands": [{"band": band.name, "sizes": band.sizes, "median_ratio": band.median_ratio,
                                         "lowest_ratio": band.lowest_ratio} for band in b.bands]} for b in compared]
         data["passed"] = data["passed"] and not any(b.failed for b in compared)

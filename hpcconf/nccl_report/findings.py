@@ -2,16 +2,16 @@
 
 Each kind below names the nccl-tests source that prints it (NVIDIA/nccl-tests at v2.19.6, commit a0b82b22;
 the same strings since v2.13). Severity is a promise: ``error`` when the run's result is invalid (nccl-tests
-itself exits non-zero, or the numbers are not for what was asked), ``info`` where what it means depends on
-context the log does not show. An error finding makes ``nccl-report`` exit 1, as a run below its floor does.
+itself exits non-zero, or the numbers are wrong), ``warning`` where the numbers are valid but the measurement
+asked for is missing, ``info`` where what it means depends on context the log does not show. An error finding makes ``nccl-report`` exit 1, as a run below its floor does.
 
-- ``invalid-type`` (error): ``invalid type bf16, defaulting to float .. ``: ``-d`` named no type nccl-tests
-  knows (``ncclstringtotype``, src/common.h), so the whole run measured float: its numbers answer a
-  question nobody asked. Fix: a name from nccl-tests' list (``test_typenames``, src/common.cu: ``int8 uint8
+- ``invalid-type`` (warning): ``invalid type bf16, defaulting to float .. ``: ``-d`` named no type nccl-tests
+  knows (``ncclstringtotype``, src/common.h: it only prints this and goes on), so the whole run measured
+  float, correctly, and exits 0: the float verdict stands, the bf16 measurement asked for is missing. Fix: a name from nccl-tests' list (``test_typenames``, src/common.cu: ``int8 uint8
   int32 uint32 int64 uint64 half float double``, ``bfloat16`` and ``f8e4m3 f8e5m2`` where built with them,
   or ``all``).
-- ``invalid-op`` (error): ``invalid op max2, defaulting to sum .. `` (``ncclstringtoop``, src/common.h):
-  the run measured sum. Fix: ``-o`` from ``test_opnames`` (``sum prod max min avg mulsum``) or ``all``.
+- ``invalid-op`` (warning): ``invalid op max2, defaulting to sum .. `` (``ncclstringtoop``, src/common.h):
+  the run measured sum, correctly; the requested operation is missing. Fix: ``-o`` from ``test_opnames`` (``sum prod max min avg mulsum``) or ``all``.
 - ``wrong`` (error): a non-zero ``#wrong`` column: that many elements came back different from what the
   collective must return (``CheckData``, src/common.cu): data corruption (a bad GPU, NVLink, NIC or
   driver). The bandwidth of such a run means nothing.
@@ -40,7 +40,7 @@ from ..parsers.nccl_tests_log import NcclTestsLog
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY: dict[str, Severity] = {
-    "invalid-type": "error", "invalid-op": "error", "wrong": "error", "out-of-bounds": "error",
+    "invalid-type": "warning", "invalid-op": "warning", "wrong": "error", "out-of-bounds": "error",
     "min-bw-failed": "error", "test-failure": "error", "no-footer": "info", "nccl-warn": "info",
 }
 
@@ -68,7 +68,8 @@ def log_findings(log: NcclTestsLog) -> list[Finding]:
             flag = "-d" if marker.kind == "invalid-type" else "-o"
             found.append(Finding(log.path, marker.line, marker.kind,
                                  f"nccl-tests did not know {flag} {marker.requested} and ran {marker.used} instead: "
-                                 f"the run measured {marker.used}, not {marker.requested}"))
+                                 f"the run measured {marker.used} (valid), the {marker.requested} measurement "
+                                 "asked for is missing"))
         elif marker.kind == "test-failure":
             found.append(Finding(log.path, marker.line, marker.kind,
                                  f"the test stopped on an error: {marker.text.strip()}"))

@@ -1,4 +1,4 @@
-"""``--plot``: busbw against message size (log axis), one line per log/collective/type, floor and line rate.
+"""``--plot``: busbw against message size (log axis), one line per log/collective/type, floor, limit and line rates.
 
 matplotlib is an optional extra (``pip install 'hpcconf[plot]'``); without it :func:`plot` raises
 :class:`PlotUnavailable` with that hint. :func:`plot_series` returns exactly what is drawn, so tests
@@ -39,7 +39,11 @@ class Series:
 class Level:
     label: str
     gbps: float
-    kind: str  # "floor" or "limit"
+    kind: str  # "floor", "limit" (the physical ceiling) or "line rate" (a link it comes from, not a busbw bound)
+
+
+# (linestyle, colour) per level kind: the ceiling and the line rates never look alike
+STYLES = {"floor": ("--", "tab:red"), "limit": ("-", "black"), "line rate": (":", "tab:gray")}
 
 
 def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
@@ -52,30 +56,42 @@ def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
             level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps, "floor")
             levels[(level.kind, level.gbps)] = level
         for limit in v.limits:
-            level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
+            if limit.ceiling:
+                level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
+            else:
+                level = Level(f"line rate: {limit.label} {limit.gbps:g} GB/s (not a busbw bound)", limit.gbps, "line rate")
             levels[(level.kind, level.gbps)] = level
     return series, list(levels.values())
 
 
-def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+def check_plot(path: Path) -> None:
+    """PlotUnavailable unless ``path`` can be drawn: matplotlib importable, a .png or .svg name. The command
+    calls it before it prints anything, so a missing extra is not reported after a full report."""
     try:
-        import matplotlib  # type: ignore[import-not-found,unused-ignore]
-
-        matplotlib.use("Agg")  # files only; never a display
-        import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
-        import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
+        import matplotlib  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError as exc:
         raise PlotUnavailable("--plot needs matplotlib: pip install 'hpcconf[plot]'") from exc
     if path.suffix.lower() not in (".png", ".svg"):
         raise PlotUnavailable(f"--plot writes .png or .svg files, not {path.suffix or 'a file without suffix'}")
+
+
+def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+    check_plot(path)
+    import matplotlib  # type: ignore[import-not-found,unused-ignore]
+
+    matplotlib.use("Agg")  # files only; never a display
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
+    import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
+
     series, levels = plot_series(verdicts)
     matplotlib.rcParams["svg.hashsalt"] = "hpcconf"  # stable element ids: the same logs give the same SVG
     fig, ax = plt.subplots(figsize=(9, 5))
     for s in series:
         ax.plot(s.sizes, s.busbw, marker=".", label=s.label, gid=f"series:{s.label}")
     for level in levels:
-        ax.axhline(level.gbps, linestyle="--" if level.kind == "floor" else ":",
-                   color="tab:red" if level.kind == "floor" else "tab:gray", label=level.label, gid=f"{level.kind}:{level.gbps:g}")
+        linestyle, colour = STYLES[level.kind]
+        ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label,
+                   gid=f"{level.kind.replace(' ', '-')}:{level.gbps:g}")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_size(int(x)) if x >= 1 else ""))
     ax.set_xlabel("message size")

@@ -73,7 +73,7 @@ def verdict_json(v: Verdict) -> dict:
     run = v.run
     return {
         "log": v.log, "line": run.line, "collective": run.collective, "dtype": v.dtype, "ranks": run.ranks,
-        "nodes": v.nodes, "hosts": run.hosts, "nccl_version": run.nccl_version,
+        "nodes": v.nodes, "label": run.label, "hosts": run.hosts, "nccl_version": run.nccl_version,
         "status": v.status, "message": v.message, "measured_gbps": v.measured, "at_bytes": v.at_size,
         "floor": None if v.floor is None else {"gbps": v.floor.gbps, "message_size": v.floor.message_size,
                                                 "origin": "derived" if v.derived else "published",
@@ -81,7 +81,8 @@ def verdict_json(v: Verdict) -> dict:
         "gap_gbps": v.gap_gbps, "gap_percent": v.gap_percent,
         "reference": None if v.reference is None else {"gbps": v.reference.gbps, "message_size": v.reference.message_size,
                                                         "source": v.reference.citation()},
-        "limits": [{"label": limit.label, "gbps": limit.gbps, "source": limit.source} for limit in v.limits],
+        "limits": [{"label": limit.label, "gbps": limit.gbps, "source": limit.source, "ceiling": limit.ceiling}
+                   for limit in v.limits],
         "rows": [{"bytes": r.size, "count": r.count, "redop": r.redop, "root": r.root, "line": r.line,
                   "out_of_place": None if r.out_of_place is None else vars(r.out_of_place),
                   "in_place": None if r.in_place is None else vars(r.in_place)} for r in v.rows],

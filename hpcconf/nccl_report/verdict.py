@@ -33,11 +33,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Limit:
-    """A line rate shown beside the floor (not a busbw bound)."""
+    """The collective's physical ceiling (``ceiling``: a busbw bound), or a line rate it comes from, shown
+    beside it (NVLink per GPU, InfiniBand per node: not a busbw bound, NVLS exceeds NVLink's)."""
 
     label: str
     gbps: float
     source: str
+    ceiling: bool = False
 
 
 @dataclass
@@ -101,7 +103,7 @@ def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTabl
     lines = line_rates(sku, nodes, table)
     if ceiling is None:
         return lines
-    return [Limit(f"{ceiling.label} ({ceiling.origin})", ceiling.gbps, ceiling.source)] + lines
+    return [Limit(f"{ceiling.label} ({ceiling.origin})", ceiling.gbps, ceiling.source, ceiling=True)] + lines
 
 
 def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], rows: list[Row],

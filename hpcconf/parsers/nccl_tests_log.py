@@ -107,6 +107,7 @@ class TestRun:
     avg_line: Optional[int] = None  # the "# Avg bus bandwidth" line
     avg_failed: bool = False  # nccl-tests' NCCL_TESTS_MIN_BW check printed FAILED
     out_of_bounds_line: Optional[int] = None
+    label: Optional[str] = None  # the generated job's pass (hpcconf.nccl_report.baseline.pass_label), if it names one
 
     @property
     def nodes(self) -> Optional[int]:
@@ -217,6 +218,7 @@ class _Parser:
         self.runs: list[TestRun] = []
         self.current: Optional[TestRun] = None
         self.named: Optional[str] = None  # last <collective>_perf seen outside a table
+        self.label: Optional[str] = None  # last pass header of a generated job seen outside a table
         self.pending = TestRun(None, 0)  # facts seen before the first table row (rank lines, versions)
         self.markers: list[Marker] = []
 
@@ -244,6 +246,8 @@ class _Parser:
             run = self.current if self.current is not None else self._open(number)
             if run.collective is None:
                 run.collective = self.named
+            if run.label is None:
+                run.label = self.label
             run.rows.append(row)
             return
         self._meta(number, text)
@@ -281,6 +285,8 @@ class _Parser:
 
     def _facts(self, number: int, text: str) -> None:
         target = self._facts_target()
+        if (label := pass_label(text)) is not None:
+            self.label = label
         if m := _RANK_LINE.match(text):
             _add_host(target, m.group(2))
             target.gpus.append(m.group(5).strip())
@@ -312,6 +318,21 @@ class _Parser:
             if run.collective is None:
                 run.collective = self.hint or infer_collective(run)
         return NcclTestsLog(self.path, [run for run in self.runs if run.rows], self.markers)
+
+
+# The pass headers hpcconf's generated jobs echo before each run: Slurm ``== all_reduce_perf`` (the matrix) and
+# ``== all_reduce_perf (ring.all_reduce)``; AKS ``== ring.all_reduce: NCCL_ALGO=Ring ...`` (hpcconf.targets).
+_PASS_MATRIX = re.compile(r"^==\s+\w+_perf(?:\s+\(([\w.-]+)\))?\s*$")
+_PASS_NAMED = re.compile(r"^==\s+([\w-]+\.\w+):\s+(?!exit status|timed out)")
+
+
+def pass_label(text: str) -> Optional[str]:
+    """``ring.all_reduce`` for a generated job's pass header, ``matrix`` for its collective matrix, else None."""
+    if m := _PASS_MATRIX.match(text):
+        return m.group(1) or "matrix"
+    if m := _PASS_NAMED.match(text):
+        return m.group(1)
+    return None
 
 
 def _add_host(run: TestRun, host: str) -> None:

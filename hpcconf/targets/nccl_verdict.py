@@ -3,8 +3,9 @@ run nccl-tests: the AKS launcher and the Slurm batch script judge their logs wit
 
 It judges as ``hpcconf nccl-report`` does, with the floor resolved for the run (hpcconf.resolve.nccl_verdict:
 published, else derived from the SKU's links): a log with no nccl-tests table, a row with #wrong > 0, or a
-line in which nccl-tests reports an error on its run (hpcconf.nccl_report.findings: a replaced -d/-o, a
-FAILED footer, a Test NCCL/CUDA failure) fails;
+line in which nccl-tests reports an error on its run (hpcconf.nccl_report.findings: a FAILED footer, a Test
+NCCL/CUDA failure) fails; a replaced -d/-o (nccl-tests measured float/sum instead, and exits 0) is a warning
+on stderr, and the run is judged;
 busbw is the mean of out-of-place and in-place (what nccl-tests' "Avg bus bandwidth" is for one size),
 rounded to 0.01 GB/s. A published floor (``at BYTES``) is read at its message size: below it fails; a log
 that stops short is read at its largest smaller size, which can only pass (busbw grows with size), else it
@@ -23,9 +24,10 @@ from ..resolve.nccl_verdict import verdict_floor
 
 CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message bytes> <floor source>]
   awk -v label="$2" -v floor="${3:-}" -v mode="${4:-}" -v at="${5:-}" -v source="${6:-}" '
-    /Test [A-Z]+ failure|pid [0-9]+: Test failure |invalid (type|op) [^ ]+, defaulting to |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
+    /Test [A-Z]+ failure|pid [0-9]+: Test failure |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
       if (!said++) first = $0
     }
+    /invalid (type|op) [^ ]+, defaulting to / { if (!replaced++) swapped = $0 }
     $1 ~ /^[0-9]+$/ && NF >= 11 {
       rows++
       if (($(NF-4) ~ /^[0-9]+$/ && $(NF-4) + 0 > 0) || ($NF ~ /^[0-9]+$/ && $NF + 0 > 0)) wrong++
@@ -37,6 +39,7 @@ CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message 
       floats++
     }
     END {
+      if (replaced) printf "%s: warning: %s: nccl-tests measured its default instead; that measurement is missing\n", label, swapped > "/dev/stderr"
       if (!rows) { printf "%s: FAIL: no nccl-tests results in the log\n", label; exit 1 }
       if (wrong) { printf "%s: FAIL: %d row(s) with wrong results (#wrong > 0)\n", label, wrong; exit 1 }
       if (said) { printf "%s: FAIL: nccl-tests reported %d error(s), first: %s\n", label, said, first; exit 1 }
