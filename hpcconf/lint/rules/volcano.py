@@ -632,6 +632,9 @@ def _errexit(container: dict, script: str) -> bool:
     return bool(_ERREXIT.search(script)) or any("e" in flag.lstrip("-").split("c")[0] for flag in shell_flags)
 
 
+_AFTER_SEMICOLON = re.compile(r";\s*([^;\s][^\n]*)$")
+
+
 def _lost_status(container: dict) -> Optional[tuple[str, str]]:
     """(why, the line to point at) when an mpirun's failure cannot become the container's exit status."""
     script = command_text(container)
@@ -647,6 +650,9 @@ def _lost_status(container: dict) -> Optional[tuple[str, str]]:
         if _SINGLE_PIPE.search(after) and not pipefail and not pipestatus:
             return "its exit status is lost in the pipe (no `set -o pipefail`): the pipeline's status is the last command's", first
         following = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")]
+        same_line = _AFTER_SEMICOLON.search(after)  # `mpirun ...; sleep 3600`: the next command is on its line
+        if same_line and not checked:
+            following = [same_line.group(1), *following]
         later = [rest for rest in following if not _EXIT_STATUS.match(rest)]
         checked = checked or bool(following) and _status_checked_later(following[0], following[1:])
         if not checked and not errexit and later:
@@ -690,7 +696,8 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
     commands without ``set -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
-    (warning: the job reruns the test instead of failing), and a launcher with ``restartPolicy: Never`` whose
+    (warning, where the script's failure reaches the container's status: the job reruns the test
+    instead of failing), and a launcher with ``restartPolicy: Never`` whose
     task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
     container never ends (``sshd -D``, ``sleep infinity``; warning). An ``mpirun`` counts as checked under
     ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
@@ -754,7 +761,7 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
                               "never ending the job stays Running, holding every GPU of the gang",
                               hint="add {event: PodFailed, action: RestartJob} to this task's policies and maxRetry: 1 "
                                    "to the job (or action: AbortJob)")
-        if policy in ("OnFailure", "Always"):
+        if policy in ("OnFailure", "Always") and lost is None:  # a status already lost never restarts it
             yield doc.at_path(pod.spec_path + ("restartPolicy",), f"task '{pod.task.get('name') or pod.task_index}' runs "
                               f"the NCCL test with restartPolicy {policy}: a failed launcher restarts in place and reruns the "
                               "test without end, its pod never fails, so the job never ends Failed and its gang keeps every GPU",
