@@ -37,9 +37,11 @@ def _docs(text: str) -> list[dict]:
 
 def test_sbatch_runs_a_ring_pass_and_a_single_node_pass_and_judges_each(tmp_path):
     script = _artifacts(CRUSOE)["slurm/h100/all_reduce_perf.sbatch"]
-    ring = re.search(r"^NCCL_ALGO=Ring srun (.*?)\| tee -a \"(\S+)\"$", script, re.S | re.M)
+    ring = re.search(r"^NCCL_ALGO=Ring timeout -k 60 \d+ srun (.*?)\| tee -a \"(\S+)\" \|\| failed \"ring\.all_reduce\" \$\?$",
+                     script, re.S | re.M)
     assert ring and "all_reduce_perf -b 64M -e 2G" in ring.group(1) and "--nodes=1" not in ring.group(1)
-    single = re.search(r"^srun --mpi=pmix --gpus-per-node=8 --nodes=1 (.*?)\| tee -a \"(\S+)\"$", script, re.S | re.M)
+    single = re.search(r"^timeout -k 60 \d+ srun --mpi=pmix --gpus-per-node=8 --nodes=1 (.*?)\| tee -a \"(\S+)\" "
+                       r"\|\| failed \"single-node\.all_reduce\" \$\?$", script, re.S | re.M)
     assert single and "all_reduce_perf -b 1M -e 2G" in single.group(1)
     # The multi-node logs with --nodes 2, the single-node log with --nodes 1 (its own floor); all judged, worst exit kept.
     assert re.search(r'judge --nodes 2 "\$\{LOGS\[@\]\}" "\S+ring\.all_reduce\.log"', script)

@@ -63,6 +63,26 @@ def _wrong(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _wrong_e_notation(text: str) -> str:
+    """The largest row's out-of-place #wrong as nccl-tests prints a count of a million and more (%g)."""
+    lines = text.splitlines()
+    last = max(i for i, line in enumerate(lines) if _ROW.match(line))
+    fields = lines[last].split()
+    fields[8] = "1.23457e+06"
+    lines[last] = " ".join(fields)
+    return "\n".join(lines) + "\n"
+
+
+def _cut_mid_row(text: str) -> str:
+    """The log ends inside its largest row, in the in-place busbw (a job killed while it printed): 12 fields,
+    the last a truncated busbw, which a reader counting from the end takes for #wrong."""
+    lines = text.splitlines()
+    last = max(i for i, line in enumerate(lines) if _ROW.match(line))
+    fields = lines[last].split()[:12]
+    fields[11] = fields[11].split(".")[0]
+    return "\n".join([*lines[:last], " ".join(fields)])
+
+
 def _cut(text: str, keep_bytes: int) -> str:
     """The run stopped after its rows up to ``keep_bytes`` (a smaller -e, or a run killed mid-table)."""
     return "\n".join(line for line in text.splitlines()
@@ -76,6 +96,8 @@ VARIANTS = {
     "busbw x0.5": lambda t: _scaled(t, 0.5),
     "busbw x0.25": lambda t: _scaled(t, 0.25),
     "wrong data": _wrong,
+    "wrong data, e-notation #wrong": _wrong_e_notation,
+    "cut mid-row": _cut_mid_row,
     "stops at 128M": lambda t: _cut(t, 128 << 20),
     "stops at 512M, x0.6": lambda t: _scaled(_cut(t, 512 << 20), 0.6),
     "unknown -d": lambda t: "invalid type bf16, defaulting to float .. \n" + t,

@@ -56,7 +56,7 @@ slurm: {{modules: [mpi/openmpi]}}
         text = artifact.content
         options = dict(re.findall(r"^#SBATCH (-[-\w]+)[ =](\S+)", text, re.M))
         # the srun that starts the tests (others run one task per node: PMIx probe, health, NCCL files)
-        srun = text[text.index("\nsrun --mpi=pmix --cpu-bind") + 1:].replace("\\\n", " ").split("\n", 1)[0]
+        srun = text[text.index("srun --mpi=pmix --cpu-bind"):].replace("\\\n", " ").split("\n", 1)[0]  # after its timeout
         jobs[options["-p"]] = {
             "sbatch": options,
             "pin_mask": re.search(r"PIN_MASK='([^']+)'", text).group(1),

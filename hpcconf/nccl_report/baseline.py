@@ -4,8 +4,9 @@ The check people run after a driver, NCCL or image update: busbw per message siz
 as a ratio, summarised per size band. Every message size of 64 MiB or more (where busbw measures the links
 rather than latency) is judged on its own: one below ``tolerance`` of the baseline's busbw at that size fails
 the run, so a drop at the largest sizes is not averaged away by the sizes below it. The default tolerance, 0.9,
-is the ratio nccl-tests' ``NCCL_TESTS_MIN_BW`` check is usually given; that check is on the all-size average
-(NVIDIA/nccl-tests src/common.cu, util.cu at v2.19.6), this one is per size.
+is nccl-tests' own: with ``NCCL_TESTS_MIN_BW`` set, a run whose average busbw is below 0.9 of it prints ``Avg
+bus bandwidth ... FAILED`` and exits nonzero; that check is on the all-size average (NVIDIA/nccl-tests
+src/common.cu, util.cu at v2.19.6), this one is per size.
 
 Each run is compared with the baseline run of the same shape: collective, data type, ranks, nodes and, where
 the log is a generated job's, the pass (``matrix``, ``ring.all_reduce``, ...). A shape the baseline does not

@@ -102,10 +102,10 @@ def nccl_report_command(
                                                  "or nccl-report --format json): exit 1 below --tolerance of it at any size >= 64 MiB."),
     tolerance: float = typer.Option(0.9, "--tolerance", metavar="RATIO",
                                     help="Lowest accepted ratio to the baseline's busbw at each size "
-                                         "(default 0.9)."),
+                                         "(default 0.9, the tolerance of nccl-tests' NCCL_TESTS_MIN_BW check)."),
     sku_dir: list[Path] = sku_dir_option(),
 ) -> None:
-    """Judge nccl-tests logs against the SKU's published bus-bandwidth floor (exit 1 when below)."""
+    """Judge nccl-tests logs against the SKU's bus-bandwidth floor, published or derived (exit 1 when below)."""
     from .render import RENDERERS
     from .verdict import Target
 

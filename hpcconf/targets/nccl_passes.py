@@ -13,13 +13,42 @@ Both run only when the test has more than one node: on one node the matrix alrea
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
 from ..catalog import Sku
 from ..knowledge.nccl_floors import load_floors, size_bytes
 from ..resolve.nccl_verdict import verdict_floor
-from ..spec.model import NcclTest
+from ..spec.model import NcclTest, message_bytes
+
+# Each nccl-tests run of a job (the AKS launcher's mpirun, the sbatch's srun or mpirun) runs under `timeout`, so a
+# hung collective (a bad GPU or NVLink, IB retries) fails that test instead of holding the GPUs for ever. Its
+# budget is what the run's message sizes and iterations take at a bus bandwidth far below any working ND fabric,
+# plus the start: a slow run still ends with its numbers, a hung one is killed (SIGTERM, then SIGKILL after
+# RUN_KILL_AFTER_S) and recorded as exit status 124.
+RUN_START_S = 300  # ssh start of every rank, NCCL init and topology search on the whole gang
+RUN_SLOW_BUSBW_BPS = 2 * 10**9  # 2 GB/s: NCCL's socket transport over the front-end NIC, the slowest it falls back to
+RUN_KILL_AFTER_S = 60
+TIMED_OUT_STATUS = 124  # coreutils timeout's status for a command it stopped
+
+
+def run_budget_s(args: list[str] | tuple[str, ...]) -> int:
+    """The wall-clock limit of one nccl-tests run with these arguments (-b/-e/-f/-n/-w), in whole minutes.
+
+    Every size from -b to -e (times -f) runs -w + -n iterations, out of place and in place; busbw is at most
+    twice the message over the wire (all_reduce's 2(n-1)/n), so the run moves at most 4 x size x iterations
+    bytes, taken at RUN_SLOW_BUSBW_BPS, plus RUN_START_S."""
+    options = dict(zip(args[::2], args[1::2]))
+    size, largest = message_bytes(options.get("-b", "8")), message_bytes(options.get("-e", "8"))
+    factor, iterations = int(options.get("-f", "2")), int(options.get("-n", "20")) + int(options.get("-w", "5"))
+    moved = 0
+    while size <= largest:
+        moved += 4 * size * iterations
+        size = max(size * factor, size + 1)
+    seconds = RUN_START_S + math.ceil(moved / RUN_SLOW_BUSBW_BPS)
+    return 60 * math.ceil(seconds / 60)
+
 
 RING_MIN_BYTES = "64M"  # below this a ring is latency-bound; the NIC bandwidth shows only at large sizes
 PASS_COLLECTIVE = "all_reduce"

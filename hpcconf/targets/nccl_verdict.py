@@ -11,8 +11,9 @@ rounded to 0.01 GB/s. A published floor (``at BYTES``) is read at its message si
 that stops short is read at its largest smaller size, which can only pass (busbw grows with size), else it
 is inconclusive. A derived floor (``from BYTES``) is read at the largest size, inconclusive below BYTES.
 Only float rows are judged, the type the floors are set with. A failure appends to the bash array
-``FAILED``. Rows are the lines whose first field is the size; their last eight fields are time algbw busbw
-#wrong, out of place then in place.
+``FAILED``. A row is read as hpcconf.parsers.nccl_tests_log.parse_row reads it: size count type redop root,
+then time algbw busbw [#wrong] out of place, and in place where its time algbw busbw are there (so a line cut
+mid-row is read as nccl-report reads it); #wrong is nccl-tests' %g count (1.23457e+06 is wrong) or N/A.
 """
 
 from __future__ import annotations
@@ -28,11 +29,16 @@ CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message 
       if (!said++) first = $0
     }
     /invalid (type|op) [^ ]+, defaulting to / { if (!replaced++) swapped = $0 }
-    $1 ~ /^[0-9]+$/ && NF >= 11 {
+    function number(f) { return f ~ /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/ }
+    function wrongs(f) { return f != "" && f != "N/A" && int(f + 0) > 0 }
+    $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && length($1) <= 20 && length($2) <= 20 && length($5) <= 20 \
+        && $3 ~ /^[a-z][a-z0-9_]*$/ && $4 ~ /^[a-z][a-z0-9_]*$/ && $5 ~ /^-?[0-9]+$/ \
+        && number($6) && number($7) && number($8) && (NF < 9 || $9 == "N/A" || number($9)) {
       rows++
-      if (($(NF-4) ~ /^[0-9]+$/ && $(NF-4) + 0 > 0) || ($NF ~ /^[0-9]+$/ && $NF + 0 > 0)) wrong++
+      inplace = number($10) && number($11) && number($12) && (NF < 13 || $13 == "N/A" || number($13))
+      if (wrongs($9) || (inplace && wrongs($13))) wrong++
       if ($3 != "float") next
-      bw = sprintf("%.2f", ($(NF-5) + $(NF-1)) / 2) + 0
+      bw = sprintf("%.2f", inplace ? ($8 + $12) / 2 : $8) + 0
       if ($1 + 0 == at + 0) { exact = 1; atbw = bw }
       if ($1 + 0 < at + 0 && $1 + 0 > below + 0) { below = $1; belowbw = bw }
       if (!floats || $1 + 0 > largest + 0) { largest = $1; largestbw = bw }

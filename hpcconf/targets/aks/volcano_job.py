@@ -9,7 +9,6 @@ for the worker task, one ``k8s.v1.cni.cncf.io/networks`` entry per IB NIC.
 
 from __future__ import annotations
 
-import math
 import shlex
 from typing import Optional
 
@@ -18,9 +17,8 @@ from ...knowledge import aznhc
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
-from ...spec.model import message_bytes
 from .._common import nccl_tests_binary
-from ..nccl_passes import TestPass, extra_passes
+from ..nccl_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestPass, extra_passes, run_budget_s
 from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
 from .health_checks import WAIT_TIMEOUT_S as HEALTH_WAIT_TIMEOUT_S
@@ -32,14 +30,6 @@ SSH_PORT = 22
 WORKERS_TIMEOUT_S = 600  # image pull and sshd start on the workers
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 MAX_RETRY = 1  # the launcher's first failure ends the job Failed; a rerun is a new `kubectl create`
-# Each mpirun runs under `timeout`, so a hung collective (a bad GPU or NVLink, IB retries) fails that test instead of
-# holding the gang's GPUs for ever. Its budget is what the run's message sizes and iterations take at a bus
-# bandwidth far below any working ND fabric, plus the start: a slow run still ends with its numbers, a hung one is
-# killed (SIGTERM, then SIGKILL after RUN_KILL_AFTER_S) and recorded as exit status 124.
-RUN_START_S = 300  # ssh start of every rank, NCCL init and topology search on the whole gang
-RUN_SLOW_BUSBW_BPS = 2 * 10**9  # 2 GB/s: NCCL's socket transport over the front-end NIC, the slowest it falls back to
-RUN_KILL_AFTER_S = 60
-TIMED_OUT_STATUS = 124  # coreutils timeout's status for a command it stopped
 SHM_SIZE = "8Gi"  # the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog); NCCL's shared-memory transport needs more than the 64 MiB default
 
 
@@ -59,23 +49,6 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
     t = cluster.nccl_test
     return ["-b", t.min_bytes, "-f", str(t.step_factor), "-g", "1", "-e", t.max_bytes,
             "-n", str(t.iterations), "-w", str(t.warmup_iterations), "-c", "1" if t.check else "0"]
-
-
-def run_budget_s(args: list[str] | tuple[str, ...]) -> int:
-    """The wall-clock limit of one nccl-tests run with these arguments (-b/-e/-f/-n/-w), in whole minutes.
-
-    Every size from -b to -e (times -f) runs -w + -n iterations, out of place and in place; busbw is at most
-    twice the message over the wire (all_reduce's 2(n-1)/n), so the run moves at most 4 x size x iterations
-    bytes, taken at RUN_SLOW_BUSBW_BPS, plus RUN_START_S."""
-    options = dict(zip(args[::2], args[1::2]))
-    size, largest = message_bytes(options.get("-b", "8")), message_bytes(options.get("-e", "8"))
-    factor, iterations = int(options.get("-f", "2")), int(options.get("-n", "20")) + int(options.get("-w", "5"))
-    moved = 0
-    while size <= largest:
-        moved += 4 * size * iterations
-        size = max(size * factor, size + 1)
-    seconds = RUN_START_S + math.ceil(moved / RUN_SLOW_BUSBW_BPS)
-    return 60 * math.ceil(seconds / 60)
 
 
 def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
