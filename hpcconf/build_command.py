@@ -360,7 +360,7 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
               explain: bool, force: bool, quiet: bool,
               config_file: Path | None = None) -> int:
     from .settings.config import ConfigError, load_settings
-    from .spec_discovery import expand_spec_args, output_root
+    from .spec_discovery import NO_SPEC_FOUND, expand_spec_args, output_root
 
     try:
         config = load_settings(config_file=config_file, sku_dirs=sku_dirs)
@@ -370,6 +370,11 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
     sku_dirs = config.lint.sku_dirs  # the settings' sku-dir, then --sku-dir (hpcconf.sku_dirs)
     out_root = output_root(out, config)  # what a directory argument's discovery leaves out
     spec_paths, problems = expand_spec_args(list(specs) or [Path(".")], out_root, config)
+    if check and not spec_paths and problems and all(p.endswith(NO_SPEC_FOUND) for p in problems):
+        # `--check` of a repository that holds no spec (the pre-commit hook in a repository that only lints):
+        # nothing can drift from a spec, so there is nothing to fail.
+        typer.echo(f"hpcconf: {problems[0]}: nothing to check", err=True)
+        return 0
     for problem in problems:
         typer.echo(f"hpcconf: error: {problem}", err=True)
     if problems:

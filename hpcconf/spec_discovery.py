@@ -97,6 +97,9 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
+NO_SPEC_FOUND = "no hpcconf spec found (files with 'apiVersion: hpcconf/v1')"
+
+
 def discover_specs(directory: Path, out_root: Path, lint: LintConfig | None = None) -> list[Path]:
     """Every hpcconf spec below ``directory`` (see the module docstring)."""
     files = _git_files(directory)
@@ -124,7 +127,7 @@ def expand_spec_args(args: Sequence[Path | str], out_root: Path, config: Setting
         if path.is_dir():
             found = discover_specs(path, out_root, config.lint)
             if not found:
-                problems.append(f"{text}: no hpcconf spec found (files with 'apiVersion: hpcconf/v1')")
+                problems.append(f"{text}: {NO_SPEC_FOUND}")
             specs.extend(found)
         elif not path.exists() and _GLOB_MAGIC.search(text):
             found = [Path(p) for p in sorted(glob.glob(text, recursive=True)) if not Path(p).is_dir()]

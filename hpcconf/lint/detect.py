@@ -101,6 +101,13 @@ def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: s
             for p in placed if not p.root or isinstance(yaml_doc.data.get(p.root[0]), dict)]
 
 
+def named_like_a_linted_kind(name: str) -> bool:
+    """A name that says the file is one hpcconf reads (a Dockerfile, nccl.conf, YAML, a script, an env file...)."""
+    lower = name.lower()
+    return _kind_by_name(name) is not None or _looks_like_yaml(name) or \
+        lower.endswith((".sh", ".bash", ".sbatch", ".slurm", ".nhc", ".conf", ".env", ".xml", ".tfvars"))
+
+
 def _kind_by_name(name: str) -> str | None:
     if is_dockerfile_name(name):
         return Kind.DOCKERFILE

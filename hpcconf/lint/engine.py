@@ -137,7 +137,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     file passed over, walked or named alike. ``chosen``: read these candidates of ``paths`` instead of walking
     them (a worker of ``lint --jobs``), which also leaves the run-wide checks (unlisted directories, nothing
     checked) to the caller when ``report_unchecked`` is false."""
-    from .detect import not_linted_reason, template_markup, unknown_reason
+    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason
     from .walker import EXCLUDED, candidates
 
     skipped = skipped if skipped is not None else []
@@ -151,13 +151,21 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
     for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
+        if not explicit and file.is_symlink() and not file.exists():
+            # a tracked link into a submodule not checked out, or to a file made at deploy time: nothing to
+            # read, and pre-commit never passes links, so the hook and `lint .` agree
+            skipped.append((display, "a symbolic link to a file that does not exist here"))
+            continue
         try:
             text = _read(file, display, None if explicit else candidate.top)
         except NotText:
-            if explicit:
+            # binary files are not ours to lint, found in a walk or named (pre-commit passes a compiled
+            # `.pp` SELinux module as text by its extension): skipped, never ending the batch; a named file
+            # whose name says it is one we read (nccl.conf, a YAML) is refused at its byte
+            if explicit and named_like_a_linted_kind(file.name):
                 raise
             skipped.append((display, "not a UTF-8 text file"))
-            continue  # binary files inside a directory are not ours to lint
+            continue
         except UnsafeFile as refused:  # a fifo, device, escaping link or oversized file: located, never read
             findings.extend(refused.diagnostics)
             files += 1
