@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from .k8s_validation import holds_placeholder
 from .versions import version_key
 
 PACKAGE = "kubernetes_validate"
@@ -173,6 +174,8 @@ def _explain(error: Any) -> Iterator[SchemaProblem]:
             yield SchemaProblem(path + (key,), f"unknown field '{key}'", unknown_field=str(key),
                                 allowed=tuple(sorted(allowed)))
         return
+    if holds_placeholder(error.instance):
+        return  # `completions: ${COMPLETIONS}`: envsubst fills it before the API server sees it
     yield SchemaProblem(path, error.message)
 
 

@@ -114,7 +114,7 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
     """Name (for a top-level object of a built-in ``kind``), labels and annotations."""
     meta = _dict(meta)
     name = meta.get("name")
-    if is_placeholder(name):
+    if holds_placeholder(name):
         name = None  # a name the author leaves to fill in (envsubst, a README's "<your name>"): not judged
     if kind is not None and isinstance(name, str) and name:
         rule = NAME_RULES.get(kind, "subdomain")
@@ -219,6 +219,16 @@ def port_problems(spec: dict) -> Iterator[Problem]:
 
 
 PLACEHOLDER = re.compile(r"^\s*(<[^<>]+>|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}|__[A-Z0-9_]+__)\s*$")
+
+
+# A substitution inside a value: envsubst ``${VAR}``, Helm/Jinja ``{{ }}``, a README's ``<your-name>``.
+_TEMPLATE_MARK = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|\{\{.*?\}\}|<[A-Za-z_][\w-]*>")
+
+
+def holds_placeholder(value: Any) -> bool:
+    """A string that a tool fills before applying (``fio-${RUN_ID}``, ``${PVC_NAME}-pv``): what the API
+    server will see is not this text, so it is not judged."""
+    return isinstance(value, str) and (_TEMPLATE_MARK.search(value) is not None or is_placeholder(value))
 
 
 def is_placeholder(value: Any) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
@@ -223,6 +224,26 @@ def _yaml_kind(doc: YamlDocument) -> str | None:
         return Kind.NIC_CLUSTER_POLICY
     if api and kind:
         return Kind.K8S_MANIFEST
-    if "queues" in data and _AZHOP_KEYS & set(data):
+    if "queues" in data and _AZHOP_KEYS & set(data) and not _has_arm_expression(data):
         return Kind.AZHOP_CONFIG
     return None
+
+
+# An Azure Resource Manager / createUiDefinition expression: "[steps('lustre').deployLustre]", "[concat(...)]".
+_ARM_EXPRESSION = re.compile(r"^\[(?!\[)[A-Za-z]+\(.*\)[^\]]*\]$", re.S)
+
+
+def _has_arm_expression(data: Any) -> bool:
+    """Whether any string value is an ARM expression: the file is a template the Azure Portal evaluates (az-hop's
+    marketplace_config.yml, embedded in createUiDefinition by marketplace/solution/build.sh) before az-hop
+    reads anything, so judging it as a config.yml would judge the unevaluated expressions."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and _ARM_EXPRESSION.match(node.strip()):
+            return True
+    return False

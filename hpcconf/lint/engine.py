@@ -113,6 +113,13 @@ def deployment_dir(file: Path, top: Path) -> str:
     return str(directory)
 
 
+def _breaks_at_substitution(text: str, error: HpcconfError) -> bool:
+    """Whether the line YAML stops at holds an envsubst ``${VAR}``."""
+    lines = text.splitlines()
+    return any(d.line is not None and 0 < d.line <= len(lines) and "${" in lines[d.line - 1]
+               for d in error.diagnostics)
+
+
 class NotText(UsageError):
     """A binary file: inside a directory walk it is simply not ours to lint."""
 
@@ -187,6 +194,10 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
         except HpcconfError as error:  # YAML that does not parse
             if not forced_kind and (template_markup(text) or "{{" in text or "{%" in text):
                 skipped.append((display, "template markup ({{ }} or {% %}) that is not YAML until rendered"))
+                continue
+            if not forced_kind and _breaks_at_substitution(text, error):
+                # `{ value: ${ISVC_PATH}/v1 }`: the `{` of `${` ends a flow mapping only before envsubst runs
+                skipped.append((display, "an envsubst template (${...}) that is not YAML until substituted"))
                 continue
             sources[display] = text
             findings.extend(error.diagnostics)

@@ -42,3 +42,27 @@ def test_a_walked_link_to_a_missing_file_is_passed_over(tmp_path, monkeypatch):
     result = _run("lint", "-v", ".")
     assert result.exit_code == 0, result.output
     assert "skipped check_gpu_ecc.py: a symbolic link to a file that does not exist here" in result.output
+
+
+def test_a_portal_template_of_an_azhop_config_is_not_judged_as_one(tmp_path):
+    """az-hop's marketplace_config.yml holds createUiDefinition expressions the Portal evaluates first."""
+    path = tmp_path / "marketplace_config.yml"
+    path.write_text("location: \"[location()]\"\nlustre:\n  create: \"[steps('lustre').deployLustre]\"\n"
+                    "queues:\n  - name: htc\n    vm_size: \"[steps('htc').sku]\"\n    max_count: 10\n")
+    result = _run("lint", "-v", str(path))
+    assert "error[" not in result.output and "nothing was linted" in result.output
+
+
+def test_envsubst_templates_are_not_judged_before_substitution(tmp_path):
+    path = tmp_path / "job.yaml"
+    path.write_text("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: fio-${RUN_ID}\nspec:\n"
+                    "  completions: ${COMPLETIONS}\n  template:\n    spec:\n      restartPolicy: Never\n"
+                    "      containers: [{name: fio, image: 'ubuntu:22.04'}]\n")
+    route = tmp_path / "route.yaml"
+    route.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r}\n"
+                     "data: { path: ${ISVC_PATH}/v1/models }\n")
+    result = _run("lint", str(path), str(route))
+    assert result.exit_code == 0 and "error[" not in result.output, result.output
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r}\ndata: { path: /v1/models\n")
+    assert "error[HPC001]" in _run("lint", str(broken)).output  # no ${...} on the line: a real syntax error

@@ -139,9 +139,9 @@ def _conditions(data: dict) -> Iterator[tuple[tuple, str, tuple, str]]:
     if is_true(dig(data, "anf", "create")):
         yield ("anf", "create"), "anf.create", subnets + ("netapp",), "a netapp subnet (the ANF volume is delegated to it)"
     if is_true(dig(data, "lustre", "create")):
+        # lustre.sku and .capacity have defaults (AMLFS-Durable-Premium-250, 8 TiB) since AMLFS came in
+        # (az-hop bicep/azhop.bicep, PR #1715): only the subnet is dereferenced unguarded
         yield ("lustre", "create"), "lustre.create", subnets + ("lustre",), "a lustre subnet"
-        yield ("lustre", "create"), "lustre.create", ("lustre", "sku"), "lustre.sku"
-        yield ("lustre", "create"), "lustre.create", ("lustre", "capacity"), "lustre.capacity"
     if data.get("queue_manager") == "slurm" and is_true(dig(data, "slurm", "accounting_enabled")) and not dig(data, "database", "fqdn"):
         yield ("slurm", "accounting_enabled"), "Slurm accounting in a new database", subnets + ("database",), "a database subnet"
     auth = dig(data, "authentication", "user_auth", default="ad")
@@ -168,8 +168,8 @@ def conditional_sections(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     """A feature is switched on but the subnet or VM section it needs is missing.
 
     ## What it catches
-    ``anf.create`` without a netapp subnet; ``lustre.create`` without a lustre subnet, sku or
-    capacity; Slurm accounting (no existing ``database.fqdn``) without a database subnet;
+    ``anf.create`` without a netapp subnet; ``lustre.create`` without a lustre subnet (its
+    sku and capacity have defaults); Slurm accounting (no existing ``database.fqdn``) without a database subnet;
     ``user_auth: ad`` (the default) with a new domain controller but no ad subnet or ``ad.vm_size``;
     Grafana (on by default) without ``grafana.vm_size``; bastion / VPN gateway without their subnet;
     ``httpd_auth: oidc`` without ``ood_auth_openidc``; ``use_existing_dc`` without the join user and
