@@ -77,20 +77,24 @@ def subnet_layout(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         nets.append((role, net))
 
 
-@rule(code="AZH006", name="azhop-compute-subnet-size", severity=Severity.ERROR, kinds=KINDS)
+@rule(code="AZH006", name="azhop-compute-subnet-size", severity=Severity.WARNING, kinds=KINDS)
 def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The compute subnet has fewer addresses than the queues can start nodes.
 
     ## What it catches
     A compute subnet whose usable addresses (size minus the 5 Azure keeps) are fewer than one queue's
     largest node count (``max_count``, or ``max_core_count`` / vCPUs of the size, the lower of the
-    two), and (warning) fewer than all queues' together. Queues placed in another region's subnet
+    two), and (info: whether they run at once depends on the workload) fewer than all queues' together. Queues placed in another region's subnet
     (``subnet:``) are not counted.
 
     ## Why is this bad?
     Every node of every queue takes an address in the compute subnet. When the subnet is full,
     CycleCloud cannot start more nodes and jobs stay pending with allocation errors. az-hop's
     deployment guide sizes subnets with "Azure will reserve 5 IP addresses" (docs/deploy/index.md).
+
+    ## Severity
+    Warning: the configuration deploys and every job up to the subnet's size runs; what is lost is the
+    queue's reach beyond it (those nodes never start). Not an error: nothing refuses the file.
 
     ## Example
     ```yaml
@@ -128,7 +132,7 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     if total > usable:
         yield doc.at_path(path, f"compute subnet {compute} has {usable} usable addresses but the queues together can start {total} nodes",
                           hint="a larger compute subnet (a /24 holds 251 nodes) lets every queue reach its limit at once",
-                          prefer_value=True, severity=Severity.WARNING)
+                          prefer_value=True, severity=Severity.INFO)
 
 
 # -- AZH007 --------------------------------------------------------------------------------------------
