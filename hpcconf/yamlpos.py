@@ -106,6 +106,19 @@ def _index(node: Any, path: Path_, keys: dict, values: dict) -> None:
             _index(item, path + (i,), keys, values)
 
 
+def value_at(data: Any, path: Path_, default: Any = None) -> Any:
+    """The node at ``path`` (mapping keys and list indexes) in plain YAML data, else ``default``."""
+    node = data
+    for step in path:
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return default
+    return node
+
+
 def to_plain(node: Any) -> Any:
     if isinstance(node, dict):
         return {str(k) if not isinstance(k, (int, float, bool)) else k: to_plain(v) for k, v in node.items()}

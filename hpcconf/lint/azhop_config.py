@@ -14,6 +14,7 @@ from ..artifacts import Kind
 from ..diagnostics import Diagnostic
 from ..knowledge import azhop as kb
 from ..knowledge.azhop_view import Finding, GroupView, IdentitiesView, ImageRefsView, QueuesView, QueueView, UserView
+from ..yamlpos import value_at
 from .document import Document
 
 KINDS = (Kind.AZHOP_CONFIG,)
@@ -24,15 +25,7 @@ def config_data(doc: Document) -> dict:
 
 
 def dig(data: Any, *path: Any, default: Any = None) -> Any:
-    node = data
-    for step in path:
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return default
-    return node
+    return value_at(data, path, default)
 
 
 def queues_of(data: dict) -> list[tuple[int, dict]]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 from ..artifacts import Artifact
 from ..diagnostics import Diagnostic, Severity
 from ..display_path import DisplayPath
-from ..yamlpos import YamlDocument
+from ..yamlpos import YamlDocument, value_at
 
 if TYPE_CHECKING:  # the parsers load with the first document of their kind: most runs have none
     from ..parsers.dockerfile import DockerfileModel
@@ -183,14 +183,7 @@ def find_line(doc: Document, start: int, needle: str) -> int:
 
 def _list_item_of(data: Any, path: tuple, needle: str) -> Optional[int]:
     """Index of the item starting the needle's words in a list of strings at ``path``; None otherwise."""
-    node = data
-    for step in path:
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return None
+    node = value_at(data, path)
     if not isinstance(node, list) or any(needle in str(item) for item in node):
         return None
     words, items = needle.split(), [str(item) for item in node]

@@ -30,6 +30,7 @@ from ...knowledge.azhop_view import (
     judge_queue_names,
 )
 from ...rules_registry import spec_adapter, spec_rule
+from ...yamlpos import value_at
 from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
 from . import at
 
@@ -73,15 +74,8 @@ def _sku(catalog: Catalog, name: str):
 
 def _given(loaded: LoadedSpec, *path: str | int) -> bool:
     """Whether the spec file itself writes the key at ``path`` (not a default)."""
-    node = loaded.document.data
-    for key in path:
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return False
-    return True
+    missing = object()
+    return value_at(loaded.document.data, path, missing) is not missing
 
 
 # -- views ------------------------------------------------------------------------------------------
