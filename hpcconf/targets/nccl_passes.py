@@ -31,6 +31,10 @@ RUN_START_S = 300  # ssh start of every rank, NCCL init and topology search on t
 RUN_SLOW_BUSBW_BPS = 2 * 10**9  # 2 GB/s: NCCL's socket transport over the front-end NIC, the slowest it falls back to
 RUN_KILL_AFTER_S = 60
 TIMED_OUT_STATUS = 124  # coreutils timeout's status for a command it stopped
+# The shell function both generated jobs (AKS launcher, Slurm sbatch) record a failed or timed-out test with.
+FAILED_FUNCTION = (f"failed() {{ local why=\"exit status $2\"; [ \"$2\" = {TIMED_OUT_STATUS} ] && why=\"timed out "
+                   "(exit status $2): a hung collective, stopped by timeout\"; echo \"== $1: $why\" >&2; "
+                   "FAILED+=(\"$1: $why\"); }")
 
 
 def run_budget_s(args: list[str] | tuple[str, ...]) -> int:

@@ -22,7 +22,7 @@ from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, imag
 from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
-from .nccl_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, extra_passes, run_budget_s, single_node_floor_note
+from .nccl_passes import FAILED_FUNCTION, RUN_KILL_AFTER_S, TIMED_OUT_STATUS, extra_passes, run_budget_s, single_node_floor_note
 from .nccl_verdict import CHECK_LOG, check_log_floor_args
 
 TARGET = "slurm"
@@ -88,7 +88,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
         expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
         rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
-        passes=passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS,
+        passes=passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
         single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
         health_status=_health.STATUS if _health.enabled(cluster) else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))

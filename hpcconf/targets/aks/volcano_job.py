@@ -18,7 +18,7 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from .._common import nccl_tests_binary
-from ..nccl_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestPass, extra_passes, run_budget_s
+from ..nccl_passes import FAILED_FUNCTION, RUN_KILL_AFTER_S, TestPass, extra_passes, run_budget_s
 from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
 from .health_checks import WAIT_TIMEOUT_S as HEALTH_WAIT_TIMEOUT_S
@@ -94,8 +94,7 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
     return (
         "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
         "FAILED=()\n"
-        f"failed() {{ local why=\"exit status $2\"; [ \"$2\" = {TIMED_OUT_STATUS} ] && why=\"timed out (exit status $2): "
-        "a hung collective, stopped by timeout\"; echo \"== $1: $why\" >&2; FAILED+=(\"$1: $why\"); }\n"
+        f"{FAILED_FUNCTION}\n"
         f"MPI_HOST=$(tr \"\\n\" \",\" < {aks.hostfile})\n"
         "mkdir -p /var/run/sshd; /usr/sbin/sshd\n"
         "echo \"HOSTS: $MPI_HOST\"\n"
