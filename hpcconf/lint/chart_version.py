@@ -5,7 +5,7 @@ Kept outside ``hpcconf.lint.rules`` so that rule modules stay independent of eac
 Precedence: the version the file's own deployment declares (``Chart.lock``, an exact ``Chart.yaml``
 dependency or chart version) > the context (the linted spec's pin, then ``--chart`` or a per-path setting
 in ``LintContext.charts``) > the version the file's header names ("# network-operator chart 23.4.0 values",
-as hpcconf writes it). Without any of them the version is unknown: the key rules then judge against every
+as hpcconf writes it, or "# network-operator 26.4.1" in its first five lines). Without any of them the version is unknown: the key rules then judge against every
 version read, never silently against the newest.
 """
 
@@ -52,7 +52,9 @@ def chart_version(ctx: LintContext, chart: str, doc: Optional[Document] = None) 
 
 
 def _declared_version(doc: Document, chart: str) -> Optional[str]:
-    pattern = re.compile(rf"^#.*\b{re.escape(chart)} chart v?(\d+\.\d+\.\d+\S*)")
+    # "# network-operator chart 23.4.0 values" (hpcconf's own header) or "# network-operator 26.4.1"; a full
+    # three-part version right after the chart's name, so "tested with network-operator 24.10" names nothing.
+    pattern = re.compile(rf"^#.*(?<![\w-]){re.escape(chart)}(?: chart)? v?(\d+\.\d+\.\d+[\w.+-]*)")
     for line in doc.lines[:5]:
         match = pattern.match(line)
         if match:
