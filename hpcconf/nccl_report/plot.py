@@ -52,7 +52,7 @@ def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
     levels: dict[tuple[str, float], Level] = {}
     for v in verdicts:
         if v.floor is not None:
-            origin = "derived" if v.derived else "published"
+            origin = v.floor_kind
             level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps, "floor")
             levels[(level.kind, level.gbps)] = level
         for limit in v.limits:
