@@ -154,7 +154,7 @@ def nvls_possible(sku: Sku) -> tuple[bool, str]:
     nvlink = sku.nvlink
     if nvlink.nvls:
         return True, ""
-    if nvlink.nvswitch and "nvls" not in nvlink.model_fields_set:
+    if nvlink.nvswitch and nvlink.nvls is None:
         return True, f"; the catalog does not state NVLS for {sku.name}, so the ceiling assumes it"
     return False, ""
 
