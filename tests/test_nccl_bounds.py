@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from hpcconf.catalog import Catalog
 from hpcconf.cli import app
 from hpcconf.knowledge.nccl_bounds import MATRIX, floor, limit
+from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.nccl_report import bounds_doc
 from hpcconf.parsers.nccl_tests_log import parse_text
 
@@ -123,6 +124,15 @@ def test_a_4_node_run_under_the_derived_floor_is_reported_as_reference_only(tmp_
     verdict = data["verdicts"][0]
     assert data["passed"] is True and verdict["status"] == "below reference"
     assert verdict["floor"]["origin"] == "derived" and verdict["floor"]["decisive"] is False
+    from hpcconf.nccl_report.plot import plot_series, plot_title
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    judged = judge_runs(str(log), parse_text(log.read_text()).runs,
+                        Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 4), load_floors())
+    _, levels = plot_series(judged)
+    (drawn,) = [level for level in levels if "floor" in level.kind]
+    assert drawn.kind == "reference floor" and "reference only" in drawn.label and drawn.gbps == 320.0
+    assert "below reference" in plot_title(judged)
     healthy = tmp_path / "healthy.log"
     healthy.write_text(_multi_node_log(4, 8, 370.0))
     result = runner.invoke(app, ["nccl-report", str(healthy), "--sku", "Standard_ND96isr_H100_v5", "--format", "json"])
