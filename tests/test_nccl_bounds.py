@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from hpcconf.catalog import Catalog
 from hpcconf.cli import app
-from hpcconf.knowledge.nccl_bounds import MATRIX, floor, limit
+from hpcconf.knowledge.nccl_bounds import MATRIX, efficiencies, floor, limit
 from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.nccl_report import bounds_doc
 from hpcconf.parsers.nccl_tests_log import parse_text
@@ -319,3 +319,18 @@ def test_the_plot_of_the_recorded_logs_reads_as_it_should(tmp_path: Path) -> Non
     limit_levels = [lv for lv in levels if lv.kind == "limit"]
     assert limit_levels and all(lv.gbps >= max(series[0].busbw) for lv in limit_levels)  # a limit bounds the data
     assert plot_title(verdicts).startswith("Standard_ND96isr_H200_v5 | 1 node(s) | all_reduce")
+
+
+def test_the_docs_state_the_2xh200_numbers_behind_the_half_bottleneck_factor() -> None:
+    """docs/nccl-report.md states the recording's busbw at 1 GiB that the `*` factor (0.5) rests on; the
+    numbers must be what the logs hold, and the lowest ratio the one the data file's source names."""
+    text = bounds_doc.DOC.read_text(encoding="utf-8")
+    ratios = []
+    for name in HEALTHY:
+        run = parse_text((_logs() / name).read_text(), name).runs[0]
+        at_1g = next(r for r in run.series("float") if r.size == 1 << 30)
+        assert f"{run.collective} {round(at_1g.busbw, 2):g}" in text, (name, round(at_1g.busbw, 2))
+        ratios.append(at_1g.busbw / 450)
+    assert f"{min(ratios):.2f}-{max(ratios):.2f} of one NVLink direction" in text
+    star = next(e for e in efficiencies() if e.collective == "*")
+    assert star.efficiency < min(ratios) and f"{min(ratios):.2f}-" in star.source
