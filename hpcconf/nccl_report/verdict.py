@@ -223,8 +223,8 @@ def _compare_derived(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict
                            f"({floor.gbps:g} GB/s) is a bandwidth plateau: rerun with -e 1G")
     elif verdict.measured >= floor.gbps:
         verdict.status = "pass"
-        verdict.message = (f"pass ({verdict.floor_kind} floor): {verdict.measured:g} >= {floor.gbps:g} GB/s "
-                           f"at {human_size(row.size)}")
+        kind = "derived floor" if verdict.decisive else "derived floor, reference only"
+        verdict.message = f"pass ({kind}): {verdict.measured:g} >= {floor.gbps:g} GB/s at {human_size(row.size)}"
     elif not verdict.decisive:
         verdict.status = "below reference"
         verdict.message = (f"below the reference floor (derived, reference only: not measured on this shape, "
