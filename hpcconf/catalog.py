@@ -135,9 +135,10 @@ class Lifecycle(_Strict):
 class NvLink(_Strict):
     present: bool
     nvswitch: bool = False
-    # NVLink SHARP (NVSwitch gen 3+): enables NCCL's NVLS / NVLSTree algorithms. Left out of an NVSwitch SKU's
-    # file: not stated, and the bandwidth ceiling assumes it (hpcconf.knowledge.nccl_bounds.nvls_possible).
-    nvls: bool = False
+    # NVLink SHARP (NVSwitch gen 3+): enables NCCL's NVLS / NVLSTree algorithms. None: the SKU's file does not
+    # state it (unknown, not absent: the bandwidth ceiling assumes it, hpcconf.knowledge.nccl_bounds.nvls_possible;
+    # NCCL014 says the fact is missing instead of reporting a failure).
+    nvls: bool | None = None
     # GPUs in one NVLink domain: the VM's GPUs on an HGX board (8), the whole rack on NVL72 (72,
     # spanning 18 VMs of 4 GPUs). None: the VM's GPUs (present) or none (not present).
     domain_gpus: int | None = Field(default=None, ge=2)

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from hpcconf.catalog import Catalog
 from hpcconf.cli import app
-from hpcconf.knowledge.nccl_bounds import MATRIX, floor, limit
+from hpcconf.knowledge.nccl_bounds import MATRIX, efficiencies, floor, limit
+from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.nccl_report import bounds_doc
 from hpcconf.parsers.nccl_tests_log import parse_text
 
@@ -94,21 +95,64 @@ def _multi_node_log(nodes: int, gpus: int, busbw: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_4_node_nd_h100_v5_run_at_208_gbps_is_below_its_derived_floor(tmp_path: Path) -> None:
+def test_a_2_node_nd_h100_v5_run_at_208_gbps_is_below_its_derived_floor(tmp_path: Path) -> None:
+    """2 nodes x 8 GPUs is the shape the 0.8 inter-node factor was measured on: decisive, exit 1."""
     log = tmp_path / "all_reduce.log"
-    log.write_text(_multi_node_log(4, 8, 208.0))
-    assert parse_text(log.read_text()).runs[0].nodes == 4
+    log.write_text(_multi_node_log(2, 8, 208.0))
     result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND96isr_H100_v5"])
     assert result.exit_code == 1, result.output
     assert "below the derived floor: 208 GB/s at 8G, derived floor 320 GB/s" in result.output
     assert "320.00 (derived)" in result.output
+
+
+def test_a_4_node_run_under_the_derived_floor_is_reported_as_reference_only(tmp_path: Path) -> None:
+    """The 0.8 factor rests on 2-node runs: at 4 nodes the derived floor is reported in every format but
+    never fails the run (review item 7: a floor decisive beyond the shapes it was measured on)."""
+    log = tmp_path / "all_reduce.log"
+    log.write_text(_multi_node_log(4, 8, 208.0))
+    assert parse_text(log.read_text()).runs[0].nodes == 4
+    result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND96isr_H100_v5"])
+    assert result.exit_code == 0, result.output
+    assert "320.00 (derived, reference only)" in result.output and "below reference" in result.output
+    assert "208 GB/s at 8G, reference 320 GB/s" in result.output
+    assert "measured on 2 node(s) x 8 GPUs, not 4 node(s) x 8 GPUs" in result.output
+    markdown = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND96isr_H100_v5", "--format", "markdown"])
+    assert markdown.exit_code == 0 and "320.00 (derived, reference only)" in markdown.output
+    as_json = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND96isr_H100_v5", "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.stdout)
+    verdict = data["verdicts"][0]
+    assert data["passed"] is True and verdict["status"] == "below reference"
+    assert verdict["floor"]["origin"] == "derived" and verdict["floor"]["decisive"] is False
+    from hpcconf.nccl_report.plot import plot_series, plot_title
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    judged = judge_runs(str(log), parse_text(log.read_text()).runs,
+                        Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 4), load_floors())
+    _, levels = plot_series(judged)
+    (drawn,) = [level for level in levels if "floor" in level.kind]
+    assert drawn.kind == "reference floor" and "reference only" in drawn.label and drawn.gbps == 320.0
+    assert "below reference" in plot_title(judged)
     healthy = tmp_path / "healthy.log"
     healthy.write_text(_multi_node_log(4, 8, 370.0))
     result = runner.invoke(app, ["nccl-report", str(healthy), "--sku", "Standard_ND96isr_H100_v5", "--format", "json"])
     assert result.exit_code == 0, result.output
     verdict = json.loads(result.stdout)["verdicts"][0]
     assert verdict["status"] == "pass" and verdict["floor"]["origin"] == "derived"
-    assert verdict["limits"][0]["gbps"] >= 370.0  # the NVLSTree limit bounds a healthy run
+    assert verdict["limit_gbps"] >= 370.0  # the NVLSTree limit bounds a healthy run
+
+
+def test_a_derived_floor_is_decisive_only_on_the_shapes_its_factor_was_measured_on() -> None:
+    catalog = Catalog.load()
+    h100 = catalog.get("Standard_ND96isr_H100_v5")
+    assert floor(h100, "all_reduce", 2, 16).decisive  # 0.8 measured on 2 x 8 GPUs
+    assert not floor(h100, "all_reduce", 4, 32).decisive and not floor(h100, "all_reduce", 16, 128).decisive
+    assert not floor(h100, "all_gather", 2, 16).decisive  # the 0.5 factor: one node, 2 GPUs only
+    crusoe = catalog.get("h100-80gb-sxm-ib.8x")
+    assert floor(crusoe, "all_reduce", 1, 8).decisive  # 0.7 from Azure's 8-GPU single-node thresholds
+    assert not floor(crusoe, "alltoall", 1, 8).decisive
+    assert floor(catalog.get("NC80adis_H100_v5"), "all_gather", 1, 2).decisive  # 1 node x 2 GPUs, as measured
+    assert floor(h100, "all_reduce", 1, 8).decisive  # published floors stay decisive at any shape
 
 
 @pytest.mark.parametrize("name", HEALTHY)
@@ -275,3 +319,18 @@ def test_the_plot_of_the_recorded_logs_reads_as_it_should(tmp_path: Path) -> Non
     limit_levels = [lv for lv in levels if lv.kind == "limit"]
     assert limit_levels and all(lv.gbps >= max(series[0].busbw) for lv in limit_levels)  # a limit bounds the data
     assert plot_title(verdicts).startswith("Standard_ND96isr_H200_v5 | 1 node(s) | all_reduce")
+
+
+def test_the_docs_state_the_2xh200_numbers_behind_the_half_bottleneck_factor() -> None:
+    """docs/nccl-report.md states the recording's busbw at 1 GiB that the `*` factor (0.5) rests on; the
+    numbers must be what the logs hold, and the lowest ratio the one the data file's source names."""
+    text = bounds_doc.DOC.read_text(encoding="utf-8")
+    ratios = []
+    for name in HEALTHY:
+        run = parse_text((_logs() / name).read_text(), name).runs[0]
+        at_1g = next(r for r in run.series("float") if r.size == 1 << 30)
+        assert f"{run.collective} {round(at_1g.busbw, 2):g}" in text, (name, round(at_1g.busbw, 2))
+        ratios.append(at_1g.busbw / 450)
+    assert f"{min(ratios):.2f}-{max(ratios):.2f} of one NVLink direction" in text
+    star = next(e for e in efficiencies() if e.collective == "*")
+    assert star.efficiency < min(ratios) and f"{min(ratios):.2f}-" in star.source

@@ -95,3 +95,28 @@ def test_busbw_exactly_at_a_derived_floor_passes():
     assert at.derived and at.measured == floor and at.status == "pass", at.message
     below = _verdict(_cut_at(1 << 30, f"{floor - 0.01:.2f}"))
     assert below.status == "below", below.message
+
+
+def test_the_tables_limit_is_the_ceiling_for_the_runs_algorithm():
+    """The summary's "limit" column, the JSON's limit_gbps and the plot's limit line are one value
+    (Verdict.ceiling): the NVLSTree bound for a default run, the ring bound for the generated jobs' Ring pass
+    (NCCL_ALGO=Ring: no in-switch reduction), and no limit where no ceiling is known (never a line rate)."""
+    from hpcconf.nccl_report.plot import plot_series
+    from hpcconf.nccl_report.render import summary_row, verdict_json
+
+    text = LOG.read_text()
+    default = _verdict(text)
+    ring = _verdict("== all_reduce_perf (ring.all_reduce)\n" + text)
+    assert ring.run.label == "ring.all_reduce"
+    assert default.ceiling is not None and ring.ceiling is not None
+    assert default.ceiling.gbps > 460.01 and "NVLSTree" in default.ceiling.label  # above Crusoe's NVLSTree run
+    assert ring.ceiling.gbps == 400.0 and "ring" in ring.ceiling.label  # 8 x 400 Gb/s NDR
+    limit_column = summary_row(ring)[-2]
+    assert limit_column == "400.00" == f"{verdict_json(ring)['limit_gbps']:.2f}"
+    _, levels = plot_series([ring])
+    assert [level.gbps for level in levels if level.kind == "limit"] == [400.0]
+    (run,) = parse_text(text, "x.log", None).runs
+    run.collective = None  # a log that does not say which collective ran: line rates only, no ceiling
+    (unknown,) = judge_runs("x.log", [run], Target(Catalog.load().get(SKU), 2), load_floors())
+    assert unknown.limits and not any(limit.ceiling for limit in unknown.limits)
+    assert unknown.ceiling is None and summary_row(unknown)[-2] == "-"

@@ -16,7 +16,9 @@ nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/
 - sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
 
 A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
-with its source), for full-node runs only. SKUs whose GPUs are not all linked (PCIe, NVLink pairs) get
+with its source), for full-node runs only. It is decisive (a run below it fails) only on the shapes its factor
+was measured on (``measured_on``: nodes x GPUs per node); elsewhere it is reference only, reported, never
+failing. SKUs whose GPUs are not all linked (PCIe, NVLink pairs) get
 no derived floor within a node: their bottleneck depends on which GPUs talk.
 """
 
@@ -48,6 +50,7 @@ class Bound:
     label: str
     source: str
     message_size: Optional[str] = None  # where a published floor is read; None: the largest size in the log
+    decisive: bool = True  # False: a derived floor beyond the shapes its factor was measured on (reference only)
 
     @property
     def derived(self) -> bool:
@@ -60,12 +63,20 @@ class Efficiency:
     scope: str  # intra | inter | *
     efficiency: float
     source: str
+    measured_on: tuple[tuple[int, int], ...] = ()  # (nodes, GPUs per node) the factor's evidence was measured on
+
+    def measured(self, nodes: int, gpus_per_node: int) -> bool:
+        return (nodes, gpus_per_node) in self.measured_on
+
+    def shapes(self) -> str:
+        return ", ".join(f"{n} node(s) x {g} GPUs" for n, g in self.measured_on) or "no shape"
 
 
 @lru_cache(maxsize=1)
 def efficiencies() -> tuple[Efficiency, ...]:
     data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
-    return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"])
+    return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"],
+                            tuple((int(s["nodes"]), int(s["gpus_per_node"])) for s in r.get("measured_on", [])))
                  for r in data.get("derivation", []))
 
 
@@ -143,14 +154,16 @@ def nvls_possible(sku: Sku) -> tuple[bool, str]:
     nvlink = sku.nvlink
     if nvlink.nvls:
         return True, ""
-    if nvlink.nvswitch and "nvls" not in nvlink.model_fields_set:
+    if nvlink.nvswitch and nvlink.nvls is None:
         return True, f"; the catalog does not state NVLS for {sku.name}, so the ceiling assumes it"
     return False, ""
 
 
-def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None) -> Optional[Bound]:
+def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
+          algorithm: Optional[str] = None) -> Optional[Bound]:
     """The physical ceiling, NVLS/NVLSTree included where the SKU may have NVLink SHARP (``nvls_possible``;
-    ``ranks``: the run's, else every GPU of every node)."""
+    ``ranks``: the run's, else every GPU of every node); ``algorithm="Ring"`` (a run pinned with
+    NCCL_ALGO=Ring, as the generated jobs' Ring pass) is bound by the ring ceiling."""
     ring = ring_ceiling(sku, collective, nodes, upper=True)
     if ring is None:
         return None
@@ -158,7 +171,7 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None) ->
     link = gpu_link(sku, load_floors())
     ranks = ranks or nodes * sku.gpu.count
     nvls, assumed = nvls_possible(sku)
-    if collective == "all_reduce" and nvls and link is not None:
+    if collective == "all_reduce" and nvls and link is not None and algorithm != "Ring":
         in_switch = link[0] * 2 * (ranks - 1) / ranks
         if nodes == 1:
             return Bound(round(in_switch, 1), "derived", "limit with NVLS (reduction in the NVSwitch)",
@@ -192,7 +205,12 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
     if nodes == 1 and single is not None and gbps > single.gbps:
         # never ask more of a node than the SKU's own published all_reduce threshold does
         gbps, source = single.gbps, f"{source}; capped at the published single-node all_reduce floor ({single.citation()})"
-    return Bound(round(gbps, 1), "derived", f"derived floor: {factor.efficiency:g} x {ring[0]:g} GB/s", source)
+    decisive = factor.measured(nodes, sku.gpu.count)
+    if not decisive:
+        source = (f"{source}; reference only: the factor was measured on {factor.shapes()}, "
+                  f"not {nodes} node(s) x {sku.gpu.count} GPUs")
+    return Bound(round(gbps, 1), "derived", f"derived floor: {factor.efficiency:g} x {ring[0]:g} GB/s", source,
+                 decisive=decisive)
 
 
 def published_bound(row: Floor) -> Bound:

@@ -1,7 +1,7 @@
 """The floors-and-limits table of docs/nccl-report.md, generated from the data (``python -m hpcconf.nccl_report.bounds_doc``).
 
 Every catalog SKU, node counts 1, 2, 4 and 16, each collective of the matrix: the floor (published or
-derived, marked) and the physical limit, in GB/s of busbw.
+derived, marked decisive ``*`` or reference only ``~``) and the physical limit, in GB/s of busbw.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ NODES = (1, 2, 4, 16)
 def _cell(sku, collective: str, nodes: int) -> str:
     f = floor(sku, collective, nodes, nodes * sku.gpu.count)
     lim = limit(sku, collective, nodes)
-    floor_text = "-" if f is None else f"{f.gbps:g}" + ("" if f.origin == "published" else "*")
+    mark = "" if f is None or f.origin == "published" else ("*" if f.decisive else "~")
+    floor_text = "-" if f is None else f"{f.gbps:g}{mark}"
     return f"{floor_text} / {'-' if lim is None else f'{lim.gbps:g}'}"
 
 

@@ -1,6 +1,7 @@
 """``hpcconf nccl-report LOG...``: nccl-tests logs -> table and verdict against the SKU's sourced floor.
 
-Exit status: 0 when nothing failed (pass, "no floor", inconclusive), 1 when a run is below its floor or
+Exit status: 0 when nothing failed (pass, "no floor", inconclusive, "below reference": under a derived floor
+beyond the shapes it was measured on), 1 when a run is below a decisive floor or
 returned wrong data, or nccl-tests reported an error on its run (an error finding, hpcconf.nccl_report.findings:
 wrong data, a failed check, a test that stopped), 2 for bad input (no nccl-tests table in a
 log, unknown SKU, bad option).
@@ -105,7 +106,8 @@ def nccl_report_command(
                                          "(default 0.9, the tolerance of nccl-tests' NCCL_TESTS_MIN_BW check)."),
     sku_dir: list[Path] = sku_dir_option(),
 ) -> None:
-    """Judge nccl-tests logs against the SKU's bus-bandwidth floor, published or derived (exit 1 when below)."""
+    """Judge nccl-tests logs against the SKU's bus-bandwidth floor, published or derived (exit 1 below a decisive
+    floor; a derived one beyond the shapes it was measured on is reference only)."""
     from .render import RENDERERS
     from .verdict import Target
 

@@ -39,11 +39,13 @@ class Series:
 class Level:
     label: str
     gbps: float
-    kind: str  # "floor", "limit" (the physical ceiling) or "line rate" (a link it comes from, not a busbw bound)
+    kind: str  # "floor", "reference floor" (derived, not decisive on the run's shape), "limit" (the physical
+    # ceiling) or "line rate" (a link it comes from, not a busbw bound)
 
 
 # (linestyle, colour) per level kind: the ceiling and the line rates never look alike
-STYLES = {"floor": ("--", "tab:red"), "limit": ("-", "black"), "line rate": (":", "tab:gray")}
+STYLES = {"floor": ("--", "tab:red"), "reference floor": ("-.", "tab:orange"), "limit": ("-", "black"),
+          "line rate": (":", "tab:gray")}
 
 
 def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
@@ -52,8 +54,9 @@ def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
     levels: dict[tuple[str, float], Level] = {}
     for v in verdicts:
         if v.floor is not None:
-            origin = "derived" if v.derived else "published"
-            level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps, "floor")
+            origin = v.floor_kind
+            level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps,
+                          "floor" if v.decisive else "reference floor")
             levels[(level.kind, level.gbps)] = level
         for limit in v.limits:
             if limit.ceiling:

@@ -18,11 +18,11 @@ def summary_row(v: Verdict) -> list[str]:
     rows = v.rows
     largest = max(rows, key=lambda r: r.size)
     peak = max(max(m.busbw for m in (r.out_of_place, r.in_place) if m is not None) for r in rows)
-    limit = v.limits[0].gbps if v.limits else None
+    limit = v.ceiling.gbps if v.ceiling else None
     return [
         f"{v.log}:{v.run.line}", v.run.collective or "?", v.dtype, str(v.run.ranks or "?"), str(v.nodes or "?"),
         f"{human_size(rows[0].size)}-{human_size(largest.size)}", _fmt(largest.busbw), _fmt(peak),
-        (_fmt(v.floor.gbps) + (" (derived)" if v.derived else "")) if v.floor else "no floor", _fmt(limit), v.status,
+        (_fmt(v.floor.gbps) + (f" ({v.floor_kind})" if v.derived else "")) if v.floor else "no floor", _fmt(limit), v.status,
     ]
 
 
@@ -35,7 +35,7 @@ def _sources(verdicts: list[Verdict]) -> list[str]:
     seen: dict[str, None] = {}
     for v in verdicts:
         if v.floor:
-            kind = "derived floor" if v.derived else "floor"
+            kind = "floor" if not v.derived else ("derived floor" if v.decisive else "reference-only derived floor")
             seen[f"{kind} {v.floor.gbps:g} GB/s ({v.floor.sku}, {v.floor.nodes} node(s), {v.floor.message_size}): "
                  f"{v.floor.citation()}"] = None
         if v.reference:
@@ -77,10 +77,12 @@ def verdict_json(v: Verdict) -> dict:
         "status": v.status, "message": v.message, "measured_gbps": v.measured, "at_bytes": v.at_size,
         "floor": None if v.floor is None else {"gbps": v.floor.gbps, "message_size": v.floor.message_size,
                                                 "origin": "derived" if v.derived else "published",
+                                                "decisive": v.decisive,
                                                 "source": v.floor.citation()},
         "gap_gbps": v.gap_gbps, "gap_percent": v.gap_percent,
         "reference": None if v.reference is None else {"gbps": v.reference.gbps, "message_size": v.reference.message_size,
                                                         "source": v.reference.citation()},
+        "limit_gbps": v.ceiling.gbps if v.ceiling else None,
         "limits": [{"label": limit.label, "gbps": limit.gbps, "source": limit.source, "ceiling": limit.ceiling}
                    for limit in v.limits],
         "rows": [{"bytes": r.size, "count": r.count, "redop": r.redop, "root": r.root, "line": r.line,

@@ -5,7 +5,9 @@ health check runs). The measured value is the row at that size: the mean of its 
 in-place busbw, as nccl-tests' ``# Avg bus bandwidth`` (what the health check reads) would be for a run
 of that single size. A log that stops below the floor's size is judged only when it already passes at
 its largest size (busbw grows with the message size); otherwise the verdict is "inconclusive", never a
-guessed failure. Only ``float`` rows are judged, the type the thresholds were set with.
+guessed failure. Only ``float`` rows are judged, the type the thresholds were set with. A derived floor
+beyond the shapes its efficiency was measured on is reference only: a run under it is "below reference",
+reported, never failed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES
 from ..knowledge.nccl_floors import Floor, FloorTable
 from ..parsers.nccl_tests_log import Row, TestRun
 
-Status = Literal["pass", "below", "wrong", "inconclusive", "no floor"]
+Status = Literal["pass", "below", "below reference", "wrong", "inconclusive", "no floor"]
 FAILING: frozenset[str] = frozenset({"below", "wrong"})
 JUDGED_TYPE = "float"
 
@@ -57,6 +59,14 @@ class Verdict:
     limits: list[Limit] = field(default_factory=list)
     sku: Optional[str] = None  # the SKU judged against (--sku, --spec)
     derived: bool = False  # the floor is derived from the SKU's links, not published (hpcconf.knowledge.nccl_bounds)
+    decisive: bool = True  # False: a derived floor beyond the shapes it was measured on, reported, never failing
+
+    @property
+    def floor_kind(self) -> str:
+        """The floor's provenance as every format shows it: published, derived, or derived (reference only)."""
+        if not self.derived:
+            return "published"
+        return "derived" if self.decisive else "derived, reference only"
 
     @property
     def rows(self) -> list[Row]:
@@ -72,6 +82,12 @@ class Verdict:
     def gap_percent(self) -> Optional[float]:
         gap = self.gap_gbps
         return None if gap is None or self.floor is None else round(100.0 * gap / self.floor.gbps, 1)
+
+    @property
+    def ceiling(self) -> Optional[Limit]:
+        """The busbw bound for the run's collective and algorithm (None where no link bounds it), the one
+        limit the table, the JSON and the plot call "limit"; the others are line rates."""
+        return next((limit for limit in self.limits if limit.ceiling), None)
 
     @property
     def failed(self) -> bool:
@@ -93,13 +109,18 @@ def line_rates(sku: Sku, nodes: int, table: FloorTable) -> list[Limit]:
 
 
 
+def run_algorithm(run: TestRun) -> Optional[str]:
+    """The NCCL algorithm the run was pinned to, where the log says it: the generated jobs' Ring pass."""
+    return "Ring" if run.label is not None and run.label.startswith("ring.") else None
+
+
 def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTable,
-               ranks: Optional[int] = None) -> list[Limit]:
-    """The collective's physical ceiling first (NVLS/NVLSTree where the SKU has NVLink SHARP), then the
-    line rates it comes from."""
+               ranks: Optional[int] = None, algorithm: Optional[str] = None) -> list[Limit]:
+    """The collective's physical ceiling for its algorithm first (NVLS/NVLSTree where the SKU has NVLink
+    SHARP and the run is not pinned to Ring), then the line rates it comes from."""
     from ..knowledge.nccl_bounds import limit
 
-    ceiling = limit(sku, collective, nodes, ranks) if collective else None
+    ceiling = limit(sku, collective, nodes, ranks, algorithm) if collective else None
     lines = line_rates(sku, nodes, table)
     if ceiling is None:
         return lines
@@ -107,7 +128,8 @@ def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTabl
 
 
 def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], rows: list[Row],
-                   table: FloorTable) -> Optional[Floor]:
+                   table: FloorTable) -> Optional[tuple[Floor, bool]]:
+    """The derived floor for the run and whether it is decisive on the run's shape."""
     from ..knowledge.nccl_bounds import floor
 
     bound = floor(sku, collective, nodes, ranks, table)
@@ -116,7 +138,7 @@ def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], 
     largest = max(rows, key=lambda r: r.size)
     return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks or nodes * sku.gpu.count,
                  message_size=human_size(max(largest.size, DERIVED_MIN_BYTES)), gbps=bound.gbps,
-                 source=f"derived: {bound.label}; {bound.source}")
+                 source=f"derived: {bound.label}; {bound.source}"), bound.decisive
 
 
 def _row_at(rows: list[Row], size: int) -> Optional[Row]:
@@ -139,7 +161,7 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     if nodes is None:
         verdict.message = "no floor: the log does not say how many nodes ran; pass --nodes"
         return verdict
-    verdict.limits = limits_for(target.sku, run.collective, nodes, table, run.ranks)
+    verdict.limits = limits_for(target.sku, run.collective, nodes, table, run.ranks, run_algorithm(run))
     if run.collective is None:
         verdict.message = "no floor: the log does not name the collective; pass --collective"
         return verdict
@@ -147,7 +169,9 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
                                         floor.message_bytes if floor else None)
     if floor is None:
-        floor = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table)
+        derived = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table)
+        if derived is not None:
+            floor, verdict.decisive = derived
         verdict.derived = floor is not None
     if floor is None:
         verdict.message = (f"no floor: no published threshold for {run.collective} on {nodes} x {target.sku.name}"
@@ -199,7 +223,13 @@ def _compare_derived(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict
                            f"({floor.gbps:g} GB/s) is a bandwidth plateau: rerun with -e 1G")
     elif verdict.measured >= floor.gbps:
         verdict.status = "pass"
-        verdict.message = f"pass (derived floor): {verdict.measured:g} >= {floor.gbps:g} GB/s at {human_size(row.size)}"
+        kind = "derived floor" if verdict.decisive else "derived floor, reference only"
+        verdict.message = f"pass ({kind}): {verdict.measured:g} >= {floor.gbps:g} GB/s at {human_size(row.size)}"
+    elif not verdict.decisive:
+        verdict.status = "below reference"
+        verdict.message = (f"below the reference floor (derived, reference only: not measured on this shape, "
+                           f"so not a failure): {verdict.measured:g} GB/s at {human_size(row.size)}, reference "
+                           f"{floor.gbps:g} GB/s (-{verdict.gap_gbps:g} GB/s, -{verdict.gap_percent:g}%)")
     else:
         verdict.status = "below"
         verdict.message = (f"below the derived floor: {verdict.measured:g} GB/s at {human_size(row.size)}, derived "

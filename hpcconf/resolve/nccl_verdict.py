@@ -2,7 +2,8 @@
 job's own bash/awk verdict (hpcconf.targets.nccl_verdict) judges with exactly what ``hpcconf nccl-report``
 uses: the published floor for the run where one exists, else the one derived from the SKU's links
 (hpcconf.knowledge.nccl_bounds), read the same way (a published one at its message size, a derived one at
-the largest message, which must reach ``DERIVED_MIN_BYTES``).
+the largest message, which must reach ``DERIVED_MIN_BYTES``). A derived floor beyond the shapes its factor was
+measured on is ``decisive=False``: the job reports a run under it and does not fail.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class VerdictFloor:
     origin: Literal["published", "derived"]
     message_bytes: int  # published: the size the floor is set at; derived: the least the largest size must be
     source: str
+    decisive: bool = True  # False: a reference-only derived floor (hpcconf.knowledge.nccl_bounds.Bound.decisive)
 
 
 def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional[VerdictFloor]:
@@ -33,5 +35,7 @@ def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional
         return VerdictFloor(bound.gbps, "published", size_bytes(bound.message_size), bound.source)
     # The job prints the floor and its links; the efficiency's evidence stays in data/nccl_floors.yaml
     # (`derivation`), which nccl-report cites in full.
+    kind = "derived" if bound.decisive else "reference only (derived, not measured on this shape)"
     return VerdictFloor(bound.gbps, "derived", DERIVED_MIN_BYTES,
-                        f"derived: {bound.label}; efficiency: hpcconf data/nccl_floors.yaml derivation")
+                        f"{kind}: {bound.label}; efficiency: hpcconf data/nccl_floors.yaml derivation",
+                        bound.decisive)

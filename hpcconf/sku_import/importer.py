@@ -263,8 +263,8 @@ def _nvlink_block(col: Collection, draft: Draft, report: SmiReport, directory: P
         put(nvlink, "nvswitch", switched, why)
         if not switched:
             draft.notes.append("nvlink.nvswitch: not established by the collection (" + why + "); left false")
-        draft.notes.append("nvlink.nvls: NVLink SHARP support cannot be read from these files; left false "
-                           "(NCCL still detects and uses it when the fabric has it)")
+        draft.notes.append("nvlink.nvls: NVLink SHARP support cannot be read from these files; left unstated "
+                           "(unknown; NCCL still detects and uses it when the fabric has it)")
         links = sorted({n for per in peers.values() for n in per.values()})
         nvlink["description"] = (f"NVLink, {max(active.values()) if active else '?'} active links per GPU"
                                  + (f" (nvidia-smi topo -m: NV{'/NV'.join(map(str, links))})" if links else ""))

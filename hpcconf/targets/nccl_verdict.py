@@ -9,7 +9,9 @@ on stderr, and the run is judged;
 busbw is the mean of out-of-place and in-place (what nccl-tests' "Avg bus bandwidth" is for one size),
 rounded to 0.01 GB/s. A published floor (``at BYTES``) is read at its message size: below it fails; a log
 that stops short is read at its largest smaller size, which can only pass (busbw grows with size), else it
-is inconclusive. A derived floor (``from BYTES``) is read at the largest size, inconclusive below BYTES.
+is inconclusive. A derived floor (``from BYTES``) is read at the largest size, inconclusive below BYTES; a
+reference-only one (``ref BYTES``: derived beyond the shapes its factor was measured on) is read the same way,
+and a run under it is reported ("below reference") without failing the job.
 Only float rows are judged, the type the floors are set with. A failure appends to the bash array
 ``FAILED``. A row is read as hpcconf.parsers.nccl_tests_log.parse_row reads it: size count type redop root,
 then time algbw busbw [#wrong] out of place, and in place where its time algbw busbw are there (so a line cut
@@ -23,7 +25,7 @@ import shlex
 from ..catalog import Sku
 from ..resolve.nccl_verdict import verdict_floor
 
-CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message bytes> <floor source>]
+CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from|ref> <message bytes> <floor source>]
   awk -v label="$2" -v floor="${3:-}" -v mode="${4:-}" -v at="${5:-}" -v source="${6:-}" '
     /Test [A-Z]+ failure|pid [0-9]+: Test failure |^# *(Out of bounds values|Avg bus bandwidth) *:.* FAILED/ {
       if (!said++) first = $0
@@ -51,7 +53,7 @@ CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message 
       if (said) { printf "%s: FAIL: nccl-tests reported %d error(s), first: %s\n", label, said, first; exit 1 }
       if (floor == "") { printf "%s: ok: %d rows, no wrong results (no floor)\n", label, rows; exit 0 }
       if (!floats) { printf "%s: ok: no float rows: not judged\n", label; exit 0 }
-      if (mode == "from") {
+      if (mode == "from" || mode == "ref") {
         if (largest + 0 < at + 0) { printf "%s: inconclusive: largest message %s bytes, the derived floor is read from %s bytes\n", label, largest, at; exit 0 }
         size = largest; bw = largestbw
       } else if (exact) { size = at; bw = atbw
@@ -59,6 +61,7 @@ CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from> <message 
         if (belowbw + 0 >= floor + 0) { printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes, below the floor size %s (%s)\n", label, belowbw, floor, below, at, source; exit 0 }
         printf "%s: inconclusive: busbw %.2f GB/s at %s bytes; the %s GB/s floor is set at %s bytes\n", label, belowbw, below, floor, at; exit 0
       } else { printf "%s: inconclusive: every message is larger than the floor size (%s bytes)\n", label, at; exit 0 }
+      if (bw < floor + 0 && mode == "ref") { printf "%s: below reference: busbw %.2f GB/s at %s bytes, reference floor %s GB/s, not a failure (%s)\n", label, bw, size, floor, source; exit 0 }
       if (bw < floor + 0) { printf "%s: FAIL: busbw %.2f GB/s at %s bytes, floor %s GB/s (%s)\n", label, bw, size, floor, source; exit 1 }
       printf "%s: pass: busbw %.2f GB/s >= %s GB/s at %s bytes (%s)\n", label, bw, floor, size, source
     }' "$1" || FAILED+=("$2: see the verdict above")
@@ -71,5 +74,5 @@ def check_log_floor_args(sku: Sku, collective: str, nodes: int, ranks: int) -> s
     floor = verdict_floor(sku, collective, nodes, ranks)
     if floor is None:
         return ""
-    mode = "at" if floor.origin == "published" else "from"
+    mode = "at" if floor.origin == "published" else ("from" if floor.decisive else "ref")
     return f" {floor.gbps:g} {mode} {floor.message_bytes} {shlex.quote(floor.source)}"

@@ -368,6 +368,8 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     ``NCCL_ALGO`` listing only NVLS or NVLSTree for a collective on a VM size whose NVLink has no
     NVSwitch with SHARP (A100 and V100 sizes, the NC PCIe sizes). A value that fails on every
     machine, NVLink SHARP or not (a global ``NCCL_ALGO=NVLSTree``), is NCCL029's and not repeated here.
+    On an NVSwitch size whose catalog entry does not state ``nvlink.nvls`` (a SKU file written
+    without that fact) the answer is unknown, not "absent": an info naming the missing fact.
 
     ## Why is this bad?
     NVLS needs third-generation NVSwitch (H100/H200 HGX, ``search.cc``). Where it is missing, NCCL
@@ -379,7 +381,8 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
 
     ## Severity
     Error: with NVLS the only algorithm left, calls fail with "no algorithm/protocol available" on VMs
-    without NVLink SHARP (`src/graph/tuning.cc`).
+    without NVLink SHARP (`src/graph/tuning.cc`). Info where the SKU has NVSwitch but its catalog entry
+    does not say whether it has NVLink SHARP: whether the calls fail depends on that fact.
 
     ## Example
     ```text
@@ -393,6 +396,8 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     nvlink = getattr(ctx.sku, "nvlink", None)
     if ctx.sku is None or nvlink is None or getattr(nvlink, "nvls", False):
         return
+    # NVSwitch and nvls unstated: NVLS may be there (H100/H200/B200 HGX, GB200 have it; A100's NVSwitch has not)
+    unknown = getattr(nvlink, "nvswitch", False) and getattr(nvlink, "nvls", False) is None
     for setting in _nccl_settings(doc):
         if setting.name != "NCCL_ALGO" or setting.dynamic or setting.value.startswith("^"):
             continue
@@ -400,6 +405,13 @@ def algo_nvls_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
             continue  # NCCL029 reports it: it fails on every machine, NVLink SHARP or not
         for entry in setting.value.split(";"):
             tokens = {t.strip().lower() for t in entry.split(":")[-1].split(",") if t.strip()}
+            if tokens and tokens <= {"nvls", "nvlstree"} and unknown:
+                yield _setting_finding(doc, setting, f"NCCL_ALGO={setting.value} allows only NVLS algorithms; the "
+                                                     f"catalog does not state whether {ctx.sku_name} has NVLink SHARP "
+                                                     f"(nvlink.nvls): without it every call of that collective fails",
+                                       hint=f"state nvlink.nvls in {ctx.sku_name}'s SKU file (with its source), "
+                                            "or allow Ring/Tree as well", severity=Severity.INFO)
+                break
             if tokens and tokens <= {"nvls", "nvlstree"}:
                 yield _setting_finding(doc, setting, f"NCCL_ALGO={setting.value} allows only NVLS algorithms, "
                                                      f"but {ctx.sku_name} has no NVLink SHARP (NVSwitch gen 3)",
