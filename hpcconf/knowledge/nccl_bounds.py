@@ -64,9 +64,19 @@ class Efficiency:
     efficiency: float
     source: str
     measured_on: tuple[tuple[int, int], ...] = ()  # (nodes, GPUs per node) the factor's evidence was measured on
+    # Beyond the measured node count, up to ``scaled_to_nodes`` nodes of the measured node size, a lower factor
+    # that is still decisive (``scaled_source`` says why it carries over); 0: no such extension.
+    scaled_to_nodes: int = 0
+    scaled_efficiency: float = 0.0
+    scaled_source: str = ""
 
     def measured(self, nodes: int, gpus_per_node: int) -> bool:
         return (nodes, gpus_per_node) in self.measured_on
+
+    def scaled(self, nodes: int, gpus_per_node: int) -> bool:
+        """True where the scaled factor decides: more nodes than measured, up to ``scaled_to_nodes``, same node size."""
+        return any(gpus == gpus_per_node and measured < nodes <= self.scaled_to_nodes
+                   for measured, gpus in self.measured_on)
 
     def shapes(self) -> str:
         return ", ".join(f"{n} node(s) x {g} GPUs" for n, g in self.measured_on) or "no shape"
@@ -76,7 +86,10 @@ class Efficiency:
 def efficiencies() -> tuple[Efficiency, ...]:
     data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
     return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"],
-                            tuple((int(s["nodes"]), int(s["gpus_per_node"])) for s in r.get("measured_on", [])))
+                            tuple((int(s["nodes"]), int(s["gpus_per_node"])) for s in r.get("measured_on", [])),
+                            int((r.get("scaled") or {}).get("to_nodes", 0)),
+                            float((r.get("scaled") or {}).get("efficiency", 0.0)),
+                            str((r.get("scaled") or {}).get("source", "")))
                  for r in data.get("derivation", []))
 
 
@@ -199,17 +212,21 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
     if ring is None:
         return None
     factor = efficiency(collective, nodes)
-    gbps = ring[0] * factor.efficiency
+    scaled = factor.scaled(nodes, sku.gpu.count)
+    used = factor.scaled_efficiency if scaled else factor.efficiency
+    gbps = ring[0] * used
     source = f"{ring[1]}; efficiency: {factor.source}"
+    if scaled:
+        source = f"{source}; at {nodes} nodes: {factor.scaled_source}"
     single = table.floor(sku.name, "all_reduce", 1, sku.gpu.count)
     if nodes == 1 and single is not None and gbps > single.gbps:
         # never ask more of a node than the SKU's own published all_reduce threshold does
         gbps, source = single.gbps, f"{source}; capped at the published single-node all_reduce floor ({single.citation()})"
-    decisive = factor.measured(nodes, sku.gpu.count)
+    decisive = scaled or factor.measured(nodes, sku.gpu.count)
     if not decisive:
         source = (f"{source}; reference only: the factor was measured on {factor.shapes()}, "
                   f"not {nodes} node(s) x {sku.gpu.count} GPUs")
-    return Bound(round(gbps, 1), "derived", f"derived floor: {factor.efficiency:g} x {ring[0]:g} GB/s", source,
+    return Bound(round(gbps, 1), "derived", f"derived floor: {used:g} x {ring[0]:g} GB/s", source,
                  decisive=decisive)
 
 
