@@ -316,7 +316,8 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
     the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
     the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
-    kubernetes-validate package: unknown fields, wrong types, values off an enum. Missing required
+    kubernetes-validate package: unknown fields and wrong types (the OpenAPI schema carries no enums for core
+    fields: values such as ``restartPolicy`` are checked in the API server's Go code, not here). Missing required
     fields are not reported (patches and chart fragments are partial by design).
 
     ## Why is this bad?
