@@ -50,7 +50,7 @@ class Release:
         return f"{REPOSITORY} @ {self.tag} ({self.commit[:12]})"
 
 
-def _tag_key(tag: str) -> tuple[int, ...]:
+def tag_key(tag: str) -> tuple[int, ...]:
     return tuple(int(part) for part in tag.split("."))
 
 
@@ -66,7 +66,7 @@ def releases() -> dict[str, Release]:
             slurm_versions=tuple(facts.get("slurm_versions", ())), slurm_version_default=facts.get("slurm_version_default"),
             new_vnet_prefixes=tuple(facts.get("new_vnet_prefixes", ())), cyclecloud_slurm=facts.get("cyclecloud_slurm"),
             bicep_slurm_version_default=facts.get("bicep_slurm_version_default"))
-    return {tag: found[tag] for tag in sorted(found, key=_tag_key)}
+    return {tag: found[tag] for tag in sorted(found, key=tag_key)}
 
 
 def newest() -> Release:
@@ -95,3 +95,17 @@ def slurm_version_problem(version: str, rel: Release) -> str | None:
     stale = (f" ({version} is mainTemplate.bicep's stale default, not a version the release's portal offers)"
              if version == rel.bicep_slurm_version_default else "")
     return f"CCWS {rel.tag} ships Slurm {shipped}, not {version}{stale}"
+
+
+def release_for(project_version: object) -> tuple[Release, str]:
+    """The release a parameters file is judged against, and how it was chosen: its ``projectVersion`` when that
+    names a release we hold, else the newest."""
+    if isinstance(project_version, str) and project_version in releases():
+        return releases()[project_version], f"CCWS {project_version} (its projectVersion)"
+    rel = newest()
+    return rel, f"CCWS {rel.tag} (the newest release; projectVersion names another)"
+
+
+def releases_knowing(names: set[str]) -> list[str]:
+    """Releases whose mainTemplate declares every parameter of ``names``, newest first."""
+    return [tag for tag, rel in reversed(releases().items()) if names <= set(rel.parameters)]
