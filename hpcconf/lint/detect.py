@@ -119,10 +119,9 @@ def _kind_by_name(name: str) -> str | None:
         return Kind.NCCL_CONF
     if name.lower().endswith(".tfvars"):
         return Kind.TFVARS
-    if name.lower() == "gres.conf":
-        return Kind.GRES_CONF
-    if name.lower() == "cgroup.conf":
-        return Kind.CGROUP_CONF
+    for conf, kind in (("gres.conf", Kind.GRES_CONF), ("cgroup.conf", Kind.CGROUP_CONF)):  # also ndv5.gres.conf
+        if name.lower() == conf or name.lower().endswith((f".{conf}", f"-{conf}", f"_{conf}")):
+            return kind
     return None
 
 

@@ -133,6 +133,8 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('SLURM003', 'slurm', 'document', ('sbatch-script', 'shell-script')),
     ('SLURM004', 'slurm', 'document', ('sbatch-script',)),
     ('SLURM005', 'slurm', 'document', ('tfvars',)),
+    ('SLURM101', 'slurm_gres', 'document', ('gres-conf',)),
+    ('SLURM102', 'slurm_gres', 'document', ('cgroup-conf',)),
     ('VOL001', 'volcano', 'document', ('volcano-job',)),
     ('VOL002', 'volcano', 'document', ('volcano-job',)),
     ('VOL003', 'volcano', 'document', ('volcano-job',)),
@@ -179,5 +181,6 @@ DOCUMENT_RULE_MODULE_KINDS: dict[str, frozenset[str]] = {
     'rccl': frozenset(['dockerfile', 'env-file', 'k8s-manifest', 'nccl-conf', 'sbatch-script', 'shell-script', 'volcano-job']),
     'secrets': frozenset(['azhop-config', 'ccws-parameters', 'cgroup-conf', 'cyclecloud-slurm-parameters', 'dockerfile', 'env-file', 'gres-conf', 'helm-values/amd-gpu-operator', 'helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery', 'hostdevicenetwork', 'k8s-manifest', 'nccl-conf', 'nccl-graph', 'nccl-topology', 'nhc-conf', 'nicclusterpolicy', 'sbatch-script', 'shell-script', 'sku-file', 'slurm-conf', 'tfvars', 'volcano-job']),
     'slurm': frozenset(['sbatch-script', 'shell-script', 'tfvars']),
+    'slurm_gres': frozenset(['cgroup-conf', 'gres-conf']),
     'volcano': frozenset(['volcano-job']),
 }
