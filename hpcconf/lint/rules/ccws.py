@@ -263,7 +263,8 @@ def subnet_plan(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     address = vnet["addressSpace"]
     at = _value_path("network", "addressSpace")
     filers = _filer_types(values)
-    additional = values.get("additionalFilesystem") if isinstance(values.get("additionalFilesystem"), dict) else {}
+    raw_additional = values.get("additionalFilesystem")
+    additional: dict[str, Any] = raw_additional if isinstance(raw_additional, dict) else {}
     try:
         plan = network.subnet_plan(address, netapp="anf-new" in filers, lustre="aml-new" in filers,
                                    bastion=vnet.get("bastion") is True, release=rel.tag)
