@@ -44,6 +44,13 @@ def test_tab_indented_json_is_read_with_its_positions(tmp_path):
     assert ("CCWS004", line, "warning") in _codes(tmp_path, "ccw.json", text)
 
 
+def test_commented_json_is_read_with_its_positions(tmp_path):
+    text = GOOD.read_text().replace('"contentVersion"', '// written by hand\n  /* ccw */ "contentVersion"', 1)
+    text = text.replace('"25.11.5",', '"23.11.7-1", // stale')
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "23.11.7-1" in ln)
+    assert ("CCWS004", line, "warning") in _codes(tmp_path, "ccw.json", text)
+
+
 def test_project_version_chooses_the_release(tmp_path):
     data = json.loads(GOOD.read_text())
     data["parameters"]["slurmSettings"]["value"]["version"] = "25.11.4"

@@ -74,9 +74,7 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
         return []
     if kind is not None and kind not in YAML_KINDS:
         return [Document(path=display, kind=kind, text=text, source_path=source_path)]
-    # JSON may indent with tabs, which YAML refuses; outside strings (which hold no raw tab) a space reads the same
-    # and keeps every column
-    yaml_docs = load_documents(text.replace("\t", " ") if kind in JSON_KINDS else text, display)
+    yaml_docs = load_documents(json_as_yaml(text) if kind in JSON_KINDS else text, display)
     placed = placements(source_path) if kind is None else None
     docs = []
     for yaml_doc in yaml_docs:
@@ -164,6 +162,33 @@ _CCWS_PARAMETERS = ("ccVMName", "ccVMSize", "schedulerNode", "loginNodes", "slur
 _CYCLECLOUD_SLURM_PARAMETERS = ("configuration_slurm_version", "additional_slurm_config", "GPUMachineType",
                                 "MaxGPUExecuteNodeCount", "HPCMachineType", "HTCMachineType", "SchedulerMachineType",
                                 "NodeNameIsHostname", "configuration_slurm_accounting_enabled", "GPUImageName")
+
+
+def json_as_yaml(text: str) -> str:
+    """JSON as the YAML loader reads it, every line and column kept: tabs (YAML refuses them as indentation; JSON
+    strings hold no raw tab) and the // and /* */ comments `az deployment` accepts in parameters files become
+    spaces."""
+    out, i, n, quoted = list(text.replace("\t", " ")), 0, len(text), False
+    while i < n:
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            line_comment = text[i + 1] == "/"
+            found = text.find("\n", i) if line_comment else text.find("*/", i + 2)
+            end = n if found < 0 else found if line_comment else found + 2
+            for j in range(i, end):
+                if out[j] != "\n":
+                    out[j] = " "
+            i = end
+            continue
+        i += 1
+    return "".join(out)
 
 
 def json_kind(text: str) -> str | None:

@@ -182,7 +182,8 @@ def slurm_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``slurmSettings``, which deploys the template's default ``23.11.7-1``.
 
     ## Why is this bad?
-    The version goes to the cluster's ``configuration_slurm_version``; cyclecloud-slurm installs
+    The version goes to the cluster's ``configuration_slurm_version`` (``bicep/files-to-load/create_cc_param.py``
+    copies ``slurmSettings.version``); cyclecloud-slurm installs
     ``slurm*=<version>*`` from packages.microsoft.com on every node (``azure-slurm-install``). The release is built
     and tested with its portal's versions, and the cyclecloud-slurm project it runs offers only those (4.0.9 offers
     25.11.5 only, ``project.ini``); another version installs only where the repository still publishes it for the
