@@ -307,3 +307,15 @@ def test_a_portal_like_parameter_set_validates_and_mutations_are_refused():
     unknown = copy.deepcopy(good)
     unknown["d64d"] = {"sku": "Standard_D64d_v5"}  # a parameter of 2025.06.03, gone at 2026.07.02
     assert any("'d64d' was unexpected" in e.message for e in validator.iter_errors(unknown))
+
+
+def test_reader_reads_every_bicep_file_of_the_oldest_and_newest_release():
+    tool = _tool()
+    if not tool.CCWS.is_dir():
+        pytest.skip("no mirror of Azure/cyclecloud-slurm-workspace (fetch github:Azure/cyclecloud-slurm-workspace)")
+    tags = tool.release_tags()
+    for tag in (tags[0], tags[-1]):
+        files = [f for f in tool.git(tool.CCWS, "ls-tree", "-r", "--name-only", tag).split() if f.endswith(".bicep")]
+        assert files
+        for name in files:
+            parse_bicep(tool.git(tool.CCWS, "show", f"{tag}:{name}"))  # raises BicepSyntaxError with the line
