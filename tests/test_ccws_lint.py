@@ -85,3 +85,40 @@ def test_gres_conf_with_sku_option_is_judged(tmp_path):
     ctx.sku = lookup_sku("Standard_NC24rs_v3")  # 4 GPUs
     codes = [(f.code, f.line) for f in lint_paths([str(path)], ctx).findings]
     assert ("SLURM101", 1) in codes
+
+
+def _older_release_file() -> dict:
+    """A parameters file in the shape of releases 2025.04.07-2025.09.15 (adminSshPublicKey, no schedFilesystem,
+    ANF's anfServiceTier, Slurm 24.05.4-2), as scripts written for them generate it."""
+    image = "cycle.image.ubuntu22"
+    values = {
+        "location": "eastus", "adminUsername": "hpcadmin", "adminSshPublicKey": "ssh-rsa AAAAB3NzaC1yc2E hpcadmin",
+        "ccVMName": "ccw-cyclecloud-vm", "ccVMSize": "Standard_D4as_v5", "resourceGroup": "ccw-rg",
+        "sharedFilesystem": {"type": "anf-new", "anfServiceTier": "Premium", "anfCapacityInTiB": 2},
+        "network": {"type": "new", "addressSpace": "10.0.0.0/24", "bastion": False, "createNatGateway": True},
+        "storagePrivateDnsZone": {"type": "new"},
+        "slurmSettings": {"startCluster": True, "version": "24.05.4-2", "healthCheckEnabled": False},
+        "schedulerNode": {"sku": "Standard_D4as_v5", "osImage": image},
+        "loginNodes": {"sku": "Standard_D2as_v5", "osImage": image, "initialNodes": 0, "maxNodes": 1},
+        "htc": {"sku": "Standard_F2s_v2", "maxNodes": 1, "osImage": image, "useSpot": True},
+        "hpc": {"sku": "Standard_HB176rs_v4", "maxNodes": 1, "osImage": image},
+        "gpu": {"sku": "Standard_ND96isr_H100_v5", "maxNodes": 1, "osImage": image}, "tags": {},
+    }
+    return {"$schema": SCHEMA, "contentVersion": "1.0.0.0", "parameters": {k: {"value": v} for k, v in values.items()}}
+
+
+def test_a_file_of_an_older_release_is_judged_as_that_release(tmp_path):
+    data = _older_release_file()
+    assert [c for c in _codes(tmp_path, "old.json", json.dumps(data, indent=2)) if c[0] != "CCWS002"] == []
+    del data["parameters"]["sharedFilesystem"]["value"]["anfServiceTier"]
+    data["parameters"]["sharedFilesystem"]["value"]["anfServiceLevel"] = "Premium"  # 2026.07.02's name
+    result = lint_paths([str(_write(tmp_path, "mixed.json", json.dumps(data, indent=2)))], LintContext())
+    messages = [f.message for f in result.findings if f.code == "CCWS003"]
+    assert len(messages) == 1 and "'anfServiceTier' is a required property" in messages[0]
+    assert "CCWS 2025.09.15" in messages[0]  # the newest release of those names that ships Slurm 24.05.4-2
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -97,13 +97,31 @@ def slurm_version_problem(version: str, rel: Release) -> str | None:
     return f"CCWS {rel.tag} ships Slurm {shipped}, not {version}{stale}"
 
 
-def release_for(project_version: object) -> tuple[Release, str]:
-    """The release a parameters file is judged against, and how it was chosen: its ``projectVersion`` when that
-    names a release we hold, else the newest."""
-    if isinstance(project_version, str) and project_version in releases():
-        return releases()[project_version], f"CCWS {project_version} (its projectVersion)"
-    rel = newest()
-    return rel, f"CCWS {rel.tag} (the newest release; projectVersion names another)"
+def release_for(parameters: dict[str, Any]) -> tuple[Release, str]:
+    """The release a parameters file (``parameters``: its ``parameters`` object) is judged against, and how it was
+    chosen, from what the file shows: its ``projectVersion`` when that names a release we hold; else the newest
+    release that declares every parameter the file gives and requires none it lacks (or, failing that, only
+    declares them all), preferring one that ships its ``slurmSettings.version``; else the newest."""
+    value = parameters.get("projectVersion", {}).get("value") if isinstance(parameters.get("projectVersion"), dict) \
+        else None
+    if isinstance(value, str) and value in releases():
+        return releases()[value], f"CCWS {value} (its projectVersion)"
+    names = set(parameters)
+    newest_first = list(reversed(releases().values()))
+    known = [rel for rel in newest_first if names <= set(rel.parameters)]
+    complete = [rel for rel in known
+                if all(name in names or rel.parameters[name].get("x-secure") for name in rel.required)]
+    fits = complete or known
+    if not fits:
+        rel = newest_first[0]
+        return rel, f"CCWS {rel.tag} (the newest release; no release declares every parameter the file gives)"
+    settings = parameters.get("slurmSettings", {}).get("value") if isinstance(parameters.get("slurmSettings"), dict) \
+        else None
+    version = settings.get("version") if isinstance(settings, dict) else None
+    rel = next((r for r in fits if version in r.slurm_versions), fits[0])
+    if rel is newest_first[0]:
+        return rel, f"CCWS {rel.tag}"
+    return rel, f"CCWS {rel.tag} (the newest release whose parameters the file gives)"
 
 
 def releases_knowing(names: set[str]) -> list[str]:

@@ -34,7 +34,7 @@ def _values(doc: Document) -> dict[str, Any]:
 
 
 def _release(doc: Document) -> tuple[ccws.Release, str]:
-    return ccws.release_for(_values(doc).get("projectVersion"))
+    return ccws.release_for(_parameters(doc))
 
 
 def _value_path(name: str, *rest: Any) -> tuple:
@@ -49,8 +49,11 @@ def parameter_unknown(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A key of ``parameters`` that is not a ``param`` of ``bicep/mainTemplate.bicep`` at the release the file is
-    judged against: its ``projectVersion`` when it names a release hpcconf holds, else the newest (2026.07.02).
-    The hint names the releases that do declare it (a file written for another release).
+    judged against: its ``projectVersion`` when it names a release hpcconf holds; else the newest release that
+    declares every parameter the file gives (preferring one that requires none it lacks and ships its Slurm
+    version), so a file written for an older release is judged as that release; when no release declares them
+    all, the newest (2026.07.02). The hint names the releases that do declare it (a file written for another
+    release).
 
     ## Why is this bad?
     Azure Resource Manager refuses the whole deployment before it starts: "The template parameters 'x' in the
