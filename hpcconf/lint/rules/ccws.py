@@ -237,8 +237,9 @@ def subnet_plan(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     compute, and netapp, lustre, bastion where the file asks for them): an address that is not ``a.b.c.d/n``, host
     bits in the address, a prefix shorter than /16 (``pow2_or_0`` indexes past its table), subnets outside the
     address space, overlapping or no IPv4 range at all (a prefix longer than /24); a new Azure Managed Lustre in a
-    VNet smaller than the portal allows for its capacity; and (warning) a compute subnet with fewer addresses than
-    one partition's ``maxNodes``.
+    VNet smaller than the portal allows for its capacity; (warning) a compute subnet with fewer addresses than
+    one partition's ``maxNodes``, and (information: whether they run at once depends on the workload) fewer than
+    all partitions' together.
 
     ## Why is this bad?
     network-new.bicep adds fixed offsets to the address's octets as written, without carrying (``subnet_octets``,
@@ -298,14 +299,22 @@ def subnet_plan(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                           hint=f"use a /{needed} address space (createUiDefinition.json lustreInfoBoxNew at {rel.tag})",
                           prefer_value=True)
     usable = azhop.usable_ips(plan["compute"])
+    counts = {}
     for partition in ("htc", "hpc", "gpu"):
         array = values.get(partition)
         nodes = array.get("maxNodes") if isinstance(array, dict) else None
-        if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes > usable:
-            yield doc.at_path(_value_path(partition, "maxNodes"), f"{partition}.maxNodes is {nodes}, but the compute "
-                              f"subnet {plan['compute']} of {address} has {usable} usable addresses: nodes past them "
-                              "never start", hint="enlarge addressSpace (the compute subnet is its upper half) or "
-                              "lower maxNodes", prefer_value=True, severity=Severity.WARNING)
+        if isinstance(nodes, int) and not isinstance(nodes, bool):
+            counts[partition] = nodes
+    hint = "enlarge addressSpace (the compute subnet is its upper half) or lower maxNodes"
+    over = {partition: nodes for partition, nodes in counts.items() if nodes > usable}
+    for partition, nodes in over.items():
+        yield doc.at_path(_value_path(partition, "maxNodes"), f"{partition}.maxNodes is {nodes}, but the compute "
+                          f"subnet {plan['compute']} of {address} has {usable} usable addresses: nodes past them "
+                          "never start", hint=hint, prefer_value=True, severity=Severity.WARNING)
+    if not over and sum(counts.values()) > usable:
+        yield doc.at_path(at, f"htc, hpc and gpu together may start {sum(counts.values())} nodes, but the compute subnet "
+                          f"{plan['compute']} has {usable} usable addresses: whether they run at once depends on the "
+                          "workload", hint=hint, prefer_value=True, severity=Severity.INFO)
 
 
 # -- CCWS006 -------------------------------------------------------------------------------------------------
