@@ -144,7 +144,8 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     A value that is not of the parameter's type at the release (see CCWS001): a missing property of the chosen
     variant of a discriminated union (``sharedFilesystem`` of ``type: anf-new`` without ``anfCapacityInTiB``), a
     ``type`` no variant has, a string where an int or bool is declared, a value outside ``@minValue``/``@maxValue``
-    or ``@allowed``. Keys the type does not declare are not judged: ARM passes them through.
+    or ``@allowed``; and a parameter entry that is not ``{"value": ...}`` or a Key Vault ``{"reference": ...}``. Keys
+    the type does not declare are not judged: ARM passes them through.
 
     ## Why is this bad?
     The template is compiled with user-defined types (``types.bicep``), which Azure Resource Manager checks before
@@ -162,6 +163,11 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
     """
     rel, how = _release(doc)
+    for name, entry in _parameters(doc).items():
+        if not (isinstance(entry, dict) and ("value" in entry or "reference" in entry)):
+            yield doc.at_path(("parameters", name), f"parameter '{name}' is not {{\"value\": ...}} (or a Key Vault "
+                              "\"reference\"): Azure refuses the parameters file", hint=f"write \"{name}\": {{\"value\": ...}}",
+                              prefer_value=True)
     values = {name: value for name, value in _values(doc).items() if name in rel.parameters}
     validator = jsonschema.Draft202012Validator({**rel.schema, "additionalProperties": True, "required": []})
     for error in sorted(validator.iter_errors(values), key=lambda e: [str(p) for p in e.absolute_path]):

@@ -40,8 +40,9 @@ def gres_lines(text: str) -> list[GresLine]:
     return out
 
 
-def expand_files(value: str) -> list[str]:
-    """``/dev/nvidia[0-3,5]`` or ``/dev/nvidia0,/dev/nvidia1`` -> each device file (Slurm's hostlist form)."""
+def expand_files(value: str) -> list[str] | None:
+    """``/dev/nvidia[0-3,5]`` or ``/dev/nvidia0,/dev/nvidia1`` -> each device file (Slurm's hostlist form); None for
+    an expression this reader cannot expand (no judgement is better than a wrong count)."""
     parts, depth, start = [], 0, 0
     for i, c in enumerate(value):
         depth += (c == "[") - (c == "]")
@@ -51,14 +52,16 @@ def expand_files(value: str) -> list[str]:
     parts.append(value[start:])
     files = []
     for part in parts:
-        match = re.fullmatch(r"(.*)\[([0-9,\-]+)\](.*)", part)
-        if match is None:
+        if "[" not in part and "]" not in part:
             files.append(part)
             continue
+        match = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
+        if match is None:
+            return None
         for item in match.group(2).split(","):
             lo, _, hi = item.partition("-")
-            if not lo.isdigit() or (hi and not hi.isdigit()):
-                return []
+            if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
+                return None
             files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
     return files
 
@@ -108,7 +111,10 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
         if line.fields.get("name", "").lower() != "gpu":
             continue
         file_value = line.fields.get("file") or line.fields.get("files")
-        files = expand_files(file_value) if file_value else []
+        expanded = expand_files(file_value) if file_value else []
+        if expanded is None:
+            continue
+        files = expanded
         column = line.columns.get("file") or line.columns.get("files") or 1
         for path in files:
             nvidia, render = _NVIDIA.match(path), _AMD.match(path)
@@ -131,12 +137,13 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
         totals[nodes] = (before + count, totals.get(nodes, (0, line))[1])
     for nodes, (total, first) in totals.items():
         where = f"NodeName={nodes}" if nodes else "every node"
+        gpus = f"{total} GPU{'' if total == 1 else 's'}"
         if total > expected:
-            yield doc.at_line(first.number, f"{where} declares {total} GPUs; {sku.name} has {expected}: the node "
+            yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: the node "
                               "is set down (gpu count reported lower than configured)",
                               hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}")
         elif total < expected:
-            yield doc.at_line(first.number, f"{where} declares {total} GPUs; {sku.name} has {expected}: Slurm "
+            yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: Slurm "
                               f"schedules only {total}", hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}",
                               severity=Severity.WARNING)
 
