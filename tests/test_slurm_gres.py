@@ -102,3 +102,23 @@ def test_slurm_conf_lines_for_nvl72_need_slurm_24_05():
         slurm_gres.slurm_conf_lines(gb200, slurm_version="23.11.10")
     h100 = [entry.line for entry in slurm_gres.slurm_conf_lines(CATALOG.get("Standard_ND96isr_H100_v5"))]
     assert "TopologyPlugin=topology/block" not in h100 and "MpiDefault=none" in h100
+
+
+SLURM_MIRROR = Path("/work/.mirror/SchedMD+slurm/repo")
+
+
+@pytest.mark.parametrize("path,absent_at,present_at", [
+    ("src/plugins/topology/block", "slurm-23-02-8-1", "slurm-23-11-1-1"),
+    ("src/plugins/switch/nvidia_imex", "slurm-23-11-11-1", "slurm-24-05-1-1"),
+])
+def test_the_slurm_floors_are_the_tags(path, absent_at, present_at):
+    """The floors slurm_conf_lines relies on (knowledge.mnnvl) are where SchedMD/slurm's tags say."""
+    if not SLURM_MIRROR.is_dir():
+        pytest.skip("no mirror of SchedMD/slurm (fetch github:SchedMD/slurm)")
+
+    def has(tag: str) -> bool:
+        out = subprocess.run(["git", "--git-dir", str(SLURM_MIRROR), "ls-tree", "--name-only", f"{tag}:{path.rsplit('/', 1)[0]}"],
+                             capture_output=True, text=True, check=True).stdout.split()
+        return path.rsplit("/", 1)[1] in out
+
+    assert not has(absent_at) and has(present_at)
