@@ -319,3 +319,11 @@ def test_reader_reads_every_bicep_file_of_the_oldest_and_newest_release():
         assert files
         for name in files:
             parse_bicep(tool.git(tool.CCWS, "show", f"{tag}:{name}"))  # raises BicepSyntaxError with the line
+
+
+def test_placement_group_size_is_the_releases_own():
+    if not SHARED_INITIAL.is_file():
+        pytest.skip("../shared/upstream/azhop/cyclecloud-slurm-workspace is absent")
+    initial = json.loads(SHARED_INITIAL.read_text(encoding="utf-8"))
+    assert initial["HPCMaxScalesetSize"] == ccws.PLACEMENT_GROUP_NODES
+    assert not ccws.releases_knowing({"HPCMaxScalesetSize"})  # no mainTemplate parameter sets it

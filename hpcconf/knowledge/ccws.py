@@ -127,3 +127,13 @@ def release_for(parameters: dict[str, Any]) -> tuple[Release, str]:
 def releases_knowing(names: set[str]) -> list[str]:
     """Releases whose mainTemplate declares every parameter of ``names``, newest first."""
     return [tag for tag, rel in reversed(releases().items()) if names <= set(rel.parameters)]
+
+
+# The cluster's scale-set size for its hpc and gpu arrays: initial_params.json's HPCMaxScalesetSize (100 at 2026.07.02),
+# which cyclecloud-slurm's template applies as Azure.MaxScalesetSize to both (templates/slurm.txt at 4.0.9) and no
+# mainTemplate parameter sets. Each scale set is one placement group; azslurm splits an array into
+# ceil(maxNodes / 100) of them (azure-slurm/slurmcc/cli.py _generate_gres_conf).
+PLACEMENT_GROUP_NODES = 100
+PLACEMENT_GROUP_SOURCE = ("Azure/cyclecloud-slurm-workspace bicep/files-to-load/initial_params.json HPCMaxScalesetSize "
+                          "@ 2026.07.02; Azure/cyclecloud-slurm 4.0.9 templates/slurm.txt (Azure.MaxScalesetSize of "
+                          "the hpc and gpu arrays)")

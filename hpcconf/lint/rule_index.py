@@ -31,6 +31,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('CCWS004', 'ccws', 'document', ('ccws-parameters',)),
     ('CCWS005', 'ccws', 'document', ('ccws-parameters',)),
     ('CCWS006', 'ccws', 'document', ('cyclecloud-slurm-parameters',)),
+    ('CCWS007', 'ccws', 'document', ('ccws-parameters',)),
     ('DKR001', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR002', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR003', 'dockerfile', 'document', ('dockerfile',)),

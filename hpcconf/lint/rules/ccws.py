@@ -363,3 +363,57 @@ def block_topology_at_creation(doc: Document, ctx: LintContext) -> Iterator[Diag
                           "slurmctld does not start before topology.conf exists (cyclecloud-slurm README)",
                           hint="add it to /etc/slurm/site_specific.conf after scaling and generating topology.conf, "
                           "then scontrol reconfigure", prefer_value=True)
+
+
+# -- CCWS007 -------------------------------------------------------------------------------------------------
+
+@rule(code="CCWS007", name="ccws-array-spans-placement-groups", severity=Severity.WARNING, kinds=KINDS,
+      since="0.4.0")
+def array_spans_placement_groups(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """An InfiniBand ``hpc`` or ``gpu`` array is larger than one placement group: no job spans them over InfiniBand.
+
+    ## What it catches
+    ``hpc.maxNodes`` or ``gpu.maxNodes`` above 100 for a catalog size with InfiniBand (``Standard_ND96isr_H100_v5``,
+    ``Standard_ND128isr_NDR_GB200_v6``, ...). Sizes the catalog does not hold are not judged.
+
+    ## Why is this bad?
+    CCWS deploys the cluster with ``HPCMaxScalesetSize`` 100 (``bicep/files-to-load/initial_params.json`` at
+    2026.07.02; no mainTemplate parameter sets it), which cyclecloud-slurm's template applies as
+    ``Azure.MaxScalesetSize`` to the hpc and gpu arrays (``templates/slurm.txt`` at 4.0.9): an array of N nodes is
+    ceil(N / 100) scale sets, one placement group each, and azslurm writes them as separate groups
+    (``_generate_gres_conf``: ``num_placement_groups = ceil(max_vm_count / max_scaleset_size)``); a scale set with
+    a single placement group holds at most 100 VMs (Azure Compute API, ``singlePlacementGroup``). InfiniBand only
+    connects VMs of one scale set / placement group (Microsoft Learn, "HPC VM sizes", InfiniBand), so a job
+    larger than 100 nodes cannot run over InfiniBand (NCCL and MPI fall back to TCP), and without a topology
+    plugin (the template leaves ``TopologyPlugin`` unset) Slurm may place a smaller job across two groups.
+
+    ## Example
+    ```json
+    "gpu": {"value": {"sku": "Standard_ND96isr_H100_v5", "osImage": "...", "maxNodes": 128}}
+    ```
+
+    ## Fix
+    Keep ``maxNodes`` at 100 or below, or raise ``HPCMaxScalesetSize`` in the cluster's CycleCloud parameters after
+    deployment and run ``azslurm topology`` so Slurm keeps jobs inside one group.
+    """
+    from ...catalog import Catalog
+
+    catalog = Catalog.load()
+    values = _values(doc)
+    for partition in ("hpc", "gpu"):
+        array = values.get(partition)
+        if not isinstance(array, dict):
+            continue
+        nodes, size = array.get("maxNodes"), array.get("sku")
+        if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes <= ccws.PLACEMENT_GROUP_NODES \
+                or not isinstance(size, str) or size not in catalog:
+            continue
+        sku = catalog.get(size)
+        if sku.infiniband is None:
+            continue
+        groups = -(-nodes // ccws.PLACEMENT_GROUP_NODES)
+        yield doc.at_path(_value_path(partition, "maxNodes"), f"{partition}.maxNodes is {nodes}: {groups} placement "
+                          f"groups of at most {ccws.PLACEMENT_GROUP_NODES} {sku.name} nodes, which InfiniBand does not "
+                          "connect: no job larger than one group runs over InfiniBand",
+                          hint=f"keep maxNodes at {ccws.PLACEMENT_GROUP_NODES} or below, or raise HPCMaxScalesetSize "
+                          f"after deployment and run azslurm topology ({ccws.PLACEMENT_GROUP_SOURCE})", prefer_value=True)
