@@ -31,6 +31,10 @@ class Kind:
     NHC_CONF = "nhc-conf"  # LBNL/Azure node health check conf: <hostmask> || <check> <args>
     SLURM_CONF = "slurm-conf"  # slurm.conf lines (Key=Value) to include
     SKU_FILE = "sku-file"  # a user's SKU file shipped with a job that reads it on the nodes
+    CCWS_PARAMETERS = "ccws-parameters"  # ARM parameters file of CycleCloud Workspace for Slurm's mainTemplate
+    CYCLECLOUD_SLURM_PARAMETERS = "cyclecloud-slurm-parameters"  # a CycleCloud Slurm cluster's parameters (JSON)
+    GRES_CONF = "gres-conf"  # Slurm gres.conf
+    CGROUP_CONF = "cgroup-conf"  # Slurm cgroup.conf
 
     @classmethod
     def all(cls) -> list[str]:

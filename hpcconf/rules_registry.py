@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 from .diagnostics import Severity
 
 REQUIRED_SECTIONS = ("## What it catches", "## Why is this bad?", "## Example", "## Fix")
-CODE_PATTERN = re.compile(r"^(HPC|SPEC|XA|K8S|VOL|HELM|NCCL|AZH|MPI|DKR|SLURM|SEC|NHC)\d{3}$")
+CODE_PATTERN = re.compile(r"^(HPC|SPEC|XA|K8S|VOL|HELM|NCCL|AZH|MPI|DKR|SLURM|SEC|NHC|CCWS)\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 VERSION_PATTERN = re.compile(r"^\d+\.\d+\.\d+$")
 DOCS_URL = "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"

@@ -21,7 +21,8 @@ from .helm_values import ChartPlacement, chart_by_directory, chart_in_name, plac
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
               Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
-              Kind.HELM_AMD_GPU_OPERATOR}
+              Kind.HELM_AMD_GPU_OPERATOR, Kind.CCWS_PARAMETERS, Kind.CYCLECLOUD_SLURM_PARAMETERS}
+JSON_KINDS = {Kind.CCWS_PARAMETERS, Kind.CYCLECLOUD_SLURM_PARAMETERS}  # read with the YAML loader (JSON is YAML 1.2)
 HELM_KIND_BY_CHART = {"network-operator": Kind.HELM_NETWORK_OPERATOR, "gpu-operator": Kind.HELM_GPU_OPERATOR,
                       "node-feature-discovery": Kind.HELM_NFD, "amd-gpu-operator": Kind.HELM_AMD_GPU_OPERATOR}
 # az-hop config.tpl.yml: `queues` plus the deployment's placement keys.
@@ -73,7 +74,7 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
         return []
     if kind is not None and kind not in YAML_KINDS:
         return [Document(path=display, kind=kind, text=text, source_path=source_path)]
-    yaml_docs = load_documents(text, display)
+    yaml_docs = load_documents(json_as_yaml(text) if kind in JSON_KINDS else text, display)
     placed = placements(source_path) if kind is None else None
     docs = []
     for yaml_doc in yaml_docs:
@@ -116,6 +117,9 @@ def _kind_by_name(name: str) -> str | None:
         return Kind.NCCL_CONF
     if name.lower().endswith(".tfvars"):
         return Kind.TFVARS
+    for conf, kind in (("gres.conf", Kind.GRES_CONF), ("cgroup.conf", Kind.CGROUP_CONF)):  # also ndv5.gres.conf
+        if name.lower() == conf or name.lower().endswith((f".{conf}", f"-{conf}", f"_{conf}")):
+            return kind
     return None
 
 
@@ -129,6 +133,8 @@ def _kind_by_content(name: str, text: str) -> str | None:
         return Kind.NCCL_TOPOLOGY if match.group(1) == "system" else Kind.NCCL_GRAPH
     if _looks_like_yaml(name):
         return None  # decided per YAML document
+    if name.lower().endswith(".json"):
+        return json_kind(text)
     first = text.lstrip().splitlines()[0] if text.strip() else ""
     if first.startswith("#!") and shebang_language(first) not in SHELLS:
         return None  # a Python, Perl, Node... script, whatever its name says
@@ -144,6 +150,55 @@ def _kind_by_content(name: str, text: str) -> str | None:
     if significant and all(_ENV_LINE.match(ln) for ln in significant):
         return Kind.ENV_FILE
     return None
+
+
+# An ARM deployment parameters file ("$schema": ".../deploymentParameters.json#"), any API date.
+_ARM_PARAMETERS = re.compile(r'"\$schema"\s*:\s*"https?://schema\.management\.azure\.com/schemas/[0-9-]+/'
+                             r'deploymentParameters\.json#?"', re.I)
+# Parameters only CycleCloud Workspace for Slurm's mainTemplate has (every release since 2024.08.30 has most).
+_CCWS_PARAMETERS = ("ccVMName", "ccVMSize", "schedulerNode", "loginNodes", "slurmSettings", "sharedFilesystem",
+                    "schedFilesystem", "clusterInitSpecs", "storagePrivateDnsZone")
+# Parameters of cyclecloud-slurm's cluster template (its initial_params.json, `cyclecloud import_cluster -p`).
+_CYCLECLOUD_SLURM_PARAMETERS = ("configuration_slurm_version", "additional_slurm_config", "GPUMachineType",
+                                "MaxGPUExecuteNodeCount", "HPCMachineType", "HTCMachineType", "SchedulerMachineType",
+                                "NodeNameIsHostname", "configuration_slurm_accounting_enabled", "GPUImageName")
+
+
+def json_as_yaml(text: str) -> str:
+    """JSON as the YAML loader reads it, every line and column kept: tabs (YAML refuses them as indentation; JSON
+    strings hold no raw tab) and the // and /* */ comments `az deployment` accepts in parameters files become
+    spaces."""
+    out, i, n, quoted = list(text.replace("\t", " ")), 0, len(text), False
+    while i < n:
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            line_comment = text[i + 1] == "/"
+            found = text.find("\n", i) if line_comment else text.find("*/", i + 2)
+            end = n if found < 0 else found if line_comment else found + 2
+            for j in range(i, end):
+                if out[j] != "\n":
+                    out[j] = " "
+            i = end
+            continue
+        i += 1
+    return "".join(out)
+
+
+def json_kind(text: str) -> str | None:
+    """A CCWS mainTemplate parameters file (the ARM parameters $schema and 3 of its parameter names), or a CycleCloud
+    Slurm cluster's parameters (3 of its template's names as keys); None for any other JSON."""
+    def names(candidates: tuple[str, ...]) -> int:
+        return sum(1 for key in candidates if re.search(rf'"{key}"\s*:', text))
+    if _ARM_PARAMETERS.search(text):
+        return Kind.CCWS_PARAMETERS if names(_CCWS_PARAMETERS) >= 3 else None
+    return Kind.CYCLECLOUD_SLURM_PARAMETERS if names(_CYCLECLOUD_SLURM_PARAMETERS) >= 3 else None
 
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"}
