@@ -11,12 +11,13 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts, rocm
+from ..knowledge import aznhc, charts, rocm
 from ..knowledge.accelerators import AcceleratorProfile
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
 from ..spec.model import TestImage
 from .compat import aks_kubernetes_version, aks_os_sku
+from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -47,6 +48,10 @@ class AksPoolJob:
     gpus_per_worker: int
     ib_nics_per_worker: int  # 0 without InfiniBand
     mpirun_env: tuple[tuple[str, str], ...]  # the pool's own NCCL settings (pool-level nccl_env included)
+    runs: TestRuns  # the nccl-tests runs of the launcher, each with its floor
+    # Pool variables the single-node pass goes without: its floor is Azure's check's, which runs without the
+    # topology file on these sizes (knowledge.aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE).
+    single_node_drops: tuple[str, ...] = ()
 
     @property
     def pool_name(self) -> str:
@@ -201,7 +206,9 @@ def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksP
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
-                            ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env))
+                            ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env),
+                            runs=job_runs(cluster.nccl_test, p.sku, p.count, p.gpus_per_node),
+                            single_node_drops=("NCCL_TOPO_FILE",) if p.sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
                  for p in pools)
 
 

@@ -17,6 +17,7 @@ from ..knowledge import images, mnnvl, rocm
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
+from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -58,6 +59,7 @@ class SlurmPartition:
     mpirun: Optional[str] = None  # the mpirun a launcher "mpirun" job uses
     image: Optional[str] = None  # the node image the paths above were read from (a comment in the job)
     image_source: Optional[str] = None
+    runs: Optional[TestRuns] = None  # the job's nccl-tests runs, each with its floor
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -353,6 +355,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         library_dir=layout.library_dir if layout else None, launcher=layout.launcher if layout else "srun-pmix",
         mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
         image_source=layout.source if layout else None,
+        runs=job_runs(cluster.nccl_test, pool.sku, nodes, pool.gpus_per_node),
     )
 
 

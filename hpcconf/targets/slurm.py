@@ -22,7 +22,8 @@ from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, imag
 from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
-from .nccl_passes import FAILED_FUNCTION, RUN_KILL_AFTER_S, TIMED_OUT_STATUS, extra_passes, run_budget_s, single_node_floor_note
+from ..resolve.test_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestRuns, run_budget_s
+from .nccl_passes import FAILED_FUNCTION
 from .nccl_verdict import CHECK_LOG, check_log_floor_args
 
 TARGET = "slurm"
@@ -78,7 +79,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
     binary = f"{cluster.nccl_test.collective}_perf"
     script_name = f"{binary}.sbatch"
     job_name = f"{job.library}-{cluster.nccl_test.collective}-{job.pool}"
-    passes = extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes)
+    runs = _runs(job)
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
         nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
@@ -88,23 +89,27 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
         expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
         rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
-        passes=passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
-        single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
+        passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
+        single_node_floor=runs.single_node_floor_note,
         health_status=_health.STATUS if _health.enabled(cluster) else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
 
+def _runs(job: SlurmPartition) -> TestRuns:
+    if job.runs is None:  # resolve_partition sets it for every partition
+        raise RuntimeError(f"slurm partition {job.pool}: no resolved test runs")
+    return job.runs
+
+
 def log_checks(cluster: ResolvedCluster, job: SlurmPartition, job_name: str) -> list[str]:
     """``check_log`` of every log the job writes, against the floor nccl-report judges that run with (nccl_verdict)."""
-    ranks = job.nodes * job.ntasks_per_node
-    sku = cluster.pool(job.pool).sku
     log = f"{job_name}.${{SLURM_JOB_ID:-0}}"
-    checks = [f"check_log \"{log}.{test}.log\" {test}_perf{check_log_floor_args(sku, test, job.nodes, ranks)}"
-              for test in cluster.nccl_test.matrix()]
-    for p in extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes):
-        nodes, pass_ranks = (1, job.ntasks_per_node) if p.single_node else (job.nodes, ranks)
-        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(sku, p.collective, nodes, pass_ranks)}")
+    runs = _runs(job)
+    checks = [f"check_log \"{log}.{run.collective}.log\" {run.collective}_perf{check_log_floor_args(run.floor)}"
+              for run in runs.matrix]
+    for p in runs.passes:
+        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(p.floor)}")
     return checks
 
 
