@@ -19,10 +19,10 @@ from ..knowledge import images, mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, image_job_env
+from ..resolve.test_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestRuns, run_budget_s
 from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
-from ..resolve.test_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestRuns, run_budget_s
 from .nccl_passes import FAILED_FUNCTION
 from .nccl_verdict import CHECK_LOG, check_log_floor_args
 

@@ -16,8 +16,8 @@ from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
-from .._common import nccl_tests_binary
 from ...resolve.test_passes import RUN_KILL_AFTER_S, TestPass, run_budget_s
+from .._common import nccl_tests_binary
 from ..nccl_passes import FAILED_FUNCTION
 from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
