@@ -17,6 +17,7 @@ from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's
 from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
 from .compat import derived_versions
+from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
 from .nccl import PoolNccl, resolve_pool_nccl
 
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
@@ -39,6 +40,7 @@ class ResolvedPool:
     # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
+    health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
 
     @property
     def gpus_per_node(self) -> int:
@@ -83,6 +85,7 @@ class ResolvedCluster:
     test_image_ref: Optional[str]  # registry/name:tag
     nccl_test: NcclTest
     mpi_env: tuple[tuple[str, str], ...]
+    health_checks: ResolvedHealthChecks
     aks: Optional["ResolvedAks"] = None
     azhop: Optional["ResolvedAzhop"] = None
     slurm: Optional["ResolvedSlurm"] = None
@@ -116,6 +119,7 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         test_image_ref=f"{image.registry}/{image.name}:{image.tag}" if image else None,
         nccl_test=spec.nccl_test,
         mpi_env=tuple(sorted(spec.mpi_env.items())),
+        health_checks=resolve_health_checks(spec.health_checks),
     )
     return _with_platforms(cluster)
 
@@ -132,7 +136,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
         name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
-        accelerator=profile(sku.gpu.vendor),
+        accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),
     )
 
 

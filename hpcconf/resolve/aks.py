@@ -103,6 +103,7 @@ class ResolvedAks:
     gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
     gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     accelerator: AcceleratorProfile  # the worker pool's: operator, runtime class, NFD labels
+    gpu_runtime_class_name: str  # the RuntimeClass gpu-operator installs (pods name it where the profile says so)
     operator_driver_version: str  # the driver the GPU operator builds on the node; "" when it builds none
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
@@ -252,6 +253,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         gpu_vendor=pool.gpu_vendor,
         gpu_resource=pool.accelerator.device_resource,
         accelerator=pool.accelerator,
+        gpu_runtime_class_name=charts.GPU_OPERATOR_RUNTIME_CLASS,
         operator_driver_version=amd_driver_version(cluster) if pool.accelerator.driver_built_by_operator else "",
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,

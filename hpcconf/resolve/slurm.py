@@ -114,6 +114,7 @@ class ResolvedSlurm:
     collectives: str
     crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
     crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
+    modules_from_spec: bool = False  # slurm.modules is set: the job loads those, not the image's documented ones
 
     def partition(self, pool: str) -> SlurmPartition:
         return next(p for p in self.partitions if p.pool == pool)
@@ -366,4 +367,5 @@ def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
     return ResolvedSlurm(partitions=partitions, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
                          crusoe=settings.crusoe if crusoe else None,
-                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else ())
+                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else (),
+                         modules_from_spec=settings.modules is not None)

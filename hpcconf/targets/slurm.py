@@ -86,7 +86,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         job_name=job_name, library=job.library.upper(), check_log=CHECK_LOG, checks=log_checks(cluster, job, job_name),
         rocm_path=rocm.ROCM_PATH, script_name=script_name,
         time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
-        _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
+        slurm.modules_from_spec else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
         expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
         rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
         passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
@@ -111,10 +111,6 @@ def log_checks(cluster: ResolvedCluster, job: SlurmPartition, job_name: str) -> 
     for p in runs.passes:
         checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(p.floor)}")
     return checks
-
-
-def _modules_from_spec(cluster: ResolvedCluster) -> bool:
-    return cluster.spec.slurm is not None and cluster.spec.slurm.modules is not None
 
 
 def mpirun_exports(job: SlurmPartition) -> list[str]:
@@ -196,7 +192,7 @@ def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
     if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
     text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
-                           program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
+                           program=_health.SLURM_RUNNER, interval=cluster.health_checks.interval_s,
                            runner=_health.RUNNER, reason=_health.DRAIN_REASON, fast_conf=_health.NODE_FAST_CONF,
                            pools=[p.name for p in cluster.gpu_pools])
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]

@@ -199,6 +199,6 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         driver_by=aks.accelerator.operator_label, driver_secret=driver_secret(aks),
         library=aks.accelerator.collective_library.value,
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
-        health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
+        health_file=health_checks.FILE if cluster.health_checks.enabled and cluster.gpu_pools else None,
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

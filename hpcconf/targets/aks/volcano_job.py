@@ -41,7 +41,7 @@ def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks, job: Ak
     wait for their node's health checks; a worker still not Ready then fails the job.
     """
     selector = f"volcano.sh/job-name={job.job_name},volcano.sh/task-spec={aks.worker_task}"
-    timeout = WORKERS_TIMEOUT_S + (HEALTH_WAIT_TIMEOUT_S if cluster.spec.health_checks.enabled else 0)
+    timeout = WORKERS_TIMEOUT_S + (HEALTH_WAIT_TIMEOUT_S if cluster.health_checks.enabled else 0)
     return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", f"--timeout={timeout}s"]
 
 
@@ -201,7 +201,7 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
         template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: job.pool_name}
-    if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
+    if cluster.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
         template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks, job.pool_name)]}
     template["spec"] |= {
         "containers": [container],
