@@ -7,7 +7,7 @@ once, so two artifacts can never disagree about it. Targets never read the raw s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -16,6 +16,7 @@ from ..knowledge.accelerators import AcceleratorProfile, profile
 from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
+from .collective import PoolCollective, TestImageBuild, pool_collective, resolve_test_image
 from .compat import derived_versions
 from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
 from .nccl import PoolNccl, resolve_pool_nccl
@@ -41,6 +42,7 @@ class ResolvedPool:
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
     health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
+    collective: PoolCollective = pool_collective("nccl")  # the library its GPUs run, and where its tests live
 
     @property
     def gpus_per_node(self) -> int:
@@ -86,6 +88,7 @@ class ResolvedCluster:
     nccl_test: NcclTest
     mpi_env: tuple[tuple[str, str], ...]
     health_checks: ResolvedHealthChecks
+    test_image_build: Optional[TestImageBuild] = None  # set with test_image and a GPU test pool
     aks: Optional["ResolvedAks"] = None
     azhop: Optional["ResolvedAzhop"] = None
     slurm: Optional["ResolvedSlurm"] = None
@@ -121,6 +124,8 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         mpi_env=tuple(sorted(spec.mpi_env.items())),
         health_checks=resolve_health_checks(spec.health_checks),
     )
+    if image is not None and test_pool is not None:
+        cluster = replace(cluster, test_image_build=resolve_test_image(cluster, test_pool))
     return _with_platforms(cluster)
 
 
@@ -137,6 +142,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
         accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),
+        collective=pool_collective(sku.gpu.collective or "nccl"),
     )
 
 
@@ -147,8 +153,6 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
 
 
 def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
-    from dataclasses import replace
-
     from . import aks, azhop, slurm
 
     if "aks" in cluster.platforms:

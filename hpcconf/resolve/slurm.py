@@ -60,6 +60,8 @@ class SlurmPartition:
     image: Optional[str] = None  # the node image the paths above were read from (a comment in the job)
     image_source: Optional[str] = None
     runs: Optional[TestRuns] = None  # the job's nccl-tests runs, each with its floor
+    rocm_path: Optional[str] = None  # the ROCm runtime the tests load (RCCL pools); None: CUDA
+    expected_busbw: Optional[str] = None  # the catalog's measured busbw at the job's node count, for a comment
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -89,6 +91,8 @@ class NvlinkDomain:
     segment: Optional[int]  # sbatch --segment: the job's nodes per block; None when no size divides them
     job_env: tuple[tuple[str, str], ...]  # MNNVL settings the test job exports (unless the spec sets them)
     setup_script: bool  # hpcconf writes nvlink-domains.sh (not on Crusoe, whose module sets IMEX up)
+    imex_nodes_config: str = mnnvl.IMEX_NODES_CONFIG  # the IMEX daemon's peer list on each node
+    imex_service: str = mnnvl.IMEX_SERVICE
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class ResolvedSlurm:
     crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
     crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
     modules_from_spec: bool = False  # slurm.modules is set: the job loads those, not the image's documented ones
+    rccl_env_source: str = images.AZURE_RCCL_ENV_SOURCE  # where an Azure RCCL job's image settings come from
 
     def partition(self, pool: str) -> SlurmPartition:
         return next(p for p in self.partitions if p.pool == pool)
@@ -341,6 +346,21 @@ def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
     return (module,) if module else ()
 
 
+def expected_busbw(sku: Sku, nodes: int) -> Optional[str]:
+    """The measured bus bandwidth for this SKU and node count, when the catalog has one."""
+    for bw in sku.busbw:
+        if bw.kind == "measured" and bw.nodes == nodes:
+            algo = f", {bw.algo}" if bw.algo else ""
+            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(sku, bw.source)}{algo})"
+    return None
+
+
+def source_title(sku: Sku, key: str) -> str:
+    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
+    citation = sku.sources.get(key, key)
+    return citation.split(": ", 1)[0]
+
+
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
     masks, numa = pin_masks(pool.sku)
     nodes = test_nodes(settings, pool)
@@ -357,6 +377,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
         image_source=layout.source if layout else None,
         runs=job_runs(cluster.nccl_test, pool.sku, nodes, pool.gpus_per_node),
+        rocm_path=pool.collective.rocm_path, expected_busbw=expected_busbw(pool.sku, nodes),
     )
 
 

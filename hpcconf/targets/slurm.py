@@ -14,8 +14,6 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
-from ..catalog import Sku
-from ..knowledge import images, mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, image_job_env
@@ -55,22 +53,6 @@ def run_timeout(args: str) -> str:
     return f"timeout -k {RUN_KILL_AFTER_S} {run_budget_s(args.split())}"
 
 
-def expected_busbw(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[str]:
-    """The measured bus bandwidth for this SKU and node count, when the catalog has one."""
-    pool = cluster.pool(job.pool)
-    for bw in pool.sku.busbw:
-        if bw.kind == "measured" and bw.nodes == job.nodes:
-            algo = f", {bw.algo}" if bw.algo else ""
-            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(pool.sku, bw.source)}{algo})"
-    return None
-
-
-def source_title(sku: Sku, key: str) -> str:
-    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
-    citation = sku.sources.get(key, key)
-    return citation.split(": ", 1)[0]
-
-
 def env_file_path(job: SlurmPartition) -> str:
     return f"{job.directory}/mpi.env"
 
@@ -84,11 +66,11 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
         nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
         job_name=job_name, library=job.library.upper(), check_log=CHECK_LOG, checks=log_checks(cluster, job, job_name),
-        rocm_path=rocm.ROCM_PATH, script_name=script_name,
+        rocm_path=job.rocm_path, script_name=script_name,
         time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
         slurm.modules_from_spec else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
-        rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
+        expected=job.expected_busbw, image_env=image_job_env(cluster.pool(job.pool)),
+        rccl_env_source=slurm.rccl_env_source,
         passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
         single_node_floor=runs.single_node_floor_note,
         health_status=_health.STATUS if _health.enabled(cluster) else None,
@@ -167,8 +149,8 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
         "slurm/nvlink-domains.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
         partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
         nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
-        nodes_config=mnnvl.IMEX_NODES_CONFIG, nodes_config_dir=mnnvl.IMEX_NODES_CONFIG.rsplit("/", 1)[0],
-        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
+        nodes_config=domain.imex_nodes_config, nodes_config_dir=domain.imex_nodes_config.rsplit("/", 1)[0],
+        service=domain.imex_service, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 

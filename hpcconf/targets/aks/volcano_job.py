@@ -17,7 +17,6 @@ from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
 from ...resolve.test_passes import RUN_KILL_AFTER_S, TestPass, run_budget_s
-from .._common import nccl_tests_binary
 from ..nccl_passes import FAILED_FUNCTION
 from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
@@ -79,13 +78,13 @@ def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, tes
     # The single-node floor is Azure's check's, which runs without the topology file on these sizes.
     drop = job.single_node_drops if test_pass.single_node else ()
     return (f"echo \"== {test_pass.name}: {what}\"\n"
-            + mpirun_command(cluster, aks, job, nccl_tests_binary(test_pass.collective, job.pool.collective_library),
+            + mpirun_command(cluster, aks, job, job.pool.collective.image_binary(test_pass.collective),
                              list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env, test_pass.name, drop))
 
 
 def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
     collective = cluster.nccl_test.collective
-    binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
+    binary = job.pool.collective.image_binary(collective).replace(f"{collective}_perf", "${test}_perf")
     return (
         "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
         "FAILED=()\n"
@@ -239,7 +238,7 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 
 def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
     def test(job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
-        return f"{job.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf"
+        return f"{job.pool.collective.label} {cluster.nccl_test.collective}_perf"
 
     if len(aks.jobs) == 1:
         job = aks.jobs[0]
