@@ -20,6 +20,7 @@ from .collective import PoolCollective, TestImageBuild, pool_collective, resolve
 from .compat import derived_versions
 from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
 from .nccl import PoolNccl, resolve_pool_nccl
+from .sku import ResolvedSku, resolve_sku
 
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
     from .aks import ResolvedAks
@@ -30,7 +31,8 @@ if TYPE_CHECKING:  # platform sections are resolved by their own modules
 @dataclass(frozen=True)
 class ResolvedPool:
     name: str
-    sku: Sku
+    sku: ResolvedSku  # the facts targets read
+    catalog_sku: Sku  # the catalog entry, for resolve's own decisions (targets read ``sku``)
     count: int
     image: Optional[str]
     colocate: bool
@@ -46,7 +48,7 @@ class ResolvedPool:
 
     @property
     def gpus_per_node(self) -> int:
-        return self.sku.gpu.count
+        return self.catalog_sku.gpu.count
 
     @property
     def ranks(self) -> int:
@@ -54,7 +56,7 @@ class ResolvedPool:
 
     @property
     def ib_nics_per_node(self) -> int:
-        return self.sku.infiniband.count if self.infiniband and self.sku.infiniband else 0
+        return self.catalog_sku.infiniband.count if self.infiniband and self.catalog_sku.infiniband else 0
 
     @property
     def has_gpus(self) -> bool:
@@ -62,12 +64,12 @@ class ResolvedPool:
 
     @property
     def gpu_vendor(self) -> str:
-        return self.sku.gpu.vendor
+        return self.catalog_sku.gpu.vendor
 
     @property
     def collective_library(self) -> str:
         """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
-        return self.sku.gpu.collective or "nccl"
+        return self.catalog_sku.gpu.collective or "nccl"
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
         sku_file=(user_file.name, read_text(user_file, "sku", tree=user_file.parent)) if user_file else None,
-        name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
+        name=pool.name, sku=resolve_sku(sku), catalog_sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
         accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),

@@ -80,7 +80,7 @@ class AksPoolJob:
 
     @property
     def sku(self) -> str:
-        return self.pool.sku.name
+        return self.pool.catalog_sku.name
 
     @property
     def worker_replicas(self) -> int:
@@ -187,7 +187,7 @@ def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optio
     ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
     if not pool.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
         return None
-    ids = [pci_ids.ib_vf_device_ids(p.sku.infiniband.hca if p.sku.infiniband else None) for p in ib_pools]
+    ids = [pci_ids.ib_vf_device_ids(p.catalog_sku.infiniband.hca if p.catalog_sku.infiniband else None) for p in ib_pools]
     if not ids or any(i is None for i in ids):
         return None
     return tuple(sorted({d for group in ids if group for d in group}))
@@ -281,8 +281,8 @@ def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksP
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
                             ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env),
-                            runs=job_runs(cluster.nccl_test, p.sku, p.count, p.gpus_per_node),
-                            single_node_drops=("NCCL_TOPO_FILE",) if p.sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
+                            runs=job_runs(cluster.nccl_test, p.catalog_sku, p.count, p.gpus_per_node),
+                            single_node_drops=("NCCL_TOPO_FILE",) if p.catalog_sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
                  for p in pools)
 
 
@@ -321,7 +321,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         kubernetes_version=kubernetes,
         os_sku=aks_os_sku(settings.os_sku, kubernetes, None if ncp_from_values else ofed),
         pool_name=pool.name,
-        sku=pool.sku.name,
+        sku=pool.catalog_sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,

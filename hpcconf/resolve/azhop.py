@@ -69,14 +69,14 @@ class AzhopQueue:
 
 def _pool_queue(pool: "ResolvedPool", settings: AzhopSettings) -> AzhopQueue:
     image = pool.image or settings.images.gpu
-    ib = f", {pool.sku.infiniband.count}x {pool.sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.sku.infiniband else ""
-    note = f"pool {pool.name}: {pool.count} x {pool.sku.name} ({pool.gpus_per_node} GPUs{ib})"
+    ib = f", {pool.catalog_sku.infiniband.count}x {pool.catalog_sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.catalog_sku.infiniband else ""
+    note = f"pool {pool.name}: {pool.count} x {pool.catalog_sku.name} ({pool.gpus_per_node} GPUs{ib})"
     if not pool.image:
         note += "; image from azhop.images.gpu"
     return AzhopQueue(
-        name=pool.name, vm_size=pool.sku.name, image=image, max_count=pool.count, max_core_count=None,
+        name=pool.name, vm_size=pool.catalog_sku.name, image=image, max_count=pool.count, max_core_count=None,
         colocate=pool.colocate if settings.queue_manager == "slurm" else None,
-        accelerated_networking=pool.sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
+        accelerated_networking=pool.catalog_sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
         # One colocated scale set must hold a whole multi-node job (az-hop #1016); above 100 VMs it needs a quota raise.
         max_scale_set_size=pool.count if pool.colocate and pool.count > MAX_SCALE_SET_DEFAULT else None)
 
@@ -170,13 +170,13 @@ def amlfs_note(settings: AzhopSettings) -> Optional[str]:
 def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
     """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
     documented autoscale.json ``slurm_gpus`` override, which the scheduler-side script writes and checks."""
-    fixes = {pool.sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))}
+    fixes = {pool.catalog_sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.catalog_sku.name))}
     if not fixes:
         return None
-    affected = [pool for pool in cluster.gpu_pools if pool.sku.name in fixes]
+    affected = [pool for pool in cluster.gpu_pools if pool.catalog_sku.name in fixes]
     sizes = tuple({"vm_size": size, "gpus": gpus, "partitions": sorted(q.name for q in queues if q.vm_size == size)}
-                  for size, gpus in sorted({(pool.sku.name, pool.gpus_per_node) for pool in affected}))
-    fixed_in = max((fixes[pool.sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
+                  for size, gpus in sorted({(pool.catalog_sku.name, pool.gpus_per_node) for pool in affected}))
+    fixed_in = max((fixes[pool.catalog_sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
     return GpuCountOverride(sizes=sizes, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
 
 

@@ -78,4 +78,4 @@ def resolve_test_image(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Test
                           build_script="image/nccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
                           mpi_home=MPI_HOME, tests_version=cluster.versions.nccl_tests, tests_repo=None, tests_commit=None,
                           rocm_path=None, copies_topology="aks" in cluster.platforms,
-                          platform=OCI_PLATFORMS.get(pool.sku.cpu.arch))
+                          platform=OCI_PLATFORMS.get(pool.catalog_sku.cpu.arch))

@@ -57,7 +57,7 @@ def topology_artifacts(pool: ResolvedPool, directory: str, target: str, with_gra
 def nccl_conf(pool: ResolvedPool, cluster: ResolvedCluster) -> Artifact:
     header = [generated_by(cluster.spec_file), f"/etc/nccl.conf for pool '{pool.name}' ({pool.sku.name})."]
     if pool.nccl.graph_node_path:
-        header.append(f"Graph file: opt in per job that gets all {pool.sku.gpu.count} GPUs "
+        header.append(f"Graph file: opt in per job that gets all {pool.sku.gpu_count} GPUs "
                       f"(export NCCL_GRAPH_FILE={pool.nccl.graph_node_path}); with fewer GPUs NCCL fails at init.")
     text = render_nccl_conf(dict(pool.nccl.node_conf), header_comment_lines=header)
     return Artifact(f"nccl/{pool.name}/nccl.conf", text, Kind.NCCL_CONF, "nccl")

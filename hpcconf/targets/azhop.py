@@ -110,7 +110,7 @@ def installer(cluster: ResolvedCluster, install: NcclInstall, produced: dict[str
                                                "directory": install.conf_node_path.rsplit("/", 1)[0],
                                                "content": _heredoc_body(install.conf_artifact, conf.content)},
         directories=sorted({dst.rsplit("/", 1)[0] for _, dst in install.files}), end=HEREDOC_END,
-        image_conf=pool.sku.nccl.image_conf(), boot=nccl_boot_unit(HEREDOC_END))
+        image_conf=pool.sku.image_nccl_conf, boot=nccl_boot_unit(HEREDOC_END))
     return Artifact(installer_path(install.queue), text, Kind.SHELL_SCRIPT, "azhop")
 
 
