@@ -127,7 +127,9 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         health_checks=resolve_health_checks(spec.health_checks),
     )
     if image is not None and test_pool is not None:
-        cluster = replace(cluster, test_image_build=resolve_test_image(cluster, test_pool))
+        build = resolve_test_image(test_pool.collective, spec.nccl_test.collective, cluster.versions.nccl_tests,
+                                   "aks" in spec.platforms, test_pool.sku.arch)
+        cluster = replace(cluster, test_image_build=build)
     return _with_platforms(cluster)
 
 

@@ -8,13 +8,10 @@ RCCL reads the ``NCCL_*`` names but its settings file is ``/etc/rccl.conf`` (ROC
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from ..knowledge import rocm
 from .nccl import IMAGE_WORKDIR
-
-if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
 
 NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
 RCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/rccl-tests"  # ROCm/rccl-tests: same binary names as nccl-tests
@@ -61,9 +58,11 @@ class TestImageBuild:
     platform: Optional[str]  # docker build --platform for a non-x86_64 pool
 
 
-def resolve_test_image(cluster: "ResolvedCluster", pool: "ResolvedPool") -> TestImageBuild:
-    collective = pool.collective
-    binary = collective.image_binary(cluster.nccl_test.collective)
+def resolve_test_image(collective: PoolCollective, test_collective: str, nccl_tests: str, on_aks: bool,
+                       arch: str) -> TestImageBuild:
+    """The build of the test pool's image: its library's tests, the matrix's ``test_collective`` binary checked,
+    ``nccl_tests`` the nccl-tests release; ``on_aks``: an AKS job reads the topology from the image."""
+    binary = collective.image_binary(test_collective)
     if collective.rocm_path is not None:
         # ROCm base, RCCL and Open MPI from apt, rccl-tests built at a pinned commit. No topology file: Azure
         # ships none for ND MI300X v5, and hpcconf's topology files describe NVIDIA GPUs.
@@ -76,6 +75,5 @@ def resolve_test_image(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Test
     # image for its own use) a copied topology file is read by nothing (DKR005), so none is copied.
     return TestImageBuild(dockerfile_template="image/Dockerfile.j2", build_script_template="image/nccl-tests.sh.j2",
                           build_script="image/nccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
-                          mpi_home=MPI_HOME, tests_version=cluster.versions.nccl_tests, tests_repo=None, tests_commit=None,
-                          rocm_path=None, copies_topology="aks" in cluster.platforms,
-                          platform=OCI_PLATFORMS.get(pool.catalog_sku.cpu.arch))
+                          mpi_home=MPI_HOME, tests_version=nccl_tests, tests_repo=None, tests_commit=None,
+                          rocm_path=None, copies_topology=on_aks, platform=OCI_PLATFORMS.get(arch))
