@@ -73,3 +73,11 @@ def test_no_vendor_or_library_comparison_in_targets_or_templates() -> None:
     hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in files
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not hits, "\n".join(hits)
+
+
+def test_targets_read_the_resolved_model_not_the_spec() -> None:
+    """ResolvedCluster.spec is kept for provenance (headers, explain-diff); a target reads the resolved fields."""
+    hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in sorted((ROOT / "hpcconf" / "targets").rglob("*.py"))
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"\bcluster\.spec\b", line)]
+    assert not hits, "\n".join(hits)

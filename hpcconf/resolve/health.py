@@ -22,6 +22,9 @@ class PoolHealth:
     plan: NhcPlan
     default_image: str  # Azure's image for the GPU vendor, tagged :latest (the only tag Azure publishes)
     pod_image: str  # health_checks.image, else default_image
+    # The provider's node images ship docker with the NVIDIA container runtime, which run-health-checks.sh
+    # needs: the Azure HPC images do; other providers' are not known to (the installer says so).
+    node_image_has_gpu_runtime: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,4 +64,5 @@ def pool_health(sku: Sku, settings: HealthChecks) -> Optional[PoolHealth]:
     # run-health-checks.sh picks aznhc-rocm on AMD: check_gpu_count ... rocm and check_rccl_allreduce call
     # rocm-smi and rccl-tests, which only that image has. Azure tags them :latest only.
     default = plan.image.split(":")[0] + ":latest"
-    return PoolHealth(plan=plan, default_image=default, pod_image=settings.image or default)
+    return PoolHealth(plan=plan, default_image=default, pod_image=settings.image or default,
+                      node_image_has_gpu_runtime=sku.provider == "azure")
