@@ -99,7 +99,7 @@ def load_nhc_data(path: Path = DATA_FILE) -> NhcData:
     upstream = data["upstream"]
     return NhcData(
         commit=upstream["commit"],
-        images={"nvidia": upstream["image_nvidia"], "amd": upstream["image_amd"]},
+        images={str(vendor): str(image) for vendor, image in upstream["images"].items()},
         gpu_ecc={key: tuple(str(a) for a in row["args"]) for key, row in data["gpu_ecc"].items()},
         skus={row["sku"]: row for row in data["skus"]},
     )
