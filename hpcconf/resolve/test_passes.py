@@ -117,13 +117,11 @@ def ring_min_bytes(test: NcclTest) -> str:
     return RING_MIN_BYTES if size_bytes(RING_MIN_BYTES) <= size_bytes(test.max_bytes) else test.min_bytes
 
 
-def extra_passes(test: NcclTest, sku: Sku, nodes: int, ranks_per_node: Optional[int] = None) -> list[TestPass]:
+def extra_passes(test: NcclTest, sku: Sku, nodes: int, per_node: int) -> list[TestPass]:
     """The ring and single-node passes the spec asks for (``nccl_test.ring_pass`` / ``single_node``), each with
-    the floor of its run (one node and its ``ranks_per_node`` ranks, or every node); ``ranks_per_node``
-    defaults to the SKU's GPUs."""
+    the floor of its run (one node and its ``per_node`` ranks, or every node)."""
     if nodes < 2:
         return []
-    per_node = sku.gpu.count if ranks_per_node is None else ranks_per_node
     passes = []
     if test.ring_pass:
         passes.append(TestPass(f"ring.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
