@@ -151,7 +151,7 @@ class ResolvedAks:
     cidr_options: tuple[tuple[str, str, str], ...] = ()
     gpu_driver_flag_since: str = charts.AZ_GPU_DRIVER_FLAG_SINCE  # az CLI release that has --gpu-driver none
     network_operand_tag: Optional[str] = None  # the NicClusterPolicy operands' tag (None: the CRD's defaults)
-    nfd_rules_key: bool = False  # the network-operator chart has nfd.deployNodeFeatureRules
+    nfd_rules_key: bool = False  # the installed network-operator chart has nfd.deployNodeFeatureRules
     ib_vf_rule: Optional[IbVfRule] = None  # set when pci-15b3.present must come from a rule, not the PCI class
     cert_manager: Optional[ChartPin] = None  # the AMD GPU operator's prerequisite
     amd_gpu_operator: Optional[ChartPin] = None
@@ -351,7 +351,9 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         jobs=jobs,
         cidr_options=cidr_options(settings),
         network_operand_tag=charts.network_operator_operand_tag(versions.network_operator),
-        nfd_rules_key=charts.chart_has_key("network-operator", versions.network_operator, "nfd.deployNodeFeatureRules"),
+        # read only where the network-operator is installed (InfiniBand): a chart lookup parses its section
+        nfd_rules_key=nics > 0 and charts.chart_has_key("network-operator", versions.network_operator,
+                                                         "nfd.deployNodeFeatureRules"),
         ib_vf_rule=ib_vf_rule(cluster, pool),
         cert_manager=cert_manager,
         amd_gpu_operator=amd_operator,
