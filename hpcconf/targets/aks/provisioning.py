@@ -193,8 +193,7 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         ib_resource=aks.ib_resource if any(w["ib_ref"] for w in readiness_waits(cluster, aks)) else None,
         waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
-        driver_by=aks.accelerator.operator_label, driver_secret=driver_secret(aks),
-        library=aks.accelerator.collective_library.value,
+        profile=aks.accelerator, driver_secret=driver_secret(aks),
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
         health_file=health_checks.FILE if cluster.health_checks.enabled and cluster.gpu_pools else None,
     )
