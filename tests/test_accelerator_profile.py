@@ -60,7 +60,7 @@ def acme_profile(monkeypatch):
     accelerators.profiles.cache_clear()
     monkeypatch.setattr(accelerators, "profiles", lambda: table)
     monkeypatch.setattr("hpcconf.catalog.accelerator_profiles", lambda: table)
-    # the other row a vendor needs: the health-check image its nodes run (data/nhc.yaml images)
+    # the other row a vendor needs: the health-check image its nodes run (data/nhc.yaml upstream.images)
     monkeypatch.setitem(load_nhc_data().images, VENDOR, "acmeacr.azurecr.io/health:1.0")
     yield table[VENDOR]
 

@@ -16,7 +16,7 @@ from hpcconf.knowledge import charts, pci_ids
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
-from hpcconf.targets.nccl_passes import RUN_START_S, run_budget_s
+from hpcconf.resolve.test_passes import RUN_START_S, run_budget_s
 
 REPO = Path(__file__).resolve().parents[1]
 CURRENT = REPO / "examples" / "ndmv4-aks-current.yaml"

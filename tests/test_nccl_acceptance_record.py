@@ -20,6 +20,7 @@ import pytest
 from hpcconf.catalog import Catalog
 from hpcconf.parsers.nccl_conf import render_nccl_conf
 from hpcconf.resolve.nccl import resolve_pool_nccl
+from hpcconf.resolve.sku import resolve_sku
 from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
 
 RECORD = Path(__file__).resolve().parents[1] / "docs" / "acceptance" / "nccl-h200-x2.json"
@@ -40,9 +41,9 @@ def _generated(sku) -> dict[str, str]:
     nccl = resolve_pool_nccl(sku, infiniband=sku.infiniband is not None, overrides={}, nccl_version=_record()["nccl_version"])
     files = {"conf": render_nccl_conf(dict(nccl.node_conf))}
     if nccl.topo_file:
-        files["topo"] = render_topology_xml(sku)
+        files["topo"] = render_topology_xml(resolve_sku(sku))
     if nccl.graph_file:
-        files["graph"] = render_graph_xml(sku)
+        files["graph"] = render_graph_xml(resolve_sku(sku))
     return files
 
 

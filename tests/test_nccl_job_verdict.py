@@ -18,6 +18,7 @@ from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.nccl_report.findings import log_findings
 from hpcconf.nccl_report.verdict import Target, judge_runs
 from hpcconf.parsers.nccl_tests_log import collective_from_name, parse_text
+from hpcconf.resolve.nccl_verdict import verdict_floor
 from hpcconf.targets.nccl_verdict import CHECK_LOG, check_log_floor_args
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +118,7 @@ def _collective(log: Path) -> str:
 def _job_verdict(path: Path, sku, collective: str, nodes: int, ranks: int) -> str:
     """What the job's check_log prints and whether it failed the job."""
     script = (CHECK_LOG + "FAILED=()\n"
-              f"check_log {path} {collective}_perf{check_log_floor_args(sku, collective, nodes, ranks)}\n"
+              f"check_log {path} {collective}_perf{check_log_floor_args(verdict_floor(sku, collective, nodes, ranks))}\n"
               "[ \"${#FAILED[@]}\" -eq 0 ] || echo JOB-FAILED\n")
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True)
     return done.stdout
@@ -160,7 +161,7 @@ def test_the_cases_reach_every_outcome_and_both_kinds_of_floor():
     for log, sku_name, nodes, ranks in CASES:
         sku = Catalog.load().get(sku_name)
         collective = _collective(log)
-        args = check_log_floor_args(sku, collective, nodes, ranks)
+        args = check_log_floor_args(verdict_floor(sku, collective, nodes, ranks))
         kinds.add(args.split()[1] if args else "none")
         for variant in ("as recorded", "busbw x0.25", "stops at 128M"):
             outcomes.add((variant, _report_status_text(log, VARIANTS[variant], sku, nodes)))
@@ -181,7 +182,7 @@ def test_a_derived_floor_fails_the_job(tmp_path):
     """2 x H200 all_gather at a quarter of its busbw, judged as NC80adis_H100_v5 (derived 150 GB/s at >= 256M):
     the job failed on nothing but published floors before, so this run passed it."""
     sku = Catalog.load().get("NC80adis_H100_v5")
-    args = check_log_floor_args(sku, "all_gather", 1, 2)
+    args = check_log_floor_args(verdict_floor(sku, "all_gather", 1, 2))
     assert args.startswith(" 150 from 268435456 'derived: ")
     log = tmp_path / "all_gather.txt"
     log.write_text(_scaled((H200X2 / "all_gather.txt").read_text(encoding="utf-8"), 0.25), encoding="utf-8")
@@ -192,7 +193,7 @@ def test_a_derived_floor_fails_the_job(tmp_path):
 
 def test_the_sbatch_names_the_floor_its_single_node_pass_is_judged_with():
     """A derived single-node floor is named in the job's comment, not "none sourced"; a published one as before."""
-    from hpcconf.targets.nccl_passes import single_node_floor_note
+    from hpcconf.resolve.test_passes import single_node_floor_note
 
     derived = single_node_floor_note(Catalog.load().get("h100-80gb-sxm-ib.8x"))
     assert derived is not None and derived.startswith("315 GB/s busbw at the largest size, from 256M (derived: ")

@@ -10,13 +10,9 @@ from conftest import shared_path
 from lxml import etree
 
 from hpcconf.catalog import NCCL_PCI_LINK_SPEEDS, Catalog, cpumask_groups
-from hpcconf.targets.nccl_topology import (
-    render_graph_xml,
-    render_nccl_files,
-    render_topology_xml,
-    ring_channels,
-    tree_channels,
-)
+from hpcconf.resolve.nccl_topology import ring_channels, tree_channels
+from hpcconf.resolve.sku import resolve_sku
+from hpcconf.targets.nccl_topology import render_graph_xml, render_nccl_files, render_topology_xml
 
 AZURE_TOPO = {
     "Standard_ND96asr_v4": "ndv4-topo.xml",
@@ -129,7 +125,7 @@ def nccl_parser_violations(text: str) -> list[str]:
 
 def all_rendered(catalog: Catalog):
     for sku in catalog:
-        for name, text in render_nccl_files(sku).items():
+        for name, text in render_nccl_files(resolve_sku(sku)).items():
             yield sku.name, name, text
 
 
@@ -163,7 +159,7 @@ def test_output_is_deterministic(catalog):
 
 @pytest.mark.parametrize("sku_name, azure", sorted(AZURE_TOPO.items()))
 def test_topology_matches_azure(catalog, sku_name, azure):
-    ours = parse(render_topology_xml(catalog.get(sku_name)))
+    ours = parse(render_topology_xml(resolve_sku(catalog.get(sku_name))))
     theirs = azure_file("topology", azure)
     # NCCL keys devices by bus id, so sibling order is irrelevant; nesting and attributes are not.
     assert canonical(ours) == canonical(theirs)
@@ -189,7 +185,7 @@ def _ncv4_as_fixed(root: etree._Element) -> etree._Element:
 
 
 def test_nc96ads_topology_is_azure_ncv4_with_documented_fixes(catalog):
-    ours = parse(render_topology_xml(catalog.get("NC96ads_A100_v4")))
+    ours = parse(render_topology_xml(resolve_sku(catalog.get("NC96ads_A100_v4"))))
     theirs = azure_file("topology", "ncv4-topo.xml")
     # Azure's file aims every GPU's <nvlink> at the GPU itself (hides the NV12 bridges from NCCL)
     assert [n.get("target") for n in theirs.iter("nvlink")] == [g.getparent().getparent().get("busid")
@@ -200,7 +196,7 @@ def test_nc96ads_topology_is_azure_ncv4_with_documented_fixes(catalog):
 
 
 def test_nc96ads_graph_matches_azure_ncv4_graph(catalog):
-    ours = parse(render_graph_xml(catalog.get("NC96ads_A100_v4")))
+    ours = parse(render_graph_xml(resolve_sku(catalog.get("NC96ads_A100_v4"))))
     theirs = azure_file("topology", "ncv4-graph.xml")
     # channel order and GPU order inside a channel are the ring/tree order: compare ordered
     assert canonical(ours, ordered=True) == canonical(theirs, ordered=True)
@@ -221,7 +217,7 @@ def test_graph_channels_are_computed_from_the_gpu_list(catalog):
 
 def test_graph_devices_exist_in_the_skus_topology(catalog):
     for sku in catalog:
-        graph = render_graph_xml(sku)
+        graph = render_graph_xml(resolve_sku(sku))
         if graph is None:
             continue
         devs = {int(g.get("dev")) for g in parse(graph).iter("gpu")}
@@ -236,13 +232,13 @@ def test_graph_devices_exist_in_the_skus_topology(catalog):
 def test_small_ncv4_sizes_get_no_graph_and_no_topology(catalog, sku_name):
     sku = catalog.get(sku_name)
     assert sku.nccl.graph is False
-    assert render_graph_xml(sku) is None
-    assert render_topology_xml(sku) is None
+    assert render_graph_xml(resolve_sku(sku)) is None
+    assert render_topology_xml(resolve_sku(sku)) is None
     assert "NCCL_GRAPH_FILE" not in sku.nccl.image_conf()
 
 
 def test_only_nc96ads_gets_a_graph(catalog):
-    assert [sku.name for sku in catalog if render_graph_xml(sku)] == ["Standard_NC96ads_A100_v4"]
+    assert [sku.name for sku in catalog if render_graph_xml(resolve_sku(sku))] == ["Standard_NC96ads_A100_v4"]
 
 
 def test_no_rendered_topology_has_a_self_pointing_nvlink(catalog):
@@ -264,7 +260,7 @@ HISTORY = [  # known-bad past versions of Azure's files and the SKU they were fo
 @pytest.mark.parametrize("history, sku_name, current", HISTORY)
 def test_known_bad_historical_files_are_told_apart(catalog, history, sku_name, current):
     bad = azure_file("topology-history", history)
-    ours = parse(render_topology_xml(catalog.get(sku_name)))
+    ours = parse(render_topology_xml(resolve_sku(catalog.get(sku_name))))
     assert canonical(azure_file("topology", current)) != canonical(bad)  # the comparison can see the bug
     assert canonical(ours) != canonical(bad)
 
@@ -274,7 +270,7 @@ def test_ndv4_gpus_sit_on_the_numa_node_azure_fixed(catalog):
         return {pci.get("busid"): cpu.get("numaid") for cpu in root.iter("cpu")
                 for pci in cpu.iter("pci") if pci.get("class") == "0x030200"}
 
-    ours = gpu_numa(parse(render_topology_xml(catalog.get("ND96amsr_A100_v4"))))
+    ours = gpu_numa(parse(render_topology_xml(resolve_sku(catalog.get("ND96amsr_A100_v4")))))
     assert ours == gpu_numa(azure_file("topology", "ndv4-topo.xml"))
     assert ours != gpu_numa(azure_file("topology-history", "ndv4-topo.pre-c3e42913.numa-swapped.xml"))
     assert ours["0001:00:00.0"] == "1"
@@ -282,4 +278,4 @@ def test_ndv4_gpus_sit_on_the_numa_node_azure_fixed(catalog):
 
 def test_skus_without_topology_render_nothing(catalog):
     for name in ["NC24rs_v3", "NC40ads_H100_v5", "NC80adis_H100_v5", "h100-80gb-sxm-ib.8x"]:
-        assert render_nccl_files(catalog.get(name)) == {}
+        assert render_nccl_files(resolve_sku(catalog.get(name))) == {}

@@ -143,9 +143,10 @@ def _pci_devices(xml: str) -> tuple[dict[str, int], dict[str, int]]:
 def test_each_skus_topology_file_carries_its_catalog_bus_ids(name):
     """The acceptance machine (2 x H200) cannot check bus ids or NUMA placement; this does, offline, per SKU."""
     from hpcconf.catalog import Catalog
+    from hpcconf.resolve.sku import resolve_sku
     from hpcconf.targets.nccl_topology import render_topology_xml
     sku = Catalog.load().get(name)
-    gpus, hcas = _pci_devices(render_topology_xml(sku))
+    gpus, hcas = _pci_devices(render_topology_xml(resolve_sku(sku)))
     assert gpus == {busid: node.numaid for node in sku.topology.numa for busid in node.gpus}
     assert len(gpus) == sku.gpu.count
     assert hcas == {busid: node.numaid for node in sku.topology.numa for busid in node.hcas}

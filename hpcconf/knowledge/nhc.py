@@ -72,6 +72,10 @@ class NhcPlan:
         return NhcPlan(sku=self.sku, checks=kept, unsourced=gaps, upstream_conf=self.upstream_conf,
                        image=self.image, commit=self.commit)
 
+    def render(self, header: list[str]) -> str:
+        """The conf file, under the ``header`` comment lines: what the targets write without importing this module."""
+        return render_nhc_conf(self, header)
+
     def fast(self) -> "NhcPlan":
         """The checks Slurm's HealthCheckProgram may run (no bandwidth test); the rest are named as left out."""
         slow = sorted({c.name for c in self.checks if not c.fast})
@@ -95,7 +99,7 @@ def load_nhc_data(path: Path = DATA_FILE) -> NhcData:
     upstream = data["upstream"]
     return NhcData(
         commit=upstream["commit"],
-        images={"nvidia": upstream["image_nvidia"], "amd": upstream["image_amd"]},
+        images={str(vendor): str(image) for vendor, image in upstream["images"].items()},
         gpu_ecc={key: tuple(str(a) for a in row["args"]) for key, row in data["gpu_ecc"].items()},
         skus={row["sku"]: row for row in data["skus"]},
     )
@@ -224,6 +228,7 @@ def nhc_plan(sku: Sku) -> NhcPlan:
 
 
 def render_nhc_conf(plan: NhcPlan, header: list[str]) -> str:
+    """The conf file of ``plan`` under the ``header`` comment lines (also :meth:`NhcPlan.render`)."""
     source = (f"Azure/azurehpc-health-checks {plan.upstream_conf} @{plan.commit[:8]}" if plan.upstream_conf
               else f"the catalog; Azure/azurehpc-health-checks @{plan.commit[:8]} ships no conf for this size")
     lines = [f"# {line}" for line in header]

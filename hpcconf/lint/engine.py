@@ -363,14 +363,14 @@ def sku_for_artifact(cluster: ResolvedCluster, artifact: Artifact) -> Sku | None
     parts = PurePosixPath(artifact.path).parts
     for pool in pools:
         if pool.name in parts[:-1]:
-            return pool.sku
+            return pool.catalog_sku
     name = parts[-1] if parts else ""
     # Resolved pools name their topology/graph files, one name per SKU.
-    by_file = {id(p.sku): p.sku for p in pools
+    by_file = {id(p.catalog_sku): p.catalog_sku for p in pools
                if name and p.nccl is not None and name in (p.nccl.topo_file, p.nccl.graph_file)}
     if len(by_file) == 1:
         return next(iter(by_file.values()))
-    gpu_skus = {p.sku.name: p.sku for p in pools if p.has_gpus}
+    gpu_skus = {p.catalog_sku.name: p.catalog_sku for p in pools if p.has_gpus}
     return next(iter(gpu_skus.values())) if len(gpu_skus) == 1 else None
 
 

@@ -48,7 +48,7 @@ def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
         counts.add(pool.count)
     if cluster.slurm is not None:
         counts.update(p.nodes for p in cluster.slurm.partitions if p.pool == pool.name)
-    return Target(pool.sku, counts.pop() if len(counts) == 1 else None if counts else pool.count)
+    return Target(pool.catalog_sku, counts.pop() if len(counts) == 1 else None if counts else pool.count)
 
 
 def _sku(name: str, sku_dirs: list[Path]) -> "Sku":

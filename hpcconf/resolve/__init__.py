@@ -7,7 +7,7 @@ once, so two artifacts can never disagree about it. Targets never read the raw s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -16,8 +16,11 @@ from ..knowledge.accelerators import AcceleratorProfile, profile
 from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
 from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
+from .collective import PoolCollective, TestImageBuild, pool_collective, resolve_test_image
 from .compat import derived_versions
+from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
 from .nccl import PoolNccl, resolve_pool_nccl
+from .sku import ResolvedSku, resolve_sku
 
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
     from .aks import ResolvedAks
@@ -28,7 +31,8 @@ if TYPE_CHECKING:  # platform sections are resolved by their own modules
 @dataclass(frozen=True)
 class ResolvedPool:
     name: str
-    sku: Sku
+    sku: ResolvedSku  # the facts targets read
+    catalog_sku: Sku  # the catalog entry, for resolve's own decisions (targets read ``sku``)
     count: int
     image: Optional[str]
     colocate: bool
@@ -39,10 +43,12 @@ class ResolvedPool:
     # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
+    health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
+    collective: PoolCollective = pool_collective("nccl")  # the library its GPUs run, and where its tests live
 
     @property
     def gpus_per_node(self) -> int:
-        return self.sku.gpu.count
+        return self.catalog_sku.gpu.count
 
     @property
     def ranks(self) -> int:
@@ -50,7 +56,7 @@ class ResolvedPool:
 
     @property
     def ib_nics_per_node(self) -> int:
-        return self.sku.infiniband.count if self.infiniband and self.sku.infiniband else 0
+        return self.catalog_sku.infiniband.count if self.infiniband and self.catalog_sku.infiniband else 0
 
     @property
     def has_gpus(self) -> bool:
@@ -58,12 +64,12 @@ class ResolvedPool:
 
     @property
     def gpu_vendor(self) -> str:
-        return self.sku.gpu.vendor
+        return self.catalog_sku.gpu.vendor
 
     @property
     def collective_library(self) -> str:
         """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
-        return self.sku.gpu.collective or "nccl"
+        return self.catalog_sku.gpu.collective or "nccl"
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,8 @@ class ResolvedCluster:
     test_image_ref: Optional[str]  # registry/name:tag
     nccl_test: NcclTest
     mpi_env: tuple[tuple[str, str], ...]
+    health_checks: ResolvedHealthChecks
+    test_image_build: Optional[TestImageBuild] = None  # set with test_image and a GPU test pool
     aks: Optional["ResolvedAks"] = None
     azhop: Optional["ResolvedAzhop"] = None
     slurm: Optional["ResolvedSlurm"] = None
@@ -116,7 +124,12 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         test_image_ref=f"{image.registry}/{image.name}:{image.tag}" if image else None,
         nccl_test=spec.nccl_test,
         mpi_env=tuple(sorted(spec.mpi_env.items())),
+        health_checks=resolve_health_checks(spec.health_checks),
     )
+    if image is not None and test_pool is not None:
+        build = resolve_test_image(test_pool.collective, spec.nccl_test.collective, cluster.versions.nccl_tests,
+                                   "aks" in spec.platforms, test_pool.sku.arch)
+        cluster = replace(cluster, test_image_build=build)
     return _with_platforms(cluster)
 
 
@@ -129,10 +142,11 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
         sku_file=(user_file.name, read_text(user_file, "sku", tree=user_file.parent)) if user_file else None,
-        name=pool.name, sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
+        name=pool.name, sku=resolve_sku(sku), catalog_sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
-        accelerator=profile(sku.gpu.vendor),
+        accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),
+        collective=pool_collective(sku.gpu.collective or "nccl"),
     )
 
 
@@ -143,8 +157,6 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
 
 
 def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
-    from dataclasses import replace
-
     from . import aks, azhop, slurm
 
     if "aks" in cluster.platforms:

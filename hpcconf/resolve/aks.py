@@ -11,12 +11,13 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..knowledge import charts, rocm
-from ..knowledge.accelerators import AcceleratorProfile
+from ..knowledge import aznhc, charts, pci_ids, rocm
+from ..knowledge.accelerators import AcceleratorProfile, GpuOperator
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
-from ..spec.model import TestImage
+from ..spec.model import TestImage, Versions
 from .compat import aks_kubernetes_version, aks_os_sku
+from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -39,6 +40,27 @@ GpuDriverOptOut = Literal["flag", "tag"]
 
 
 @dataclass(frozen=True)
+class ChartPin:
+    """A Helm chart provision.sh installs beside the spec's pinned versions, at the version hpcconf pins."""
+
+    chart: str
+    repo: str
+    version: str  # without a leading v
+    source: str = ""  # where the values' keys were read
+
+
+@dataclass(frozen=True)
+class IbVfRule:
+    """The NodeFeatureRule that labels only the nodes with an InfiniBand VF (knowledge.pci_ids)."""
+
+    device_ids: tuple[str, ...]  # the IB VFs' PCI device ids
+    label: str  # feature.node.kubernetes.io/pci-15b3.present
+    vendor: str  # 15b3
+    pci_class: str  # 0207, InfiniBand
+    reference: str  # Azure's reference rule
+
+
+@dataclass(frozen=True)
 class AksPoolJob:
     """The NCCL test job of one GPU pool: every number the job, its readiness wait and its verdict use."""
 
@@ -47,6 +69,10 @@ class AksPoolJob:
     gpus_per_worker: int
     ib_nics_per_worker: int  # 0 without InfiniBand
     mpirun_env: tuple[tuple[str, str], ...]  # the pool's own NCCL settings (pool-level nccl_env included)
+    runs: TestRuns  # the nccl-tests runs of the launcher, each with its floor
+    # Pool variables the single-node pass goes without: its floor is Azure's check's, which runs without the
+    # topology file on these sizes (knowledge.aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE).
+    single_node_drops: tuple[str, ...] = ()
 
     @property
     def pool_name(self) -> str:
@@ -54,7 +80,7 @@ class AksPoolJob:
 
     @property
     def sku(self) -> str:
-        return self.pool.sku.name
+        return self.pool.catalog_sku.name
 
     @property
     def worker_replicas(self) -> int:
@@ -98,6 +124,7 @@ class ResolvedAks:
     gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
     gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     accelerator: AcceleratorProfile  # the worker pool's: operator, runtime class, NFD labels
+    gpu_runtime_class_name: str  # the RuntimeClass gpu-operator installs (pods name it where the profile says so)
     operator_driver_version: str  # the driver the GPU operator builds on the node; "" when it builds none
     ib_nics_per_worker: int  # 0 without InfiniBand
     resource_name: str  # the bare device-plugin resource name ("mlnxnics")
@@ -119,6 +146,15 @@ class ResolvedAks:
     test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
     image_ref: str  # its registry/name:tag
     jobs: tuple[AksPoolJob, ...] = ()  # one NCCL test job per tested GPU pool, the test pool's first
+    # (variable, az aks create flag, value) of the cluster ranges the spec sets; AKS requires --dns-service-ip
+    # inside a custom --service-cidr (.10 by convention)
+    cidr_options: tuple[tuple[str, str, str], ...] = ()
+    gpu_driver_flag_since: str = charts.AZ_GPU_DRIVER_FLAG_SINCE  # az CLI release that has --gpu-driver none
+    network_operand_tag: Optional[str] = None  # the NicClusterPolicy operands' tag (None: the CRD's defaults)
+    nfd_rules_key: bool = False  # the installed network-operator chart has nfd.deployNodeFeatureRules
+    ib_vf_rule: Optional[IbVfRule] = None  # set when pci-15b3.present must come from a rule, not the PCI class
+    cert_manager: Optional[ChartPin] = None  # the AMD GPU operator's prerequisite
+    amd_gpu_operator: Optional[ChartPin] = None
 
     @property
     def infiniband(self) -> bool:
@@ -127,6 +163,49 @@ class ResolvedAks:
     @property
     def uses_host_device_network(self) -> bool:
         return self.infiniband
+
+
+def cidr_options(settings: AksSettings) -> tuple[tuple[str, str, str], ...]:
+    """(variable, az aks create flag, value) for the cluster ranges the spec sets (SPEC017 checks the IPAM
+    range against them); AKS requires --dns-service-ip inside a custom --service-cidr (.10 by convention)."""
+    out: list[tuple[str, str, str]] = []
+    if settings.service_cidr:
+        network = ipaddress.ip_network(settings.service_cidr)
+        out += [("SERVICE_CIDR", "service-cidr", settings.service_cidr),
+                ("DNS_SERVICE_IP", "dns-service-ip", str(network[10]))]
+    if settings.pod_cidr:
+        out.append(("POD_CIDR", "pod-cidr", settings.pod_cidr))
+    return tuple(out)
+
+
+def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[tuple[str, ...]]:
+    """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
+    InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
+    class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
+    if not pool.ib_nics_per_node:
+        return None
+    ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
+    if not pool.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
+        return None
+    ids = [pci_ids.ib_vf_device_ids(p.catalog_sku.infiniband.hca if p.catalog_sku.infiniband else None) for p in ib_pools]
+    if not ids or any(i is None for i in ids):
+        return None
+    return tuple(sorted({d for group in ids if group for d in group}))
+
+
+def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[IbVfRule]:
+    ids = infiniband_vf_ids(cluster, pool)
+    if ids is None:
+        return None
+    return IbVfRule(device_ids=ids, label=pci_ids.NFD_MELLANOX_LABEL, vendor=pci_ids.MELLANOX_VENDOR,
+                    pci_class=pci_ids.INFINIBAND_CLASS, reference=pci_ids.REFERENCE)
+
+
+def amd_charts(versions: "Versions") -> tuple[ChartPin, ChartPin]:
+    """cert-manager and AMD's GPU operator chart, for pools whose profile names AMD's operator."""
+    return (ChartPin(chart="cert-manager", repo=rocm.CERT_MANAGER_REPO, version=rocm.CERT_MANAGER_VERSION),
+            ChartPin(chart=rocm.AMD_GPU_OPERATOR_CHART, repo=rocm.AMD_GPU_OPERATOR_REPO,
+                     version=versions.amd_gpu_operator.lstrip("v"), source=rocm.AMD_GPU_OPERATOR_SOURCE))
 
 
 def hostfile_path(task: str) -> str:
@@ -201,7 +280,9 @@ def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksP
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
-                            ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env))
+                            ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env),
+                            runs=job_runs(cluster.nccl_test, p.catalog_sku, p.count, p.gpus_per_node),
+                            single_node_drops=("NCCL_TOPO_FILE",) if p.catalog_sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
                  for p in pools)
 
 
@@ -226,6 +307,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
     jobs = pool_jobs(cluster, settings.job_name)
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
+    cert_manager, amd_operator = amd_charts(versions) if pool.accelerator.operator is GpuOperator.AMD else (None, None)
     return ResolvedAks(
         settings=settings,
         namespace=settings.namespace,
@@ -239,12 +321,13 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         kubernetes_version=kubernetes,
         os_sku=aks_os_sku(settings.os_sku, kubernetes, None if ncp_from_values else ofed),
         pool_name=pool.name,
-        sku=pool.sku.name,
+        sku=pool.catalog_sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,
         gpu_resource=pool.accelerator.device_resource,
         accelerator=pool.accelerator,
+        gpu_runtime_class_name=charts.GPU_OPERATOR_RUNTIME_CLASS,
         operator_driver_version=amd_driver_version(cluster) if pool.accelerator.driver_built_by_operator else "",
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
@@ -266,4 +349,12 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         test_image=cluster.test_image,
         image_ref=cluster.test_image_ref,
         jobs=jobs,
+        cidr_options=cidr_options(settings),
+        network_operand_tag=charts.network_operator_operand_tag(versions.network_operator),
+        # read only where the network-operator is installed (InfiniBand): a chart lookup parses its section
+        nfd_rules_key=nics > 0 and charts.chart_has_key("network-operator", versions.network_operator,
+                                                         "nfd.deployNodeFeatureRules"),
+        ib_vf_rule=ib_vf_rule(cluster, pool),
+        cert_manager=cert_manager,
+        amd_gpu_operator=amd_operator,
     )

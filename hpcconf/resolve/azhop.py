@@ -8,9 +8,10 @@ a layout the checks accepted is exactly the layout the config.yml gets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..knowledge import azhop as kb
+from ..knowledge import compat
 from ..spec.azhop import AzhopSettings, ExtraQueue
 from ..spec.azhop_plan import (  # noqa: F401
     SlurmVersions,
@@ -68,14 +69,14 @@ class AzhopQueue:
 
 def _pool_queue(pool: "ResolvedPool", settings: AzhopSettings) -> AzhopQueue:
     image = pool.image or settings.images.gpu
-    ib = f", {pool.sku.infiniband.count}x {pool.sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.sku.infiniband else ""
-    note = f"pool {pool.name}: {pool.count} x {pool.sku.name} ({pool.gpus_per_node} GPUs{ib})"
+    ib = f", {pool.catalog_sku.infiniband.count}x {pool.catalog_sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.catalog_sku.infiniband else ""
+    note = f"pool {pool.name}: {pool.count} x {pool.catalog_sku.name} ({pool.gpus_per_node} GPUs{ib})"
     if not pool.image:
         note += "; image from azhop.images.gpu"
     return AzhopQueue(
-        name=pool.name, vm_size=pool.sku.name, image=image, max_count=pool.count, max_core_count=None,
+        name=pool.name, vm_size=pool.catalog_sku.name, image=image, max_count=pool.count, max_core_count=None,
         colocate=pool.colocate if settings.queue_manager == "slurm" else None,
-        accelerated_networking=pool.sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
+        accelerated_networking=pool.catalog_sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
         # One colocated scale set must hold a whole multi-node job (az-hop #1016); above 100 VMs it needs a quota raise.
         max_scale_set_size=pool.count if pool.colocate and pool.count > MAX_SCALE_SET_DEFAULT else None)
 
@@ -111,6 +112,15 @@ class NcclInstall:
 
 
 @dataclass(frozen=True)
+class GpuCountOverride:
+    """The autoscale.json ``slurm_gpus`` override for the GPU sizes cyclecloud-slurm may count wrong."""
+
+    sizes: tuple[dict[str, Any], ...]  # vm_size, gpus and the partitions of each affected size
+    fixed_in: str  # the cyclecloud-slurm release that fixes every affected size
+    azhop_newest: str  # the newest cyclecloud-slurm az-hop pins
+
+
+@dataclass(frozen=True)
 class ResolvedAzhop:
     settings: AzhopSettings
     project_name: str
@@ -119,6 +129,9 @@ class ResolvedAzhop:
     queues: tuple[AzhopQueue, ...]
     gids: dict[str, int]
     nccl_installs: tuple[NcclInstall, ...]
+    home: dict[str, Any]  # config.yml's mounts.home: the spec's export, or az-hop's placeholders for its share
+    amlfs_note: Optional[str] = None  # the Lustre capacity in the SKU's steps
+    gpu_count_override: Optional[GpuCountOverride] = None
 
     @property
     def queue_manager(self) -> str:
@@ -135,6 +148,38 @@ def _nccl_install(pool: "ResolvedPool") -> NcclInstall:
                        conf_node_path="/etc/nccl.conf")
 
 
+def home_mount(settings: AzhopSettings) -> dict[str, Any]:
+    home = settings.storage.home
+    if home.type == "existing":
+        options = home.options or "rw,hard,rsize=262144,wsize=262144,vers=3,tcp,_netdev"
+        return {"type": "existing", "mountpoint": home.mountpoint, "server": home.server, "export": home.export,
+                "options": options, "note": "an NFS export that already exists (azhop.storage.home)"}
+    return {"type": home.type, "mountpoint": home.mountpoint, "server": kb.HOME_PLACEHOLDERS["server"],
+            "export": kb.HOME_PLACEHOLDERS["export"], "options": home.options or kb.HOME_PLACEHOLDERS["options"],
+            "note": f"az-hop fills the {{{{anf_home_*}}}} values from the {home.type} share it creates"}
+
+
+def amlfs_note(settings: AzhopSettings) -> Optional[str]:
+    lustre = settings.storage.lustre
+    if lustre is None:
+        return None
+    step = kb.AMLFS_STEP_TIB[lustre.sku]
+    return f"{lustre.capacity_tib} TiB = {lustre.capacity_tib // step} x {step} TiB steps of {lustre.sku}"
+
+
+def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
+    """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
+    documented autoscale.json ``slurm_gpus`` override, which the scheduler-side script writes and checks."""
+    fixes = {pool.catalog_sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.catalog_sku.name))}
+    if not fixes:
+        return None
+    affected = [pool for pool in cluster.gpu_pools if pool.catalog_sku.name in fixes]
+    sizes = tuple({"vm_size": size, "gpus": gpus, "partitions": sorted(q.name for q in queues if q.vm_size == size)}
+                  for size, gpus in sorted({(pool.catalog_sku.name, pool.gpus_per_node) for pool in affected}))
+    fixed_in = max((fixes[pool.catalog_sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
+    return GpuCountOverride(sizes=sizes, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
+
+
 def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
     settings = supported_azhop_images(cluster.spec.azhop or AzhopSettings())  # no end-of-life infra image
     queues = [_pool_queue(p, settings) for p in cluster.pools]
@@ -149,4 +194,7 @@ def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
         queues=tuple(queues),
         gids={g.name: g.gid for g in settings.groups},
         nccl_installs=tuple(_nccl_install(p) for p in cluster.gpu_pools),
+        home=home_mount(settings),
+        amlfs_note=amlfs_note(settings),
+        gpu_count_override=gpu_count_override(cluster, queues),
     )

@@ -54,8 +54,8 @@ def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optiona
     if default is None:
         return None
     pins = {pin.driver for pool in pools if pool.has_gpus
-            and compat.driver_drives(pool.sku.gpu.sm, default) is False
-            and (pin := compat.legacy_driver_pin(pool.sku.gpu.sm)) is not None}
+            and compat.driver_drives(pool.catalog_sku.gpu.sm, default) is False
+            and (pin := compat.legacy_driver_pin(pool.catalog_sku.gpu.sm)) is not None}
     # Mixed legacy branches cannot share one driver; leave that to lint (HPC201) rather than pick one.
     return pins.pop() if len(pins) == 1 else None
 

@@ -17,6 +17,7 @@ from ..knowledge import images, mnnvl, rocm
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
+from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
     from . import ResolvedCluster, ResolvedPool
@@ -58,6 +59,9 @@ class SlurmPartition:
     mpirun: Optional[str] = None  # the mpirun a launcher "mpirun" job uses
     image: Optional[str] = None  # the node image the paths above were read from (a comment in the job)
     image_source: Optional[str] = None
+    runs: Optional[TestRuns] = None  # the job's nccl-tests runs, each with its floor
+    rocm_path: Optional[str] = None  # the ROCm runtime the tests load (RCCL pools); None: CUDA
+    expected_busbw: Optional[str] = None  # the catalog's measured busbw at the job's node count, for a comment
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -87,6 +91,8 @@ class NvlinkDomain:
     segment: Optional[int]  # sbatch --segment: the job's nodes per block; None when no size divides them
     job_env: tuple[tuple[str, str], ...]  # MNNVL settings the test job exports (unless the spec sets them)
     setup_script: bool  # hpcconf writes nvlink-domains.sh (not on Crusoe, whose module sets IMEX up)
+    imex_nodes_config: str = mnnvl.IMEX_NODES_CONFIG  # the IMEX daemon's peer list on each node
+    imex_service: str = mnnvl.IMEX_SERVICE
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,8 @@ class ResolvedSlurm:
     collectives: str
     crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
     crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
+    modules_from_spec: bool = False  # slurm.modules is set: the job loads those, not the image's documented ones
+    rccl_env_source: str = images.AZURE_RCCL_ENV_SOURCE  # where an Azure RCCL job's image settings come from
 
     def partition(self, pool: str) -> SlurmPartition:
         return next(p for p in self.partitions if p.pool == pool)
@@ -188,7 +196,7 @@ def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     2.1 GB/s between two GPUs without cuda_ipc, 17-26 GB/s with it)."""
     network = "rc" if pool.infiniband else "tcp"
     env = [("UCX_TLS", f"{network},sm,self,cuda_copy,cuda_ipc")]
-    sku = pool.sku
+    sku = pool.catalog_sku
     if pool.infiniband and sku.infiniband and sku.infiniband.devices:
         env.append(("UCX_NET_DEVICES", ",".join(f"{dev}:1" for dev in sku.infiniband.devices)))
     elif not pool.infiniband:
@@ -232,7 +240,7 @@ def image_job_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     exclusion of the Mellanox devices the catalog knows are not the fabric (ND H200 v5's accelerated-
     networking VF mlx5_an0: an Ethernet port NCCL's IB transport would otherwise open as RoCE).
     Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (images.AZURE_RCCL_ENV)."""
-    sku = pool.sku
+    sku = pool.catalog_sku
     if sku.provider != "azure":
         return []
     env: list[tuple[str, str]] = []
@@ -251,7 +259,7 @@ def nvlink_domain(pool: "ResolvedPool", nodes: int) -> Optional[NvlinkDomain]:
     The job forces MNNVL (``NCCL_MNNVL_ENABLE=1``): with the default (2) NCCL silently falls back to
     InfiniBand when IMEX is not up, and the acceptance test would pass on the wrong fabric.
     """
-    sku = pool.sku
+    sku = pool.catalog_sku
     if not sku.nvlink_spans_nodes:
         return None
     per_domain = mnnvl.domain_nodes(sku.nvlink_domain_gpus, sku.gpu.count)
@@ -270,7 +278,7 @@ def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
 # --------------------------------------------------------------------------- partitions
 
 def is_crusoe_cluster(cluster: "ResolvedCluster") -> bool:
-    return "slurm" in cluster.platforms and any(p.sku.provider == "crusoe" for p in cluster.gpu_pools)
+    return "slurm" in cluster.platforms and any(p.catalog_sku.provider == "crusoe" for p in cluster.gpu_pools)
 
 
 def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
@@ -278,7 +286,7 @@ def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
 
 
 def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> str:
-    on_crusoe = pool.sku.provider == "crusoe" and "slurm" in cluster.platforms
+    on_crusoe = pool.catalog_sku.provider == "crusoe" and "slurm" in cluster.platforms
     if on_crusoe and _crusoe_module_version(settings) not in (None, "v3.0.0"):
         return CRUSOE_LEGACY_PARTITION  # the module's slurm.conf names it; tfvars cannot rename it
     if pool.name in settings.partitions:
@@ -290,14 +298,14 @@ def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tu
     crusoe = settings.crusoe
     if crusoe is None:
         return ()
-    pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
+    pools = [p for p in cluster.gpu_pools if p.catalog_sku.provider == "crusoe"]
     partitions = []
     for index, pool in enumerate(pools):
         image, custom_image = _crusoe_image(pool)
         partitions.append(CrusoePartition(
-            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.sku.name,
+            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.catalog_sku.name,
             ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None, image=image,
-            default=index == 0, imex_support=pool.sku.nvlink_spans_nodes, custom_image=custom_image))
+            default=index == 0, imex_support=pool.catalog_sku.nvlink_spans_nodes, custom_image=custom_image))
     return tuple(partitions)
 
 
@@ -305,7 +313,7 @@ def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str]]:
     """(image, custom_image). GB200 and B200 run a custom image (the module's README): the
     pool's ``image`` goes to custom_image and ``image`` stays null, as in the module's GB200 example; without
     one custom_image stays null (SLURM005)."""
-    if images.crusoe_needs_custom_image(pool.sku.name):
+    if images.crusoe_needs_custom_image(pool.catalog_sku.name):
         return None, pool.image
     return pool.image or CRUSOE_DEFAULT_IMAGE, None
 
@@ -322,7 +330,7 @@ def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
     image: /opt/rccl-tests, no build/), else where each library's tests are conventionally installed."""
     if "nccl_tests_dir" in settings.model_fields_set:
         return settings.nccl_tests_dir
-    layout = images.layout(pool.sku)
+    layout = images.layout(pool.catalog_sku)
     if layout is not None:
         return layout.tests_dir
     return rocm.RCCL_TESTS_NODE_DIR if pool.collective_library == "rccl" else settings.nccl_tests_dir
@@ -333,19 +341,34 @@ def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
     (Azure's HPC images: HPC-X, as mpi/hpcx-pmix for srun --mpi=pmix; without it no rank finds libmpi.so.40)."""
     if settings.modules is not None:
         return tuple(settings.modules)
-    layout = images.layout(pool.sku)
+    layout = images.layout(pool.catalog_sku)
     module = layout.job_module() if layout is not None else None
     return (module,) if module else ()
 
 
+def expected_busbw(sku: Sku, nodes: int) -> Optional[str]:
+    """The measured bus bandwidth for this SKU and node count, when the catalog has one."""
+    for bw in sku.busbw:
+        if bw.kind == "measured" and bw.nodes == nodes:
+            algo = f", {bw.algo}" if bw.algo else ""
+            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(sku, bw.source)}{algo})"
+    return None
+
+
+def source_title(sku: Sku, key: str) -> str:
+    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
+    citation = sku.sources.get(key, key)
+    return citation.split(": ", 1)[0]
+
+
 def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
-    masks, numa = pin_masks(pool.sku)
+    masks, numa = pin_masks(pool.catalog_sku)
     nodes = test_nodes(settings, pool)
-    layout = images.layout(pool.sku)
+    layout = images.layout(pool.catalog_sku)
     return SlurmPartition(
-        pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
+        pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.catalog_sku.name,
         nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
-        cpus_per_task=cpus_per_task(pool.sku), pin_masks=masks, pin_numa=numa,
+        cpus_per_task=cpus_per_task(pool.catalog_sku), pin_masks=masks, pin_numa=numa,
         nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
         mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
         library=pool.collective_library, tests_dir=tests_dir(settings, pool),
@@ -353,6 +376,8 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
         library_dir=layout.library_dir if layout else None, launcher=layout.launcher if layout else "srun-pmix",
         mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
         image_source=layout.source if layout else None,
+        runs=job_runs(cluster.nccl_test, pool.catalog_sku, nodes, pool.gpus_per_node),
+        rocm_path=pool.collective.rocm_path, expected_busbw=expected_busbw(pool.catalog_sku, nodes),
     )
 
 
@@ -363,4 +388,5 @@ def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
     return ResolvedSlurm(partitions=partitions, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
                          crusoe=settings.crusoe if crusoe else None,
-                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else ())
+                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else (),
+                         modules_from_spec=settings.modules is not None)

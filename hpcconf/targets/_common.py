@@ -13,7 +13,6 @@ from typing import Callable, Optional, TypeVar
 from ..artifacts import Artifact, Kind
 from ..parsers.nccl_conf import render_nccl_conf
 from ..resolve import ResolvedCluster, ResolvedPool
-from ..resolve.nccl import IMAGE_WORKDIR
 from ..templating import generated_by
 from .nccl_topology import render_graph_xml, render_topology_xml
 
@@ -58,23 +57,10 @@ def topology_artifacts(pool: ResolvedPool, directory: str, target: str, with_gra
 def nccl_conf(pool: ResolvedPool, cluster: ResolvedCluster) -> Artifact:
     header = [generated_by(cluster.spec_file), f"/etc/nccl.conf for pool '{pool.name}' ({pool.sku.name})."]
     if pool.nccl.graph_node_path:
-        header.append(f"Graph file: opt in per job that gets all {pool.sku.gpu.count} GPUs "
+        header.append(f"Graph file: opt in per job that gets all {pool.sku.gpu_count} GPUs "
                       f"(export NCCL_GRAPH_FILE={pool.nccl.graph_node_path}); with fewer GPUs NCCL fails at init.")
     text = render_nccl_conf(dict(pool.nccl.node_conf), header_comment_lines=header)
     return Artifact(f"nccl/{pool.name}/nccl.conf", text, Kind.NCCL_CONF, "nccl")
-
-
-NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
-RCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/rccl-tests"  # ROCm/rccl-tests: same binary names as nccl-tests
-
-
-def tests_dir(library: str) -> str:
-    return RCCL_TESTS_DIR if library == "rccl" else NCCL_TESTS_DIR
-
-
-def nccl_tests_binary(collective: str, library: str = "nccl") -> str:
-    """Where the test image builds nccl-tests' (rccl-tests') binary for ``collective`` (the AKS job runs it)."""
-    return f"{tests_dir(library)}/build/{collective}_perf"
 
 
 # -- keeping nccl.conf across reboots --------------------------------------------------------------

@@ -9,8 +9,8 @@ Slurm settings and the test job's pre-flight name the same files.
 from __future__ import annotations
 
 from ..artifacts import Artifact, Kind
-from ..knowledge.nhc import NhcPlan, load_nhc_data, nhc_plan, render_nhc_conf
 from ..resolve import ResolvedCluster, ResolvedPool
+from ..resolve.health import PoolHealth
 from ..templating import generated_by, render_template
 
 NHC_REPO = "https://github.com/Azure/azurehpc-health-checks"
@@ -26,41 +26,33 @@ HEREDOC_END = "HPCCONF_NHC_EOF"
 
 
 def enabled(cluster: ResolvedCluster) -> bool:
-    return cluster.spec.health_checks.enabled
+    return cluster.health_checks.enabled
 
 
 def conf_path(pool: str) -> str:
     return f"health/{pool}/nhc.conf"
 
 
-def plan(pool: ResolvedPool) -> NhcPlan:
-    return nhc_plan(pool.sku)
-
-
-def image(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
-    """The image the checks run in on an AKS node: the spec's, else Azure's for the pool's GPU vendor
-    (run-health-checks.sh picks aznhc-rocm on AMD: check_gpu_count ... rocm and check_rccl_allreduce call
-    rocm-smi and rccl-tests, which only that image has). Azure tags them :latest only."""
-    return cluster.spec.health_checks.image or default_image(pool)
-
-
-def default_image(pool: ResolvedPool) -> str:
-    return plan(pool).image.split(":")[0] + ":latest"
+def health(pool: ResolvedPool) -> PoolHealth:
+    """The pool's resolved checks (hpcconf.resolve.health); only GPU pools of a spec that enables them have one."""
+    if pool.health is None:
+        raise RuntimeError(f"pool {pool.name}: no resolved health checks (a GPU pool with health_checks enabled has them)")
+    return pool.health
 
 
 def node_conf_text(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
     """Azure's whole conf for the size (health/<pool>/nhc.conf; what Slurm and AzHOP nodes run)."""
-    return render_nhc_conf(plan(pool), [generated_by(cluster.spec_file), f"Pool '{pool.name}' ({pool.sku.name})."])
+    return health(pool).plan.render([generated_by(cluster.spec_file), f"Pool '{pool.name}' ({pool.sku.name})."])
 
 
 def conf_text(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
     """The conf the AKS DaemonSet's pod runs: the node conf without checks of interfaces AKS nodes lack."""
-    return render_nhc_conf(plan(pool).in_kubernetes_pod(), [
+    return health(pool).plan.in_kubernetes_pod().render([
         generated_by(cluster.spec_file), f"Pool '{pool.name}' ({pool.sku.name}), in the AKS health-check pod."])
 
 
 def fast_conf_text(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
-    return render_nhc_conf(plan(pool).fast(), [
+    return health(pool).plan.fast().render([
         generated_by(cluster.spec_file), f"Pool '{pool.name}' ({pool.sku.name}): the fast checks Slurm's "
         f"HealthCheckProgram runs (hpcconf-health-check slurm); {NODE_CONF} has every check."])
 
@@ -76,12 +68,11 @@ def runner_text(cluster: ResolvedCluster) -> str:
 
 
 def installer_text(cluster: ResolvedCluster, pool: ResolvedPool, usage: list[str]) -> str:
-    data = load_nhc_data()
     return render_template(
         "health/install-health-checks.sh.j2", header=generated_by(cluster.spec_file), pool=pool.name, sku=pool.sku.name,
-        nhc_repo=NHC_REPO, commit=data.commit, conf=NODE_CONF, conf_dir=NODE_CONF.rsplit("/", 1)[0], runner=RUNNER,
+        nhc_repo=NHC_REPO, commit=cluster.health_checks.commit, conf=NODE_CONF, conf_dir=NODE_CONF.rsplit("/", 1)[0], runner=RUNNER,
         runner_dir=RUNNER.rsplit("/", 1)[0], status_dir=STATUS.rsplit("/", 1)[0], slurm_runner=SLURM_RUNNER, usage=usage, nhc_dir=NHC_DIR,
         end=HEREDOC_END, conf_text=node_conf_text(cluster, pool), runner_text=runner_text(cluster),
         fast_conf=NODE_FAST_CONF, fast_conf_text=fast_conf_text(cluster, pool),
-        image=default_image(pool), gpu_runtime=pool.accelerator.gpu_runtime_class, azure=pool.sku.provider == "azure",
+        image=health(pool).default_image, profile=pool.accelerator, azure=health(pool).node_image_has_gpu_runtime,
         provider=pool.sku.provider)

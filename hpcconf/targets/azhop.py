@@ -12,11 +12,9 @@ rewrites it at every boot (``templates/nccl/boot-unit.sh.j2`` says why a unit, n
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ..artifacts import Artifact, Kind
-from ..knowledge import azhop as kb
-from ..knowledge import compat
 from ..resolve import ResolvedCluster
 from ..resolve.azhop import AzhopQueue, NcclInstall, ResolvedAzhop
 from ..templating import generated_by, render_template
@@ -36,17 +34,6 @@ def installer_path(queue: str) -> str:
 
 
 # -- config.yml ------------------------------------------------------------------------------------
-
-def _home(az: ResolvedAzhop) -> dict[str, Any]:
-    home = az.settings.storage.home
-    if home.type == "existing":
-        options = home.options or "rw,hard,rsize=262144,wsize=262144,vers=3,tcp,_netdev"
-        return {"type": "existing", "mountpoint": home.mountpoint, "server": home.server, "export": home.export,
-                "options": options, "note": "an NFS export that already exists (azhop.storage.home)"}
-    return {"type": home.type, "mountpoint": home.mountpoint, "server": kb.HOME_PLACEHOLDERS["server"],
-            "export": kb.HOME_PLACEHOLDERS["export"], "options": home.options or kb.HOME_PLACEHOLDERS["options"],
-            "note": f"az-hop fills the {{{{anf_home_*}}}} values from the {home.type} share it creates"}
-
 
 def _queue(q: AzhopQueue, queue_manager: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": q.name}
@@ -89,23 +76,15 @@ def config_context(cluster: ResolvedCluster, az: ResolvedAzhop) -> dict[str, Any
         "header": [generated_by(cluster.spec_file), f"az-hop config.yml for cluster '{cluster.name}'; validate with "
                    "az-hop's ./validate_config.sh (config.schema.json, draft-06) or `hpcconf lint`."],
         "cluster": cluster, "az": az, "s": s,
-        "home": _home(az),
+        "home": az.home,
         "subnets": az.subnets,
         "users": users,
         "queues": [(_queue(q, s.queue_manager), _queue_comment(q, i == 0, cluster)) for i, q in enumerate(az.queues)],
         "applications": APPLICATIONS,
         "access_key": s.access,
         "lustre": s.storage.lustre,
-        "amlfs_note": _amlfs_note(az),
+        "amlfs_note": az.amlfs_note,
     }
-
-
-def _amlfs_note(az: ResolvedAzhop) -> Optional[str]:
-    lustre = az.settings.storage.lustre
-    if lustre is None:
-        return None
-    step = kb.AMLFS_STEP_TIB[lustre.sku]
-    return f"{lustre.capacity_tib} TiB = {lustre.capacity_tib // step} x {step} TiB steps of {lustre.sku}"
 
 
 def config_yml(cluster: ResolvedCluster, az: ResolvedAzhop) -> Artifact:
@@ -131,7 +110,7 @@ def installer(cluster: ResolvedCluster, install: NcclInstall, produced: dict[str
                                                "directory": install.conf_node_path.rsplit("/", 1)[0],
                                                "content": _heredoc_body(install.conf_artifact, conf.content)},
         directories=sorted({dst.rsplit("/", 1)[0] for _, dst in install.files}), end=HEREDOC_END,
-        image_conf=pool.sku.nccl.image_conf(), boot=nccl_boot_unit(HEREDOC_END))
+        image_conf=pool.sku.image_nccl_conf, boot=nccl_boot_unit(HEREDOC_END))
     return Artifact(installer_path(install.queue), text, Kind.SHELL_SCRIPT, "azhop")
 
 
@@ -180,19 +159,13 @@ GPU_COUNT_SCRIPT = "azhop/scheduler/slurm-gpu-count.sh"
 
 
 def gpu_count_override(cluster: ResolvedCluster, az: ResolvedAzhop) -> list[Artifact]:
-    """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
-    documented autoscale.json ``slurm_gpus`` override, as a script for the scheduler that also checks it took."""
-    affected = [pool for pool in cluster.gpu_pools if compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name)]
-    if not affected:
+    """For the GPU sizes cyclecloud-slurm may count wrong: the documented autoscale.json ``slurm_gpus`` override
+    (resolved in hpcconf.resolve.azhop), as a script for the scheduler that also checks it took."""
+    override = az.gpu_count_override
+    if override is None:
         return []
-    sizes = [{"vm_size": size, "gpus": gpus,
-              "partitions": sorted(q.name for q in az.queues if q.vm_size == size)} for size, gpus in
-             sorted({(pool.sku.name, pool.sku.gpu.count) for pool in affected})]
-    # The release that fixes every affected size (the script checks the scheduler's project against it).
-    fixed_in = max((fix.fixed_in for pool in affected if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))),
-                   key=lambda v: tuple(int(x) for x in v.split(".")))
-    text = render_template("azhop/slurm-gpu-count.sh.j2", header=generated_by(cluster.spec_file), sizes=sizes,
-                           version=az.slurm.cyclecloud_slurm, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
+    text = render_template("azhop/slurm-gpu-count.sh.j2", header=generated_by(cluster.spec_file), sizes=list(override.sizes),
+                           version=az.slurm.cyclecloud_slurm, fixed_in=override.fixed_in, azhop_newest=override.azhop_newest)
     return [Artifact(GPU_COUNT_SCRIPT, text, Kind.SHELL_SCRIPT, "azhop")]
 
 

@@ -16,7 +16,7 @@ from ._common import nccl_conf, topology_artifacts
 def render(cluster: ResolvedCluster) -> list[Artifact]:
     artifacts: list[Artifact] = []
     for pool in cluster.gpu_pools:
-        if pool.collective_library == "rccl":
+        if not pool.collective.reads_nccl_conf:
             continue  # RCCL reads /etc/rccl.conf, never /etc/nccl.conf; its job exports the settings instead
         artifacts += topology_artifacts(pool, "nccl", "nccl")
         artifacts.append(nccl_conf(pool, cluster))

@@ -21,9 +21,9 @@ mid-row is read as nccl-report reads it); #wrong is nccl-tests' %g count (1.2345
 from __future__ import annotations
 
 import shlex
+from typing import Optional
 
-from ..catalog import Sku
-from ..resolve.nccl_verdict import verdict_floor
+from ..resolve.nccl_verdict import VerdictFloor
 
 CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from|ref> <message bytes> <floor source>]
   awk -v label="$2" -v floor="${3:-}" -v mode="${4:-}" -v at="${5:-}" -v source="${6:-}" '
@@ -69,9 +69,9 @@ CHECK_LOG = r"""check_log() {  # <log> <label> [<floor GB/s> <at|from|ref> <mess
 """
 
 
-def check_log_floor_args(sku: Sku, collective: str, nodes: int, ranks: int) -> str:
-    """``check_log``'s floor arguments (GB/s, at|from, message bytes, source) for the run; empty when none."""
-    floor = verdict_floor(sku, collective, nodes, ranks)
+def check_log_floor_args(floor: Optional[VerdictFloor]) -> str:
+    """``check_log``'s floor arguments (GB/s, at|from, message bytes, source) for a run's resolved floor; empty
+    when it has none."""
     if floor is None:
         return ""
     mode = "at" if floor.origin == "published" else ("from" if floor.decisive else "ref")

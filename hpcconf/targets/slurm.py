@@ -14,15 +14,14 @@ import json
 from typing import Optional
 
 from ..artifacts import Artifact, Kind
-from ..catalog import Sku
-from ..knowledge import images, mnnvl, rocm
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
 from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, image_job_env
+from ..resolve.test_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestRuns, run_budget_s
 from ..templating import generated_by, render_template
 from . import _health
 from ._common import nccl_boot_unit, platform_target
-from .nccl_passes import FAILED_FUNCTION, RUN_KILL_AFTER_S, TIMED_OUT_STATUS, extra_passes, run_budget_s, single_node_floor_note
+from .nccl_passes import FAILED_FUNCTION
 from .nccl_verdict import CHECK_LOG, check_log_floor_args
 
 TARGET = "slurm"
@@ -54,22 +53,6 @@ def run_timeout(args: str) -> str:
     return f"timeout -k {RUN_KILL_AFTER_S} {run_budget_s(args.split())}"
 
 
-def expected_busbw(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[str]:
-    """The measured bus bandwidth for this SKU and node count, when the catalog has one."""
-    pool = cluster.pool(job.pool)
-    for bw in pool.sku.busbw:
-        if bw.kind == "measured" and bw.nodes == job.nodes:
-            algo = f", {bw.algo}" if bw.algo else ""
-            return f"~{bw.gbps:g} GB/s busbw at {bw.message_size} ({source_title(pool.sku, bw.source)}{algo})"
-    return None
-
-
-def source_title(sku: Sku, key: str) -> str:
-    """The page a SKU fact cites (its citation up to the first ':'), not the catalog's key for it."""
-    citation = sku.sources.get(key, key)
-    return citation.split(": ", 1)[0]
-
-
 def env_file_path(job: SlurmPartition) -> str:
     return f"{job.directory}/mpi.env"
 
@@ -78,38 +61,38 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
     binary = f"{cluster.nccl_test.collective}_perf"
     script_name = f"{binary}.sbatch"
     job_name = f"{job.library}-{cluster.nccl_test.collective}-{job.pool}"
-    passes = extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes)
+    runs = _runs(job)
     text = render_template(
         "slurm/nccl-test.sbatch.j2", header=generated_by(cluster.spec_file), job=job, binary=binary,
         nccl_tests_dir=job.tests_dir, matrix=cluster.nccl_test.matrix(), test_args=nccl_tests_args(cluster),
         job_name=job_name, library=job.library.upper(), check_log=CHECK_LOG, checks=log_checks(cluster, job, job_name),
-        rocm_path=rocm.ROCM_PATH, script_name=script_name,
+        rocm_path=job.rocm_path, script_name=script_name,
         time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
-        _modules_from_spec(cluster) else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
-        expected=expected_busbw(cluster, job), image_env=image_job_env(cluster.pool(job.pool)),
-        rccl_env_source=images.AZURE_RCCL_ENV_SOURCE,
-        passes=passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
-        single_node_floor=single_node_floor_note(cluster.pool(job.pool).sku),
+        slurm.modules_from_spec else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
+        expected=job.expected_busbw, image_env=image_job_env(cluster.pool(job.pool)),
+        rccl_env_source=slurm.rccl_env_source,
+        passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
+        single_node_floor=runs.single_node_floor_note,
         health_status=_health.STATUS if _health.enabled(cluster) else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
 
+def _runs(job: SlurmPartition) -> TestRuns:
+    if job.runs is None:  # resolve_partition sets it for every partition
+        raise RuntimeError(f"slurm partition {job.pool}: no resolved test runs")
+    return job.runs
+
+
 def log_checks(cluster: ResolvedCluster, job: SlurmPartition, job_name: str) -> list[str]:
     """``check_log`` of every log the job writes, against the floor nccl-report judges that run with (nccl_verdict)."""
-    ranks = job.nodes * job.ntasks_per_node
-    sku = cluster.pool(job.pool).sku
     log = f"{job_name}.${{SLURM_JOB_ID:-0}}"
-    checks = [f"check_log \"{log}.{test}.log\" {test}_perf{check_log_floor_args(sku, test, job.nodes, ranks)}"
-              for test in cluster.nccl_test.matrix()]
-    for p in extra_passes(cluster.nccl_test, cluster.pool(job.pool).sku, job.nodes):
-        nodes, pass_ranks = (1, job.ntasks_per_node) if p.single_node else (job.nodes, ranks)
-        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(sku, p.collective, nodes, pass_ranks)}")
+    runs = _runs(job)
+    checks = [f"check_log \"{log}.{run.collective}.log\" {run.collective}_perf{check_log_floor_args(run.floor)}"
+              for run in runs.matrix]
+    for p in runs.passes:
+        checks.append(f"check_log \"{log}.{p.log}\" {p.name}{check_log_floor_args(p.floor)}")
     return checks
-
-
-def _modules_from_spec(cluster: ResolvedCluster) -> bool:
-    return cluster.spec.slurm is not None and cluster.spec.slurm.modules is not None
 
 
 def mpirun_exports(job: SlurmPartition) -> list[str]:
@@ -166,8 +149,8 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
         "slurm/nvlink-domains.sh.j2", header=generated_by(cluster.spec_file), pool=job.pool, sku=job.sku,
         partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
         nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
-        nodes_config=mnnvl.IMEX_NODES_CONFIG, nodes_config_dir=mnnvl.IMEX_NODES_CONFIG.rsplit("/", 1)[0],
-        service=mnnvl.IMEX_SERVICE, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
+        nodes_config=domain.imex_nodes_config, nodes_config_dir=domain.imex_nodes_config.rsplit("/", 1)[0],
+        service=domain.imex_service, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 
@@ -191,7 +174,7 @@ def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
     if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
     text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
-                           program=_health.SLURM_RUNNER, interval=cluster.spec.health_checks.interval_s,
+                           program=_health.SLURM_RUNNER, interval=cluster.health_checks.interval_s,
                            runner=_health.RUNNER, reason=_health.DRAIN_REASON, fast_conf=_health.NODE_FAST_CONF,
                            pools=[p.name for p in cluster.gpu_pools])
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]

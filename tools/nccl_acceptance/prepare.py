@@ -20,6 +20,7 @@ from hpcconf.catalog import Catalog
 from hpcconf.knowledge.nccl_algo import algorithms_available, per_collective_algo
 from hpcconf.parsers.nccl_conf import render_nccl_conf
 from hpcconf.resolve.nccl import NODE_NCCL_DIR, resolve_pool_nccl
+from hpcconf.resolve.sku import resolve_sku
 from hpcconf.targets.nccl_topology import render_graph_xml, render_topology_xml
 
 NCCL_VERSION = "2.28.9"  # the test machine's (torch's bundled NCCL)
@@ -47,9 +48,9 @@ def main(directory: Path) -> None:
         nccl = resolve_pool_nccl(sku, infiniband=sku.infiniband is not None, overrides={}, nccl_version=NCCL_VERSION)
         files = {}
         if nccl.topo_file:
-            files["topo"] = (nccl.topo_file, render_topology_xml(sku))
+            files["topo"] = (nccl.topo_file, render_topology_xml(resolve_sku(sku)))
         if nccl.graph_file:
-            files["graph"] = (nccl.graph_file, render_graph_xml(sku))
+            files["graph"] = (nccl.graph_file, render_graph_xml(resolve_sku(sku)))
         files["conf"] = (f"{name}.nccl.conf", render_nccl_conf(dict(nccl.node_conf)))
         entry = {"sku": name, "gpus": sku.gpu.count, "node_dir": NODE_NCCL_DIR}
         for role, (file_name, text) in files.items():

@@ -18,10 +18,11 @@ label holds whichever way the VM presents its GPUs. NFD is installed on its own 
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ...artifacts import Artifact, Kind
-from ...knowledge import rocm
 from ...resolve import GpuOperator, ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import ChartPin, ResolvedAks
 from ._yaml import path, yaml_file
 
 FILE = "gpu-operator-values.yaml"
@@ -63,12 +64,29 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     }
 
 
-def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    if aks.accelerator.operator is GpuOperator.AMD:
-        text = yaml_file(cluster, [amd_values(cluster, aks)],
-                         f"AMD GPU operator chart ({rocm.AMD_GPU_OPERATOR_CHART}) v{cluster.versions.amd_gpu_operator.lstrip('v')} "
-                         f"values for {cluster.name}; keys of {rocm.AMD_GPU_OPERATOR_SOURCE}.")
-        return [Artifact(path(AMD_FILE), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
+def amd_chart(aks: ResolvedAks) -> ChartPin:
+    if aks.amd_gpu_operator is None:  # resolve_aks pins it for every pool whose profile names AMD's operator
+        raise RuntimeError("AMD GPU operator pool without a resolved AMD GPU operator chart")
+    return aks.amd_gpu_operator
+
+
+def render_amd(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    chart = amd_chart(aks)
+    text = yaml_file(cluster, [amd_values(cluster, aks)],
+                     f"AMD GPU operator chart ({chart.chart}) v{chart.version} values for {cluster.name}; keys of {chart.source}.")
+    return [Artifact(path(AMD_FILE), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
+
+
+def render_nvidia(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     text = yaml_file(cluster, [values(cluster, aks)],
                      f"gpu-operator chart v{cluster.versions.gpu_operator.lstrip('v')} values for {cluster.name}.")
     return [Artifact(path(FILE), text, Kind.HELM_GPU_OPERATOR, "aks")]
+
+
+# The values file of each operator a profile (data/accelerators.yaml) can name.
+RENDERERS: dict[GpuOperator, Callable[[ResolvedCluster, ResolvedAks], list[Artifact]]] = {
+    GpuOperator.NVIDIA: render_nvidia, GpuOperator.AMD: render_amd}
+
+
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    return RENDERERS[aks.accelerator.operator](cluster, aks)

@@ -19,9 +19,9 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import aznhc, charts
 from ...resolve import ResolvedCluster, ResolvedPool
 from ...resolve.aks import ResolvedAks
+from ...resolve.health import AznhcContainer
 from .. import _health
 from ._yaml import block, path, yaml_file
 
@@ -33,8 +33,7 @@ TAINT_KEY = "hpcconf.io/nhc-failed"
 SERVICE_ACCOUNT = "hpcconf-nhc"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 PASSED = "/tmp/nhc-passed"
-CONF_DIR = aznhc.CONF_DIR  # aznhc-entrypoint.sh reads ${AZ_NHC_ROOT}/conf/aznhc.conf
-HOST_LOG_MOUNT = "/host/var/log"  # the node's /var/log, read-only; the script links its kernel log to aznhc.SYSLOG
+HOST_LOG_MOUNT = "/host/var/log"  # the node's /var/log, read-only; the script links its kernel log to the container's syslog
 WAIT_TIMEOUT_S = 1800  # the checks take minutes (Azure: up to 5, 500 s per check at most)
 
 
@@ -42,16 +41,16 @@ def selector(pool: str) -> str:
     return f"{APP_LABEL}={APP},{POOL_LABEL}={pool}"
 
 
-def taint_script() -> str:
+def taint_script(container: AznhcContainer) -> str:
     taint = f'{{"key":"{TAINT_KEY}","value":"true","effect":"NoSchedule"}}'
     return (
         "set -uo pipefail\n"
         "# The node's kernel log where the XID and link-flap checks read it (run-health-checks.sh: syslog, else messages).\n"
-        f"for log in {' '.join(HOST_LOG_MOUNT + p.removeprefix(aznhc.HOST_LOG_DIR) for p in aznhc.KERNEL_LOGS)}; do\n"
-        f"  if [ -f \"$log\" ]; then ln -sf \"$log\" {aznhc.SYSLOG}; break; fi\n"
+        f"for log in {' '.join(HOST_LOG_MOUNT + p.removeprefix(container.host_log_dir) for p in container.kernel_logs)}; do\n"
+        f"  if [ -f \"$log\" ]; then ln -sf \"$log\" {container.syslog}; break; fi\n"
         "done\n"
         "rc=0\n"
-        f"{aznhc.ENTRYPOINT} || rc=$?\n"
+        f"{container.entrypoint} || rc=$?\n"
         "if [ \"$rc\" -eq 0 ]; then\n"
         f"  touch {PASSED}; echo \"$NODE_NAME: health checks passed\"\n"
         "else\n"
@@ -79,10 +78,11 @@ def config_map(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
 
 def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict:
     labels = {APP_LABEL: APP, POOL_LABEL: pool.name}
+    aznhc = cluster.health_checks.container
     container = {
         "name": "nhc",
-        "image": _health.image(cluster, pool),
-        "command": ["/bin/bash", "-c", block(taint_script())],
+        "image": _health.health(pool).pod_image,
+        "command": ["/bin/bash", "-c", block(taint_script(aznhc))],
         "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
         # NVIDIA's container runtime exposes the GPUs it names; a privileged pod on an AMD node sees
         # /dev/kfd and /dev/dri as they are.
@@ -91,7 +91,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
         "securityContext": {"privileged": True},
         "readinessProbe": {"exec": {"command": ["test", "-f", PASSED]}, "periodSeconds": 10},
         "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-        "volumeMounts": [{"name": "conf", "mountPath": CONF_DIR, "readOnly": True},
+        "volumeMounts": [{"name": "conf", "mountPath": aznhc.conf_dir, "readOnly": True},
                          {"name": "host-log", "mountPath": HOST_LOG_MOUNT, "readOnly": True},
                          {"name": "shm", "mountPath": "/dev/shm"}],
     }
@@ -105,12 +105,12 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
                 "nodeSelector": {AGENTPOOL_LABEL: pool.name},
                 "hostNetwork": True,  # as run-health-checks.sh runs the image (--net=host)
                 "tolerations": [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}],
-                **({"runtimeClassName": charts.GPU_OPERATOR_RUNTIME_CLASS} if pool.accelerator.gpu_runtime_class else {}),
+                **({"runtimeClassName": aks.gpu_runtime_class_name} if pool.accelerator.gpu_runtime_class else {}),
                 "containers": [container],
                 "volumes": [{"name": "conf", "configMap": {"name": f"{APP}-{pool.name}"}},
-                            {"name": "host-log", "hostPath": {"path": aznhc.HOST_LOG_DIR, "type": "Directory"}},
+                            {"name": "host-log", "hostPath": {"path": aznhc.host_log_dir, "type": "Directory"}},
                             # run-health-checks.sh: --shm-size=8g (the container default is 64 MiB)
-                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": aznhc.SHM_SIZE}}],
+                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": aznhc.shm_size}}],
             }},
         },
     }
@@ -140,7 +140,7 @@ def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
 
 def _image_note(cluster: ResolvedCluster) -> list[str]:
     """Azure publishes its check images by ``latest`` only (knowledge.aznhc): say how to pin one (lint K8S008)."""
-    floating = sorted({image for pool in cluster.gpu_pools if (image := _health.image(cluster, pool)).endswith(":latest")})
+    floating = sorted({image for pool in cluster.gpu_pools if (image := _health.health(pool).pod_image).endswith(":latest")})
     if not floating:
         return []
     return [f"{', '.join(floating)}: Azure publishes no versioned tag; pin a digest with health_checks.image "

@@ -13,7 +13,6 @@ IPPool from then on.
 from __future__ import annotations
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import charts
 from ...resolve import ResolvedCluster
 from ...resolve.aks import MELLANOX_VENDOR, NCP_NAME, NETWORK_OPERATOR_REPO, NFD_LABEL_MELLANOX, ResolvedAks
 from ._yaml import json_block, path, yaml_file
@@ -30,9 +29,8 @@ def sriov_selector(cluster: ResolvedCluster) -> dict:
 
 
 def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    version = cluster.versions.network_operator
     nfd: dict = {"enabled": False}  # node-feature-discovery runs standalone (nfd-values.yaml)
-    if charts.chart_has_key("network-operator", version, "nfd.deployNodeFeatureRules"):
+    if aks.nfd_rules_key:
         nfd["deployNodeFeatureRules"] = False  # nfd-values.yaml already yields pci-15b3.present
     if not aks.ncp_from_values:
         return {"nfd": nfd, "sriovNetworkOperator": {"enabled": False}}
@@ -62,13 +60,13 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return out
 
 
-def _component(image: str, version: str) -> dict:
-    return {"image": image, "repository": NETWORK_OPERATOR_REPO, "version": charts.network_operator_operand_tag(version)}
+def _component(image: str, tag: str | None) -> dict:
+    return {"image": image, "repository": NETWORK_OPERATOR_REPO, "version": tag}
 
 
 def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     """The NicClusterPolicy a >= 24.10 network-operator needs (what the 24.7 chart rendered)."""
-    version = cluster.versions.network_operator
+    version = aks.network_operand_tag
     spec: dict = {
         "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": NFD_LABEL_MELLANOX, "operator": "In", "values": ["true"]}]}]}},

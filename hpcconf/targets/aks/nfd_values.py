@@ -9,14 +9,11 @@ whitelist and ``deviceLabelFields: [vendor]`` are set here.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import pci_ids
 from ...resolve import ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import IbVfRule, ResolvedAks
 from ._yaml import path, yaml_file
 
 # AKS node labels: system pool mode, and the label AKS puts on GPU (N-series) nodes.
@@ -37,24 +34,9 @@ RULE_NAME = "hpcconf-infiniband-vf"
 NODE_FEATURE_RULE_CRD = "nodefeaturerules.nfd.k8s-sigs.io"
 
 
-def infiniband_vf_ids(cluster: ResolvedCluster, aks: ResolvedAks) -> Optional[tuple[str, ...]]:
-    """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
-    InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
-    class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
-    if not aks.infiniband:
-        return None
-    ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
-    if not aks.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
-        return None
-    ids = [pci_ids.ib_vf_device_ids(p.sku.infiniband.hca if p.sku.infiniband else None) for p in ib_pools]
-    if not ids or any(i is None for i in ids):
-        return None
-    return tuple(sorted({d for group in ids if group for d in group}))
-
-
 def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     every_node = aks.accelerator.nfd_workers_on_every_node
-    by_rule = infiniband_vf_ids(cluster, aks) is not None
+    by_rule = aks.ib_vf_rule is not None
     worker: dict = {} if every_node else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
     classes = [c for c in PCI_CLASS_WHITELIST if not (by_rule and c in NETWORK_CLASSES)]
     worker["config"] = {"sources": {"pci": {
@@ -64,37 +46,37 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return {"master": {"nodeSelector": dict(SYSTEM_POOL_SELECTOR)}, "worker": worker}
 
 
-def node_feature_rule(ids: tuple[str, ...]) -> dict:
+def node_feature_rule(rule: IbVfRule) -> dict:
     """pci-15b3.present on the nodes with an InfiniBand VF only: Azure's reference rule, our ids, and the
     InfiniBand class (Azure's rule omits it), so an Ethernet-mode VF sharing an id (101e) labels nothing."""
     return {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule", "metadata": {"name": RULE_NAME},
-            "spec": {"rules": [{"name": RULE_NAME, "labels": {pci_ids.NFD_MELLANOX_LABEL: "true"},
+            "spec": {"rules": [{"name": RULE_NAME, "labels": {rule.label: "true"},
                                 "matchFeatures": [{"feature": "pci.device", "matchExpressions": {
                                     # quoted: an id of digits only would otherwise be read as a number
-                                    "vendor": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.MELLANOX_VENDOR)]},
-                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in ids]},
-                                    "class": {"op": "In", "value": [DoubleQuotedScalarString(pci_ids.INFINIBAND_CLASS)]}}}]}]}}
+                                    "vendor": {"op": "In", "value": [DoubleQuotedScalarString(rule.vendor)]},
+                                    "device": {"op": "In", "value": [DoubleQuotedScalarString(i) for i in rule.device_ids]},
+                                    "class": {"op": "In", "value": [DoubleQuotedScalarString(rule.pci_class)]}}}]}]}}
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     version = cluster.versions.node_feature_discovery
     every_node = aks.accelerator.nfd_workers_on_every_node
-    ids = infiniband_vf_ids(cluster, aks)
+    rule = aks.ib_vf_rule
     comment = (["Workers run on every node (AKS labels only NVIDIA nodes as accelerators) and label PCI",
                 "vendors of display and class 12 devices, what the AMD GPU operator's rule selects on."]
                if every_node else
-               ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)."] if ids else
+               ["Workers run on GPU nodes only and label them pci-10de.present (gpu-operator selects on it)."] if rule else
                ["Workers run on GPU nodes only and label them pci-15b3.present / pci-10de.present,",
                 "the labels network-operator and gpu-operator select on."])
-    if ids:
+    if rule:
         comment.append(f"pci-15b3.present comes from {RULE_FILE} (InfiniBand VFs only), not from PCI class 02, "
                        "which an accelerated-networking VF shares.")
     text = yaml_file(cluster, [values(cluster, aks)],
                      f"node-feature-discovery chart {version} values for {cluster.name}.", *comment)
     artifacts = [Artifact(path(FILE), text, Kind.HELM_NFD, "aks")]
-    if ids:
-        rule_text = yaml_file(cluster, [node_feature_rule(ids)],
-                              f"Labels {pci_ids.NFD_MELLANOX_LABEL} on nodes with an InfiniBand VF (PCI {', '.join(ids)}),",
-                              f"the nodes the NicClusterPolicy deploys to; as {pci_ids.REFERENCE}.")
+    if rule:
+        rule_text = yaml_file(cluster, [node_feature_rule(rule)],
+                              f"Labels {rule.label} on nodes with an InfiniBand VF (PCI {', '.join(rule.device_ids)}),",
+                              f"the nodes the NicClusterPolicy deploys to; as {rule.reference}.")
         artifacts.append(Artifact(path(RULE_FILE), rule_text, Kind.K8S_MANIFEST, "aks"))
     return artifacts

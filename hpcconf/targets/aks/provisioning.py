@@ -13,14 +13,11 @@ GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver no
 
 from __future__ import annotations
 
-import ipaddress
-from typing import Any
+from typing import Any, Callable
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import charts, rocm
 from ...resolve import GpuOperator, ResolvedCluster
 from ...resolve.aks import ResolvedAks
-from ...spec.aks import AksSettings
 from ...templating import generated_by, render_template
 from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
@@ -42,21 +39,6 @@ def volcano_manifest_url(version: str) -> str:
     return f"https://raw.githubusercontent.com/volcano-sh/volcano/v{version.lstrip('v')}/installer/volcano-development.yaml"
 
 
-def cidr_options(settings: AksSettings | None) -> list[tuple[str, str, str]]:
-    """(variable, az aks create flag, value) for the cluster ranges the spec sets (SPEC017 checks the IPAM
-    range against them); AKS requires --dns-service-ip inside a custom --service-cidr (.10 by convention)."""
-    out: list[tuple[str, str, str]] = []
-    if settings is None:
-        return out
-    if settings.service_cidr:
-        network = ipaddress.ip_network(settings.service_cidr)
-        out += [("SERVICE_CIDR", "service-cidr", settings.service_cidr),
-                ("DNS_SERVICE_IP", "dns-service-ip", str(network[10]))]
-    if settings.pod_cidr:
-        out.append(("POD_CIDR", "pod-cidr", settings.pod_cidr))
-    return out
-
-
 def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str]]:
     pool = aks.pool
     out = [
@@ -66,7 +48,7 @@ def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str
         ("CLUSTER_NAME", cluster.name),
     ]
     out += [("KUBERNETES_VERSION", aks.kubernetes_version), ("OS_SKU", aks.os_sku)]
-    out += [(name, value) for name, _flag, value in cidr_options(aks.settings)]
+    out += [(name, value) for name, _flag, value in aks.cidr_options]
     if aks.acr_name:
         out += [("ACR_NAME", aks.acr_name), ("TEST_IMAGE", f"{aks.test_image.name}:{aks.test_image.tag}")]
     out += [
@@ -134,7 +116,7 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
         {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
          "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE,
          "then": ([{"wait_crd": nfd_values.NODE_FEATURE_RULE_CRD}, {"apply": nfd_values.RULE_FILE}]
-                  if nfd_values.infiniband_vf_ids(cluster, aks) else []),
+                  if aks.ib_vf_rule else []),
          "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
         {"name": "network-operator", "chart": "network-operator", "repo": NVIDIA_REPO,
          "version": sh_quote("v" + v.network_operator.lstrip("v")), "values_file": network_operator.VALUES_FILE,
@@ -146,23 +128,38 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     return [r for r in releases if r["name"] != "network-operator" or aks.infiniband]
 
 
-def gpu_operator_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
-    """NVIDIA's gpu-operator, or for AMD pools cert-manager (the AMD operator's prerequisite) and AMD's operator."""
+def nvidia_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     v = cluster.versions
-    if aks.accelerator.operator is GpuOperator.NVIDIA:
-        return [{"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
-                 "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
-                 "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
+    return [{"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
+             "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
+             "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
+
+
+def amd_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
+    """cert-manager (the AMD operator's prerequisite) and AMD's operator."""
+    chart, cert_manager = gpu_operator.amd_chart(aks), aks.cert_manager
+    if cert_manager is None:  # resolve_aks pins it with the AMD chart
+        raise RuntimeError("AMD GPU operator pool without a resolved cert-manager chart")
     return [
-        {"name": "cert-manager", "chart": "cert-manager", "repo": rocm.CERT_MANAGER_REPO,
-         "version": sh_quote("v" + rocm.CERT_MANAGER_VERSION), "values_file": None, "then": [],
+        {"name": "cert-manager", "chart": cert_manager.chart, "repo": cert_manager.repo,
+         "version": sh_quote("v" + cert_manager.version), "values_file": None, "then": [],
          "sets": [("crds.enabled", "true")],
-         "comment": f"cert-manager {rocm.CERT_MANAGER_VERSION}: the AMD GPU operator's prerequisite (its chart README)"},
-        {"name": "amd-gpu-operator", "chart": rocm.AMD_GPU_OPERATOR_CHART, "repo": rocm.AMD_GPU_OPERATOR_REPO,
-         "version": sh_quote("v" + v.amd_gpu_operator.lstrip("v")), "values_file": gpu_operator.AMD_FILE, "then": [],
-         "comment": f"AMD GPU operator {v.amd_gpu_operator}: amdgpu driver (KMM), device plugin ({aks.gpu_resource}), "
+         "comment": f"cert-manager {cert_manager.version}: the AMD GPU operator's prerequisite (its chart README)"},
+        {"name": "amd-gpu-operator", "chart": chart.chart, "repo": chart.repo,
+         "version": sh_quote("v" + chart.version), "values_file": gpu_operator.AMD_FILE, "then": [],
+         "comment": f"AMD GPU operator {cluster.versions.amd_gpu_operator}: amdgpu driver (KMM), device plugin ({aks.gpu_resource}), "
                     "node labeller; the chart renders the DeviceConfig"},
     ]
+
+
+# The Helm releases that install each operator a profile (data/accelerators.yaml) can name.
+GPU_OPERATOR_RELEASES: dict[GpuOperator, Callable[[ResolvedCluster, ResolvedAks], list[dict[str, Any]]]] = {
+    GpuOperator.NVIDIA: nvidia_releases, GpuOperator.AMD: amd_releases}
+
+
+def gpu_operator_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
+    """NVIDIA's gpu-operator, or for AMD pools cert-manager and AMD's operator."""
+    return GPU_OPERATOR_RELEASES[aks.accelerator.operator](cluster, aks)
 
 
 def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
@@ -188,17 +185,16 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         variables=[(name, sh_quote(value)) for name, value in variables(cluster, aks)],
         pools=pool_steps(cluster, aks), acr=bool(aks.acr_name),
         kubernetes_version=aks.kubernetes_version,
-        cidr_flags=[(flag, name) for name, flag, _value in cidr_options(aks.settings)],
-        opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=charts.AZ_GPU_DRIVER_FLAG_SINCE,
+        cidr_flags=[(flag, name) for name, flag, _value in aks.cidr_options],
+        opt_out=aks.gpu_driver_opt_out, driver_note=driver_note, flag_since=aks.gpu_driver_flag_since,
         helm_releases=helm_releases(cluster, aks),
         host_device_network=host_device_network.FILE if aks.uses_host_device_network else None,
         volcano_version=v.volcano, volcano_url=volcano_manifest_url(v.volcano),
         ib_resource=aks.ib_resource if any(w["ib_ref"] for w in readiness_waits(cluster, aks)) else None,
         waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
-        driver_by=aks.accelerator.operator_label, driver_secret=driver_secret(aks),
-        library=aks.accelerator.collective_library.value,
+        profile=aks.accelerator, driver_secret=driver_secret(aks),
         rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
-        health_file=health_checks.FILE if cluster.spec.health_checks.enabled and cluster.gpu_pools else None,
+        health_file=health_checks.FILE if cluster.health_checks.enabled and cluster.gpu_pools else None,
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

@@ -13,12 +13,11 @@ import shlex
 from typing import Optional
 
 from ...artifacts import Artifact, Kind
-from ...knowledge import aznhc
 from ...resolve import ResolvedCluster
 from ...resolve.aks import AksPoolJob, ResolvedAks
 from ...resolve.nccl import IMAGE_WORKDIR
-from .._common import nccl_tests_binary
-from ..nccl_passes import FAILED_FUNCTION, RUN_KILL_AFTER_S, TestPass, extra_passes, run_budget_s
+from ...resolve.test_passes import RUN_KILL_AFTER_S, TestPass, run_budget_s
+from ..nccl_passes import FAILED_FUNCTION
 from ..nccl_verdict import CHECK_LOG, check_log_floor_args
 from ._yaml import block, path, yaml_file
 from .health_checks import WAIT_TIMEOUT_S as HEALTH_WAIT_TIMEOUT_S
@@ -41,7 +40,7 @@ def wait_for_workers_command(cluster: ResolvedCluster, aks: ResolvedAks, job: Ak
     wait for their node's health checks; a worker still not Ready then fails the job.
     """
     selector = f"volcano.sh/job-name={job.job_name},volcano.sh/task-spec={aks.worker_task}"
-    timeout = WORKERS_TIMEOUT_S + (HEALTH_WAIT_TIMEOUT_S if cluster.spec.health_checks.enabled else 0)
+    timeout = WORKERS_TIMEOUT_S + (HEALTH_WAIT_TIMEOUT_S if cluster.health_checks.enabled else 0)
     return ["kubectl", "wait", "pod", "-l", selector, "--for=condition=Ready", f"--timeout={timeout}s"]
 
 
@@ -77,20 +76,15 @@ def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, tes
     what = ("one node, all its GPUs (judged against the single-node floor)" if test_pass.single_node
             else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
     # The single-node floor is Azure's check's, which runs without the topology file on these sizes.
-    drop = ("NCCL_TOPO_FILE",) if test_pass.single_node and job.sku in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ()
+    drop = job.single_node_drops if test_pass.single_node else ()
     return (f"echo \"== {test_pass.name}: {what}\"\n"
-            + mpirun_command(cluster, aks, job, nccl_tests_binary(test_pass.collective, job.pool.collective_library),
+            + mpirun_command(cluster, aks, job, job.pool.collective.image_binary(test_pass.collective),
                              list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env, test_pass.name, drop))
-
-
-def test_passes(cluster: ResolvedCluster, job: AksPoolJob) -> list[TestPass]:
-    """The ring and single-node passes of one pool's job: by its SKU (single-node floor) and node count."""
-    return extra_passes(cluster.nccl_test, job.pool.sku, job.worker_replicas)
 
 
 def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
     collective = cluster.nccl_test.collective
-    binary = nccl_tests_binary(collective, job.pool.collective_library).replace(f"{collective}_perf", "${test}_perf")
+    binary = job.pool.collective.image_binary(collective).replace(f"{collective}_perf", "${test}_perf")
     return (
         "set -eo pipefail  # a setup step that fails stops the job; a failed test is recorded (failed) instead\n"
         "FAILED=()\n"
@@ -102,7 +96,7 @@ def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -
         "echo \"== ${test}_perf\"  # names the test in kubectl logs for nccl-tests older than 2.17\n"
         + mpirun_command(cluster, aks, job, binary, nccl_tests_args(cluster), "/tmp/$test.log", job.np, label="${test}_perf")
         + "done\n"
-        + "".join(pass_script(cluster, aks, job, p) for p in test_passes(cluster, job))
+        + "".join(pass_script(cluster, aks, job, p) for p in job.runs.passes)
         + verdict_script(cluster, aks, job)
     )
 
@@ -112,13 +106,12 @@ def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) 
     nccl-report judges that run with, published or derived), then ``hpcconf nccl-report`` where the image has hpcconf; the job exits 1 when any mpirun or
     check failed, else with the report's status. Every verdict is printed before the job fails."""
     sku = f"--sku {job.sku}"
-    passes = test_passes(cluster, job)
-    matrix = cluster.nccl_test.matrix()
-    checks = [f"check_log /tmp/{test}.log {test}_perf{check_log_floor_args(job.pool.sku, test, job.worker_replicas, job.np)}" for test in matrix]
+    passes = job.runs.passes
+    checks = [f"check_log /tmp/{run.collective}.log {run.collective}_perf{check_log_floor_args(run.floor)}"
+              for run in job.runs.matrix]
     for p in passes:
-        nodes, ranks = (1, job.gpus_per_worker) if p.single_node else (job.worker_replicas, job.np)
-        checks.append(f"check_log /tmp/{p.log} {p.name}{check_log_floor_args(job.pool.sku, p.collective, nodes, ranks)}")
-    multi = [f"/tmp/{test}.log" for test in matrix] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
+        checks.append(f"check_log /tmp/{p.log} {p.name}{check_log_floor_args(p.floor)}")
+    multi = [f"/tmp/{run.collective}.log" for run in job.runs.matrix] + [f"/tmp/{p.log}" for p in passes if not p.single_node]
     calls = [f"--nodes {job.worker_replicas} {' '.join(multi)}"] + [f"--nodes 1 /tmp/{p.log}" for p in passes if p.single_node]
     pod = f"{job.job_name}-{aks.launcher_task}-0"
     return (
@@ -207,7 +200,7 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
     template["spec"] = {}
     if len(cluster.gpu_pools) > 1:  # several GPU pools: pin the workers to the pool the test is for
         template["spec"]["nodeSelector"] = {AGENTPOOL_LABEL: job.pool_name}
-    if cluster.spec.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
+    if cluster.health_checks.enabled:  # health-checks.yaml: start only on a node that passed them
         template["spec"] |= {"serviceAccountName": aks.service_account, "initContainers": [wait_container(aks, job.pool_name)]}
     template["spec"] |= {
         "containers": [container],
@@ -245,7 +238,7 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
 
 def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
     def test(job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
-        return f"{job.pool.collective_library.upper()} {cluster.nccl_test.collective}_perf"
+        return f"{job.pool.collective.label} {cluster.nccl_test.collective}_perf"
 
     if len(aks.jobs) == 1:
         job = aks.jobs[0]

@@ -1,0 +1,79 @@
+"""The collective library a pool's GPUs run (NCCL, or RCCL on AMD Instinct), and the test image that builds its
+tests, resolved once so the targets read fields instead of comparing library names.
+
+RCCL reads the ``NCCL_*`` names but its settings file is ``/etc/rccl.conf`` (ROCm/rccl src/misc/param.cc), never
+``/etc/nccl.conf``; ROCm/rccl-tests builds the same binary names as nccl-tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..knowledge import rocm
+from .nccl import IMAGE_WORKDIR
+
+NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
+RCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/rccl-tests"  # ROCm/rccl-tests: same binary names as nccl-tests
+MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
+# The OCI platform a non-x86_64 pool's image is built for (x86_64 keeps the plain `docker build` of
+# the machine that builds it, as before).
+OCI_PLATFORMS = {"arm64": "linux/arm64"}
+
+
+@dataclass(frozen=True)
+class PoolCollective:
+    library: str  # the SKU's gpu.collective: nccl or rccl
+    label: str  # how jobs name it: NCCL, RCCL
+    image_tests_dir: str  # where the test image builds the tests
+    reads_nccl_conf: bool  # the library reads /etc/nccl.conf (RCCL reads /etc/rccl.conf)
+    rocm_path: Optional[str]  # the ROCm runtime the tests load (None: CUDA)
+
+    def image_binary(self, collective: str) -> str:
+        """Where the test image builds the tests' binary for ``collective`` (the AKS job runs it)."""
+        return f"{self.image_tests_dir}/build/{collective}_perf"
+
+
+def pool_collective(library: str) -> PoolCollective:
+    rccl = library == "rccl"
+    return PoolCollective(library=library, label=library.upper(), image_tests_dir=RCCL_TESTS_DIR if rccl else NCCL_TESTS_DIR,
+                          reads_nccl_conf=not rccl, rocm_path=rocm.ROCM_PATH if rccl else None)
+
+
+@dataclass(frozen=True)
+class TestImageBuild:
+    """The test image's build context: which templates, the tests' source and pins, what it copies."""
+
+    dockerfile_template: str
+    build_script_template: str
+    build_script: str  # its path in the build context
+    tests_dir: str
+    binary: str  # the matrix's collective binary (the build checks it)
+    mpi_home: str
+    tests_version: Optional[str]  # nccl-tests release (NVIDIA/nccl-tests tags)
+    tests_repo: Optional[str]  # rccl-tests: repository and pinned commit
+    tests_commit: Optional[str]
+    rocm_path: Optional[str]
+    copies_topology: bool  # the AKS job points NCCL_TOPO_FILE into the image: the topology file is copied in
+    platform: Optional[str]  # docker build --platform for a non-x86_64 pool
+
+
+def resolve_test_image(collective: PoolCollective, test_collective: str, nccl_tests: str, on_aks: bool,
+                       arch: str) -> TestImageBuild:
+    """The build of the test pool's image: its library's tests, the matrix's ``test_collective`` binary checked,
+    ``nccl_tests`` the nccl-tests release; ``on_aks``: an AKS job reads the topology from the image."""
+    binary = collective.image_binary(test_collective)
+    if collective.rocm_path is not None:
+        # ROCm base, RCCL and Open MPI from apt, rccl-tests built at a pinned commit. No topology file: Azure
+        # ships none for ND MI300X v5, and hpcconf's topology files describe NVIDIA GPUs.
+        return TestImageBuild(dockerfile_template="image/Dockerfile.rocm.j2", build_script_template="image/rccl-tests.sh.j2",
+                              build_script="image/rccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
+                              mpi_home=rocm.UBUNTU_OPENMPI_HOME, tests_version=None, tests_repo=rocm.RCCL_TESTS_REPO,
+                              tests_commit=rocm.RCCL_TESTS_COMMIT, rocm_path=collective.rocm_path,
+                              copies_topology=False, platform=None)
+    # Only the AKS job points NCCL_TOPO_FILE into the image; without it (a Slurm cluster that builds the
+    # image for its own use) a copied topology file is read by nothing (DKR005), so none is copied.
+    return TestImageBuild(dockerfile_template="image/Dockerfile.j2", build_script_template="image/nccl-tests.sh.j2",
+                          build_script="image/nccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
+                          mpi_home=MPI_HOME, tests_version=nccl_tests, tests_repo=None, tests_commit=None,
+                          rocm_path=None, copies_topology=on_aks, platform=OCI_PLATFORMS.get(arch))
