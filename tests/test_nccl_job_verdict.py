@@ -225,7 +225,7 @@ def test_a_reference_only_floor_reports_but_never_fails_the_job(tmp_path, nodes,
     sku = Catalog.load().get("ND96isr_H100_v5")
     log = tmp_path / "all_reduce.log"
     log.write_text(_multi_node_log(nodes, 8, busbw), encoding="utf-8")
-    args = check_log_floor_args(sku, "all_reduce", nodes, nodes * 8)
+    args = check_log_floor_args(verdict_floor(sku, "all_reduce", nodes, nodes * 8))
     assert args.split()[1] == ("from" if nodes <= 16 else "ref"), args
     output = _job_verdict(log, sku, "all_reduce", nodes, nodes * 8)
     assert _job_status(output) == _report_status(log, sku, nodes) == outcome, output
