@@ -380,15 +380,13 @@ def load_old_spec(text: str, label: str) -> Any:
     return load_document(text, label).data
 
 
-def explain_changes(build: Build, comparison: Any, sku_dirs: Sequence[Path] = ()) -> str:
+def explain_changes(build: Build, out_dir: Path, names: Sequence[str], sku_dirs: Sequence[Path] = ()) -> str:
     """For ``build --diff/--check --explain``: why the files on disk differ from this build.
 
     The earlier spec is the one committed at git HEAD (what the files on disk were most
-    likely built from); each difference is attributed to the spec fields that changed since.
+    likely built from); each difference (``names``: the artifacts under ``out_dir`` that differ) is
+    attributed to the spec fields that changed since.
     """
-    from .writer import MANIFEST_NAME
-
-    names = [n for n in sorted(comparison.diffs) if n != MANIFEST_NAME]
     if not names:
         return ""
     earlier = spec_at_revision(build.spec.path)
@@ -400,11 +398,11 @@ def explain_changes(build: Build, comparison: Any, sku_dirs: Sequence[Path] = ()
         old_data = load_old_spec(text, label)
     except HpcconfError as error:
         return f"explain: {label} does not parse ({_first_error(error)})\n"
-    on_disk = {}
+    on_disk: dict[str, str | None] = {}
     for name in names:
         try:
-            on_disk[name] = (comparison.out_dir / name).read_text(encoding="utf-8")
+            on_disk[name] = (out_dir / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             on_disk[name] = None
     explanation = explain_specs(build, old_data, label, sku_dirs, against_files=on_disk)
-    return explanation.render(comparison.out_dir.as_posix())
+    return explanation.render(out_dir.as_posix())

@@ -21,8 +21,8 @@ def explain_diff_command(
     sku_dir: List[Path] = sku_dir_option(),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
-    from ..build_command import git_patch
     from ..explain_diff import explain_specs, load_old_spec, spec_at_revision
+    from ..output_dir import git_patch
     from ..pipeline import compile_spec
 
     sku_dir = with_settings_dirs(sku_dir)

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..resolve import ResolvedCluster
     from .walker import Candidate
 
-MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
+MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.output_dir names it; a directory holding one is a cluster
 
 
 @dataclass
