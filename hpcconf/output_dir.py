@@ -70,7 +70,7 @@ CRASH_HOOK = "HPCCONF_TEST_CRASH_AT"  # tests only: SIGKILL this process at the 
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024  # ~10,000 files' entries; far above any build
 MAX_OUTPUT_FILE_BYTES = 64 * 1024 * 1024  # a file under OUT/<name>/ hpcconf reads back to compare
 EXIT_STALE = EXIT_FINDINGS  # --check found differences; a write refused hand edits
-EXIT_CHANGES = EXIT_FINDINGS  # --diff: there are changes to show (like `git diff --exit-code`)
+EXIT_DIFFERS = EXIT_FINDINGS  # --diff: there are changes to show (like `git diff --exit-code`)
 
 
 class OutputRefused(Exception):
@@ -94,7 +94,7 @@ def check(builds: list[Build], out_root: Path, *, leftovers: bool, explain: bool
 def diff(builds: list[Build], out_root: Path, *, leftovers: bool, explain: bool, sku_dirs: Sequence[Path]) -> int:
     """``build --diff``: write nothing; show the patch a build would apply; exit 1 when there is one."""
     dirty = _compare_and_report(builds, out_root, leftovers=leftovers, explain=explain, sku_dirs=sku_dirs)
-    return EXIT_CHANGES if dirty else EXIT_OK
+    return EXIT_DIFFERS if dirty else EXIT_OK
 
 
 def write(builds: list[Build], out_root: Path, *, leftovers: bool, force: bool, quiet: bool) -> int:

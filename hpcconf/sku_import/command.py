@@ -1,4 +1,4 @@
-"""``hpcconf sku collect-script`` and ``hpcconf sku import`` (registered lazily by hpcconf.cli)."""
+"""What ``hpcconf sku collect-script`` and ``hpcconf sku import`` do (their options: :mod:`hpcconf.commands.sku`)."""
 
 from __future__ import annotations
 
@@ -128,43 +128,15 @@ def _write_new(path: Path, text: str) -> None:
         raise
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``sku`` command group to ``app``."""
-    sku_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
-                          help="Describe a node you own as a SKU file: collect its facts there, import them here.")
+def run_import_command(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
+                       family: Optional[str], force: bool) -> int:
+    """`hpcconf sku import`: the exit status; a bad --provider or an unreadable collection is reported here."""
+    from ..exit_codes import EXIT_INVALID, fail
 
-    @sku_app.command("collect-script")
-    def _collect_script(
-        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
-                                              help="Write the script to FILE (made executable) instead of stdout."),
-    ) -> None:
-        """Print the bash script that records a node's hardware facts (run it on the node: bash collect.sh DIR)."""
-        raise typer.Exit(collect_script(output))
-
-    @sku_app.command("import")
-    def _import(
-        directory: Path = typer.Argument(..., metavar="DIR", help="The directory the collection script wrote."),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE|DIR",
-                                              help="Write the SKU file here ('-': stdout); a directory gets <name>.yaml."),
-        name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="SKU name (default: the Azure VM size the node reports, else the -o file's name). "
-                                           "A name hpcconf's catalog already has (the node's own Azure size, by default) "
-                                           "replaces that catalog entry wherever the file's directory is a --sku-dir: "
-                                           "warned as HPC333."),
-        provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", help="azure, crusoe or other (default: azure when the node "
-                                               "answered Azure's instance metadata, else other)."),
-        family: Optional[str] = typer.Option(None, "--family", metavar="FAMILY", help="The size's series name (default: 'imported: N x MODEL')."),
-        force: bool = typer.Option(False, "--force", help="Overwrite an existing SKU file."),
-    ) -> None:
-        """Write a SKU file from the facts collected on one node (GPUs, NVLink, InfiniBand, NUMA, PCI bus ids)."""
-        from ..exit_codes import fail
-
-        if provider is not None and provider not in PROVIDERS:
-            typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
-            raise typer.Exit(2)
-        try:
-            code = run_import(directory, output, name, provider, family, force)
-        except HpcconfError as exc:
-            raise fail(exc) from None
-        raise typer.Exit(code)
-
-    app.add_typer(sku_app, name="sku")
+    if provider is not None and provider not in PROVIDERS:
+        typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
+        return EXIT_INVALID
+    try:
+        return run_import(directory, output, name, provider, family, force)
+    except HpcconfError as exc:
+        raise fail(exc) from None
