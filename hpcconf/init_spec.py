@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any, List, Optional
 
 import typer
@@ -16,7 +17,7 @@ from .exit_codes import EXIT_INVALID, usage_error
 from .sku_dirs import with_settings_dirs
 
 
-def _model():
+def _model() -> ModuleType:
     """The spec models, imported on first use: building them costs ~0.3 s that `hpcconf lint` need not pay."""
     from .spec import model
 

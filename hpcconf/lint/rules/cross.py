@@ -20,6 +20,7 @@ from ...knowledge import charts
 from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
+    PodRef,
     as_dict,
     command_text,
     ipam_pool_names,
@@ -581,7 +582,7 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
                                   hint=f"bind it, e.g. to ClusterRole view, in namespace {namespace}")
 
 
-def _runs_kubectl(pod) -> bool:
+def _runs_kubectl(pod: PodRef) -> bool:
     """Whether a container of the pod (init containers too) calls the API with kubectl, as MPI launchers do."""
     return any("kubectl" in command_text(container) for _, container in pod.containers(init=True))
 

@@ -310,7 +310,7 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
 _COMMAND_KEYS = {"command", "args"}
 
 
-def _walk_scalars(node, path: tuple) -> Iterator[tuple[tuple, str]]:
+def _walk_scalars(node: object, path: tuple) -> Iterator[tuple[tuple, str]]:
     if isinstance(node, dict):
         for key, value in node.items():
             yield from _walk_scalars(value, path + (key,))

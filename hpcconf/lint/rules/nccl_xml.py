@@ -362,7 +362,7 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                  hint="move it under the right <cpu numaid>, or regenerate the file for this SKU")
 
 
-def _enclosing(element, name: str):
+def _enclosing(element: XmlElement, name: str) -> XmlElement | None:
     node = element.parent
     while node is not None and node.name != name:
         node = node.parent

@@ -35,7 +35,7 @@ from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, s
 from . import at
 
 if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
-    from ...catalog import Catalog
+    from ...catalog import Catalog, Sku
     from ..azhop import AzhopSettings
     from ..load import LoadedSpec
 
@@ -65,7 +65,7 @@ def _diag(loaded: LoadedSpec, path: tuple, message: str, hint: str, prefer_value
     return at(loaded, _path(loaded, path), message, hint, prefer_value)
 
 
-def _sku(catalog: Catalog, name: str):
+def _sku(catalog: Catalog, name: str) -> Sku | None:
     try:
         return catalog.get(name)
     except UnknownSku:
