@@ -10,7 +10,7 @@ log, unknown SKU, bad option).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -138,7 +138,7 @@ def run_nccl_report(*, logs: list[Path], sku: Optional[str], nodes: Optional[int
     raise typer.Exit(EXIT_BELOW if failed else EXIT_OK)
 
 
-def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list:
+def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list[Any]:
     from ..diagnostics import HpcconfError, render_all
     from ..safe_io import read_bytes
     from .baseline import BaselineError, compare, load_baseline
@@ -169,7 +169,7 @@ def _with_findings(report_text: str, findings: list["Finding"], output_format: s
     return report_text + "\n".join(["", "nccl-tests reported:"] + [f"{bullet}{f.render()}" for f in findings]) + "\n"
 
 
-def _with_baseline(report_text: str, compared: list, output_format: str) -> str:
+def _with_baseline(report_text: str, compared: list[Any], output_format: str) -> str:
     if not compared:
         return report_text
     if output_format == "json":

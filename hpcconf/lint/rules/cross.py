@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -214,7 +214,7 @@ def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _attachments_against_networks(doc: Document, where: tuple, entries: list[tuple[str, str]],
+def _attachments_against_networks(doc: Document, where: tuple[Any, ...], entries: list[tuple[str, str]],
                                   units: dict[str, int], networks: dict[str, tuple[str, str]]) -> Iterator[Diagnostic]:
     # Unknown names are judged only beside HostDeviceNetworks (as before): a macvlan or sriov example linted
     # next to a pod says nothing about the networks its cluster defines elsewhere.

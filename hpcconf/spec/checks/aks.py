@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
@@ -34,7 +34,7 @@ def _test_pool(loaded: LoadedSpec, catalog: Catalog) -> tuple[NodePool, Sku] | t
     return None, None
 
 
-def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list:
+def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list[Any]:
     """The pools the AKS target gives an NCCL test job: ``nccl_test.pool``, else every GPU pool."""
     cluster = loaded.cluster
     if cluster.nccl_test.pool:
