@@ -334,8 +334,8 @@ class _FastReader:
         except Exception:  # noqa: BLE001 - a value its type cannot hold (4,300+ digits): the round-trip loader locates it
             raise _NotPlain from None
 
-    def _mapping(self, path: Path_) -> dict[str, Any]:
-        mapping: dict[str, Any] = {}
+    def _mapping(self, path: Path_) -> dict[Any, Any]:  # YAML keys: str, int, bool, None...
+        mapping: dict[Any, Any] = {}
         while True:
             event = self._next()
             if isinstance(event, MappingEndEvent):
