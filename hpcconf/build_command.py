@@ -80,7 +80,7 @@ def run_build(specs: Sequence[Path], out: Path | None, sku_dirs: Sequence[Path],
         # `--check` of a repository that holds no spec (the pre-commit hook in a repository that only lints):
         # nothing can drift from a spec, so there is nothing to fail.
         typer.echo(f"hpcconf: {problems[0]}: nothing to check", err=True)
-        return 0
+        return EXIT_OK
     for problem in problems:
         typer.echo(f"hpcconf: error: {problem}", err=True)
     if problems:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..diagnostics import HpcconfError
+from ..exit_codes import EXIT_INVALID, EXIT_OK
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -26,7 +27,7 @@ def collect_script(output: Optional[Path]) -> int:
     else:
         output.write_text(text, encoding="utf-8")
         output.chmod(0o755)
-    return 0
+    return EXIT_OK
 
 
 def target_and_name(output: Optional[Path], name: Optional[str]) -> tuple[Optional[Path], Optional[str]]:
@@ -79,18 +80,18 @@ def run_import(directory: Path, output: Optional[Path], name: Optional[str], pro
     if target is None:
         _warn_if_replacing(sku.name, "-", text)
         typer.echo(text, nl=False)
-        return 0
+        return EXIT_OK
     path = target / f"{sku.name}.yaml" if target.is_dir() or str(target).endswith("/") else target
     if (path.exists() or path.is_symlink()) and not force:
         typer.echo(f"hpcconf: error: {path} exists; pass --force to overwrite it", err=True)
-        return 2
+        return EXIT_INVALID
     _check_as_sku_dir_reads_it(path, text)  # before anything is written: a failure leaves nothing behind
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_new(path, text)
     _warn_if_replacing(sku.name, str(path), text)
     typer.echo(f"wrote {path}: {sku.gpu.count} x {sku.gpu.model}, "
                f"{sku.infiniband.count if sku.infiniband else 0} InfiniBand ports; use it with --sku-dir {path.parent}")
-    return 0
+    return EXIT_OK
 
 
 def _check_as_sku_dir_reads_it(path: Path, text: str) -> None:
@@ -131,7 +132,7 @@ def _write_new(path: Path, text: str) -> None:
 def run_import_command(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
                        family: Optional[str], force: bool) -> int:
     """`hpcconf sku import`: the exit status; a bad --provider or an unreadable collection is reported here."""
-    from ..exit_codes import EXIT_INVALID, fail
+    from ..exit_codes import fail
 
     if provider is not None and provider not in PROVIDERS:
         typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
