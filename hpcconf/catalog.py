@@ -12,7 +12,7 @@ import datetime as _dt
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -700,7 +700,7 @@ class Catalog:
             return None
         return path
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Sku]:
         return iter([self._sku(name) for name in self._names])
 
     def __len__(self) -> int:

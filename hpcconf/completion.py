@@ -11,12 +11,12 @@ so the CLI's start-up pays nothing for them. Options that take a comma list (``-
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
-Completer = Callable[[str], list]
+Completer = Callable[[str], list[Any]]
 
 
-def _matching(values: Iterable[str | tuple[str, str]], incomplete: str, comma_list: bool) -> list:
+def _matching(values: Iterable[str | tuple[str, str]], incomplete: str, comma_list: bool) -> list[Any]:
     head, _, last = incomplete.rpartition(",") if comma_list else ("", "", incomplete)
     prefix = f"{head}," if head else ""
     taken = set(head.split(",")) if head else set()
@@ -38,7 +38,7 @@ def choices_of(module: str, attribute: str, comma_list: bool = False) -> Complet
     return lambda incomplete: _matching(getattr(importlib.import_module(module), attribute), incomplete, comma_list)
 
 
-def sku_names(incomplete: str) -> list:
+def sku_names(incomplete: str) -> list[Any]:
     """The catalog's SKU names, with the settings' ``sku-dir`` entries, also without ``Standard_``
     (``ND96`` completes to ``ND96isr_H100_v5``: the options accept either form)."""
     from .catalog import Catalog
@@ -64,11 +64,11 @@ def _rules() -> list[tuple[str, str]]:
     return [(r.code, plain_literals(r.summary)) for r in load_rules().values()]
 
 
-def rule_codes(incomplete: str) -> list:
+def rule_codes(incomplete: str) -> list[Any]:
     """Rule codes with their summaries, for the comma lists of ``--select``/``--ignore``."""
     return _matching(_rules(), incomplete, comma_list=True)
 
 
-def rule_code(incomplete: str) -> list:
+def rule_code(incomplete: str) -> list[Any]:
     """One rule code (``explain CODE``)."""
     return _matching(_rules(), incomplete, comma_list=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 
 class Severity(str, enum.Enum):
@@ -41,10 +41,10 @@ class Diagnostic:
         return replace(self, file=file, line=line, column=column,
                        end_line=end_line, end_column=end_column)
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (self.file, self.line or 0, self.column or 0, self.code, self.message)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
         return {k: data[k] for k in ("code", "name", "severity", "message", "hint", "file",

@@ -111,7 +111,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _item_summary(item: dict) -> str:
+def _item_summary(item: dict[str, Any]) -> str:
     """A pool as a reviewer names it: 2 x Standard_ND96isr_H100_v5."""
     if "sku" in item and "count" in item:
         return f"{item['count']} x {item['sku']}"
@@ -124,7 +124,7 @@ def _label(parent: str, step: Any) -> str:
     return f"{parent}.{step}" if parent else str(step)
 
 
-def _named(items: list) -> bool:
+def _named(items: list[Any]) -> bool:
     names = [i.get("name") for i in items if isinstance(i, dict)]
     return len(names) == len(items) and all(isinstance(n, str) for n in names) and len(set(names)) == len(names)
 
@@ -136,7 +136,7 @@ def spec_changes(old: Any, new: Any) -> list[FieldChange]:
     return changes
 
 
-def _walk_leaves(old: Any, new: Any, label: str, path: list, out: list[FieldChange]) -> None:
+def _walk_leaves(old: Any, new: Any, label: str, path: list[Any], out: list[FieldChange]) -> None:
     """Path-based walk (simpler than locators): reverts address nodes by their path in the new data."""
     if old == new:
         return
@@ -180,14 +180,14 @@ def _step(node: Any, step: Any) -> Any:
     return node[step]
 
 
-def _parent(data: Any, path: list) -> Any:
+def _parent(data: Any, path: list[Any]) -> Any:
     node = data
     for step in path[:-1]:
         node = _step(node, step)
     return node
 
 
-def _set_path(path: list, old: Any) -> Callable[[Any], None]:
+def _set_path(path: list[Any], old: Any) -> Callable[[Any], None]:
     def revert(data: Any) -> None:
         if not path:
             raise ValueError("cannot revert the whole spec")
@@ -201,21 +201,21 @@ def _set_path(path: list, old: Any) -> Callable[[Any], None]:
     return revert
 
 
-def _remove_named_at(path: list, name: str) -> Callable[[Any], None]:
+def _remove_named_at(path: list[Any], name: str) -> Callable[[Any], None]:
     def revert(data: Any) -> None:
         items = _parent(data, [*path, None])
         items[:] = [i for i in items if not (isinstance(i, dict) and i.get("name") == name)]
     return revert
 
 
-def _insert_named_at(path: list, index: int, item: Any) -> Callable[[Any], None]:
+def _insert_named_at(path: list[Any], index: int, item: Any) -> Callable[[Any], None]:
     def revert(data: Any) -> None:
         items = _parent(data, [*path, None])
         items.insert(min(index, len(items)), copy.deepcopy(item))
     return revert
 
 
-def _top_level_changes(old: dict, new: dict) -> list[FieldChange]:
+def _top_level_changes(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]:
     keys = list(new) + [k for k in old if k not in new]
     return [FieldChange(k, old.get(k, MISSING), new.get(k, MISSING), _set_path([k], old.get(k, MISSING)))
             for k in keys if old.get(k, MISSING) != new.get(k, MISSING)]
@@ -380,15 +380,13 @@ def load_old_spec(text: str, label: str) -> Any:
     return load_document(text, label).data
 
 
-def explain_changes(build: Build, comparison: Any, sku_dirs: Sequence[Path] = ()) -> str:
+def explain_changes(build: Build, out_dir: Path, names: Sequence[str], sku_dirs: Sequence[Path] = ()) -> str:
     """For ``build --diff/--check --explain``: why the files on disk differ from this build.
 
     The earlier spec is the one committed at git HEAD (what the files on disk were most
-    likely built from); each difference is attributed to the spec fields that changed since.
+    likely built from); each difference (``names``: the artifacts under ``out_dir`` that differ) is
+    attributed to the spec fields that changed since.
     """
-    from .writer import MANIFEST_NAME
-
-    names = [n for n in sorted(comparison.diffs) if n != MANIFEST_NAME]
     if not names:
         return ""
     earlier = spec_at_revision(build.spec.path)
@@ -400,11 +398,11 @@ def explain_changes(build: Build, comparison: Any, sku_dirs: Sequence[Path] = ()
         old_data = load_old_spec(text, label)
     except HpcconfError as error:
         return f"explain: {label} does not parse ({_first_error(error)})\n"
-    on_disk = {}
+    on_disk: dict[str, str | None] = {}
     for name in names:
         try:
-            on_disk[name] = (comparison.out_dir / name).read_text(encoding="utf-8")
+            on_disk[name] = (out_dir / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             on_disk[name] = None
     explanation = explain_specs(build, old_data, label, sku_dirs, against_files=on_disk)
-    return explanation.render(comparison.out_dir.as_posix())
+    return explanation.render(out_dir.as_posix())

@@ -114,10 +114,10 @@ def plain_literals(text: str) -> str:
 
 def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
          scope: Scope = "document", since: str = FIRST_RELEASE,
-         formerly: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+         formerly: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as lint rule ``code``; its docstring is the rule page."""
 
-    def decorate(func: Callable) -> Callable:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         _register(Rule(code=code, name=name, severity=severity, kinds=tuple(kinds), scope=scope, check=func,
                        doc=inspect.cleandoc(func.__doc__ or ""), since=since, formerly=tuple(formerly)))
         return func
@@ -126,7 +126,7 @@ def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
 
 
 def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, since: str = FIRST_RELEASE,
-              formerly: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+              formerly: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``check(loaded, catalog) -> Iterator[Diagnostic]`` as a cross-field spec check.
 
     A module under ``hpcconf/spec/checks/`` only has to exist for its rules to run:
@@ -135,12 +135,12 @@ def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, sinc
     return rule(code=code, name=name, severity=severity, scope="spec", since=since, formerly=formerly)
 
 
-def spec_adapter(*, code: str, name: str, severity: Severity) -> Callable[[Callable], Callable]:
+def spec_adapter(*, code: str, name: str, severity: Severity) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Run the config-file rule ``code`` on the spec too: ``check(loaded, catalog)`` maps the spec's
     settings onto the rule's shared judgement. The rule page is the config-file rule's docstring;
     ``name`` and ``severity`` must match it (checked when both are registered)."""
 
-    def decorate(func: Callable) -> Callable:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         existing = REGISTRY.get(code)
         if existing is not None:
             _check_adapter(existing, name, severity)

@@ -108,7 +108,7 @@ class Assignment:
     """A shape ``key <sep> value``: the pattern, the group holding the value, and the operator group
     (compared with ``=``/``:`` so that ``==`` and ``!=`` comparisons are no assignments)."""
 
-    pattern: Pattern
+    pattern: Pattern[str]
     value_group: int
     operator_group: int | None = None
 

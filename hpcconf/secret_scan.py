@@ -169,7 +169,7 @@ def _credential(key: str, value: str, line: str) -> bool:
     return not re.fullmatch(r"[a-z][a-z0-9_.-]*", value) or bool(re.fullmatch(r"[0-9a-f]{16,}", value))
 
 
-def _value_span(match: re.Match, group: int) -> tuple[int, int]:
+def _value_span(match: re.Match[str], group: int) -> tuple[int, int]:
     return match.start(group), match.end(group)
 
 
@@ -260,14 +260,14 @@ _ENV_NAME = re.compile(r"^(\s*)-\s+name:\s*['\"]?([A-Za-z_][A-Za-z0-9_.-]*)['\"]
 _ENV_VALUE = re.compile(r"^(\s*)value:\s*(['\"]?)(.*?)\2\s*(?:#.*)?$")
 
 
-def _env_pair_name(previous: str, value_match: re.Match) -> str:
+def _env_pair_name(previous: str, value_match: re.Match[str]) -> str:
     name_match = _ENV_NAME.match(previous)
     if name_match is None or len(name_match.group(1)) + 2 != len(value_match.group(1)):
         return ""
     return name_match.group(2)
 
 
-def _env_value(name: str, line: str, match: re.Match, number: int) -> list[Secret]:
+def _env_value(name: str, line: str, match: re.Match[str], number: int) -> list[Secret]:
     """The secrets of an env entry's value line: a token format under any name, a literal under a credential name."""
     found = [dataclasses.replace(s, key=name) if s.key in ("", "value") else s for s in scan_line(line, number)]
     start, end = match.span(3)

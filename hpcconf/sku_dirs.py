@@ -42,10 +42,11 @@ def with_settings_dirs(directories: Sequence[Path], config_file: Path | None = N
     ``file:line:col`` on stderr, exit code 2."""
     import typer
 
+    from .exit_codes import EXIT_INVALID
     from .settings.config import ConfigError, load_settings
 
     try:
         return load_settings(config_file=config_file, sku_dirs=directories).lint.sku_dirs
     except ConfigError as error:
         typer.echo(f"hpcconf: error: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_INVALID) from None

@@ -68,7 +68,7 @@ def _runtime_class(base: type, coercion: Any) -> Any:
         leaf: type | None = str  # None: every value goes to typer's runtime parameter
         many: bool = False
         descriptor: Any = None
-        _fallback: list = field(default_factory=list, compare=False)
+        _fallback: list[Any] = field(default_factory=list, compare=False)
 
         @classmethod
         def for_descriptor(cls, descriptor: Any) -> Any:

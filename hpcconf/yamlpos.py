@@ -32,7 +32,7 @@ from ruamel.yaml.nodes import ScalarNode
 
 from .diagnostics import Diagnostic, HpcconfError
 
-Path_ = tuple  # a path into the document: keys (str) and indexes (int)
+Path_ = tuple[Any, ...]  # a path into the document: keys (str) and indexes (int)
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def _scalar_end(line: int, col: int, value: Any) -> tuple[int, int]:
     return line, col + max(len(text), 1)
 
 
-def _index(node: Any, path: Path_, keys: dict, values: dict) -> None:
+def _index(node: Any, path: Path_, keys: dict[Path_, Span], values: dict[Path_, Span]) -> None:
     if isinstance(node, CommentedMap):
         for key in node:
             try:
@@ -138,7 +138,7 @@ def to_plain(node: Any) -> Any:
 MAX_EXPANDED_NODES = 200_000  # far above any real spec or manifest; stops "billion laughs" alias bombs
 
 
-def _expanded_size(node: Any, memo: dict) -> int:
+def _expanded_size(node: Any, memo: dict[int, int]) -> int:
     """How many values the document has once aliases are expanded (shared nodes counted each time)."""
     if not isinstance(node, (dict, list)):
         return 1
@@ -259,9 +259,9 @@ class _FastReader:
         self.resolver, self.constructor, self.scalar_node = yaml.resolver, yaml.constructor, ScalarNode
         self.file = file
         self.depth = self.values = 0
-        self.keys: dict = {}
-        self.spans: dict = {}
-        self.scalars: dict = {}  # (text, implicit) -> value: immutable, so shared
+        self.keys: dict[Path_, Span] = {}
+        self.spans: dict[Path_, Span] = {}
+        self.scalars: dict[tuple[str, Any], Any] = {}  # (text, implicit) -> value: immutable, so shared
 
     def documents(self) -> list[YamlDocument]:
         docs: list[YamlDocument] = []
@@ -334,8 +334,8 @@ class _FastReader:
         except Exception:  # noqa: BLE001 - a value its type cannot hold (4,300+ digits): the round-trip loader locates it
             raise _NotPlain from None
 
-    def _mapping(self, path: Path_) -> dict:
-        mapping: dict = {}
+    def _mapping(self, path: Path_) -> dict[Any, Any]:  # YAML keys: str, int, bool, None...
+        mapping: dict[Any, Any] = {}
         while True:
             event = self._next()
             if isinstance(event, MappingEndEvent):
@@ -352,8 +352,8 @@ class _FastReader:
             self.keys[path + (key,)] = Span(kl + 1, kc + 1, kl + 1, kc + 1 + len(str(key)))
             mapping[key] = self._child(value_event, path + (key,), self.spans)
 
-    def _sequence(self, path: Path_) -> list:
-        items: list = []
+    def _sequence(self, path: Path_) -> list[Any]:
+        items: list[Any] = []
         while True:
             event = self._next()
             if isinstance(event, SequenceEndEvent):
@@ -361,7 +361,7 @@ class _FastReader:
                 return items
             items.append(self._child(event, path + (len(items),), self.keys))
 
-    def _child(self, event: Any, path: Path_, spans: dict) -> Any:
+    def _child(self, event: Any, path: Path_, spans: dict[Path_, Span]) -> Any:
         """A value and its span (recorded before its children's, in the round-trip reader's order)."""
         mark = event.start_mark
         if isinstance(event, ScalarEvent):
@@ -421,8 +421,8 @@ def _round_trip_documents(text: str, file: str) -> list[YamlDocument]:
                 message=f"YAML aliases expand this document to more than {MAX_EXPANDED_NODES:,} values",
                 hint="Write the values out, or use fewer nested aliases (*name): this looks like an alias bomb.",
             ).at(file, 1, 1)])
-        keys: dict = {}
-        values: dict = {}
+        keys: dict[Path_, Span] = {}
+        values: dict[Path_, Span] = {}
         _index(raw, (), keys, values)
         start = 1
         if isinstance(raw, (CommentedMap, CommentedSeq)) and getattr(raw, "lc", None) is not None:

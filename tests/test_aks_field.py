@@ -308,7 +308,7 @@ def _runs(script: str) -> dict[str, dict[str, str]]:
 
 def _init_spec(tmp_path: Path, sku: str) -> Path:
     from hpcconf.catalog import Catalog
-    from hpcconf.init_command import init_context, render_init_spec
+    from hpcconf.init_spec import init_context, render_init_spec
 
     context = init_context(Catalog.load().get(sku), 2, ["aks"], "field", None, None, "spec.yaml", "test")
     spec = tmp_path / "spec.yaml"

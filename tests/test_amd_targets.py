@@ -10,7 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from hpcconf.catalog import Catalog
-from hpcconf.init_command import _refusal
+from hpcconf.init_spec import _refusal
 from hpcconf.knowledge import nccl_env, rocm
 from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.pipeline import compile_spec

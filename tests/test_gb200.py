@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hpcconf.catalog import Catalog
-from hpcconf.init_command import _refusal, init_context, render_init_spec
+from hpcconf.init_spec import _refusal, init_context, render_init_spec
 from hpcconf.knowledge import mnnvl
 from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.pipeline import compile_spec

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hpcconf.build_command import compare, expected_files
+from hpcconf.output_dir import compare, expected_files
 from hpcconf.pipeline import compile_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hpcconf.cli import app
-from hpcconf.commands import migrate
+from hpcconf.spec import migrations
 from hpcconf.spec.load import load_spec
 from hpcconf.spec.model import Versions
 
@@ -197,7 +197,7 @@ def test_migration_steps_keep_the_users_comments(tmp_path, monkeypatch):
         for pool in data["pools"]:
             pool.insert(list(pool).index("nodes"), "count", pool.pop("nodes"))
 
-    monkeypatch.setitem(migrate.MIGRATIONS, "hpcconf/v0", ("hpcconf/v1", rename_nodes))
+    monkeypatch.setitem(migrations.MIGRATIONS, "hpcconf/v0", ("hpcconf/v1", rename_nodes))
     old = (REPO / "examples" / "ndmv4-aks.yaml").read_text()
     assert "count: 2" in old
     spec = tmp_path / "s.yaml"

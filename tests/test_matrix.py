@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from hpcconf.catalog import Catalog
-from hpcconf.init_command import _refusal, init_context, render_init_spec
+from hpcconf.init_spec import _refusal, init_context, render_init_spec
 from hpcconf.knowledge import charts, nccl_env
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths

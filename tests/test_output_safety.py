@@ -137,7 +137,7 @@ def test_check_compares_bytes_so_a_crlf_conversion_is_not_up_to_date(repo, rel):
 
 def test_an_unreadable_output_file_stops_the_build_naming_it(repo, monkeypatch):
     """cli.main turns the OSError into exit 2 with the path (tested for lint's HPC000 in the lint tests)."""
-    from hpcconf import writer
+    from hpcconf import output_dir
 
     real_open = os.open
 
@@ -146,7 +146,7 @@ def test_an_unreadable_output_file_stops_the_build_naming_it(repo, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(writer.os, "open", denied)
+    monkeypatch.setattr(output_dir.os, "open", denied)
     result = hpcconf("build", SPEC, "--check")
     assert isinstance(result.exception, PermissionError) and result.exception.filename.endswith("nccl.conf")
 
@@ -173,19 +173,19 @@ def test_a_build_killed_at_any_step_leaves_the_previous_or_the_new_output(repo, 
 
 @pytest.mark.parametrize("step", ["moved-old", "moved-new"])
 def test_without_renameat2_a_kill_between_the_renames_is_recovered(repo, step, monkeypatch):
-    from hpcconf import writer
+    from hpcconf import output_dir
     from hpcconf.artifacts import Artifact
 
-    monkeypatch.setattr(writer, "_rename_exchange", lambda a, b: False)
+    monkeypatch.setattr(output_dir, "_rename_exchange", lambda a, b: False)
     out = repo / "out" / "demo"
     before = snapshot(out)
-    monkeypatch.setattr(writer, "_crash_point", lambda at: (_ for _ in ()).throw(KeyboardInterrupt) if at == step else None)
+    monkeypatch.setattr(output_dir, "_crash_point", lambda at: (_ for _ in ()).throw(KeyboardInterrupt) if at == step else None)
     arts = [Artifact("x.txt", "x\n", "k", "t")]
     with pytest.raises(KeyboardInterrupt):
-        writer.write_artifacts(out, arts, writer.manifest_text(arts, "s", "hpcconf"))
-    monkeypatch.setattr(writer, "_crash_point", lambda at: None)
-    writer.recover(out)
-    new = {"x.txt": b"x\n", ".hpcconf-manifest.json": writer.manifest_text(arts, "s", "hpcconf").encode()}
+        output_dir.write_artifacts(out, arts, output_dir.manifest_text(arts, "s", "hpcconf"))
+    monkeypatch.setattr(output_dir, "_crash_point", lambda at: None)
+    output_dir.recover(out)
+    new = {"x.txt": b"x\n", ".hpcconf-manifest.json": output_dir.manifest_text(arts, "s", "hpcconf").encode()}
     assert snapshot(out) == (before if step == "moved-old" else new)
     assert sorted(p.name for p in (repo / "out").iterdir()) == ["demo"]
 

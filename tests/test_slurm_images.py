@@ -9,7 +9,7 @@ import re
 import pytest
 
 from hpcconf.catalog import Catalog
-from hpcconf.init_command import init_context, render_init_spec
+from hpcconf.init_spec import init_context, render_init_spec
 from hpcconf.knowledge import images
 from hpcconf.lint.context import LintContext, lookup_sku
 from hpcconf.lint.engine import lint_paths

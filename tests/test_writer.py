@@ -1,4 +1,4 @@
-"""The writer: atomic files, a manifest with hashes, stale generated files removed, nothing partial."""
+"""Writing an output directory (hpcconf.output_dir): atomic files, a manifest with hashes, stale generated files removed, nothing partial."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hpcconf.artifacts import Artifact, Kind
-from hpcconf.writer import MANIFEST_NAME, manifest_text, sha256, write_artifacts
+from hpcconf.output_dir import MANIFEST_NAME, manifest_text, sha256, write_artifacts
 
 
 def _artifacts(conf="NCCL_DEBUG=WARN\n"):
@@ -50,12 +50,12 @@ def test_manifest_is_deterministic():
 
 
 def test_a_failed_swap_leaves_no_staging_directory(tmp_path, monkeypatch):
-    import hpcconf.writer as writer
+    import hpcconf.output_dir as output_dir
 
     def boom(staging, out_dir):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(writer, "_swap_in", boom)
+    monkeypatch.setattr(output_dir, "_swap_in", boom)
     arts = _artifacts()
     with pytest.raises(OSError):
         write_artifacts(tmp_path / "demo", arts, manifest_text(arts, "d.yaml", "t"))
@@ -64,9 +64,9 @@ def test_a_failed_swap_leaves_no_staging_directory(tmp_path, monkeypatch):
 
 def test_a_write_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
     """A failure while staging the second file leaves neither the first file nor new directories behind."""
-    import hpcconf.writer as writer
+    import hpcconf.output_dir as output_dir
 
-    real_write = writer._write_file
+    real_write = output_dir._write_file
     calls = []
 
     def flaky(staging, rel, content, out_dir):
@@ -75,7 +75,7 @@ def test_a_write_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device", str(out_dir / rel))
         return real_write(staging, rel, content, out_dir)
 
-    monkeypatch.setattr(writer, "_write_file", flaky)
+    monkeypatch.setattr(output_dir, "_write_file", flaky)
     out = tmp_path / "out" / "demo"
     arts = _artifacts()
     with pytest.raises(OSError):
@@ -84,7 +84,7 @@ def test_a_write_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
 
 
 def test_a_failure_half_way_keeps_the_previous_output(tmp_path, monkeypatch):
-    import hpcconf.writer as writer
+    import hpcconf.output_dir as output_dir
 
     arts = _artifacts()
     out = tmp_path / "demo"
@@ -94,7 +94,7 @@ def test_a_failure_half_way_keeps_the_previous_output(tmp_path, monkeypatch):
     def boom(staging, out_dir):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(writer, "_swap_in", boom)
+    monkeypatch.setattr(output_dir, "_swap_in", boom)
     with pytest.raises(OSError):
         write_artifacts(out, arts, manifest_text(arts, "d.yaml", "t"))
     assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

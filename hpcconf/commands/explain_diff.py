@@ -8,8 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..diagnostics import HpcconfError, render_all
-from ..exit_codes import EXIT_INVALID
-from ..init_command import _usage
+from ..exit_codes import EXIT_INVALID, usage_error
 from ..sku_dirs import sku_dir_option, with_settings_dirs
 
 
@@ -21,8 +20,8 @@ def explain_diff_command(
     sku_dir: List[Path] = sku_dir_option(),
 ) -> None:
     """Say which spec field caused each artifact change between an earlier spec and this one."""
-    from ..build_command import git_patch
     from ..explain_diff import explain_specs, load_old_spec, spec_at_revision
+    from ..output_dir import git_patch
     from ..pipeline import compile_spec
 
     sku_dir = with_settings_dirs(sku_dir)
@@ -35,7 +34,7 @@ def explain_diff_command(
         else:
             earlier = spec_at_revision(spec, rev)
             if earlier is None:
-                raise _usage(f"{spec} has no version at git revision {rev!r}; pass --against OLD_SPEC")
+                raise usage_error(f"{spec} has no version at git revision {rev!r}; pass --against OLD_SPEC")
             old_text, old_label = earlier
         old_data = load_old_spec(old_text, old_label)
     except HpcconfError as error:

@@ -191,7 +191,7 @@ CONFIG = Obj({
 
 @dataclass(frozen=True)
 class SchemaProblem:
-    path: tuple  # where: the offending value, or the object missing / carrying a key
+    path: tuple[Any, ...]  # where: the offending value, or the object missing / carrying a key
     message: str
     kind: str  # type, enum, pattern, max_length, minimum, maximum, required, unknown_key, any_of
     key: Optional[str] = None  # the missing or unknown key, for required / unknown_key
@@ -220,12 +220,12 @@ def _is_int(value: Any) -> bool:
     return not isinstance(value, bool) and (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
 
 
-def validate_config(data: Any, node: Node = CONFIG, path: tuple = ()) -> list[SchemaProblem]:
+def validate_config(data: Any, node: Node = CONFIG, path: tuple[Any, ...] = ()) -> list[SchemaProblem]:
     """Every place ``data`` breaks az-hop's schema, in document order."""
     return list(_walk(data, node, path))
 
 
-def _walk(value: Any, node: Node, path: tuple) -> Iterator[SchemaProblem]:
+def _walk(value: Any, node: Node, path: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     if isinstance(node, AnyOf):
         if not any(not validate_config(value, option, path) for option in node.options):
             yield from _any_of_problem(value, node, path)
@@ -255,7 +255,7 @@ def _walk(value: Any, node: Node, path: tuple) -> Iterator[SchemaProblem]:
             yield SchemaProblem(path, f"expected true or false, got {_type_name(value)} {value!r}", "type")
 
 
-def _any_of_problem(value: Any, node: AnyOf, path: tuple) -> Iterator[SchemaProblem]:
+def _any_of_problem(value: Any, node: AnyOf, path: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     enums = [v for option in node.options if isinstance(option, Str) for v in option.enum]
     first = validate_config(value, node.options[0], path)
     detail = first[0].message if first else "no alternative matches"
@@ -263,7 +263,7 @@ def _any_of_problem(value: Any, node: AnyOf, path: tuple) -> Iterator[SchemaProb
     yield SchemaProblem(path, f"{detail}{extra}", "any_of")
 
 
-def _walk_object(value: Any, node: Obj, path: tuple) -> Iterator[SchemaProblem]:
+def _walk_object(value: Any, node: Obj, path: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     if not isinstance(value, dict):
         yield SchemaProblem(path, f"expected a mapping, got {_type_name(value)}", "type")
         return
@@ -277,7 +277,7 @@ def _walk_object(value: Any, node: Obj, path: tuple) -> Iterator[SchemaProblem]:
             yield SchemaProblem(path + (key,), f"unknown key '{key}'", "unknown_key", str(key))
 
 
-def _walk_string(value: Any, node: Str, path: tuple) -> Iterator[SchemaProblem]:
+def _walk_string(value: Any, node: Str, path: tuple[Any, ...]) -> Iterator[SchemaProblem]:
     if not isinstance(value, str):
         yield SchemaProblem(path, f"expected a string, got {_type_name(value)} {value!r}", "type")
         if node.enum:  # JSON Schema's enum applies to every type, so a non-string also misses the list
@@ -331,7 +331,7 @@ ASG_NAME_DRIFT: dict[str, str] = {
     "asg-mysql-client": "the code uses asg-mysql-client since PR #1869 but the schema still only accepts asg-mariadb-client: "
                         "omit network.asg to let az-hop create its ASGs",
 }
-DEPRECATED_KEYS: dict[tuple, str] = {
+DEPRECATED_KEYS: dict[tuple[Any, ...], str] = {
     ("monitoring", "install_agent"): "the schema marks it deprecated; use monitoring.azure_monitor_agent "
                                      "(#1604: it failed validation inside cloud-init)",
 }

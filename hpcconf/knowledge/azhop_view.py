@@ -12,13 +12,13 @@ Nothing here reads YAML: the adapters map paths, this module judges.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Literal, Optional, Union
+from typing import Any, Iterator, Literal, Optional, Union
 
 from ..diagnostics import Severity
 from . import azhop as kb
 from .azhop_facts import ADMINS_GID, ALL_USERS_GID, LOCAL_ADMINS_GID
 
-Path = tuple  # a source path: ("usergroups", 2, "gid") in config.yml, ("azhop", "groups", 2, "gid") in a spec
+Path = tuple[str | int, ...]  # a source path: ("usergroups", 2, "gid") in config.yml, ("azhop", "groups", 2, "gid") in a spec
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class QueueView:
     name: Optional[str]
     label: str  # "queues[1]", "pools[0]", "azhop.extra_queues[1]"
     path: Path  # the entry
-    keys: dict  # view field -> source path of the key as written (absent keys are missing)
+    keys: dict[str, Any]  # view field -> source path of the key as written (absent keys are missing)
     max_nodes: Optional[int] = None
     max_count: Optional[int] = None
     max_core_count: Optional[int] = None

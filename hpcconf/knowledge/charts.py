@@ -252,7 +252,7 @@ def _sections() -> dict[str, str]:
     return sections
 
 
-def _tree_of(name: str, body: dict) -> ChartTree:
+def _tree_of(name: str, body: dict[str, Any]) -> ChartTree:
     return ChartTree(name=name, repo=body["repo"], path=body["path"],
                      reads={str(v): str(ref) for v, ref in body["read"].items()},
                      keys={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("keys") or {}).items()},
@@ -346,9 +346,9 @@ def az_cli_has_gpu_driver_flag(version: str) -> bool:
     return at_least(version, AZ_GPU_DRIVER_FLAG_SINCE)
 
 
-def flatten_values(values: Any, prefix: str = "") -> list[tuple[str, tuple]]:
+def flatten_values(values: Any, prefix: str = "") -> list[tuple[str, tuple[Any, ...]]]:
     """Leaf keys of a values mapping as ('a.b.c', ('a', 'b', 'c')) pairs; lists are leaves."""
-    found: list[tuple[str, tuple]] = []
+    found: list[tuple[str, tuple[Any, ...]]] = []
     if not isinstance(values, dict):
         return found
     for key, value in values.items():

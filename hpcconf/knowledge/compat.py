@@ -351,7 +351,7 @@ class Retirement:
 
 @dataclass(frozen=True)
 class _ImageRetirement:
-    pattern: re.Pattern
+    pattern: re.Pattern[str]
     retirement: Retirement
 
 

@@ -12,22 +12,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Any, Iterator
 
 from .k8s_validation import is_placeholder
 
 
 @dataclass(frozen=True)
 class CrdProblem:
-    path: tuple
+    path: tuple[Any, ...]
     message: str
     check: str  # what is refused: "type", "enum", "required:<name>" or "unknown"
     unknown_field: str = ""
-    allowed: tuple = ()
+    allowed: tuple[Any, ...] = ()
 
 
 @lru_cache(maxsize=1)
-def crd_schemas() -> dict:
+def crd_schemas() -> dict[str, Any]:
     from importlib import resources
 
     from ruamel.yaml import YAML
@@ -36,7 +36,7 @@ def crd_schemas() -> dict:
     return YAML(typ="safe").load(text) or {}
 
 
-def crd_sources(api_version: str, kind: str) -> dict:
+def crd_sources(api_version: str, kind: str) -> dict[str, Any]:
     """Source label -> schema, for the CRD versions hpcconf holds of this kind (empty when none)."""
     return dict((crd_schemas().get(kind) or {}).get(api_version) or {})
 
@@ -44,7 +44,7 @@ def crd_sources(api_version: str, kind: str) -> dict:
 _TYPES = {"string": (str,), "boolean": (bool,), "object": (dict,), "array": (list,)}
 
 
-def _type_ok(value: object, schema: dict) -> bool:
+def _type_ok(value: object, schema: dict[str, Any]) -> bool:
     if schema.get("x-kubernetes-int-or-string"):
         return isinstance(value, (int, str)) and not isinstance(value, bool)
     kind = schema.get("type")
@@ -57,7 +57,7 @@ def _type_ok(value: object, schema: dict) -> bool:
     return True
 
 
-def problems(value: object, schema: dict, path: tuple = ()) -> Iterator[CrdProblem]:
+def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) -> Iterator[CrdProblem]:
     """What the API server refuses (or prunes) in ``value`` under ``schema``. A null is not judged
     (the server drops nulls of non-nullable fields), nor a placeholder left for envsubst or Helm."""
     if value is None or schema.get("pod-template") or is_placeholder(value):
@@ -86,7 +86,7 @@ def problems(value: object, schema: dict, path: tuple = ()) -> Iterator[CrdProbl
             yield from problems(item, schema["items"], path + (index,))
 
 
-def refused_by_every_version(data: dict) -> tuple[list[CrdProblem], list[str]]:
+def refused_by_every_version(data: dict[str, Any]) -> tuple[list[CrdProblem], list[str]]:
     """The problems every CRD version hpcconf holds for this apiVersion/kind agrees on (the version
     installed is cluster state), and the sources judged."""
     sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")))

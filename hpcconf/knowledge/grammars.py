@@ -110,7 +110,7 @@ def check_nccl_proto(value: str, version: VersionLike | None = None) -> list[Val
     return check_nccl_list(value, "proto", version)
 
 
-def _parse_list_224(value: str, table, valid: list[str]) -> list[ValueProblem]:
+def _parse_list_224(value: str, table: Mapping[str, tuple[str, str | None]], valid: list[str]) -> list[ValueProblem]:
     """tuning.cc parseList: ``[^]list[;func:[^]list]...``; the first bad token aborts init."""
     problems: list[ValueProblem] = []
     lowered = {v.lower(): v for v in valid}
@@ -141,7 +141,8 @@ def _parse_list_224(value: str, table, valid: list[str]) -> list[ValueProblem]:
     return problems
 
 
-def _parse_list_legacy(value: str, kind: str, table, valid: list[str], ver: NcclVersion) -> list[ValueProblem]:
+def _parse_list_legacy(value: str, kind: str, table: Mapping[str, tuple[str, str | None]], valid: list[str],
+                       ver: NcclVersion) -> list[ValueProblem]:
     """Before 2.24: ``[^]a,b,...``; unknown tokens are silently ignored."""
     problems: list[ValueProblem] = []
     negate = value.startswith("^")

@@ -22,16 +22,16 @@ VOLCANO_JOB_API = "batch.volcano.sh/v1alpha1"
 DEFAULT_FILE_MODE = 420  # 0644
 
 
-def _set(node: dict, key: str, value: Any) -> None:
+def _set(node: dict[str, Any], key: str, value: Any) -> None:
     if node.get(key) is None:
         node[key] = copy.deepcopy(value)
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _items(value: Any) -> list[dict]:
+def _items(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
@@ -51,7 +51,7 @@ def _probe_defaults(check: Any) -> None:
             _set(check, key, value)
 
 
-def _container(container: dict, host_network: bool, is_pod: bool) -> None:
+def _container(container: dict[str, Any], host_network: bool, is_pod: bool) -> None:
     _set(container, "terminationMessagePath", "/dev/termination-log")
     _set(container, "terminationMessagePolicy", "File")
     if container.get("image"):
@@ -75,7 +75,7 @@ def _container(container: dict, host_network: bool, is_pod: bool) -> None:
                 resources["requests"].setdefault(name, value)  # SetDefaults_Pod: a limit stands in for its request
 
 
-def pod_spec(spec: dict, is_pod: bool = False) -> None:
+def pod_spec(spec: dict[str, Any], is_pod: bool = False) -> None:
     """SetDefaults_PodSpec and what it calls, in place; ``is_pod``: SetDefaults_Pod's extras too (requests
     from limits, hostPort with hostNetwork), which the API server applies to Pods, not to templates."""
     _set(spec, "dnsPolicy", "ClusterFirst")
@@ -96,7 +96,7 @@ def pod_spec(spec: dict, is_pod: bool = False) -> None:
             _set(volume["hostPath"], "type", "")
 
 
-def _template(obj: dict, *path: str) -> None:
+def _template(obj: dict[str, Any], *path: str) -> None:
     node: Any = obj
     for key in path:
         node = _dict(node).get(key)
@@ -104,7 +104,7 @@ def _template(obj: dict, *path: str) -> None:
         pod_spec(node)
 
 
-def _deployment(obj: dict) -> None:
+def _deployment(obj: dict[str, Any]) -> None:
     spec = _dict(obj.get("spec"))
     _set(spec, "replicas", 1)
     strategy = spec.setdefault("strategy", {}) if isinstance(spec.get("strategy", {}), dict) else {}
@@ -118,7 +118,7 @@ def _deployment(obj: dict) -> None:
     _template(obj, "spec", "template", "spec")
 
 
-def _daemonset(obj: dict) -> None:
+def _daemonset(obj: dict[str, Any]) -> None:
     spec = _dict(obj.get("spec"))
     strategy = spec.setdefault("updateStrategy", {}) if isinstance(spec.get("updateStrategy", {}), dict) else {}
     _set(strategy, "type", "RollingUpdate")
@@ -130,7 +130,7 @@ def _daemonset(obj: dict) -> None:
     _template(obj, "spec", "template", "spec")
 
 
-def _statefulset(obj: dict) -> None:
+def _statefulset(obj: dict[str, Any]) -> None:
     spec = _dict(obj.get("spec"))
     _set(spec, "replicas", 1)
     _set(spec, "podManagementPolicy", "OrderedReady")
@@ -142,7 +142,7 @@ def _statefulset(obj: dict) -> None:
     _template(obj, "spec", "template", "spec")
 
 
-def _job(obj: dict) -> None:
+def _job(obj: dict[str, Any]) -> None:
     spec = _dict(obj.get("spec"))
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"], spec["parallelism"] = 1, 1
@@ -154,13 +154,13 @@ def _job(obj: dict) -> None:
     _template(obj, "spec", "template", "spec")
 
 
-def _pod(obj: dict) -> None:
+def _pod(obj: dict[str, Any]) -> None:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         pod_spec(spec, is_pod=True)
 
 
-def _service(obj: dict) -> None:
+def _service(obj: dict[str, Any]) -> None:
     spec = _dict(obj.get("spec"))
     _set(spec, "type", "ClusterIP")
     _set(spec, "sessionAffinity", "None")
@@ -177,7 +177,7 @@ BUILT_IN = {("v1", "Pod"): _pod, ("apps/v1", "Deployment"): _deployment, ("apps/
 
 
 @lru_cache(maxsize=1)
-def crd_defaults() -> dict:
+def crd_defaults() -> dict[str, Any]:
     from importlib import resources
 
     from ruamel.yaml import YAML
@@ -186,7 +186,7 @@ def crd_defaults() -> dict:
     return YAML(typ="safe").load(text) or {}
 
 
-def _crd_table(api_version: str, kind: str, source_tag: Optional[str]) -> dict:
+def _crd_table(api_version: str, kind: str, source_tag: Optional[str]) -> dict[str, Any]:
     tags = _dict(_dict(crd_defaults().get(kind)).get(api_version))
     if not tags:
         return {}
@@ -198,7 +198,7 @@ def _crd_table(api_version: str, kind: str, source_tag: Optional[str]) -> dict:
     return _dict(tags[chosen])
 
 
-def _tag_key(tag: str) -> tuple:
+def _tag_key(tag: str) -> tuple[Any, ...]:
     return version_key(tag.replace("release-", "").lstrip("v"))
 
 
@@ -219,7 +219,7 @@ def _apply_path(node: Any, parts: list[str], value: Any) -> None:
     _apply_path(node.get(head), rest, value)
 
 
-def defaulted(obj: dict, *, volcano_version: Optional[str] = None) -> dict:
+def defaulted(obj: dict[str, Any], *, volcano_version: Optional[str] = None) -> dict[str, Any]:
     """A copy of ``obj`` with what the API server (and, for Volcano Jobs, Volcano's mutating webhook) adds."""
     from .volcano_webhook import mutate
 
@@ -236,7 +236,7 @@ def defaulted(obj: dict, *, volcano_version: Optional[str] = None) -> dict:
     return out
 
 
-def knows(obj: dict) -> bool:
+def knows(obj: dict[str, Any]) -> bool:
     """Whether :func:`defaulted` has anything for this kind."""
     api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
     return (api_version, kind) in BUILT_IN or bool(_crd_table(api_version, kind, None))

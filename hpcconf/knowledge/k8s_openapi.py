@@ -138,7 +138,7 @@ def has_schema(api_version: str, kind: str, kubernetes: Optional[str] = None) ->
     return _validator(schema_version(kubernetes), _schema_file(api_version, kind), api_version) is not None
 
 
-def object_problems(data: dict, kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
+def object_problems(data: dict[str, Any], kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
     """What the API server's schema refuses in a whole object of a built-in kind (none for other kinds)."""
     api_version = str(data.get("apiVersion"))
     if not well_formed(api_version, str(data.get("kind"))):
@@ -148,7 +148,7 @@ def object_problems(data: dict, kubernetes: Optional[str] = None) -> Iterator[Sc
         yield from _problems(validator, data)
 
 
-def pod_template_problems(template: dict, kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
+def pod_template_problems(template: dict[str, Any], kubernetes: Optional[str] = None) -> Iterator[SchemaProblem]:
     """What the schema refuses in a pod template (``metadata`` + ``spec``) embedded in any object."""
     yield from _problems(_validator(schema_version(kubernetes), "#" + POD_TEMPLATE_DEF), template)
 

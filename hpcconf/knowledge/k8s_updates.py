@@ -32,7 +32,7 @@ class Refusal:
     source: str
 
 
-def _spec(obj: Any) -> dict:
+def _spec(obj: Any) -> dict[str, Any]:
     spec = obj.get("spec") if isinstance(obj, dict) else None
     return spec if isinstance(spec, dict) else {}
 
@@ -48,7 +48,7 @@ def identity(obj: Any) -> Optional[tuple[str, str, str, str]]:
     return group, str(obj["kind"]), str(meta.get("namespace") or "default"), str(meta["name"])
 
 
-def _volcano_job(old: dict, new: dict) -> Optional[str]:
+def _volcano_job(old: dict[str, Any], new: dict[str, Any]) -> Optional[str]:
     old_spec, new_spec = copy.deepcopy(_spec(old)), copy.deepcopy(_spec(new))
     old_tasks, new_tasks = old_spec.get("tasks") or [], new_spec.get("tasks") or []
     if not isinstance(old_tasks, list) or not isinstance(new_tasks, list):
@@ -68,20 +68,20 @@ def _volcano_job(old: dict, new: dict) -> Optional[str]:
     return None
 
 
-def _batch_job(old: dict, new: dict) -> Optional[str]:
+def _batch_job(old: dict[str, Any], new: dict[str, Any]) -> Optional[str]:
     for field in ("template", "selector", "completionMode"):
         if _spec(old).get(field) != _spec(new).get(field) and _spec(old).get(field) is not None:
             return f"spec.{field}: Invalid value: field is immutable"
     return None
 
 
-def _selector(old: dict, new: dict) -> Optional[str]:
+def _selector(old: dict[str, Any], new: dict[str, Any]) -> Optional[str]:
     if _spec(old).get("selector") is not None and _spec(old).get("selector") != _spec(new).get("selector"):
         return "spec.selector: Invalid value: field is immutable"
     return None
 
 
-def _statefulset(old: dict, new: dict) -> Optional[str]:
+def _statefulset(old: dict[str, Any], new: dict[str, Any]) -> Optional[str]:
     rest_old = {k: v for k, v in _spec(old).items() if k not in STATEFULSET_MUTABLE}
     rest_new = {k: v for k, v in _spec(new).items() if k not in STATEFULSET_MUTABLE}
     if rest_old != rest_new:
@@ -91,7 +91,7 @@ def _statefulset(old: dict, new: dict) -> Optional[str]:
     return None
 
 
-def _service(old: dict, new: dict) -> Optional[str]:
+def _service(old: dict[str, Any], new: dict[str, Any]) -> Optional[str]:
     before = _spec(old).get("clusterIP")
     if before not in (None, "") and before != _spec(new).get("clusterIP"):
         return "spec.clusterIP: Invalid value: field is immutable"

@@ -44,11 +44,11 @@ POD_LEVEL_RESOURCES_FROM = (1, 34)  # PodLevelResources beta (on by default) in 
 INTEGER_NATIVE = {"pods", "services", "secrets", "configmaps", "persistentvolumeclaims", "replicationcontrollers"}
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list:
+def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -155,7 +155,7 @@ def metadata_problems(meta: Any, kind: Optional[str], path: Path = ("metadata",)
 
 
 # -- pod spec ---------------------------------------------------------------------------------------
-def containers(spec: dict) -> Iterator[tuple[str, int, dict]]:
+def containers(spec: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """(list key, index, container) for containers, init and ephemeral containers of a pod spec."""
     for key in ("containers", "initContainers", "ephemeralContainers"):
         for index, container in enumerate(_list(spec.get(key))):
@@ -163,7 +163,7 @@ def containers(spec: dict) -> Iterator[tuple[str, int, dict]]:
                 yield key, index, container
 
 
-def container_name_problems(spec: dict) -> Iterator[Problem]:
+def container_name_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     seen: set[str] = set()
     for key, index, container in containers(spec):
         name = container.get("name")
@@ -179,7 +179,7 @@ def container_name_problems(spec: dict) -> Iterator[Problem]:
         seen.add(str(name))
 
 
-def port_problems(spec: dict) -> Iterator[Problem]:
+def port_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     host_network = spec.get("hostNetwork") is True
     host_ports: set[str] = set()
     for key, index, container in containers(spec):
@@ -237,7 +237,7 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and PLACEHOLDER.match(value) is not None
 
 
-def volume_problems(spec: dict, claim_templates: tuple[str, ...] = ()) -> Iterator[Problem]:
+def volume_problems(spec: dict[str, Any], claim_templates: tuple[str, ...] = ()) -> Iterator[Problem]:
     """Volume names, and the mounts that name them (ValidateVolumes, ValidateVolumeMounts). A StatefulSet's
     ``volumeClaimTemplates`` are volumes too: its controller adds them to every pod it creates."""
     volumes: set[str] = set(claim_templates)
@@ -285,7 +285,7 @@ def volume_problems(spec: dict, claim_templates: tuple[str, ...] = ()) -> Iterat
                                                 "are mutually exclusive")
 
 
-def env_name_problems(spec: dict, kubernetes: Optional[str], relaxed_allowed: bool = True) -> Iterator[Problem]:
+def env_name_problems(spec: dict[str, Any], kubernetes: Optional[str], relaxed_allowed: bool = True) -> Iterator[Problem]:
     """``relaxed_allowed``: False where the validator never turns the relaxed rule on (Volcano's webhook
     sets only PodLevelResourcesEnabled in its PodValidationOptions, admit_job.go v1.15.1)."""
     relaxed = relaxed_allowed and _minor(kubernetes) >= RELAXED_ENV_FROM
@@ -336,14 +336,14 @@ def quantity_problems(resources: Any, path: Path) -> Iterator[Problem]:
                     yield where, f'Invalid value: "{value}": {value} is not positive integer multiple of {name}'
 
 
-def resource_value_problems(spec: dict) -> Iterator[Problem]:
+def resource_value_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     for key, index, container in containers(spec):
         yield from quantity_problems(container.get("resources"), (key, index, "resources"))
     if isinstance(spec.get("resources"), dict):
         yield from quantity_problems(spec["resources"], ("resources",))
 
 
-def pod_level_problems(spec: dict, kubernetes: Optional[str], gate_on: Optional[bool] = None) -> Iterator[Problem]:
+def pod_level_problems(spec: dict[str, Any], kubernetes: Optional[str], gate_on: Optional[bool] = None) -> Iterator[Problem]:
     """validatePodResourceConsistency (1.34: supported resources only: cpu, memory, hugepages-*). ``gate_on``
     None: the gate's default in ``kubernetes``; a validator with its own gates (Volcano's webhook) says."""
     resources = spec.get("resources")
@@ -385,7 +385,7 @@ def _amounts(value: Any) -> dict[str, Decimal]:
     return out
 
 
-def _aggregate_requests(spec: dict) -> dict[str, Decimal]:
+def _aggregate_requests(spec: dict[str, Any]) -> dict[str, Decimal]:
     """AggregateContainerRequests: regular containers (and restartable init containers) summed, then the
     max with each ordinary init container; a limit stands in for a missing request (SetDefaults_Pod)."""
     total: dict[str, Decimal] = {}
@@ -404,7 +404,7 @@ def _aggregate_requests(spec: dict) -> dict[str, Decimal]:
     return total
 
 
-def _text(resources: dict, key: str, name: str) -> str:
+def _text(resources: dict[str, Any], key: str, name: str) -> str:
     return str(_dict(resources.get(key)).get(name))
 
 
@@ -416,19 +416,19 @@ def _number(amount: Decimal) -> str:
 APPS_WORKLOADS = ("Deployment", "DaemonSet", "StatefulSet", "ReplicaSet")
 
 
-def _selector_matches(selector: dict, labels: dict) -> bool:
+def _selector_matches(selector: dict[str, Any], labels: dict[Any, Any]) -> bool:
     """LabelSelector semantics: matchLabels all equal, matchExpressions In/NotIn/Exists/DoesNotExist."""
     for key, value in _dict(selector.get("matchLabels")).items():
         if str(labels.get(key)) != str(value) or key not in labels:
             return False
     for expression in _list(selector.get("matchExpressions")):
         expression = _dict(expression)
-        key, operator, values = expression.get("key"), expression.get("operator"), \
+        label, operator, values = expression.get("key"), expression.get("operator"), \
             [str(v) for v in _list(expression.get("values"))]
-        present = key in labels
-        if operator == "In" and not (present and str(labels[key]) in values):
+        present = label in labels
+        if operator == "In" and not (present and str(labels[label]) in values):
             return False
-        if operator == "NotIn" and present and str(labels[key]) in values:
+        if operator == "NotIn" and present and str(labels[label]) in values:
             return False
         if operator == "Exists" and not present:
             return False
@@ -437,7 +437,7 @@ def _selector_matches(selector: dict, labels: dict) -> bool:
     return True
 
 
-def workload_problems(data: dict) -> Iterator[Problem]:
+def workload_problems(data: dict[str, Any]) -> Iterator[Problem]:
     """The restart policy a workload kind allows and, for apps/v1 kinds, a selector its pods match
     (ValidatePodTemplateSpecForReplicaSet / ForStatefulSet, ValidateDaemonSetSpec in
     pkg/apis/apps/validation; ValidateJobSpec in pkg/apis/batch/validation)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ruamel.yaml import YAML
 
@@ -77,7 +77,7 @@ def _match(rows: tuple[Floor, ...], sku: str, collective: str, nodes: int, ranks
     return None
 
 
-def _floor(row: dict) -> Floor:
+def _floor(row: dict[str, Any]) -> Floor:
     return Floor(sku=row["sku"], collective=row["collective"], nodes=int(row["nodes"]), ranks=int(row["ranks"]),
                  message_size=str(row["message_size"]), gbps=float(row["gbps"]), source=row["source"],
                  commit=row.get("commit"))

@@ -58,7 +58,7 @@ class QueueFacts:
         return sorted(q for q, parent in self.parents.items() if parent == name)
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -73,7 +73,7 @@ def _int(value: Any, default: int = 0) -> int:
         return default
 
 
-def _tasks(job: Mapping[str, Any]) -> list[tuple[int, dict]]:
+def _tasks(job: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     tasks = _dict(job.get("spec")).get("tasks")
     return [(i, t) for i, t in enumerate(tasks) if isinstance(t, dict)] if isinstance(tasks, list) else []
 
@@ -85,7 +85,7 @@ def known_plugins(volcano_version: Optional[str]) -> frozenset[str]:
 
 
 # -- mutate ----------------------------------------------------------------------------------------
-def mutate(job: Mapping[str, Any]) -> dict:
+def mutate(job: Mapping[str, Any]) -> dict[str, Any]:
     """The job as the mutating webhook leaves it (``createPatch``), for the validating webhook to judge."""
     out = copy.deepcopy(dict(job))
     spec = out.get("spec")
@@ -144,7 +144,7 @@ def validate_create(job: Mapping[str, Any], *, volcano_version: Optional[str] = 
     return found
 
 
-def _mpi_master(job: Mapping[str, Any], spec: dict) -> list[Rejection]:
+def _mpi_master(job: Mapping[str, Any], spec: dict[str, Any]) -> list[Rejection]:
     plugins = _dict(spec.get("plugins"))
     if "mpi" not in plugins:
         return []
@@ -170,7 +170,7 @@ def _network_topology(value: Any, path: Path) -> list[Rejection]:
     return []
 
 
-def _partition_policy(task: dict, index: int, job_name: str) -> list[Rejection]:
+def _partition_policy(task: dict[str, Any], index: int, job_name: str) -> list[Rejection]:
     partition = task.get("partitionPolicy")
     if not isinstance(partition, dict):
         return []
@@ -193,7 +193,7 @@ def _partition_policy(task: dict, index: int, job_name: str) -> list[Rejection]:
     return found + _network_topology(partition.get("networkTopology"), path + ("networkTopology",))
 
 
-def _topology_policy(task: dict, index: int) -> list[Rejection]:
+def _topology_policy(task: dict[str, Any], index: int) -> list[Rejection]:
     if str(task.get("topologyPolicy") or "none") == "none":
         return []
     spec = _dict(_dict(task.get("template")).get("spec"))
@@ -220,13 +220,13 @@ def _whole_cpus(value: Any) -> bool:
     return cores >= 1 and cores == cores.to_integral_value()
 
 
-def _plugins(spec: dict, volcano_version: Optional[str]) -> list[Rejection]:
+def _plugins(spec: dict[str, Any], volcano_version: Optional[str]) -> list[Rejection]:
     known = known_plugins(volcano_version)
     return [Rejection("plugin", ("spec", "plugins", name), f"unable to find job plugin: {name}")
             for name in _dict(spec.get("plugins")) if name not in known]
 
 
-def _volumes(spec: dict) -> list[Rejection]:
+def _volumes(spec: dict[str, Any]) -> list[Rejection]:
     """``validateIO``: stops at the first bad volume, as upstream does."""
     seen: set[str] = set()
     volumes = spec.get("volumes")
@@ -252,7 +252,7 @@ def _volumes(spec: dict) -> list[Rejection]:
     return []
 
 
-def _queue(spec: dict, queues: Optional[QueueFacts]) -> list[Rejection]:
+def _queue(spec: dict[str, Any], queues: Optional[QueueFacts]) -> list[Rejection]:
     name = str(spec.get("queue") or "")
     path: Path = ("spec", "queue")
     if name == "root":

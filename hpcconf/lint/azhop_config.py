@@ -20,7 +20,7 @@ from .document import Document
 KINDS = (Kind.AZHOP_CONFIG,)
 
 
-def config_data(doc: Document) -> dict:
+def config_data(doc: Document) -> dict[str, Any]:
     return doc.data if isinstance(doc.data, dict) else {}
 
 
@@ -28,17 +28,17 @@ def dig(data: Any, *path: Any, default: Any = None) -> Any:
     return value_at(data, path, default)
 
 
-def queues_of(data: dict) -> list[tuple[int, dict]]:
+def queues_of(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     queues = data.get("queues")
     return [(i, q) for i, q in enumerate(queues) if isinstance(q, dict)] if isinstance(queues, list) else []
 
 
-def queue_manager_of(data: dict) -> str:
+def queue_manager_of(data: dict[str, Any]) -> str:
     value = data.get("queue_manager")
     return value if isinstance(value, str) else kb.DEFAULT_QUEUE_MANAGER
 
 
-def subnets_of(data: dict) -> dict:
+def subnets_of(data: dict[str, Any]) -> dict[str, Any]:
     subnets = dig(data, "network", "vnet", "subnets")
     return subnets if isinstance(subnets, dict) else {}
 
@@ -71,17 +71,17 @@ def as_str(value: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
-def as_list(value: Any) -> list:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def as_dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
 # -- views ------------------------------------------------------------------------------------------
 
-def identities_view(data: dict) -> IdentitiesView:
+def identities_view(data: dict[str, Any]) -> IdentitiesView:
     groups = as_list(data.get("usergroups"))
     users = as_list(data.get("users"))
     group_views = tuple(GroupView(name=as_str(g.get("name")), gid=as_int(g.get("gid")), label=f"usergroups[{i}]",
@@ -106,7 +106,7 @@ _QUEUE_KEYS = {"name": "name", "max_count": "max_count", "max_core_count": "max_
                "colocate": "ColocateNodes", "location": "location", "subnet": "subnet", "max_scale_set": "MaxScaleSetSize"}
 
 
-def queues_view(data: dict) -> QueuesView:
+def queues_view(data: dict[str, Any]) -> QueuesView:
     queues = []
     for i, queue in queues_of(data):
         keys = {field: ("queues", i, key) for field, key in _QUEUE_KEYS.items() if key in queue}
@@ -123,9 +123,9 @@ def queues_view(data: dict) -> QueuesView:
                       idle_timeout_key="autoscale.idle_timeout")
 
 
-def image_refs_view(data: dict) -> ImageRefsView:
-    images: list[tuple[str, tuple]] = []
-    plans: list[tuple[str, tuple]] = []
+def image_refs_view(data: dict[str, Any]) -> ImageRefsView:
+    images: list[tuple[str, tuple[Any, ...]]] = []
+    plans: list[tuple[str, tuple[Any, ...]]] = []
     for key in ("linux_base_image", "windows_base_image"):
         if isinstance(data.get(key), str):
             images.append((data[key], (key,)))

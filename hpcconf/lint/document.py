@@ -121,7 +121,7 @@ class Document:
         return self._diagnostic(message, hint, severity, line, column,
                                 end_line if end_line is not None else line, end_column)
 
-    def at_path(self, path: tuple, message: str, *, hint: str = "", prefer_value: bool = False,
+    def at_path(self, path: tuple[Any, ...], message: str, *, hint: str = "", prefer_value: bool = False,
                 severity: Severity | None = None) -> Diagnostic:
         """A finding at a YAML path (keys and indexes); falls back to the nearest parent with a position."""
         if self.yaml is None:
@@ -181,7 +181,7 @@ def find_line(doc: Document, start: int, needle: str) -> int:
     return start
 
 
-def _list_item_of(data: Any, path: tuple, needle: str) -> Optional[int]:
+def _list_item_of(data: Any, path: tuple[Any, ...], needle: str) -> Optional[int]:
     """Index of the item starting the needle's words in a list of strings at ``path``; None otherwise."""
     node = value_at(data, path)
     if not isinstance(node, list) or any(needle in str(item) for item in node):
@@ -193,7 +193,7 @@ def _list_item_of(data: Any, path: tuple, needle: str) -> Optional[int]:
     return None
 
 
-def at_text(doc: Document, path: tuple, needle: str, message: str, *, hint: str = "",
+def at_text(doc: Document, path: tuple[Any, ...], needle: str, message: str, *, hint: str = "",
             severity: Optional[Severity] = None) -> Diagnostic:
     """A finding on the source line holding ``needle`` inside the (block) value at ``path``."""
     if doc.yaml is None:

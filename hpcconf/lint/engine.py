@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..resolve import ResolvedCluster
     from .walker import Candidate
 
-MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.writer names it; a directory holding one is a cluster
+MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.output_dir names it; a directory holding one is a cluster
 
 
 @dataclass
@@ -257,7 +257,7 @@ def _without_committed_outputs(documents: list[Document]) -> list[Document]:
     return kept
 
 
-def _manifest_of(doc: Document) -> dict | None:
+def _manifest_of(doc: Document) -> dict[str, Any] | None:
     if not doc.source_path or DisplayPath.parse(doc.path).compiled:
         return None
     for parent in Path(doc.source_path).resolve().parents:
@@ -382,7 +382,7 @@ def _engine_finding(rule: Rule, file: str, line: int, message: str, hint: str = 
                       end_column=end_column)
 
 
-def _run(rule: Rule, args: tuple, where: Document | None) -> list[Diagnostic]:
+def _run(rule: Rule, args: tuple[Any, ...], where: Document | None) -> list[Diagnostic]:
     if rule.check is None:
         return []  # an engine finding: nothing to run
     token = current_rule.set(rule)
@@ -608,12 +608,12 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
     A user who writes ``nccl_env: {NCCL_GRAPH_FILE: ...}`` fixes (or suppresses) it in the spec,
     not in ``nccl/<pool>/nccl.conf``; the same setting in several artifacts becomes one finding.
     """
-    origins: dict[str, tuple[Document, dict[str, list[tuple[tuple, str]]]]] = {}
+    origins: dict[str, tuple[Document, dict[str, list[tuple[tuple[Any, ...], str]]]]] = {}
     for doc in documents:
         if doc.kind == Kind.SPEC and doc.yaml is not None and isinstance(doc.yaml.data, dict):
             origins[doc.path] = (doc, _env_settings(doc.yaml.data))
     out: list[Diagnostic] = []
-    seen: set[tuple] = set()
+    seen: set[tuple[Any, ...]] = set()
     split: dict[str, list[str]] = {}
     for finding in findings:
         where = DisplayPath.parse(finding.file)
@@ -629,16 +629,16 @@ def attribute_to_spec(findings: list[Diagnostic], documents: list[Document],
     return out
 
 
-def _env_settings(data: dict) -> dict[str, list[tuple[tuple, str]]]:
+def _env_settings(data: dict[str, Any]) -> dict[str, list[tuple[tuple[Any, ...], str]]]:
     """Where the spec sets each variable that reaches artifacts verbatim: the cluster's ``nccl_env`` /
     ``mpi_env`` and each pool's ``nccl_env`` (which overrides the cluster's in that pool's files), with
     the value written there."""
-    places: list[tuple[tuple, Any]] = [((section,), data.get(section)) for section in SPEC_ENV_SECTIONS]
+    places: list[tuple[tuple[Any, ...], Any]] = [((section,), data.get(section)) for section in SPEC_ENV_SECTIONS]
     pools = data.get("pools")
     for index, pool in enumerate(pools if isinstance(pools, list) else []):
         if isinstance(pool, dict):
             places.append((("pools", index, "nccl_env"), pool.get("nccl_env")))
-    settings: dict[str, list[tuple[tuple, str]]] = {}
+    settings: dict[str, list[tuple[tuple[Any, ...], str]]] = {}
     for where, section in places:
         if isinstance(section, dict):
             for name, value in section.items():
@@ -646,12 +646,12 @@ def _env_settings(data: dict) -> dict[str, list[tuple[tuple, str]]]:
     return settings
 
 
-def _setting_label(path: tuple) -> str:
+def _setting_label(path: tuple[Any, ...]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
-def _pick_setting(candidates: list[tuple[tuple, str]], line: str, name: str, artifact: str,
-                  data: dict) -> tuple | None:
+def _pick_setting(candidates: list[tuple[tuple[Any, ...], str]], line: str, name: str, artifact: str,
+                  data: dict[str, Any]) -> tuple[Any, ...] | None:
     """The one place that wrote ``name`` into this artifact line: the only one, or the one whose value
     the line holds, or the pool whose directory the artifact is in; None when that stays ambiguous."""
     if len(candidates) > 1:
@@ -667,7 +667,7 @@ def _pick_setting(candidates: list[tuple[tuple, str]], line: str, name: str, art
     return candidates[0][0] if len(candidates) == 1 else None
 
 
-def _moved_to_spec(finding: Diagnostic, origin: tuple | None, artifact: str,
+def _moved_to_spec(finding: Diagnostic, origin: tuple[Any, ...] | None, artifact: str,
                    sources: dict[str, str], split: dict[str, list[str]]) -> Diagnostic | None:
     if origin is None or not finding.line:
         return None

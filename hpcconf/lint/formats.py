@@ -7,6 +7,7 @@ deterministic (sorted findings, sorted keys where order is free, no timestamps).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic, SourceCache, render_text
@@ -24,7 +25,7 @@ def render(result: LintResult, fmt: str) -> str:
             "github": render_github}[fmt](result)
 
 
-def summary(result: LintResult) -> dict:
+def summary(result: LintResult) -> dict[str, Any]:
     return {**result.counts(), "files": result.files_checked, "findings": len(result.findings)}
 
 
@@ -44,7 +45,7 @@ def render_json(result: LintResult) -> str:
 
 
 # -- SARIF 2.1.0 -----------------------------------------------------------------------------
-def _sarif_rule(rule: Rule) -> dict:
+def _sarif_rule(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.code,
         "name": rule.name,
@@ -56,7 +57,7 @@ def _sarif_rule(rule: Rule) -> dict:
     }
 
 
-def _sarif_unregistered(code: str, result: LintResult) -> dict:
+def _sarif_unregistered(code: str, result: LintResult) -> dict[str, Any]:
     """Spec-loader codes (HPC004 missing-field, ...) are findings without a rule page of their own."""
     name = next((f.name for f in result.findings if f.code == code and f.name), code.lower())
     return {"id": code, "name": name, "shortDescription": {"text": name},
@@ -64,12 +65,12 @@ def _sarif_unregistered(code: str, result: LintResult) -> dict:
             "helpUri": "https://github.com/hpcconf/hpcconf/blob/main/docs/rules.md"}
 
 
-def _sarif_location(finding: Diagnostic, result: LintResult) -> dict:
+def _sarif_location(finding: Diagnostic, result: LintResult) -> dict[str, Any]:
     """A repository path, always: a compiled artifact's finding points at its committed copy under
     the output root, else at the spec line that produced it (hpcconf.lint.locations)."""
     where = real_location(finding, result) if finding.file else None
     artifact_location = {"uri": where.file if where else "<input>"}
-    region: dict = {"startLine": max(where.line or 1, 1) if where else 1}
+    region: dict[str, Any] = {"startLine": max(where.line or 1, 1) if where else 1}
     if where and where.column:
         region["startColumn"] = where.column
     if where and where.end_line:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..artifacts import Kind
 from ..diagnostics import HpcconfError
@@ -103,7 +103,7 @@ def _at_spec(spec: Document, doc: Document | None, finding: Diagnostic) -> Locat
     return Location(spec.path.replace("\\", "/"), 1, 1, note=note)
 
 
-def _spec_key(spec: Document, doc: Document | None) -> tuple | None:
+def _spec_key(spec: Document, doc: Document | None) -> tuple[Any, ...] | None:
     """The spec entry an artifact comes from: its pool's entry, else its platform's section."""
     data = spec.data if isinstance(spec.data, dict) else {}
     if doc is None or doc.artifact is None:

@@ -16,6 +16,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..artifacts import Kind
 from ..diagnostics import Diagnostic
@@ -53,7 +54,7 @@ class ChunkResult:
 
 
 # Set in the parent just before the workers fork; each worker reads its copy.
-_SHARED: dict = {}
+_SHARED: dict[str, Any] = {}
 
 
 def _lint_chunk(indices: list[int], initial: list[Diagnostic]) -> ChunkResult:

@@ -159,7 +159,7 @@ def _yaml_settings(doc: Document) -> Iterator[Setting]:
 _ARGV_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)", re.S)
 
 
-def _argv_settings(doc: Document, path: tuple, argv: list) -> Iterator[Setting]:
+def _argv_settings(doc: Document, path: tuple[Any, ...], argv: list[Any]) -> Iterator[Setting]:
     """``mpirun`` arguments written as a YAML list (``- -x`` then ``- NAME=VALUE``), as Kubeflow MPIJobs do:
     each item is one argv word, so the value is the whole item, quotes and all."""
     assert doc.yaml is not None
@@ -196,7 +196,7 @@ def _locate(doc: Document, start: int, snippet: str, seen: set[tuple[int, str]])
     return None, 0
 
 
-def _walk(node: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
+def _walk(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
     yield path, node
     if isinstance(node, dict):
         for key, value in node.items():

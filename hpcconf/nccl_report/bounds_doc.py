@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..catalog import Catalog
+from ..catalog import Catalog, Sku
 from ..knowledge.nccl_bounds import MATRIX, floor, limit
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "nccl-report.md"
@@ -17,7 +17,7 @@ BEGIN, END = "<!-- bounds-table: begin (generated) -->", "<!-- bounds-table: end
 NODES = (1, 2, 4, 16)
 
 
-def _cell(sku, collective: str, nodes: int) -> str:
+def _cell(sku: Sku, collective: str, nodes: int) -> str:
     f = floor(sku, collective, nodes, nodes * sku.gpu.count)
     lim = limit(sku, collective, nodes)
     mark = "" if f is None or f.origin == "published" else ("*" if f.decisive else "~")

@@ -1,4 +1,5 @@
-"""``hpcconf nccl-report LOG...``: nccl-tests logs -> table and verdict against the SKU's sourced floor.
+"""``hpcconf nccl-report LOG...``: nccl-tests logs -> table and verdict against the SKU's sourced floor (the
+options: :mod:`hpcconf.commands.nccl_report`).
 
 Exit status: 0 when nothing failed (pass, "no floor", inconclusive, "below reference": under a derived floor
 beyond the shapes it was measured on), 1 when a run is below a decisive floor or
@@ -10,20 +11,20 @@ log, unknown SKU, bad option).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from .. import completion
+from ..exit_codes import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
 from ..parsers.nccl_collectives import COLLECTIVES
-from ..sku_dirs import sku_dir_option, with_settings_dirs
+from ..sku_dirs import with_settings_dirs
 
 if TYPE_CHECKING:
     from ..catalog import Sku
     from .findings import Finding
     from .verdict import Target, Verdict
 
-EXIT_OK, EXIT_BELOW, EXIT_INVALID = 0, 1, 2
+EXIT_BELOW = EXIT_FINDINGS  # a run below its floor, wrong data, or an nccl-tests error
 FORMATS = ("text", "json", "markdown")
 
 
@@ -86,28 +87,10 @@ def report(logs: list[Path], target: "Target", collective: Optional[str]) -> tup
     return verdicts, findings
 
 
-def nccl_report_command(
-    logs: list[Path] = typer.Argument(..., metavar="LOG", help="nccl-tests output files (Slurm, kubectl logs, mpirun)."),
-    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="SKU the run was on (Standard_ND96isr_H200_v5, ND96isr_H200_v5).",
-                               autocompletion=completion.sku_names),
-    nodes: Optional[int] = typer.Option(None, "--nodes", min=1, metavar="N", help="Node count (default: the hosts the log names)."),
-    spec: Optional[Path] = typer.Option(None, "--spec", metavar="SPEC", help="Take SKU and node count from this spec's NCCL test pool."),
-    collective: Optional[str] = typer.Option(None, "--collective", metavar="NAME", help="Collective, where neither the log nor its "
-                                             "file name names it: " + ", ".join(COLLECTIVES)),
-    output_format: str = typer.Option("text", "--format", metavar="FORMAT", help="text, json or markdown.",
-                                      autocompletion=completion.choices(*FORMATS)),
-    plot_file: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png|svg",
-                                             help="Draw busbw vs message size (needs hpcconf[plot])."),
-    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="LOG_OR_JSON",
-                                            help="A recorded good run of the same machine and shape (an nccl-tests log, "
-                                                 "or nccl-report --format json): exit 1 below --tolerance of it at any size >= 64 MiB."),
-    tolerance: float = typer.Option(0.9, "--tolerance", metavar="RATIO",
-                                    help="Lowest accepted ratio to the baseline's busbw at each size "
-                                         "(default 0.9, the tolerance of nccl-tests' NCCL_TESTS_MIN_BW check)."),
-    sku_dir: list[Path] = sku_dir_option(),
-) -> None:
-    """Judge nccl-tests logs against the SKU's bus-bandwidth floor, published or derived (exit 1 below a decisive
-    floor; a derived one beyond the shapes it was measured on is reference only)."""
+def run_nccl_report(*, logs: list[Path], sku: Optional[str], nodes: Optional[int], spec: Optional[Path],
+                    collective: Optional[str], output_format: str, plot_file: Optional[Path],
+                    baseline: Optional[Path], tolerance: float, sku_dir: list[Path]) -> None:
+    """`hpcconf nccl-report`: the report on stdout; exits 0, 1 (below a floor) or 2."""
     from .render import RENDERERS
     from .verdict import Target
 
@@ -156,7 +139,7 @@ def nccl_report_command(
     raise typer.Exit(EXIT_BELOW if failed else EXIT_OK)
 
 
-def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list:
+def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list[Any]:
     from ..diagnostics import HpcconfError, render_all
     from ..safe_io import read_bytes
     from .baseline import BaselineError, compare, load_baseline
@@ -187,7 +170,7 @@ def _with_findings(report_text: str, findings: list["Finding"], output_format: s
     return report_text + "\n".join(["", "nccl-tests reported:"] + [f"{bullet}{f.render()}" for f in findings]) + "\n"
 
 
-def _with_baseline(report_text: str, compared: list, output_format: str) -> str:
+def _with_baseline(report_text: str, compared: list[Any], output_format: str) -> str:
     if not compared:
         return report_text
     if output_format == "json":
@@ -203,8 +186,3 @@ def _with_baseline(report_text: str, compared: list, output_format: str) -> str:
     bullet = "- " if output_format == "markdown" else ""
     lines = ["", "Against the baseline:"] + [f"{bullet}{b.log} {b.collective or '?'} {b.dtype}: {b.message}" for b in compared]
     return report_text + "\n".join(lines) + "\n"
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``nccl-report`` to ``app`` (called by hpcconf.cli)."""
-    app.command("nccl-report")(nccl_report_command)

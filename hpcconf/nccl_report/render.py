@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 from .verdict import Verdict, human_size
 
@@ -69,7 +69,7 @@ def render_markdown(verdicts: list[Verdict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verdict_json(v: Verdict) -> dict:
+def verdict_json(v: Verdict) -> dict[str, Any]:
     run = v.run
     return {
         "log": v.log, "line": run.line, "collective": run.collective, "dtype": v.dtype, "ranks": run.ranks,

@@ -44,19 +44,19 @@ class YamlSource(Protocol):
 
 @dataclass
 class PodRef:
-    spec_path: tuple  # path of the pod spec
-    spec: dict
-    metadata_path: tuple
-    metadata: dict
-    task: Optional[dict] = None  # the Volcano task, when the pod is one
+    spec_path: tuple[Any, ...]  # path of the pod spec
+    spec: dict[str, Any]
+    metadata_path: tuple[Any, ...]
+    metadata: dict[str, Any]
+    task: Optional[dict[str, Any]] = None  # the Volcano task, when the pod is one
     task_index: Optional[int] = None
 
     @property
-    def annotations(self) -> dict:
+    def annotations(self) -> dict[str, Any]:
         value = self.metadata.get("annotations") if isinstance(self.metadata, dict) else None
         return value if isinstance(value, dict) else {}
 
-    def containers(self, init: bool = False) -> Iterator[tuple[tuple, dict]]:
+    def containers(self, init: bool = False) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
         keys = ("initContainers", "containers") if init else ("containers",)
         for key in keys:
             for index, container in enumerate(self.spec.get(key) or []):
@@ -64,7 +64,7 @@ class PodRef:
                     yield self.spec_path + (key, index), container
 
 
-def as_dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a mapping, else an empty one (YAML may hold anything anywhere)."""
     return value if isinstance(value, dict) else {}
 
@@ -107,7 +107,7 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
 _REPLICA_SPECS = {"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}
 
 
-def _replica_pods(data: dict, key: str) -> Iterator[PodRef]:
+def _replica_pods(data: dict[str, Any], key: str) -> Iterator[PodRef]:
     """``spec.<key>.<role>.template`` of a Kubeflow job. The replica spec stands where a Volcano task does
     (``replicas`` and the pod template)."""
     specs = as_dict(as_dict(data.get("spec")).get(key))
@@ -120,7 +120,7 @@ def _replica_pods(data: dict, key: str) -> Iterator[PodRef]:
                      as_dict(template.get("metadata")), {"name": str(role), **replica}, index)
 
 
-def _jobset_pods(data: dict) -> Iterator[PodRef]:
+def _jobset_pods(data: dict[str, Any]) -> Iterator[PodRef]:
     """JobSet (jobset.x-k8s.io/v1alpha2): ``spec.replicatedJobs[].template.spec.template``; the pods of one
     replicated job number ``replicas`` x the Job's ``parallelism`` (default 1), its task's ``replicas``."""
     for index, replicated in enumerate(as_dict(data.get("spec")).get("replicatedJobs") or []):
@@ -136,10 +136,10 @@ def _jobset_pods(data: dict) -> Iterator[PodRef]:
                      as_dict(template.get("metadata")), task, index)
 
 
-def pod_specs_anywhere(data: Any) -> list[dict]:
+def pod_specs_anywhere(data: Any) -> list[dict[str, Any]]:
     """Every mapping with a ``containers`` list, wherever it sits: the pod specs of any workload kind,
     operators' custom ones included (HyperPodPyTorchJob, RayJob...), which :func:`pods` does not know."""
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     stack = [data]
     while stack:
         node = stack.pop()
@@ -152,7 +152,7 @@ def pod_specs_anywhere(data: Any) -> list[dict]:
     return found
 
 
-def resources(container: dict, which: str) -> dict:
+def resources(container: dict[str, Any], which: str) -> dict[str, Any]:
     return as_dict(as_dict(container.get("resources")).get(which))
 
 
@@ -177,7 +177,7 @@ def quantity(value: Any) -> Optional[int]:
 _GPU_LIKE = re.compile(r"^nvidia\.com/(?:gpu|mig-|vgpu|gpucores|gpumem)")
 
 
-def rdma_resources(container: dict) -> dict[str, int]:
+def rdma_resources(container: dict[str, Any]) -> dict[str, int]:
     """Requested (or limited) RDMA device units: nvidia.com/<not a GPU or GPU slice> and rdma/<name>."""
     found: dict[str, int] = {}
     for which in ("limits", "requests"):
@@ -190,7 +190,7 @@ def rdma_resources(container: dict) -> dict[str, int]:
     return found
 
 
-def gpu_count(container: dict) -> Optional[int]:
+def gpu_count(container: dict[str, Any]) -> Optional[int]:
     for which in ("limits", "requests"):
         value = resources(container, which).get(GPU_RESOURCE)
         if value is not None:
@@ -224,7 +224,7 @@ def network_entries(annotation: Any) -> list[tuple[str, str]]:
 _SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash"}
 
 
-def command_text(container: dict) -> str:
+def command_text(container: dict[str, Any]) -> str:
     """The container's command line: a shell's script items one per line, an exec-form argv as one line.
 
     An exec-form list (``command: ["mpirun", "-np", "16", ...]``) is one program's argv, so its items
@@ -242,7 +242,7 @@ def _quoted(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
-def has_ipc_lock(container: dict, pod_spec: dict) -> bool:
+def has_ipc_lock(container: dict[str, Any], pod_spec: dict[str, Any]) -> bool:
     security = as_dict(container.get("securityContext"))
     if security.get("privileged") is True:
         return True
@@ -250,7 +250,7 @@ def has_ipc_lock(container: dict, pod_spec: dict) -> bool:
     return any(str(c).upper() in ("IPC_LOCK", "CAP_IPC_LOCK", "ALL") for c in added)
 
 
-def mpirun_calls(doc: YamlSource) -> Iterator[tuple[PodRef, tuple, dict, Mpirun]]:
+def mpirun_calls(doc: YamlSource) -> Iterator[tuple[PodRef, tuple[Any, ...], dict[str, Any], Mpirun]]:
     for pod in pods(doc):
         for path, container in pod.containers():
             call = find_mpirun(command_text(container))
@@ -268,9 +268,9 @@ def get(data: Any, dotted: str, default: Any = None) -> Any:
     return node
 
 
-def sriov_resources(doc: YamlSource) -> list[tuple[tuple, str, str, dict]]:
+def sriov_resources(doc: YamlSource) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
     """(path, prefix, name, selectors) of sriov device-plugin resources in values or a NicClusterPolicy."""
-    found: list[tuple[tuple, str, str, dict]] = []
+    found: list[tuple[tuple[Any, ...], str, str, dict[str, Any]]] = []
     if doc.kind == Kind.HELM_NETWORK_OPERATOR:
         for index, item in enumerate(get(doc.data, "sriovDevicePlugin.resources") or []):
             if isinstance(item, dict) and item.get("name"):
@@ -288,12 +288,12 @@ def sriov_resources(doc: YamlSource) -> list[tuple[tuple, str, str, dict]]:
     return found
 
 
-def rdma_shared_resources(doc: YamlSource) -> list[tuple[tuple, str, str]]:
+def rdma_shared_resources(doc: YamlSource) -> list[tuple[tuple[Any, ...], str, str]]:
     """(path, prefix, name) of the k8s-rdma-shared-dev-plugin's resources in network-operator values
     (``rdmaSharedDevicePlugin.resources[].name``) or a NicClusterPolicy (``configList[].resourceName``).
     The plugin registers them as ``rdma/<name>`` unless an entry sets ``resourcePrefix``
     (Mellanox/k8s-rdma-shared-dev-plugin README, "resourcePrefix ... default rdma")."""
-    found: list[tuple[tuple, str, str]] = []
+    found: list[tuple[tuple[Any, ...], str, str]] = []
     if doc.kind == Kind.HELM_NETWORK_OPERATOR:
         for index, item in enumerate(get(doc.data, "rdmaSharedDevicePlugin.resources") or []):
             if isinstance(item, dict) and item.get("name"):
@@ -357,7 +357,7 @@ def shell_references(value: str) -> list[str]:
     return [m.group("braced") or m.group("bare") for m in _SHELL_REFERENCE.finditer(text)]
 
 
-def env_values(pod: PodRef) -> Iterator[tuple[tuple, str, str]]:
+def env_values(pod: PodRef) -> Iterator[tuple[tuple[Any, ...], str, str]]:
     """(YAML path of the value, name, value) of every literal ``env[].value`` of the pod's containers."""
     for path, container in pod.containers(init=True):
         for index, item in enumerate(container.get("env") or []):
@@ -381,7 +381,7 @@ class NetworkCr:
     name: str
     nad_namespace: str
     resource_name: str  # "" when the network carries no device-plugin resource (macvlan, ipoib)
-    ipam: dict  # spec.ipam parsed from its JSON string; {} when absent or not JSON
+    ipam: dict[str, Any]  # spec.ipam parsed from its JSON string; {} when absent or not JSON
 
 
 def network_cr(data: Any) -> NetworkCr | None:
@@ -400,7 +400,7 @@ def network_cr(data: Any) -> NetworkCr | None:
                      str(spec.get("resourceName") or ""), as_dict(ipam))
 
 
-def ipam_pool_names(ipam: dict) -> list[str]:
+def ipam_pool_names(ipam: dict[str, Any]) -> list[str]:
     """nv-ipam pools an IPAM config asks for: ``poolName`` is one name or a comma list (IPv4,IPv6)."""
     if ipam.get("type") != "nv-ipam" or not isinstance(ipam.get("poolName"), str):
         return []

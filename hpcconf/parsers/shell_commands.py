@@ -9,7 +9,7 @@ parser: enough to tell a program from text mentioning it.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 _OPERATORS = set(";&|(){}\n")
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "time", "{", "}", "case", "esac"}
@@ -156,7 +156,7 @@ def script_commands(script: str) -> Iterator[str]:
             yield from argv_commands(part)
 
 
-def container_commands(container: dict) -> list[str]:
+def container_commands(container: dict[str, Any]) -> list[str]:
     """The programs a container's ``command`` and ``args`` run. Without a ``command`` (the image's entrypoint,
     often a shell) each ``args`` entry is read as a script."""
     command = [str(w) for w in container.get("command") or [] if w is not None]

@@ -1,4 +1,5 @@
-"""`hpcconf review`: a plan a reviewer can approve, for every spec and generated file of a repository.
+"""`hpcconf review`: a plan a reviewer can approve, for every spec and generated file of a repository (the
+options: :mod:`hpcconf.commands.review`).
 
 Compares two states of the git repository that holds the current directory: ``--base REV``
 (default: the merge-base of HEAD with the default branch, origin/HEAD, origin/main, origin/master,
@@ -20,8 +21,8 @@ from typing import List, Optional
 
 import typer
 
-EXIT_OK, EXIT_FINDINGS, EXIT_INVALID = 0, 1, 2
-EXIT_CHANGES, EXIT_DISRUPTIVE = 3, 4  # --detailed-exitcode only
+from ..exit_codes import EXIT_CHANGES, EXIT_DISRUPTIVE, EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
+
 FORMATS = ("text", "markdown", "json")
 
 

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 from ..diagnostics import HpcconfError
 from ..explain_diff import MISSING, ArtifactChange, Explanation, FieldChange, changed_lines, explain_specs, load_old_spec
 from ..knowledge.impact import Impact, MigrationNote, impact_of, migration_notes
-from ..manifest import MANIFEST_NAME, check_relative_path
+from ..output_dir import MANIFEST_NAME, check_relative_path
 from ..pipeline import Build, compile_spec
 from ..settings.config import Settings
 from .git import Tree
@@ -192,7 +192,7 @@ def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], 
         fallback = impact_of(artifact.path)
         if fallback is not None:
             change.impacts.append(fallback)
-    from ..build_command import git_patch
+    from ..output_dir import git_patch
 
     change.diff = git_patch(change.path, before, after)
     return change
@@ -222,8 +222,7 @@ def _refused_update(path: str, before: Optional[str], after: Optional[str]) -> O
 
 def _check_outputs(build: Build, out_dir: str, committed: dict[str, bytes]) -> list[OutputProblem]:
     """Hand edits (manifest hashes) and stale, missing or extra files at the head."""
-    from ..build_command import expected_files
-    from ..writer import sha256
+    from ..output_dir import expected_files, sha256
 
     expected = expected_files(build)
     recorded = _manifest_files(committed.get(MANIFEST_NAME))

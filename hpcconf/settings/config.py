@@ -154,7 +154,7 @@ def load_config(path: Path) -> LintConfig:
     return load_settings(config_file=path).lint
 
 
-def config_from_mapping(data: dict, source: str = "") -> LintConfig:
+def config_from_mapping(data: dict[str, Any], source: str = "") -> LintConfig:
     """Lint settings from an already parsed mapping (no positions in messages)."""
     where = _Locator(Path(source or "config"), "", ())
     _reject_unknown_keys(data, where)
@@ -166,7 +166,7 @@ _PYPROJECT_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?hpcconf", re.M)
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
-def _read_table(path: Path) -> tuple[str, dict]:
+def _read_table(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         text = read_text(path, "settings")
     except HpcconfError as exc:  # through the safe reader: no fifo, device, escaping link or huge file
@@ -188,7 +188,7 @@ def _read_table(path: Path) -> tuple[str, dict]:
     return text, data
 
 
-def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
+def _reject_unknown_keys(data: dict[str, Any], where: "_Locator") -> None:
     for key in data:
         if key not in SETTINGS_KEYS:
             close = difflib.get_close_matches(str(key), sorted(SETTINGS_KEYS), n=1, cutoff=0.6)
@@ -196,7 +196,7 @@ def _reject_unknown_keys(data: dict, where: "_Locator") -> None:
             raise ConfigError(f"{where.at(key)}: unknown key '{key}' in {where.table_name()}; {hint}")
 
 
-def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
+def _lint_config(data: dict[str, Any], where: "_Locator", sku_dirs: Sequence[Path] = ()) -> LintConfig:
     def checked(key: str, parse: Callable[..., Any], *sub: str) -> Any:
         try:
             return parse()
@@ -223,7 +223,7 @@ def _lint_config(data: dict, where: "_Locator", sku_dirs: Sequence[Path] = ()) -
     )
 
 
-def _path_contexts(data: dict, where: "_Locator", sku_dirs: Sequence[Path]) -> list[PathContext]:
+def _path_contexts(data: dict[str, Any], where: "_Locator", sku_dirs: Sequence[Path]) -> list[PathContext]:
     if "per-path-context" not in data:
         return []
     from .path_context import parse_path_contexts  # the catalog and chart tables: only when used
@@ -235,7 +235,7 @@ def _path_contexts(data: dict, where: "_Locator", sku_dirs: Sequence[Path]) -> l
         raise ConfigError(str(exc)) from None
 
 
-def _sku_dirs(data: dict, where: "_Locator") -> list[Path]:
+def _sku_dirs(data: dict[str, Any], where: "_Locator") -> list[Path]:
     """``sku-dir``: directories relative to the settings file; each must exist (HPC101's wording)."""
     if "sku-dir" not in data:
         return []
@@ -253,7 +253,7 @@ def _sku_dirs(data: dict, where: "_Locator") -> list[Path]:
     return directories
 
 
-def _out_dir(data: dict, where: "_Locator") -> Path | None:
+def _out_dir(data: dict[str, Any], where: "_Locator") -> Path | None:
     out = data.get("out")
     if out is None:
         return None
@@ -262,7 +262,7 @@ def _out_dir(data: dict, where: "_Locator") -> Path | None:
     return where.path.parent / out
 
 
-def _table(value: object, key: str) -> dict:
+def _table(value: object, key: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"'{key}' must be a table")
     return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import pathspec
 
@@ -27,5 +28,5 @@ def glob_match(path: str, pattern: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _compiled_glob(pattern: str) -> pathspec.PathSpec:
+def _compiled_glob(pattern: str) -> pathspec.PathSpec[Any]:
     return pathspec.GitIgnoreSpec.from_lines([pattern])

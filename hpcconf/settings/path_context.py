@@ -42,7 +42,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .globs import glob_match
 from .values import CHART_ALIASES, KNOWN_CHARTS, checked_kubernetes_version
@@ -151,7 +151,7 @@ def _catalog(cache: list[Catalog], sku_dirs: Sequence[Path]) -> Catalog:
     return cache[0]
 
 
-def _sku(entry: dict, glob: str, at: Locate, catalog: Callable[[], Catalog]) -> Sku | None:
+def _sku(entry: dict[str, Any], glob: str, at: Locate, catalog: Callable[[], Catalog]) -> Sku | None:
     if "sku" not in entry:
         return None
     from ..catalog import UnknownSku
@@ -167,13 +167,13 @@ def _sku(entry: dict, glob: str, at: Locate, catalog: Callable[[], Catalog]) -> 
                          "the `sku-dir` setting or --sku-dir)") from None
 
 
-def _nccl_version(entry: dict, glob: str, at: Locate) -> str | None:
+def _nccl_version(entry: dict[str, Any], glob: str, at: Locate) -> str | None:
     if "nccl-version" not in entry:
         return None
     return _version(entry["nccl-version"], at(PATH_CONTEXT_KEY, glob, "nccl-version"), "nccl-version")
 
 
-def _kubernetes_version(entry: dict, glob: str, at: Locate) -> str | None:
+def _kubernetes_version(entry: dict[str, Any], glob: str, at: Locate) -> str | None:
     if "kubernetes-version" not in entry:
         return None
     where = at(PATH_CONTEXT_KEY, glob, "kubernetes-version")
@@ -182,7 +182,7 @@ def _kubernetes_version(entry: dict, glob: str, at: Locate) -> str | None:
     return checked_kubernetes_version(entry["kubernetes-version"], where)
 
 
-def _provider(entry: dict, glob: str, at: Locate) -> str | None:
+def _provider(entry: dict[str, Any], glob: str, at: Locate) -> str | None:
     from ..knowledge import providers
 
     if "provider" not in entry:
@@ -194,7 +194,7 @@ def _provider(entry: dict, glob: str, at: Locate) -> str | None:
     return value.strip().lower()
 
 
-def _charts(entry: dict, glob: str, at: Locate) -> dict[str, str]:
+def _charts(entry: dict[str, Any], glob: str, at: Locate) -> dict[str, str]:
     value = entry.get("charts", {})
     if not isinstance(value, dict):
         raise ValueError(f"{at(PATH_CONTEXT_KEY, glob, 'charts')}: 'charts' must be a table of chart = "

@@ -1,4 +1,4 @@
-"""``hpcconf sku collect-script`` and ``hpcconf sku import`` (registered lazily by hpcconf.cli)."""
+"""What ``hpcconf sku collect-script`` and ``hpcconf sku import`` do (their options: :mod:`hpcconf.commands.sku`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from ..diagnostics import HpcconfError
+from ..exit_codes import EXIT_INVALID, EXIT_OK
 
 if TYPE_CHECKING:
     from ..diagnostics import Diagnostic
@@ -26,7 +27,7 @@ def collect_script(output: Optional[Path]) -> int:
     else:
         output.write_text(text, encoding="utf-8")
         output.chmod(0o755)
-    return 0
+    return EXIT_OK
 
 
 def target_and_name(output: Optional[Path], name: Optional[str]) -> tuple[Optional[Path], Optional[str]]:
@@ -79,18 +80,18 @@ def run_import(directory: Path, output: Optional[Path], name: Optional[str], pro
     if target is None:
         _warn_if_replacing(sku.name, "-", text)
         typer.echo(text, nl=False)
-        return 0
+        return EXIT_OK
     path = target / f"{sku.name}.yaml" if target.is_dir() or str(target).endswith("/") else target
     if (path.exists() or path.is_symlink()) and not force:
         typer.echo(f"hpcconf: error: {path} exists; pass --force to overwrite it", err=True)
-        return 2
+        return EXIT_INVALID
     _check_as_sku_dir_reads_it(path, text)  # before anything is written: a failure leaves nothing behind
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_new(path, text)
     _warn_if_replacing(sku.name, str(path), text)
     typer.echo(f"wrote {path}: {sku.gpu.count} x {sku.gpu.model}, "
                f"{sku.infiniband.count if sku.infiniband else 0} InfiniBand ports; use it with --sku-dir {path.parent}")
-    return 0
+    return EXIT_OK
 
 
 def _check_as_sku_dir_reads_it(path: Path, text: str) -> None:
@@ -128,43 +129,15 @@ def _write_new(path: Path, text: str) -> None:
         raise
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``sku`` command group to ``app``."""
-    sku_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
-                          help="Describe a node you own as a SKU file: collect its facts there, import them here.")
+def run_import_command(directory: Path, output: Optional[Path], name: Optional[str], provider: Optional[str],
+                       family: Optional[str], force: bool) -> int:
+    """`hpcconf sku import`: the exit status; a bad --provider or an unreadable collection is reported here."""
+    from ..exit_codes import fail
 
-    @sku_app.command("collect-script")
-    def _collect_script(
-        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
-                                              help="Write the script to FILE (made executable) instead of stdout."),
-    ) -> None:
-        """Print the bash script that records a node's hardware facts (run it on the node: bash collect.sh DIR)."""
-        raise typer.Exit(collect_script(output))
-
-    @sku_app.command("import")
-    def _import(
-        directory: Path = typer.Argument(..., metavar="DIR", help="The directory the collection script wrote."),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE|DIR",
-                                              help="Write the SKU file here ('-': stdout); a directory gets <name>.yaml."),
-        name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="SKU name (default: the Azure VM size the node reports, else the -o file's name). "
-                                           "A name hpcconf's catalog already has (the node's own Azure size, by default) "
-                                           "replaces that catalog entry wherever the file's directory is a --sku-dir: "
-                                           "warned as HPC333."),
-        provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER", help="azure, crusoe or other (default: azure when the node "
-                                               "answered Azure's instance metadata, else other)."),
-        family: Optional[str] = typer.Option(None, "--family", metavar="FAMILY", help="The size's series name (default: 'imported: N x MODEL')."),
-        force: bool = typer.Option(False, "--force", help="Overwrite an existing SKU file."),
-    ) -> None:
-        """Write a SKU file from the facts collected on one node (GPUs, NVLink, InfiniBand, NUMA, PCI bus ids)."""
-        from ..exit_codes import fail
-
-        if provider is not None and provider not in PROVIDERS:
-            typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
-            raise typer.Exit(2)
-        try:
-            code = run_import(directory, output, name, provider, family, force)
-        except HpcconfError as exc:
-            raise fail(exc) from None
-        raise typer.Exit(code)
-
-    app.add_typer(sku_app, name="sku")
+    if provider is not None and provider not in PROVIDERS:
+        typer.echo(f"hpcconf: error: --provider {provider!r} is not one of {', '.join(PROVIDERS)}", err=True)
+        return EXIT_INVALID
+    try:
+        return run_import(directory, output, name, provider, family, force)
+    except HpcconfError as exc:
+        raise fail(exc) from None

@@ -117,9 +117,9 @@ def _diagnostics(exc: ValidationError, document: YamlDocument) -> list[Diagnosti
     return _dedupe(diags)
 
 
-def _data_path(loc: tuple, data: Any) -> tuple:
+def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
     """Pydantic may insert union branch names into ``loc``; keep only steps that exist in the data."""
-    path: list = []
+    path: list[Any] = []
     node = data
     for step in loc:
         if isinstance(node, dict) and step in node:
@@ -134,14 +134,14 @@ def _data_path(loc: tuple, data: Any) -> tuple:
     return tuple(path)
 
 
-def _dotted(path: tuple) -> str:
+def _dotted(path: tuple[Any, ...]) -> str:
     out = ""
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out or "(top level)"
 
 
-def _diagnostic(error: dict, path: tuple, document: YamlDocument) -> Diagnostic:
+def _diagnostic(error: dict[str, Any], path: tuple[Any, ...], document: YamlDocument) -> Diagnostic:
     kind = error["type"]
     where = _dotted(path)
     if kind == "extra_forbidden":
@@ -168,7 +168,7 @@ def _diagnostic(error: dict, path: tuple, document: YamlDocument) -> Diagnostic:
         prefer_value=not error.get("_key_error"))
 
 
-def _value_message(error: dict, description: str) -> tuple[str, str]:
+def _value_message(error: dict[str, Any], description: str) -> tuple[str, str]:
     kind = error["type"]
     msg = error["msg"]
     given = error.get("input")
@@ -228,7 +228,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def _allowed_keys(path: tuple) -> list[str]:
+def _allowed_keys(path: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at ``path`` in the spec (for did-you-mean)."""
     model: Any = Cluster
     for step in path:
@@ -238,7 +238,7 @@ def _allowed_keys(path: tuple) -> list[str]:
     return list(model.model_fields) if _is_model(model) else []
 
 
-def _field_description(path: tuple) -> str:
+def _field_description(path: tuple[Any, ...]) -> str:
     """The description of the field at ``path`` (our schema's words, a better hint than a regex)."""
     model: Any = Cluster
     for step in path[:-1]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .model import Cluster
 
 SCHEMA_ID = "https://hpcconf.dev/schemas/hpcconf-spec.schema.json"
 
 
-def spec_schema() -> dict:
+def spec_schema() -> dict[str, Any]:
     schema = Cluster.model_json_schema(mode="validation")
     return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": SCHEMA_ID, **schema}
 

@@ -45,7 +45,7 @@ def shown(text: str) -> str:
     return "".join(ch if forbidden_char(ch) is None else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
-def _strings(node: Any, path: tuple) -> Iterator[tuple[tuple, str, bool]]:
+def _strings(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str, bool]]:
     """(path, text, is_key) for every string key and value under ``node``."""
     if isinstance(node, dict):
         for key, value in node.items():

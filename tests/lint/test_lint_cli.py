@@ -1,4 +1,4 @@
-"""`hpcconf lint / rules / explain` through Typer's test runner on an app we register into."""
+"""`hpcconf lint / rules / explain` through Typer's test runner."""
 
 from __future__ import annotations
 
@@ -8,16 +8,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from hpcconf.lint.commands import register
+from hpcconf.cli import app as hpcconf_app
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
+    return hpcconf_app
 
 
 def run(app, *args, cwd=None):

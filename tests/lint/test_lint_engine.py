@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from hpcconf.artifacts import Kind
+from hpcconf.cli import app as hpcconf_app
 from hpcconf.diagnostics import Severity
-from hpcconf.lint.commands import register
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths, lint_text
 from hpcconf.lint.rule_loading import REGISTRY, rule
@@ -91,9 +90,7 @@ def test_finding_for_missing_yaml_key_points_at_nearest_parent():
 
 
 def lint_cli(*args: str):
-    app = typer.Typer()
-    register(app)
-    return CliRunner().invoke(app, ["lint", *args])
+    return CliRunner().invoke(hpcconf_app, ["lint", *args])
 
 
 def test_spec_is_compiled_and_its_artifacts_linted(tmp_path):

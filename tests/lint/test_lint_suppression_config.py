@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from hpcconf.lint.commands import register
+from hpcconf.cli import app as hpcconf_app
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_text
 from hpcconf.settings.config import ConfigError, find_config, load_config
@@ -99,9 +98,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def lint_json(*args) -> tuple[int, dict]:
-    app = typer.Typer()
-    register(app)
-    result = CliRunner().invoke(app, ["lint", *args, "--format", "json"])
+    result = CliRunner().invoke(hpcconf_app, ["lint", *args, "--format", "json"])
     return result.exit_code, (json.loads(result.stdout) if result.stdout.strip() else {})
 
 
@@ -136,9 +133,7 @@ def test_explicit_config_and_select(project, tmp_path):
 
 def test_bad_config_is_a_usage_error(project):
     (project / ".hpcconf.toml").write_text('[severity]\nNCCL001 = "fatal"\n')
-    app = typer.Typer()
-    register(app)
-    result = CliRunner().invoke(app, ["lint", "."])
+    result = CliRunner().invoke(hpcconf_app, ["lint", "."])
     assert result.exit_code == 2 and "must be one of error, warning, info" in result.stderr
     with pytest.raises(ConfigError, match="invalid TOML"):
         (project / "broken.toml").write_text("select = [")

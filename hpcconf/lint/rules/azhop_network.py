@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterator
+from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
@@ -137,7 +137,7 @@ def compute_subnet_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
 # -- AZH007 --------------------------------------------------------------------------------------------
 
-def _conditions(data: dict) -> Iterator[tuple[tuple, str, tuple, str]]:
+def _conditions(data: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], str, tuple[Any, ...], str]]:
     """(trigger path, why, needed path, what) for each section a setting makes mandatory."""
     subnets = ("network", "vnet", "subnets")
     if is_true(dig(data, "anf", "create")):

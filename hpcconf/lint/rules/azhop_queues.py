@@ -7,7 +7,7 @@ specs (:mod:`hpcconf.spec.checks.azhop`); this module maps config.yml onto them.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import azhop as kb
@@ -119,7 +119,7 @@ def slurm_versions(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 # -- AZH011 --------------------------------------------------------------------------------------------
 
-def _effective_cc_slurm(data: dict) -> str:
+def _effective_cc_slurm(data: dict[str, Any]) -> str:
     value = dig(data, "slurm", "cyclecloud_slurm_version")
     return value if isinstance(value, str) else kb.RUNTIME_CYCLECLOUD_SLURM_VERSION
 

@@ -379,7 +379,7 @@ def _gpu_count_in_config(doc: Document) -> Iterator[Diagnostic]:
     if not isinstance(data, dict) or not isinstance(data.get("queues"), list):
         return
     raw_slurm = data.get("slurm")
-    slurm: dict = raw_slurm if isinstance(raw_slurm, dict) else {}
+    slurm: dict[str, Any] = raw_slurm if isinstance(raw_slurm, dict) else {}
     version = str(slurm.get("cyclecloud_slurm_version") or azhop_kb.SCHEMA_DEFAULT_CYCLECLOUD_SLURM_VERSION)
     for i, queue in enumerate(data["queues"]):
         size = queue.get("vm_size") if isinstance(queue, dict) else None
@@ -553,7 +553,7 @@ def _operator_predates_os(doc: Document, spec: Any, aks: Any, node_os: str, wher
                       prefer_value=True)
 
 
-def _node_os_path(aks: Any) -> tuple:
+def _node_os_path(aks: Any) -> tuple[Any, ...]:
     settings = aks.settings
     return ("aks", "os_sku") if settings.os_sku else ("aks", "kubernetes_version") if settings.kubernetes_version \
         else ("platforms",)
@@ -673,8 +673,8 @@ def azhop_image_end_of_life(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     """
     if not isinstance(doc.data, dict):
         return
-    places: list[tuple[tuple, Any]] = [(("linux_base_image",), doc.data.get("linux_base_image"))]
-    queues: list = doc.data["queues"] if isinstance(doc.data.get("queues"), list) else []
+    places: list[tuple[tuple[Any, ...], Any]] = [(("linux_base_image",), doc.data.get("linux_base_image"))]
+    queues: list[Any] = doc.data["queues"] if isinstance(doc.data.get("queues"), list) else []
     places += [(("queues", i, "image"), q.get("image")) for i, q in enumerate(queues) if isinstance(q, dict)]
     for path, image in places:
         retired = compat.image_retirement(str(image)) if isinstance(image, str) else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -20,6 +20,7 @@ from ...knowledge import charts
 from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
+    PodRef,
     as_dict,
     command_text,
     ipam_pool_names,
@@ -213,7 +214,7 @@ def _networks(docs: DocumentSet) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _attachments_against_networks(doc: Document, where: tuple, entries: list[tuple[str, str]],
+def _attachments_against_networks(doc: Document, where: tuple[Any, ...], entries: list[tuple[str, str]],
                                   units: dict[str, int], networks: dict[str, tuple[str, str]]) -> Iterator[Diagnostic]:
     # Unknown names are judged only beside HostDeviceNetworks (as before): a macvlan or sriov example linted
     # next to a pod says nothing about the networks its cluster defines elsewhere.
@@ -581,7 +582,7 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
                                   hint=f"bind it, e.g. to ClusterRole view, in namespace {namespace}")
 
 
-def _runs_kubectl(pod) -> bool:
+def _runs_kubectl(pod: PodRef) -> bool:
     """Whether a container of the pod (init containers too) calls the API with kubectl, as MPI launchers do."""
     return any("kubectl" in command_text(container) for _, container in pod.containers(init=True))
 

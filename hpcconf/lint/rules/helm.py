@@ -6,7 +6,7 @@ or settings, a header comment; else unknown, HELM006). Key existence per version
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -24,7 +24,7 @@ MELLANOX, NVIDIA = "15b3", "10de"
 NETWORK_CLASSES = ("02", "0207", "0200")
 
 
-def _path(dotted: str) -> tuple:
+def _path(dotted: str) -> tuple[Any, ...]:
     return tuple(dotted.split("."))
 
 

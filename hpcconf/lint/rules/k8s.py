@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -161,7 +161,7 @@ _COLLECTIVE_COMMAND = re.compile(r"torchrun|torch\.distributed|\bmpirun\b|\bmpie
 _DISTRIBUTED_KINDS = {"MPIJob", "PyTorchJob", "JobSet", "LeaderWorkerSet"}
 
 
-def shm_volumes(pod_spec: dict) -> set[str]:
+def shm_volumes(pod_spec: dict[str, Any]) -> set[str]:
     """Volumes that give /dev/shm real room: ``emptyDir: {medium: Memory}`` (a tmpfs sized by the pod's
     memory) and a ``hostPath`` of the host's own ``/dev/shm`` (the node's tmpfs, half its RAM by default)."""
     names = set()
@@ -174,7 +174,7 @@ def shm_volumes(pod_spec: dict) -> set[str]:
     return names
 
 
-def runs_collective(doc: Document, container: dict) -> bool:
+def runs_collective(doc: Document, container: dict[str, Any]) -> bool:
     """Whether the file shows this container running a collective library across its GPUs."""
     if isinstance(doc.data, dict) and str(doc.data.get("kind")) in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
         return True
@@ -310,7 +310,7 @@ def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[
 _COMMAND_KEYS = {"command", "args"}
 
 
-def _walk_scalars(node, path: tuple) -> Iterator[tuple[tuple, str]]:
+def _walk_scalars(node: object, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
     if isinstance(node, dict):
         for key, value in node.items():
             yield from _walk_scalars(value, path + (key,))
@@ -321,7 +321,7 @@ def _walk_scalars(node, path: tuple) -> Iterator[tuple[tuple, str]]:
         yield path, node
 
 
-def _rendered_before_apply(doc: Document, env_paths: set[tuple]) -> bool:
+def _rendered_before_apply(doc: Document, env_paths: set[tuple[Any, ...]]) -> bool:
     """The file is a template (envsubst, Helm): ``$VAR`` outside env values and commands, or ``{{``."""
     if "{{" in doc.text or "envsubst" in doc.text:
         return True
@@ -488,7 +488,7 @@ def floating_image_in_test_pod(doc: Document, ctx: LintContext) -> Iterator[Diag
 _EFA_RESOURCE = "vpc.amazonaws.com/efa"
 
 
-def _fabric_settings(container: dict, text: str) -> str:
+def _fabric_settings(container: dict[str, Any], text: str) -> str:
     """The fabric the container configures NCCL for ("infiniband", "efa" or ""), from its env and command."""
     env = {str(e.get("name")): str(e.get("value", "")) for e in container.get("env") or [] if isinstance(e, dict)}
     joined = text + "\n" + "\n".join(f"{k}={v}" for k, v in env.items())
@@ -499,7 +499,7 @@ def _fabric_settings(container: dict, text: str) -> str:
     return ""
 
 
-def _gets_devices_otherwise(pod_spec: dict, container: dict, annotations: dict) -> bool:
+def _gets_devices_otherwise(pod_spec: dict[str, Any], container: dict[str, Any], annotations: dict[str, Any]) -> bool:
     """Whether the pod can see RDMA/EFA devices without a device-plugin resource: privileged, a hostPath of
     /dev, a DRA resource claim, or a network attachment (Multus, GKE multi-network)."""
     security = container.get("securityContext")

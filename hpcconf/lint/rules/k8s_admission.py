@@ -4,7 +4,7 @@ kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``."""
 from __future__ import annotations
 
 import difflib
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -65,7 +65,7 @@ def _refused_by(doc: Document) -> str:
     return "the API server refuses the pods when the controller creates them, so the job never starts"
 
 
-def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator[tuple[tuple, str]]],
+def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator[tuple[tuple[Any, ...], str]]],
                   hint: str, with_version: bool = False) -> Iterator[Diagnostic]:
     for pod in pods(doc):
         problems = check(pod.spec, ctx.kubernetes()) if with_version else check(pod.spec)
@@ -299,7 +299,7 @@ def metadata_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield doc.at_path(path, f"{_dotted(path)}: {message}; {_refused_by(doc)}", hint=_label_hint(path))
 
 
-def _label_hint(path: tuple) -> str:
+def _label_hint(path: tuple[Any, ...]) -> str:
     return "label values: letters, digits, '-', '_', '.', at most 63" if "labels" in path else \
         "lower-case letters, digits and '-'"
 
@@ -346,7 +346,7 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         return
     for pod in pods(doc):
         base = pod.spec_path[:-1]
-        template: dict = {}
+        template: dict[str, Any] = {}
         node: object = data
         for key in base:
             node = node.get(key) if isinstance(node, dict) else (node[key] if isinstance(node, list) else None)
@@ -364,7 +364,7 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield finding
 
 
-def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: str) -> Diagnostic:
+def _schema_finding(doc: Document, base: tuple[Any, ...], problem: SchemaProblem, what: str) -> Diagnostic:
     path = base + problem.path
     if problem.unknown_field:
         message = (f"unknown field '{problem.unknown_field}' in {_dotted(path[:-1])} ({what}); the API server "
@@ -376,7 +376,7 @@ def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: st
     return doc.at_path(path, message, hint=hint)
 
 
-def _dotted(path: tuple) -> str:
+def _dotted(path: tuple[Any, ...]) -> str:
     text = "".join(f"[{p}]" if isinstance(p, int) or any(c in str(p) for c in "./ ") else f".{p}"
                    for p in path).lstrip(".")
     return text or "the object"
@@ -448,9 +448,9 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         yield doc.at_path(problem.path, message, hint=hint)
 
 
-def _crd_field_hint(problem: CrdProblem, schema: dict) -> str:
+def _crd_field_hint(problem: CrdProblem, schema: dict[str, Any]) -> str:
     """Where the CRD does have a field of that name (``spec.runPolicy.cleanPodPolicy``), else a close spelling."""
-    def places(node: dict, path: tuple) -> Iterator[tuple]:
+    def places(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
         for key, child in sorted((node.get("properties") or {}).items()):
             if key == problem.unknown_field:
                 yield path + (key,)

@@ -8,12 +8,12 @@ per-document rules a lint run skips when it has no pod files.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import aznhc, charts
-from ...parsers.k8s import POD_KINDS, as_dict, command_text, gpu_count, pods
+from ...parsers.k8s import POD_KINDS, PodRef, as_dict, command_text, gpu_count, pods
 from ...parsers.shell_commands import container_commands
 from ...rules_registry import rule
 from ..chart_version import resolve_chart_version
@@ -31,7 +31,7 @@ NO_GPU_VALUES = {"", "void", "none"}
 CDI_ANNOTATION_PREFIXES = ("cdi.k8s.io/", "nvidia.cdi.k8s.io/")
 
 
-def _expects_nvidia_runtime(container: dict) -> str | None:
+def _expects_nvidia_runtime(container: dict[str, Any]) -> str | None:
     """Why the container expects the NVIDIA runtime to give it the driver, or None."""
     for item in container.get("env") or []:
         if isinstance(item, dict) and item.get("name") == "NVIDIA_VISIBLE_DEVICES" \
@@ -145,11 +145,11 @@ def nvidia_runtime_without_runtime_class(docs: DocumentSet, ctx: LintContext) ->
 
 # --------------------------------------------------------------------------- K8S007
 
-def _volumes(pod) -> dict[str, dict]:
+def _volumes(pod: PodRef) -> dict[str, dict[str, Any]]:
     return {str(v["name"]): v for v in pod.spec.get("volumes") or [] if isinstance(v, dict) and v.get("name")}
 
 
-def _mounted_conf(pod, container: dict, config_maps: dict[str, dict]) -> tuple[bool, str | None]:
+def _mounted_conf(pod: PodRef, container: dict[str, Any], config_maps: dict[str, dict[str, Any]]) -> tuple[bool, str | None]:
     """(a conf is mounted where the entrypoint reads it, its text when the ConfigMap is among the linted files)."""
     volumes = _volumes(pod)
     for mount in container.get("volumeMounts") or []:
@@ -170,7 +170,7 @@ def _mounted_conf(pod, container: dict, config_maps: dict[str, dict]) -> tuple[b
 _LINKS_SYSLOG = re.compile(r"(?:\b(?:ln|cp|install|rsync)\b[^\n;&|]*\s|>\s*)[\"']?" + re.escape(aznhc.SYSLOG) + r"[\"']?(?=[\s;&|)]|$)")
 
 
-def _kernel_log_mount(pod, container: dict) -> tuple[bool, str | None]:
+def _kernel_log_mount(pod: PodRef, container: dict[str, Any]) -> tuple[bool, str | None]:
     """(the checks find the kernel log at /azure-nhc/syslog, where the node's log is mounted when they do not).
 
     A mount at /azure-nhc/syslog reads it; a hostPath of the node's ``/``, ``/var/log`` or a log file mounted
@@ -194,7 +194,7 @@ def _kernel_log_mount(pod, container: dict) -> tuple[bool, str | None]:
 _UNSEEN = {"check_gpu_xid": "XID errors", "check_ib_link_flapping": "link flaps"}  # what each log check would catch
 
 
-def _has_memory_shm(pod, container: dict) -> bool:
+def _has_memory_shm(pod: PodRef, container: dict[str, Any]) -> bool:
     if pod.spec.get("hostIPC") is True:
         return True
     volumes = _volumes(pod)

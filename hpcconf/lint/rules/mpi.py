@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -451,7 +451,7 @@ def nccl_tests_gpus_per_rank(text: str) -> Optional[int]:
     return found["gpus"] * found["threads"]
 
 
-def _gpus(container: dict) -> int:
+def _gpus(container: dict[str, Any]) -> int:
     from ...parsers.k8s import quantity, resources
 
     limits = resources(container, "limits") or resources(container, "requests")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -20,9 +20,10 @@ from ..document import Document, DocumentSet
 
 if TYPE_CHECKING:
     from ...catalog import Sku
+    from ...parsers.nccl_conf import ConfFile, ConfProblem
 
 
-def _parsed(doc: Document):
+def _parsed(doc: Document) -> ConfFile:
     """The file as ``hpcconf.parsers.nccl_conf`` (a port of NCCL's param.cc) reads it, parsed once."""
     parsed = doc.__dict__.get("_nccl_conf")
     if parsed is None:
@@ -32,12 +33,12 @@ def _parsed(doc: Document):
     return parsed
 
 
-def _problems(doc: Document, *kinds: str):
+def _problems(doc: Document, *kinds: str) -> list[ConfProblem]:
     """The traps the parser found in this file, of the given kinds."""
     return [p for p in _parsed(doc).problems if p.kind in kinds]
 
 
-def _yield(doc: Document, problems) -> Iterator[Diagnostic]:
+def _yield(doc: Document, problems: Iterable[ConfProblem]) -> Iterator[Diagnostic]:
     for problem in problems:
         yield doc.at_line(problem.line, problem.message, hint=problem.hint, column=problem.column,
                           end_column=problem.end_column)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -21,6 +21,10 @@ from ..context import LintContext
 from ..document import Document
 from ..settings import SETTING_KINDS, Setting, env_settings
 from ..workload import multi_node, no_ib_intent
+
+if TYPE_CHECKING:
+    from ...catalog import Infiniband
+    from ...knowledge.grammars import IfList
 
 GRAMMAR_RULES = {"NCCL_ALGO": "NCCL011", "NCCL_PROTO": "NCCL011", "NCCL_IB_HCA": "NCCL012",
                  "NCCL_P2P_LEVEL": "NCCL013", "NCCL_NET_GDR_LEVEL": "NCCL013"}
@@ -255,7 +259,7 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                    hint=f"use ={','.join(d + ':1' for d in devices)}")
 
 
-def _wrong_exclusion(doc: Document, setting: Setting, parsed, ib, sku_name: str) -> Iterator[Diagnostic]:
+def _wrong_exclusion(doc: Document, setting: Setting, parsed: IfList, ib: Infiniband, sku_name: str) -> Iterator[Diagnostic]:
     """An exclusion list (``^...``) that names none of the devices the VM has to exclude, while the SKU knows
     which one that is: the device stays in NCCL's rail list."""
     skip = list(getattr(ib, "exclude_hcas", []) or [])

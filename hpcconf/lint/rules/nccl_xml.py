@@ -7,7 +7,7 @@ Rules marked "needs --sku" compare the file with the catalog's facts for the tar
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -362,7 +362,7 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                  hint="move it under the right <cpu numaid>, or regenerate the file for this SKU")
 
 
-def _enclosing(element, name: str):
+def _enclosing(element: XmlElement, name: str) -> XmlElement | None:
     node = element.parent
     while node is not None and node.name != name:
         node = node.parent
@@ -402,7 +402,7 @@ def graph_gpu_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     tree = _accepted(doc, ctx)
     if tree is None:
         return
-    uses: dict[int, list] = {}
+    uses: dict[int, list[Any]] = {}
     for gpu, dev in graph_gpu_devs(tree):
         if gpu.get("rank") is None and dev >= ctx.gpu_count:
             uses.setdefault(dev, []).append(gpu)

@@ -8,7 +8,7 @@ svc/ssh job plugins, release-1.7 to v1.15.1).
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -45,15 +45,15 @@ def policy_vocabulary(version: Optional[str]) -> tuple[set[str], set[str]]:
     return EVENTS_17, ACTIONS_17
 
 
-def _spec(doc: Document) -> dict:
+def _spec(doc: Document) -> dict[str, Any]:
     return _dict(_dict(doc.data).get("spec"))
 
 
-def _tasks(doc: Document) -> list[tuple[int, dict]]:
+def _tasks(doc: Document) -> list[tuple[int, dict[str, Any]]]:
     return [(i, t) for i, t in enumerate(_spec(doc).get("tasks") or []) if isinstance(t, dict)]
 
 
-def _replicas(task: dict) -> int:
+def _replicas(task: dict[str, Any]) -> int:
     value = quantity(task.get("replicas", 1))
     return value if value is not None else 1
 
@@ -209,7 +209,7 @@ def _launchers_guarded_by_init(doc: Document) -> bool:
             if isinstance(c, dict)) for pod in launchers)
 
 
-def _depends_on(task: dict) -> set[str]:
+def _depends_on(task: dict[str, Any]) -> set[str]:
     """Task names in ``dependsOn.name`` (a list, or one string as some examples write it)."""
     names = (task.get("dependsOn") or {}).get("name") if isinstance(task.get("dependsOn"), dict) else None
     if isinstance(names, str):
@@ -276,7 +276,7 @@ def hostfile_not_written_by_svc(doc: Document, ctx: LintContext) -> Iterator[Dia
                               f"{match.group(0)} is not written by Volcano's svc plugin (no task writes it)", hint=hint)
 
 
-def _worker_for(doc: Document, hostfile: Optional[str]) -> Optional[tuple[int, dict]]:
+def _worker_for(doc: Document, hostfile: Optional[str]) -> Optional[tuple[int, dict[str, Any]]]:
     if not hostfile:
         return None
     match = HOSTFILE.search(hostfile)
@@ -287,7 +287,7 @@ def _worker_for(doc: Document, hostfile: Optional[str]) -> Optional[tuple[int, d
     return next(((i, t) for i, t in _tasks(doc) if t.get("name") == name), None)
 
 
-def _task_gpus(task: dict) -> Optional[int]:
+def _task_gpus(task: dict[str, Any]) -> Optional[int]:
     template = _dict(task.get("template"))
     found = [gpu_count(c) for c in _dict(template.get("spec")).get("containers") or [] if isinstance(c, dict)]
     counts = [c for c in found if c is not None]
@@ -526,13 +526,13 @@ def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagno
         yield from _policy_list(doc, base, policies if isinstance(policies, list) else [], version, events, actions)
 
 
-def _policy_list(doc: Document, base: tuple, policies: list, version: Optional[str], events: set[str],
+def _policy_list(doc: Document, base: tuple[Any, ...], policies: list[Any], version: Optional[str], events: set[str],
                  actions: set[str]) -> Iterator[Diagnostic]:
     """``validatePolicies`` over one list: events and exit codes are unique across its policies, and
     ``*`` excludes every other event of the list (pkg/webhooks/admission/jobs/validate/util.go)."""
     seen: set[str] = set()
     exit_codes: set[object] = set()
-    star_at: tuple = ()  # the policy naming '*' (the finding's place when other events sit beside it)
+    star_at: tuple[Any, ...] = ()  # the policy naming '*' (the finding's place when other events sit beside it)
     for index, policy in enumerate(policies):
         if not isinstance(policy, dict):
             continue
@@ -627,7 +627,7 @@ def _logical_lines(script: str) -> list[tuple[str, str]]:
     return out
 
 
-def _errexit(container: dict, script: str) -> bool:
+def _errexit(container: dict[str, Any], script: str) -> bool:
     shell_flags = [str(w) for w in (container.get("command") or [])[1:] if str(w).startswith("-") and str(w) != "-c"]
     return bool(_ERREXIT.search(script)) or any("e" in flag.lstrip("-").split("c")[0] for flag in shell_flags)
 
@@ -635,7 +635,7 @@ def _errexit(container: dict, script: str) -> bool:
 _AFTER_SEMICOLON = re.compile(r";\s*([^;\s][^\n]*)$")
 
 
-def _lost_status(container: dict) -> Optional[tuple[str, str]]:
+def _lost_status(container: dict[str, Any]) -> Optional[tuple[str, str]]:
     """(why, the line to point at) when an mpirun's failure cannot become the container's exit status."""
     script = command_text(container)
     lines = _logical_lines(script)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...diagnostics import Diagnostic, Severity
 from ...rules_registry import spec_checks
@@ -43,7 +43,7 @@ def load_spec_rules() -> None:
         _loaded = True
 
 
-def at(loaded: LoadedSpec, path: tuple, message: str, hint: str = "", prefer_value: bool = True,
+def at(loaded: LoadedSpec, path: tuple[Any, ...], message: str, hint: str = "", prefer_value: bool = True,
        severity: Severity = Severity.ERROR) -> Diagnostic:
     """A finding at the spec key ``path``; the runner fills in the rule's code and name."""
     return loaded.document.diagnostic(Diagnostic(code="", message=message, hint=hint, severity=severity),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
@@ -14,13 +14,14 @@ from ...rules_registry import spec_rule
 from . import at
 
 if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
-    from ...catalog import Catalog
+    from ...catalog import Catalog, Sku
     from ..load import LoadedSpec
+    from ..model import NodePool
 
 MAX_POD_NAME = 63  # pod names are DNS labels; Volcano names pods <job>-<task>-<index>
 
 
-def _test_pool(loaded: LoadedSpec, catalog: Catalog):
+def _test_pool(loaded: LoadedSpec, catalog: Catalog) -> tuple[NodePool, Sku] | tuple[None, None]:
     cluster = loaded.cluster
     for pool in cluster.pools:
         if cluster.nccl_test.pool in (None, pool.name):
@@ -33,7 +34,7 @@ def _test_pool(loaded: LoadedSpec, catalog: Catalog):
     return None, None
 
 
-def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list:
+def _tested_pools(loaded: LoadedSpec, catalog: Catalog) -> list[Any]:
     """The pools the AKS target gives an NCCL test job: ``nccl_test.pool``, else every GPU pool."""
     cluster = loaded.cluster
     if cluster.nccl_test.pool:
@@ -206,8 +207,8 @@ def ipam_range_too_small(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
     ```
     """
     pool, sku = _test_pool(loaded, catalog)
-    if not _on_aks(loaded) or not _uses_ib(loaded, catalog):
-        return
+    if not _on_aks(loaded) or not _uses_ib(loaded, catalog) or pool is None or sku is None or sku.infiniband is None:
+        return  # (_uses_ib already means a test pool whose SKU has InfiniBand)
     ib = loaded.cluster.network.infiniband
     size = ipaddress.ip_network(ib.ipam_range).num_addresses
     needed = pool.count * sku.infiniband.count

@@ -11,7 +11,7 @@ G1 (queue_manager values) is the ``Literal`` of ``azhop.queue_manager``, reporte
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic, Severity
@@ -35,7 +35,7 @@ from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, s
 from . import at
 
 if TYPE_CHECKING:  # the pydantic models: registering these rules must not import them
-    from ...catalog import Catalog
+    from ...catalog import Catalog, Sku
     from ..azhop import AzhopSettings
     from ..load import LoadedSpec
 
@@ -49,7 +49,7 @@ def _settings(loaded: LoadedSpec) -> AzhopSettings | None:
     return loaded.cluster.azhop or AzhopSettings()
 
 
-def _path(loaded: LoadedSpec, path: tuple) -> tuple:
+def _path(loaded: LoadedSpec, path: tuple[Any, ...]) -> tuple[Any, ...]:
     if path[:1] == ("azhop",) and "azhop" not in (loaded.document.data or {}):
         return ("platforms",)  # all defaults: point at the line that asked for AzHOP
     return path
@@ -61,11 +61,11 @@ def _report(loaded: LoadedSpec, findings: Iterable[Finding], default: Severity) 
                  finding.severity or default)
 
 
-def _diag(loaded: LoadedSpec, path: tuple, message: str, hint: str, prefer_value: bool = True) -> Diagnostic:
+def _diag(loaded: LoadedSpec, path: tuple[Any, ...], message: str, hint: str, prefer_value: bool = True) -> Diagnostic:
     return at(loaded, _path(loaded, path), message, hint, prefer_value)
 
 
-def _sku(catalog: Catalog, name: str):
+def _sku(catalog: Catalog, name: str) -> Sku | None:
     try:
         return catalog.get(name)
     except UnknownSku:
@@ -124,7 +124,7 @@ def identities_view(loaded: LoadedSpec, settings: AzhopSettings) -> IdentitiesVi
 
 
 def image_refs_view(loaded: LoadedSpec, settings: AzhopSettings) -> ImageRefsView:
-    images: list[tuple[str, tuple]] = [(getattr(settings.images, key), ("azhop", "images", key) if _given(loaded, "azhop", "images", key) else ("azhop",))
+    images: list[tuple[str, tuple[Any, ...]]] = [(getattr(settings.images, key), ("azhop", "images", key) if _given(loaded, "azhop", "images", key) else ("azhop",))
               for key in ("gpu", "cpu", "linux_base", "windows_base")]
     images += [(p.image, ("pools", i, "image")) for i, p in enumerate(loaded.cluster.pools) if p.image]
     images += [(q.image, ("azhop", "extra_queues", i, "image")) for i, q in enumerate(settings.extra_queues) if q.image]
@@ -226,7 +226,7 @@ def slurm_version_pair(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnos
 SUBNET_LAYOUT, COMPUTE_SUBNET, FEATURE_NEEDS, AMLFS_SIZE = "SPEC041", "SPEC042", "SPEC043", "SPEC045"
 
 
-def _subnet_problems(loaded: LoadedSpec, settings: AzhopSettings) -> Iterator[tuple[str, tuple, str, str, bool]]:
+def _subnet_problems(loaded: LoadedSpec, settings: AzhopSettings) -> Iterator[tuple[str, tuple[Any, ...], str, str, bool]]:
     """(code, path, message, hint, prefer_value) for each problem of the subnet layout hpcconf plans."""
     nodes = spec_queue_nodes(loaded.cluster, settings)
     problems = list(plan_subnets(settings, nodes).problems)

@@ -1,5 +1,5 @@
-"""`hpcconf init`: scaffold a commented spec for a SKU and platforms. (``migrate`` and ``explain-diff`` are in
-:mod:`hpcconf.commands`.)
+"""What `hpcconf init` does: scaffold a commented spec for a SKU and platforms (the options:
+:mod:`hpcconf.commands.init`).
 """
 
 from __future__ import annotations
@@ -7,22 +7,22 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any, List, Optional
 
 import typer
 
-from . import completion
 from .diagnostics import HpcconfError, render_all
-from .sku_dirs import sku_dir_option, with_settings_dirs
+from .exit_codes import EXIT_INVALID, usage_error
+from .sku_dirs import with_settings_dirs
 
 
-def _model():
+def _model() -> ModuleType:
     """The spec models, imported on first use: building them costs ~0.3 s that `hpcconf lint` need not pay."""
     from .spec import model
 
     return model
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLATFORMS = ("aks", "azhop", "slurm")
 SCHEMA_FILE = "hpcconf-spec.schema.json"  # the name the scaffold's yaml-language-server line uses
 
@@ -44,19 +44,12 @@ _LOCATION_COMMENT = {
     "other": "informational: the site or cloud region of your own nodes (provider: other); hpcconf deploys nothing there",
 }
 
-# -- init ---------------------------------------------------------------------------------------
-
-def _usage(message: str) -> "typer.Exit":
-    typer.echo(f"hpcconf: error: {message}", err=True)
-    return typer.Exit(EXIT_INVALID)
-
-
 def _platforms(values: list[str]) -> list[str]:
     chosen: list[str] = []
     for value in values or ["aks"]:
         for item in (v.strip().lower() for v in value.split(",")):
             if item and item not in PLATFORMS:
-                raise _usage(f"--platform {item!r} is not one of {', '.join(PLATFORMS)}")
+                raise usage_error(f"--platform {item!r} is not one of {', '.join(PLATFORMS)}")
             if item and item not in chosen:
                 chosen.append(item)
     return chosen
@@ -210,20 +203,9 @@ def _validate(text: str, display_name: str, spec_path: Path | None = None) -> No
     compile_spec(spec_path or Path(display_name), text=text, display_name=display_name)
 
 
-def init_command(
-    sku: str = typer.Option(..., "--sku", metavar="SKU", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`).",
-                               autocompletion=completion.sku_names),
-    nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
-    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks).",
-                                       autocompletion=completion.choices(*PLATFORMS, comma_list=True)),
-    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
-    location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region for an Azure size (default southcentralus); informational for a Crusoe size (default useast1) or your own nodes (provider other, default onprem)."),
-    registry: Optional[str] = typer.Option(None, "--registry", metavar="HOST", help="Container registry for the AKS test image (default <name>acr.azurecr.io)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE", help="Spec file to write (default <name>.yaml; '-' prints it)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
-    sku_dir: List[Path] = sku_dir_option("The spec records it in sku_dirs."),
-) -> None:
-    """Scaffold a commented spec for a SKU, node count and platform(s); it builds and lints clean as is."""
+def run_init(*, sku: str, nodes: int, platform: List[str], name: Optional[str], location: Optional[str],
+             registry: Optional[str], output: Optional[Path], force: bool, sku_dir: List[Path]) -> None:
+    """`hpcconf init`: write (or print) the scaffold after compiling it; a bad option exits 2, nothing written."""
     from .catalog import Catalog, UnknownSku
 
     platforms = _platforms(platform)
@@ -238,17 +220,17 @@ def init_command(
         found = catalog.get(sku)
     except UnknownSku as exc:
         close = ", ".join(getattr(exc, "suggestions", []) or [])
-        raise _usage(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them")) from None
+        raise usage_error(f"unknown SKU {sku!r}" + (f"; did you mean {close}?" if close else "; `hpcconf skus` lists them")) from None
     refusal = _refusal(found, platforms)
     if refusal:
-        raise _usage(refusal)
+        raise usage_error(refusal)
     cluster_name = name or f"{_slug(found.name)}-{platforms[0]}"
     if not re.match(_model().NAME_PATTERN, cluster_name):
-        raise _usage(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")
+        raise usage_error(f"--name {cluster_name!r}: use 2-40 lower-case letters, digits and '-', starting with a letter")
     target = output or Path(f"{cluster_name}.yaml")
     to_stdout = str(target) == "-"
     if not to_stdout and target.exists() and not force:
-        raise _usage(f"{target} exists; pass --force to overwrite it or -o to write elsewhere")
+        raise usage_error(f"{target} exists; pass --force to overwrite it or -o to write elsewhere")
     shown_platforms = " ".join(f"--platform {p}" for p in platforms)
     command = f"hpcconf init --sku {found.name} --nodes {nodes} {shown_platforms}"
     file_name = "spec.yaml" if to_stdout else target.name

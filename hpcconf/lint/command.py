@@ -1,4 +1,5 @@
-"""The ``lint``, ``rules`` and ``explain`` commands; ``register(app)`` adds them to a Typer app.
+"""What ``hpcconf lint``, ``rules`` and ``explain`` do; their typer faces are :mod:`hpcconf.commands.lint`,
+:mod:`hpcconf.commands.rules` and :mod:`hpcconf.commands.explain`.
 
 Exit codes of ``lint``: 0 no finding at or above ``--fail-level``; 1 some; 2 usage error or
 unreadable input (a one-line message on stderr, never a traceback).
@@ -13,10 +14,10 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from .. import completion
 from ..artifacts import Kind
 from ..diagnostics import HpcconfError, Severity, render_all
-from ..sku_dirs import checked_sku_dirs, sku_dir_option
+from ..exit_codes import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
+from ..sku_dirs import checked_sku_dirs
 from ..term import COLOR_CHOICES
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> 
     if report:  # SARIF/JSON consumers still get a file that says what went wrong
         _emit(report, output)
     typer.echo(f"hpcconf: error: {message}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(EXIT_INVALID)
 
 
 def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
@@ -56,7 +57,7 @@ def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
     if report:
         _emit(report, output)
     typer.echo(render_all(error.diagnostics), err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(EXIT_INVALID)
 
 
 def _split_codes(values: list[str] | None) -> list[str]:
@@ -114,49 +115,12 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
                        err=True)
 
 
-def lint_command(
-    paths: List[str] = typer.Argument(None, metavar="PATH", help="Files or directories to lint (default: current directory)."),
-    spec: Optional[str] = typer.Option(None, "--spec", metavar="SPEC", help="An hpcconf spec: lint what it compiles to."),
-    sku: Optional[str] = typer.Option(None, "--sku", metavar="SKU", help="VM size the files are meant for, e.g. NC48ads_A100_v4.",
-                               autocompletion=completion.sku_names),
-    nccl_version: Optional[str] = typer.Option(None, "--nccl-version", metavar="VERSION", help="NCCL version (default: newest known)."),
-    chart: Optional[List[str]] = typer.Option(None, "--chart", metavar="NAME=VERSION", help="Chart version, NAME=VERSION (repeatable)."),
-    kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="VERSION",
-                                                     help="Kubernetes version manifests are validated for (default: the spec's, else the newest schema)."),
-    defaulted: bool = typer.Option(False, "--defaulted",
-                                   help="Print the Kubernetes objects of the file as the API server would store them "
-                                        "(defaults applied), like `kubectl apply --dry-run=server -o yaml`."),
-    kind: Optional[str] = typer.Option(None, "--kind", metavar="KIND", help=f"Force the file kind: {', '.join(Kind.all())}.",
-                                autocompletion=completion.choices(*Kind.all())),
-    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="Output: text, json, sarif or github.",
-                             autocompletion=completion.choices_of("hpcconf.lint.formats", "FORMATS")),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", "--out", metavar="FILE",
-                                          help="Write the report to this file instead of stdout ('-': stdout)."),
-    fail_level: Optional[str] = typer.Option(None, "--fail-level", metavar="LEVEL", help="error (default), warning or info.",
-                                              autocompletion=completion.choices("error", "warning", "info")),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes/prefixes/names (comma list).",
-                                                autocompletion=completion.rule_codes),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes/prefixes/names (comma list).",
-                                                autocompletion=completion.rule_codes),
-    no_inline_ignores: bool = typer.Option(False, "--no-inline-ignores", help="Disregard `# hpcconf: ignore[...]`."),
-    config_file: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Config file (.hpcconf.toml or pyproject.toml)."),
-    sku_dir: List[Path] = sku_dir_option(),
-    verbose: bool = typer.Option(False, "--verbose", "-v",
-                                 help="Say on stderr which files were passed over and why (also HPCCONF_DEBUG=1)."),
-    provider: Optional[str] = typer.Option(None, "--provider", metavar="PROVIDER",
-                                           help="Platform the files target: azure, coreweave, aws, gcp, crusoe, oci, "
-                                                "nebius, on-prem (default: told by each file, else unknown)."),
-    color: str = typer.Option("auto", "--color", metavar="WHEN", help="Colour the text report: auto (on a terminal, "
-                              "unless NO_COLOR is set; FORCE_COLOR forces it), always or never.",
-                              autocompletion=completion.choices(*COLOR_CHOICES)),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N",
-                                       help="Lint the deployments of a tree in N processes (default: the CPUs "
-                                            "available); the report is the same as with --jobs 1."),
-) -> None:
-    """Lint cluster artifacts: NCCL conf/env/XML, Dockerfiles, Kubernetes, Helm values, AzHOP, specs.
-
-    --sku, --nccl-version and --chart apply to every file linted and win over the settings'
-    per-path-context tables; a spec's own pools and pinned versions decide for what it compiles to."""
+def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_version: Optional[str],
+             chart: Optional[List[str]], kubernetes_version: Optional[str], defaulted: bool, kind: Optional[str],
+             fmt: str, output: Optional[Path], fail_level: Optional[str], select: Optional[List[str]],
+             ignore: Optional[List[str]], no_inline_ignores: bool, config_file: Optional[Path], sku_dir: List[Path],
+             verbose: bool, provider: Optional[str], color: str, jobs: Optional[int]) -> None:
+    """`hpcconf lint` (the options: :func:`hpcconf.commands.lint.lint_command`); exits 0, 1 or 2."""
     from ..settings.values import checked_kubernetes_version
     from ..term import echo_report, working
     from .context import (
@@ -238,7 +202,7 @@ def lint_command(
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
         typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
-    raise typer.Exit(1 if result.failed(level) else 0)
+    raise typer.Exit(EXIT_FINDINGS if result.failed(level) else EXIT_OK)
 
 
 def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", output: Optional[Path]) -> None:
@@ -255,7 +219,7 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     if errors:  # only what the API server or a webhook refuses stops the object (not, say, a secret finding)
         typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
         typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FINDINGS)
     version = ctx.cluster.versions.volcano if ctx.cluster is not None else None
     objects = []
     for document in load_documents(Path(target).read_text(encoding="utf-8"), target):
@@ -269,9 +233,8 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     _emit("---\n".join(dump_yaml(o) for o in objects), output)
 
 
-def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json.",
-                                          autocompletion=completion.choices("text", "json"))) -> None:
-    """List every rule: code, name, default severity, summary."""
+def run_rules(*, fmt: str) -> None:
+    """`hpcconf rules`: every rule, one line each (text) or as JSON."""
     from .rule_loading import load_rules, plain_literals
 
     rules = load_rules()
@@ -289,9 +252,8 @@ def rules_command(fmt: str = typer.Option("text", "--format", metavar="FORMAT", 
         typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {plain_literals(r.summary)}")
 
 
-def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule code (NCCL001) or name.",
-                                                   autocompletion=completion.rule_code)) -> None:
-    """Print a rule's page: what it catches, why it matters, an example and the fix."""
+def run_explain(*, code: str) -> None:
+    """`hpcconf explain CODE`: the rule's page, or where a renamed code went."""
     from .rule_loading import find_rule, load_rules, plain_literals, redirect_note, successors
 
     found = find_rule(code)
@@ -307,25 +269,3 @@ def explain_command(code: str = typer.Argument(..., metavar="CODE", help="A rule
         return
     typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
     typer.echo(plain_literals(found.doc))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``lint``, ``rules`` and ``explain`` to ``app`` (called by hpcconf.cli)."""
-    app.command("lint")(lint_command)
-    app.command("rules")(rules_command)
-    app.command("explain")(explain_command)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point (``python -m hpcconf.lint.commands``) until the CLI wires us in."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True)
-    register(app)
-    try:
-        app(args=argv, prog_name="hpcconf", standalone_mode=True)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
