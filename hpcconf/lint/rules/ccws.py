@@ -37,7 +37,7 @@ def _release(doc: Document) -> tuple[ccws.Release, str]:
     return ccws.release_for(_parameters(doc))
 
 
-def _value_path(name: str, *rest: Any) -> tuple:
+def _value_path(name: str, *rest: Any) -> tuple[Any, ...]:
     return ("parameters", name, "value", *rest)
 
 
