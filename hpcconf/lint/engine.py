@@ -155,7 +155,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
-    listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
+    listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted, kind_forced=forced_kind is not None) \
+        if chosen is None else chosen
     for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
         if not explicit and file.is_symlink() and not file.exists():

@@ -348,7 +348,8 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     Dockerfiles that copy an NCCL topology file or set ``NCCL_*`` variables but never build or
-    copy NVIDIA's nccl-tests (no ``nccl-tests`` in any ``RUN``/``COPY``/``ADD``).
+    copy NVIDIA's nccl-tests or ROCm's rccl-tests port (no ``nccl-tests``/``rccl-tests`` in any
+    ``RUN``/``COPY``/``ADD``).
 
     ## Why is this bad?
     Acceptance of a GPU cluster is an ``all_reduce_perf`` run compared with the expected busbw
@@ -374,8 +375,9 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
     """
     model = doc.dockerfile
-    mentions_tests = any("nccl-tests" in i.arguments or "nccl_tests" in i.arguments
-                         for i in model.of("RUN", "COPY", "ADD"))
+    # rccl-tests (ROCm's port) builds the same *_perf binaries for RCCL
+    mentions_tests = any(name in i.arguments.lower() for i in model.of("RUN", "COPY", "ADD")
+                         for name in ("nccl-tests", "nccl_tests", "rccl-tests", "rccl_tests"))
     if mentions_tests:
         return
     nccl_env = [(name, i) for name, (_, i) in model.env().items() if name.startswith("NCCL_")]
