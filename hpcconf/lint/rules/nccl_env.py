@@ -18,7 +18,7 @@ from ...knowledge.nccl_algo import stranded_functions
 from ...parsers.k8s import pod_specs_anywhere
 from ...rules_registry import rule
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet, per_deployment
 from ..settings import SETTING_KINDS, Setting, env_settings
 from ..workload import multi_node, no_ib_intent
 
@@ -44,8 +44,9 @@ def _nccl_settings(doc: Document) -> list[Setting]:
 _AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?\b|HIP_VISIBLE_DEVICES|HSA_", re.IGNORECASE)
 
 
-@rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS)
-def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS, scope="set")
+@per_deployment
+def unknown_variable(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """An ``NCCL_*`` variable that the target NCCL version does not read (typo, removed or renamed).
 
     ## What it catches
@@ -68,7 +69,9 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``TORCH_NCCL_*`` options), build inputs such as ``NCCL_VERSION``, ``NCCL_HOME``, ``NCCL_ROOT``
     (PyTorch's FindNCCL.cmake, the nccl-tests Makefile), ``NCCL_TESTS_*`` (nccl-tests),
     ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service); a name the file's own script expands
-    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
+    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``), or that a script of the same deployment which the container
+    runs expands (Crusoe's ib-probe-job.yaml sets ``NCCL_THRESHOLD`` for ``bash /probe/probe.sh``, whose
+    ``NCCL_THRESHOLD=${NCCL_THRESHOLD:-350}`` is its own busbw floor); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
     Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
     ``src/ib_plugin.c``), ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl, Google's fastsocket plugin
     (``NCCL_DYNAMIC_CHUNK_SIZE``... in google/nccl-fastsocket ``net_fastsocket.cc``) and Google's
@@ -92,6 +95,22 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Use the suggested name (``NCCL_IB_HCA``, ``NCCL_GRAPH_FILE``), or delete the line when the
     setting is obsolete for your NCCL version.
     """
+    scripts = docs.of_kind(Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT)
+    for doc in docs:
+        if doc.kind in SETTING_KINDS and not doc.compile_failed:
+            yield from _unknown_variables(doc, doc.context_or(ctx), _scripts_run_by(doc, scripts))
+
+
+def _scripts_run_by(doc: Document, scripts: list[Document]) -> list[Document]:
+    """The deployment's scripts that a container or job of ``doc`` runs by name (``bash /probe/probe.sh``):
+    a variable set for the container that such a script expands is that script's input."""
+    if doc.kind not in (Kind.K8S_MANIFEST, Kind.VOLCANO_JOB):
+        return []
+    return [script for script in scripts if script is not doc and re.search(
+        rf"(?<![\w.-]){re.escape(script.origin.name)}(?![\w.-])", doc.text)]
+
+
+def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Document]) -> Iterator[Diagnostic]:
     from ...knowledge import nccl_env, rocm
     from ...knowledge.env_consumers import consumer_of, read_by_text
     from ...knowledge.nccl_plugins import read_by_plugin
@@ -99,7 +118,8 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     for setting in _nccl_settings(doc):
         own_lines = range(setting.line, setting.value_at + 1)
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
-                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines):
+                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines) \
+                or any(read_by_text(setting.name, script.text) for script in run_scripts):
             continue
         if rocm.reads(setting.name) and ctx.collective != "nccl":
             if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
