@@ -127,6 +127,29 @@ def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: s
             for p in placed if not p.root or isinstance(yaml_doc.data.get(p.root[0]), dict)]
 
 
+_TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:", re.M)
+_HPCCONF_API = re.compile(r"^apiVersion:[ \t]*[\"']?hpcconf/", re.M)
+
+
+def unparsed_yaml_consumer(display: str, text: str, source_path: str = "", charts: dict[str, str] | None = None
+                           ) -> str | None:
+    """The program known to read a YAML file that does not parse, judged from what needs no parse (its top-level
+    keys, the chart it sits in or is named for); None when hpcconf knows of none. kubectl, helm, az-hop's
+    Ansible/PyYAML and ``hpcconf build`` refuse such a file (HPC001/HPC002 keep their severity there)."""
+    keys = set(_TOP_LEVEL_KEY.findall(text))
+    if _HPCCONF_API.search(text):
+        return "hpcconf build"
+    if {"apiVersion", "kind"} <= keys:
+        return "kubectl"
+    if "queues" in keys and _AZHOP_KEYS & keys:
+        return "az-hop"
+    name = DisplayPath.parse(display).name
+    if placements(source_path) is not None or chart_by_directory(source_path) or \
+            (_looks_like_yaml(name) and chart_in_name(name)):
+        return "helm"
+    return None
+
+
 def named_like_a_linted_kind(name: str) -> bool:
     """A name that says the file is one hpcconf reads (a Dockerfile, nccl.conf, YAML, a script, an env file...)."""
     lower = name.lower()

@@ -113,6 +113,16 @@ def deployment_dir(file: Path, top: Path) -> str:
     return str(directory)
 
 
+def _no_known_consumer(diagnostic: Diagnostic) -> Diagnostic:
+    """A YAML error in a file no program hpcconf knows reads (no apiVersion/kind, chart or az-hop keys): whether
+    it is refused depends on that program (a docker-compose file, a playbook, a CI config), so info."""
+    if diagnostic.code not in ("HPC001", "HPC002"):
+        return diagnostic
+    return dataclasses.replace(diagnostic, severity=Severity.INFO, message=(
+        f"{diagnostic.message} (hpcconf knows no program that reads this file: no apiVersion/kind, Helm chart or "
+        "az-hop keys; whether it is refused depends on the one that does)"))
+
+
 def _breaks_at_substitution(text: str, error: HpcconfError) -> bool:
     """Whether the line YAML stops at holds an envsubst ``${VAR}``."""
     lines = text.splitlines()
@@ -144,7 +154,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     file passed over, walked or named alike. ``chosen``: read these candidates of ``paths`` instead of walking
     them (a worker of ``lint --jobs``), which also leaves the run-wide checks (unlisted directories, nothing
     checked) to the caller when ``report_unchecked`` is false."""
-    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason
+    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason, \
+        unparsed_yaml_consumer
     from .walker import EXCLUDED, candidates
 
     skipped = skipped if skipped is not None else []
@@ -201,7 +212,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 skipped.append((display, "an envsubst template (${...}) that is not YAML until substituted"))
                 continue
             sources[display] = text
-            findings.extend(error.diagnostics)
+            known = forced_kind or unparsed_yaml_consumer(display, text, str(file), ctx.charts)
+            findings.extend(error.diagnostics if known else [_no_known_consumer(d) for d in error.diagnostics])
             files += 1
             continue
         file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings
