@@ -40,8 +40,14 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
-# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names.
-_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?\b|HIP_VISIBLE_DEVICES|HSA_", re.IGNORECASE)
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in its text, or in its path
+# (MLPerf's config_MI325X_1x8x1_8b.sh, AMD's copyright line).
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_|"
+                         r"Advanced Micro Devices", re.IGNORECASE)
+
+
+def shows_amd_gpus(doc: Document) -> bool:
+    return bool(_AMD_SIGNAL.search(doc.text) or _AMD_SIGNAL.search(doc.path))
 
 
 @rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS, scope="set")
@@ -122,7 +128,7 @@ def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Docume
                 or any(read_by_text(setting.name, script.text) for script in run_scripts):
             continue
         if rocm.reads(setting.name) and ctx.collective != "nccl":
-            if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
+            if ctx.collective == "rccl" or shows_amd_gpus(doc):
                 continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
             if nccl_env.lookup(setting.name) is None:
                 yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: "
@@ -764,7 +770,9 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
     (NVSwitch gen 3: H100/H200/B200 HGX, GB200), ``NCCL_MNNVL_ENABLE=0`` where the NVLink domain spans
     VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
     is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
-    no VM known it is info: the loss depends on hardware the file does not name. Intent the file
+    no VM known it is info: the loss depends on hardware the file does not name; where the file shows AMD GPUs
+    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in its text or path, AMD's copyright) the NVLink,
+    NVLS and MNNVL checks are left out, as there is no NVLink to lose. Intent the file
     states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
     the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
     ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.
@@ -810,6 +818,8 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
             continue  # P2P and SHM both off: every byte goes through the NIC, a network test on purpose
         if hardware == "ib" and (multi_node(doc) is False or no_ib_intent(doc) not in ("", "NCCL_IB_DISABLE=1")):
             continue  # one node needs no fabric; a variant written for a cluster without IB means it
+        if sku is None and hardware != "ib" and (ctx.collective == "rccl" or shows_amd_gpus(doc)):
+            continue  # AMD GPUs (MI300X/MI325X): no NVLink, NVLS or MNNVL to lose; RCCL reads the names
         if sku is None:
             what = {"nvlink": "NVLink", "nvls": "NVLink SHARP (NVSwitch gen 3)", "mnnvl": "multi-node NVLink",
                     "ib": "InfiniBand"}[hardware]
