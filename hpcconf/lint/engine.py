@@ -154,8 +154,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     file passed over, walked or named alike. ``chosen``: read these candidates of ``paths`` instead of walking
     them (a worker of ``lint --jobs``), which also leaves the run-wide checks (unlisted directories, nothing
     checked) to the caller when ``report_unchecked`` is false."""
-    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason, \
-        unparsed_yaml_consumer
+    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason, unparsed_yaml_consumer
     from .walker import EXCLUDED, candidates
 
     skipped = skipped if skipped is not None else []
