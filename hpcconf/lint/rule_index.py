@@ -81,6 +81,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('MPI007', 'mpi', 'document', ('dockerfile', 'env-file', 'k8s-manifest', 'sbatch-script', 'shell-script', 'volcano-job')),
     ('MPI008', 'mpi', 'document', ('k8s-manifest',)),
     ('MPI009', 'mpi', 'document', ('sbatch-script',)),
+    ('MPI010', 'mpi', 'document', ('sbatch-script',)),
     ('NCCL001', 'nccl_conf', 'document', ('nccl-conf',)),
     ('NCCL002', 'nccl_conf', 'document', ('nccl-conf',)),
     ('NCCL003', 'nccl_conf', 'document', ('nccl-conf',)),
