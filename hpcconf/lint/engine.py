@@ -113,6 +113,17 @@ def deployment_dir(file: Path, top: Path) -> str:
     return str(directory)
 
 
+SECRET_RULES = ("SEC001", "SEC002", "SEC003", "SEC004")
+
+
+def _secrets_in_unparsed(display: str, text: str, ctx: LintContext) -> list[Diagnostic]:
+    """The secrets of a YAML file that does not parse: it is committed all the same (crusoe's tls-secret.yaml holds
+    a base64 private key beside its indentation error). The secrets rules read text only, never the parse."""
+    rules = load_rules()
+    text_only = Document(path=display, kind="yaml", text=text)  # no kind's rules run on it but these
+    return [finding for code in SECRET_RULES for finding in _run(rules[code], (text_only, ctx), text_only)]
+
+
 def _no_known_consumer(diagnostic: Diagnostic) -> Diagnostic:
     """A YAML error in a file no program hpcconf knows reads (no apiVersion/kind, chart or az-hop keys): whether
     it is refused depends on that program (a docker-compose file, a playbook, a CI config), so info."""
@@ -213,6 +224,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
             sources[display] = text
             known = forced_kind or unparsed_yaml_consumer(display, text, str(file), ctx.charts)
             findings.extend(error.diagnostics if known else [_no_known_consumer(d) for d in error.diagnostics])
+            findings.extend(_secrets_in_unparsed(display, text, ctx))
             files += 1
             continue
         file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings

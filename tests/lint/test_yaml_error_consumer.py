@@ -40,3 +40,23 @@ def test_kind_given_says_the_consumer(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     found = lint_paths(["compose.yml"], LintContext(), forced_kind="k8s-manifest").findings
     assert [(f.code, f.severity.value) for f in found] == [("HPC001", "error")]
+
+
+def test_a_secret_in_yaml_that_does_not_parse_is_found_and_never_shown(tmp_path: Path, monkeypatch):
+    """crusoe's tls-secret.yaml (review20z): `tls.crt:` at 4 spaces, `tls.key:` at 2, and a base64 private key."""
+    import base64
+
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    body = "\n".join(("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + str(i) * 32)[:64] for i in range(3))
+    key = base64.b64encode(f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n".encode()).decode()
+    (tmp_path / "tls-secret.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: tls}\ndata:\n"
+                                             f"    tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n  tls.key: {key}\n")
+    monkeypatch.chdir(tmp_path)
+    found = lint_paths(["tls-secret.yaml"], LintContext()).findings
+    assert sorted((f.code, f.line, f.severity.value) for f in found) == [("HPC001", 6, "error"),
+                                                                         ("SEC001", 6, "warning")]
+    shown = CliRunner().invoke(app, ["lint", "tls-secret.yaml"])
+    assert "SEC001" in shown.stdout and key not in shown.stdout and key[:40] not in shown.stdout

@@ -62,7 +62,8 @@ def private_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Kubernetes "Secrets" concept page) and a kubeconfig's ``client-key-data``: the value is decoded and
     the key's type named (RSA, EC, OPENSSH, or none for PKCS#8). A sample whose body is cut short
     (``...``) and public keys (``ssh-ed25519 AAAA...``, ``-----BEGIN PUBLIC KEY-----``, certificates,
-    also base64-encoded as a Secret's ``tls.crt``) are not flagged.
+    also base64-encoded as a Secret's ``tls.crt``) are not flagged. A YAML file that does not parse
+    (HPC001) is still read for secrets: it is committed all the same.
 
     ## Why is this bad?
     Whoever can read the repository (or the CI log that printed the file) can log in as that key.
