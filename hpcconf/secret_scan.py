@@ -17,7 +17,8 @@ formats added); its heuristic filters and our own context then decide. Never a s
   Secret's (``ufmSecret: ufm-secret``); prose (a value with spaces) and comment lines for assignments.
 
 What is a secret, by code:
-- SEC001 a private key block (``-----BEGIN ... PRIVATE KEY-----`` with key material, PuTTY key files).
+- SEC001 a private key block (``-----BEGIN ... PRIVATE KEY-----`` with key material, PuTTY key files), also
+  base64-encoded (a Kubernetes Secret's ``data:``, a kubeconfig's ``client-key-data``).
 - SEC002 a literal value assigned to a credential-named key (detect-secrets' keywords: password,
   secret, api key, private key...; ours: token, passphrase, access key, SAS key, connection string),
   in ``key: value``, ``KEY=value``, ``--password value``.
@@ -292,6 +293,34 @@ def _is_key_block(lines: list[str], index: int) -> bool:
         and all(_KEY_BODY.match(line) for line in body)
 
 
+# "-----BEGIN " in base64, at each of the three byte alignments a PEM block can start at in a base64 value:
+# Kubernetes Secret `data:` (tls.key, ssh-privatekey) and kubeconfig `client-key-data` hold PEM this way.
+_ENCODED_PEM = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}")
+_DECODED_KEY_HEADER = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _encoded_private_keys(line: str, number: int) -> Iterator[Secret]:
+    """Private keys written base64-encoded (a PEM block with key material after its BEGIN line)."""
+    import base64
+    import binascii
+
+    for match in _ENCODED_PEM.finditer(line):
+        token = match.group(0)
+        try:
+            decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("ascii", "replace")
+        except (binascii.Error, ValueError):
+            continue
+        header = _DECODED_KEY_HEADER.search(decoded)
+        if header is None:
+            continue  # a certificate or a public key
+        key_lines = decoded[header.start():].splitlines()
+        if not _is_key_block(key_lines, 0):
+            continue  # a sample cut short ("...")
+        kind = header.group(1).strip()
+        yield Secret("private-key", number, match.start() + 1, match.end() + 1, _name_of_value(line, match.start()),
+                     f"{kind + ', ' if kind else ''}base64-encoded")
+
+
 def scan_text(text: str) -> list[Secret]:
     """Every secret in ``text``; a private key block counts on each of its lines (all are redacted)."""
     return list(_scan_text(text))
@@ -328,6 +357,12 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
             continue
         in_key = False
         line_secrets = [s for s in scan_line(line, number) if s.kind != "private-key" or _is_key_block(lines, index)]
+        if "LS0tLS1CRUdJTi" in line and not any(s.kind == "private-key" for s in line_secrets):
+            encoded = list(_encoded_private_keys(line, number))
+            line_secrets = [s for s in line_secrets  # the encoded key, not a "high-entropy" reading of it
+                            if not any(e.column <= s.column < e.end_column for e in encoded)] + encoded
+            found.extend(line_secrets)
+            continue
         found.extend(line_secrets)
         if any(s.kind == "private-key" for s in line_secrets):
             in_key = not re.search(r"-----END [A-Z0-9 ]*PRIVATE KEY", line)
@@ -337,7 +372,8 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
 def describe(secret: Secret) -> str:
     """What the secret is and the name it is assigned to; never the value. ``a literal credential
     (client secret) in 'AZURE_CLIENT_SECRET'``, ``an access token (GitHub Token) in 'GH_TOKEN'``."""
-    what = f" ({secret.detector})" if secret.detector and secret.kind != "private-key" else ""
+    encoded = secret.kind == "private-key" and secret.detector.endswith("base64-encoded")
+    what = f" ({secret.detector})" if secret.detector and (secret.kind != "private-key" or encoded) else ""
     named = f" in '{secret.key}'" if secret.key else ""
     return f"{DESCRIPTIONS[secret.kind]}{what}{named}"
 

@@ -90,3 +90,21 @@ def test_semicolons_and_double_quote_escapes():
     env = parse_env_file('A=1; B="x\\"y\\$z"; echo hi\n')
     assert env.values() == {"A": "1", "B": 'x"y$z'}
     assert not env.last("B").expands
+
+
+def test_exports_inside_a_quoted_shell_payload_are_read_where_they_stand():
+    """AMD Primus run_slurm.sh (review20y): `srun bash -c '... docker run ... bash -cx "... export NCCL_X=56"'`;
+    the nested payloads' exports reach RCCL, at their own lines and columns. An escaped value in a
+    double-quoted payload is not read as written; a quoted argument of another program is no script."""
+    text = ("srun -N 2 bash -c '\n"
+            "  NNODES='\"${NNODES}\"'\n"
+            "  docker run img bash -cx \"\n"
+            "    export NCCL_MAX_P2P_CHANNELS=56\n"
+            "    export PYTHONPATH=\\\"\\${X}\\\"\n"
+            "  \"\n"
+            "'\n"
+            "sh -lc \"export NCCL_DEBUG=INFO; all_reduce_perf\"\n"
+            "echo 'export NCCL_ALGO=Foo'\n")
+    found = {(a.key, a.line, a.key_column, a.value, a.exported) for a in parse_env_file(text).assignments}
+    assert found == {("NNODES", 2, 3, '"${NNODES}"', False), ("NCCL_MAX_P2P_CHANNELS", 4, 12, "56", True),
+                     ("NCCL_DEBUG", 8, 16, "INFO", True)}

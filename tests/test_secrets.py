@@ -158,3 +158,25 @@ def test_scanning_time_grows_linearly_with_the_line(unit):
 
     short, long = seconds(5_000), seconds(20_000)
     assert long < 8 * short + 0.02, (short, long)
+
+
+def test_a_base64_private_key_is_found_and_masked_a_base64_certificate_is_not():
+    """A Kubernetes Secret's `data:` holds PEM base64-encoded (crusoe's tls-secret.yaml, review20z): the key is
+    found at its value, named by type, and never shown; the certificate beside it, and public keys, are not keys."""
+    import base64
+
+    from hpcconf.secret_scan import redact, scan_text
+
+    body = "\n".join(("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + str(i) * 32)[:64] for i in range(3))
+
+    def encoded(kind: str) -> str:
+        return base64.b64encode(f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n".encode()).decode()
+
+    text = (f"data:\n  tls.crt: {encoded('CERTIFICATE')}\n  tls.key: {encoded('EC PRIVATE KEY')}\n"
+            f"  pub: {encoded('PUBLIC KEY')}\nclient-key-data: {encoded('PRIVATE KEY')}\n")
+    found = [(s.kind, s.line, s.column, s.key, s.detector) for s in scan_text(text)]
+    assert found == [("private-key", 3, 12, "tls.key", "EC, base64-encoded"),
+                     ("private-key", 5, 18, "client-key-data", "base64-encoded")]
+    masked = redact(text)
+    assert encoded("EC PRIVATE KEY") not in masked and encoded("PRIVATE KEY") not in masked
+    assert encoded("CERTIFICATE") in masked and encoded("PUBLIC KEY") in masked

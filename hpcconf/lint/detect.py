@@ -43,10 +43,33 @@ _NHC_LINE = re.compile(r"^[ \t]*[^#\s][^|\n]*\|\|[ \t]*check_\w+", re.M)
 
 
 def is_dockerfile_name(name: str) -> bool:
+    """``Dockerfile``, ``Containerfile``, a variant ``Dockerfile.<x>``, ``Dockerfile-<x>``, ``Dockerfile_<x>``
+    (kubeflow's ``Dockerfile-mpi``), or ``<x>.Dockerfile`` (ROCm/MAD's ``pyt_huggingface.ubuntu.amd.Dockerfile``):
+    the names ``docker build -f`` is given in real repositories."""
     lower = name.lower()
-    if lower.startswith("dockerfile."):
-        return lower.rsplit(".", 1)[1] not in _NOT_DOCKERFILE_SUFFIXES
-    return lower == "dockerfile" or lower.endswith(".dockerfile") or lower == "containerfile"
+    for base in ("dockerfile", "containerfile"):
+        if lower == base or lower.endswith("." + base):
+            return True
+        if lower.startswith((base + ".", base + "-", base + "_")):  # not dockerfile.py, Dockerfile-notes.md
+            rest = lower[len(base):]
+            return "." not in rest or rest.rsplit(".", 1)[1] not in _NOT_DOCKERFILE_SUFFIXES
+    return False
+
+
+# A file below a directory named for Dockerfiles (OCI's `Dockerfile/rccl-tests/<base image>`, `dockerfiles/<x>`)
+# is one when its first instruction is one only a Dockerfile starts with.
+_DOCKERFILE_DIRECTORIES = {"dockerfile", "dockerfiles", "containerfile", "containerfiles"}
+_DOCKERFILE_START = re.compile(r"^(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(?:FROM|ARG)[ \t]+\S", re.I)
+
+
+def in_dockerfile_directory(display: str, text: str) -> bool:
+    """Whether a file of no other kind is a Dockerfile by the directory it is kept in and its first instruction."""
+    *directories, name = display.replace("\\", "/").split("/")
+    if not any(d.lower() in _DOCKERFILE_DIRECTORIES for d in directories):
+        return False
+    if "." in name and name.rsplit(".", 1)[1].lower() in _NOT_DOCKERFILE_SUFFIXES:
+        return False
+    return bool(_DOCKERFILE_START.match(text) and _DOCKERFILE_FROM.search(text))
 
 
 def is_nccl_conf_name(name: str) -> bool:
@@ -63,6 +86,8 @@ def detect_documents(display: str, text: str, *, forced_kind: str | None = None,
     """
     name = DisplayPath.parse(display).name
     kind = forced_kind or _kind_by_name(name) or _kind_by_content(name, text)
+    if kind is None and not _looks_like_yaml(name) and in_dockerfile_directory(DisplayPath.parse(display).file, text):
+        kind = Kind.DOCKERFILE
     yaml_by_content = False
     if kind == Kind.DOCKERFILE and not forced_kind and not _DOCKERFILE_FROM.search(text):
         # Named like a Dockerfile, but no FROM: a Kubernetes manifest saved as Dockerfile.<x> is read as
@@ -101,6 +126,29 @@ def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: s
     return [Document(path=display, kind=HELM_KIND_BY_CHART[p.chart], text=text, yaml=yaml_doc, source_path=source_path,
                      values_root=p.root, chart_version=p.version, chart_version_source=p.source)
             for p in placed if not p.root or isinstance(yaml_doc.data.get(p.root[0]), dict)]
+
+
+_TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:", re.M)
+_HPCCONF_API = re.compile(r"^apiVersion:[ \t]*[\"']?hpcconf/", re.M)
+
+
+def unparsed_yaml_consumer(display: str, text: str, source_path: str = "", charts: dict[str, str] | None = None
+                           ) -> str | None:
+    """The program known to read a YAML file that does not parse, judged from what needs no parse (its top-level
+    keys, the chart it sits in or is named for); None when hpcconf knows of none. kubectl, helm, az-hop's
+    Ansible/PyYAML and ``hpcconf build`` refuse such a file (HPC001/HPC002 keep their severity there)."""
+    keys = set(_TOP_LEVEL_KEY.findall(text))
+    if _HPCCONF_API.search(text):
+        return "hpcconf build"
+    if {"apiVersion", "kind"} <= keys:
+        return "kubectl"
+    if "queues" in keys and _AZHOP_KEYS & keys:
+        return "az-hop"
+    name = DisplayPath.parse(display).name
+    if placements(source_path) is not None or chart_by_directory(source_path) or \
+            (_looks_like_yaml(name) and chart_in_name(name)):
+        return "helm"
+    return None
 
 
 def named_like_a_linted_kind(name: str) -> bool:

@@ -113,6 +113,27 @@ def deployment_dir(file: Path, top: Path) -> str:
     return str(directory)
 
 
+SECRET_RULES = ("SEC001", "SEC002", "SEC003", "SEC004")
+
+
+def _secrets_in_unparsed(display: str, text: str, ctx: LintContext) -> list[Diagnostic]:
+    """The secrets of a YAML file that does not parse: it is committed all the same (crusoe's tls-secret.yaml holds
+    a base64 private key beside its indentation error). The secrets rules read text only, never the parse."""
+    rules = load_rules()
+    text_only = Document(path=display, kind="yaml", text=text)  # no kind's rules run on it but these
+    return [finding for code in SECRET_RULES for finding in _run(rules[code], (text_only, ctx), text_only)]
+
+
+def _no_known_consumer(diagnostic: Diagnostic) -> Diagnostic:
+    """A YAML error in a file no program hpcconf knows reads (no apiVersion/kind, chart or az-hop keys): whether
+    it is refused depends on that program (a docker-compose file, a playbook, a CI config), so info."""
+    if diagnostic.code not in ("HPC001", "HPC002"):
+        return diagnostic
+    return dataclasses.replace(diagnostic, severity=Severity.INFO, message=(
+        f"{diagnostic.message} (hpcconf knows no program that reads this file: no apiVersion/kind, Helm chart or "
+        "az-hop keys; whether it is refused depends on the one that does)"))
+
+
 def _breaks_at_substitution(text: str, error: HpcconfError) -> bool:
     """Whether the line YAML stops at holds an envsubst ``${VAR}``."""
     lines = text.splitlines()
@@ -144,7 +165,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     file passed over, walked or named alike. ``chosen``: read these candidates of ``paths`` instead of walking
     them (a worker of ``lint --jobs``), which also leaves the run-wide checks (unlisted directories, nothing
     checked) to the caller when ``report_unchecked`` is false."""
-    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason
+    from .detect import named_like_a_linted_kind, not_linted_reason, template_markup, unknown_reason, unparsed_yaml_consumer
     from .walker import EXCLUDED, candidates
 
     skipped = skipped if skipped is not None else []
@@ -155,7 +176,8 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
-    listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
+    listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted, kind_forced=forced_kind is not None) \
+        if chosen is None else chosen
     for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
         if not explicit and file.is_symlink() and not file.exists():
@@ -200,7 +222,9 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
                 skipped.append((display, "an envsubst template (${...}) that is not YAML until substituted"))
                 continue
             sources[display] = text
-            findings.extend(error.diagnostics)
+            known = forced_kind or unparsed_yaml_consumer(display, text, str(file), ctx.charts)
+            findings.extend(error.diagnostics if known else [_no_known_consumer(d) for d in error.diagnostics])
+            findings.extend(_secrets_in_unparsed(display, text, ctx))
             files += 1
             continue
         file_ctx = context_for_path(ctx, display, str(file))  # per-path-context tables of the settings

@@ -33,7 +33,8 @@ YAML_SYNTAX = engine_rule(code="HPC001", name="yaml-syntax", severity=Severity.E
 
     ## What it catches
     Indentation errors, tabs, unclosed quotes or brackets: anything the YAML parser rejects.
-    The finding points at the line and column where the parser stopped.
+    The finding points at the line and column where the parser stopped. YAML no program hpcconf knows
+    reads is reported too, as info.
 
     ## Why is this bad?
     ``kubectl``, ``helm`` and az-hop's build reject the file too, but later, often after a
@@ -46,6 +47,17 @@ YAML_SYNTAX = engine_rule(code="HPC001", name="yaml-syntax", severity=Severity.E
        - name: master
         replicas: 1      # indentation does not match the item above
     ```
+
+    An error in YAML no program hpcconf knows reads (no ``apiVersion``/``kind``, no Helm chart
+    beside it or named by it, no az-hop keys: a docker-compose file, a playbook) is info.
+
+    ## Severity
+    Error where the file's consumer refuses it: ``kubectl apply`` and ``helm`` (values files, read by
+    ``chartutil.ReadValues``) convert YAML with sigs.k8s.io/yaml and stop at the first syntax error
+    ("error converting YAML to JSON"); az-hop's Ansible loads its config.yml with PyYAML, which raises;
+    ``hpcconf build`` refuses a spec. Info where hpcconf cannot tell which program reads the file, judged
+    from what needs no parse (top-level ``apiVersion`` and ``kind``, ``queues`` with az-hop's keys, a
+    ``Chart.yaml`` beside a values file, a chart named by the file or its directory) or ``--kind``.
 
     ## Fix
     Fix the syntax at the reported position: spaces only, a colon after each key, matching quotes.
@@ -68,6 +80,12 @@ DUPLICATE_KEY = engine_rule(code="HPC002", name="duplicate-key", severity=Severi
     resources:
       limits: {rdma/ib: 1}
     ```
+
+    ## Severity
+    Error where a consumer hpcconf knows reads the file (a Kubernetes manifest, Helm values, an az-hop
+    config, an hpcconf spec): the value it keeps is not the one half of the file says. Info in YAML no
+    program hpcconf knows reads (as for HPC001): whether that program keeps the first, the last or refuses
+    is its own.
 
     ## Fix
     Merge the two entries into one, or delete the one you do not mean.

@@ -140,7 +140,8 @@ def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | N
     def missing(given: str) -> UsageError:
         return UsageError(f"no such file or directory: {given}")
 
-    for candidate in candidates(paths, ctx.config.excluded, skipped_walk, missing, unlisted):
+    for candidate in candidates(paths, ctx.config.excluded, skipped_walk, missing, unlisted,
+                                kind_forced=forced_kind is not None):
         walk_skips.extend((len(listed), display, why) for display, why in skipped_walk)
         skipped_walk.clear()
         listed.append(candidate)

@@ -7,7 +7,7 @@ a file gives the same findings whichever way it arrives:
 - a directory is listed the way git sees it (tracked, and untracked but not ignored: what a commit
   can hold), or walked when it is not in a git work tree;
 - skipped, walked or named alike: files excluded by the settings' ``exclude``; hidden files and
-  directories (``.git``, ``.github``, a gitignored ``.env``; ``.nccl.conf`` is read); documentation
+  directories (``.git``, a gitignored ``.env``; ``.nccl.conf`` and Dockerfiles below ``.github/`` are read); documentation
   (Markdown, reStructuredText, text) and templates by name (Jinja ``.j2``, ``.tpl``, ``.gotmpl``...);
   a Helm chart's ``templates/`` directory (YAML only once helm renders it);
 - then by content (:func:`hpcconf.lint.detect.not_linted_reason`): a ``#!`` line naming another
@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 
 from ..git_files import git_files
 from ..safe_io import link_problem
+from .detect import is_dockerfile_name
 
 # Documentation (it quotes configs and suppressions as prose) and templates (not the file until rendered).
 NOT_LINTED_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".txt", ".j2", ".jinja", ".jinja2", ".tpl", ".tmpl",
@@ -72,7 +73,10 @@ def path_skip_reason(file: Path, top: Path) -> str | None:
         parts = file.resolve().parent.relative_to(top.resolve()).parts
     except (ValueError, OSError):
         parts = ()  # outside the working directory: only its own name and directory count
-    if any(part.startswith(".") for part in parts):
+    hidden = [part for part in parts if part.startswith(".")]
+    # CI builds images from Dockerfiles kept in .github/ (AMD Primus' .github/workflows/docker/Dockerfile.ainic
+    # builds RCCL and the AINIC plugin): an image its users run, linted like any other Dockerfile
+    if hidden and not (set(hidden) == {".github"} and is_dockerfile_name(file.name)):
         return "inside a hidden directory"
     for depth, directory in enumerate(file.parents):
         if depth > len(parts):
@@ -100,7 +104,8 @@ def _listed(directory: Path, unlisted: list[tuple[str, OSError]] | None = None) 
     for root, dirs, files in os.walk(directory, onerror=failed):
         linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
         found.extend(Path(root) / d for d in sorted(linked) if link_problem(Path(root) / d, directory))
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in linked)  # never descend into .git
+        # never descend into .git or another hidden directory; .github is listed as git lists it
+        dirs[:] = sorted(d for d in dirs if (not d.startswith(".") or d == ".github") and d not in linked)
         found.extend(Path(root) / f for f in sorted(files))
     return found
 
@@ -116,9 +121,10 @@ def _working_directory_or_parent(file: Path) -> Path:
 
 def candidates(paths: list[str], excluded: Callable[[str], bool], skipped: list[tuple[str, str]],
                missing: Callable[[str], Exception],
-               unlisted: list[tuple[str, OSError]] | None = None) -> Iterator[Candidate]:
+               unlisted: list[tuple[str, OSError]] | None = None, kind_forced: bool = False) -> Iterator[Candidate]:
     """The files to read, in order; every file passed over is appended to ``skipped`` with its reason, every
-    directory that could not be listed to ``unlisted``.
+    directory that could not be listed to ``unlisted``. A file named with ``--kind`` (``kind_forced``) is read as
+    that kind wherever it lies and whatever its name; only the settings' ``exclude`` still passes it over.
 
     ``missing(given)`` is the error raised for a path that does not exist."""
     for given in paths:
@@ -135,7 +141,7 @@ def candidates(paths: list[str], excluded: Callable[[str], bool], skipped: list[
             if excluded(display):
                 skipped.append((display, EXCLUDED))
                 continue
-            reason = path_skip_reason(file, top)
+            reason = None if (explicit and kind_forced) else path_skip_reason(file, top)
             if reason:
                 skipped.append((display, reason))
                 continue

@@ -172,8 +172,12 @@ class _Lexer:
         return _Word(self.text[begin:], self.text[begin:], begin, len(self.text))
 
 
-def parse_env_file(text: str, strict: bool = False) -> EnvFile:
-    """Assignments in ``text``. ``strict``: every non-comment line must be an assignment (env files)."""
+def parse_env_file(text: str, strict: bool = False, _depth: int = 0) -> EnvFile:
+    """Assignments in ``text``. ``strict``: every non-comment line must be an assignment (env files).
+
+    In scripts, the quoted script of ``bash -c '...'`` / ``sh -c "..."`` (also ``-lc``, ``-cx``...) is read as a
+    script of its own, nested payloads too (``srun bash -c '... docker run ... bash -c "..."'``): its exports
+    reach the programs that shell starts, at their own lines and columns."""
     lexer = _Lexer(text)
     result = EnvFile()
     while lexer.pos < len(text):
@@ -184,7 +188,42 @@ def parse_env_file(text: str, strict: bool = False) -> EnvFile:
                                               "this value", "close the quote", line, column))
         if words:
             _line_assignments(lexer, words, result, strict)
+            if not strict and _depth < _MAX_PAYLOAD_DEPTH:
+                for payload in _shell_payloads(words):
+                    result.assignments.extend(_payload_assignments(text, payload, _depth))
     return result
+
+
+_SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
+_MAX_PAYLOAD_DEPTH = 4
+
+
+def _shell_payloads(words: list[_Word]) -> list[_Word]:
+    """The quoted script words that follow ``SHELL [-options] -c`` in one command line."""
+    found = []
+    for index, word in enumerate(words):
+        if word.text.rsplit("/", 1)[-1] not in _SHELLS:
+            continue
+        for following in words[index + 1:]:
+            if re.fullmatch(r"-[a-z]+", following.raw) and "c" in following.raw:
+                position = words.index(following)
+                if position + 1 < len(words) and words[position + 1].raw[:1] in ("'", '"'):
+                    found.append(words[position + 1])
+                break
+            if not following.raw.startswith("-"):
+                break
+    return found
+
+
+def _payload_assignments(text: str, payload: _Word, depth: int) -> list[EnvAssignment]:
+    """The assignments of a quoted ``-c`` script, parsed in place (everything outside it blanked, newlines kept,
+    so lines and columns stay the file's). In a double-quoted script the outer shell removes a level of
+    backslashes first: an assignment whose value holds one is not read as written, so it is left out."""
+    begin, end = payload.start + 1, payload.end - 1
+    blanked = re.sub(r"[^\n]", " ", text[:begin]) + text[begin:end] + re.sub(r"[^\n]", " ", text[end:])
+    double = payload.raw.startswith('"')
+    return [a for a in parse_env_file(blanked, _depth=depth + 1).assignments
+            if not (double and "\\" in a.raw_value)]
 
 
 def _is_assignment(word: _Word) -> bool:

@@ -57,6 +57,11 @@ srun --mpi=pmix all_reduce_perf -b 8 -e 8G
 """
 
 
+DOCKERFILES = ("docker/Dockerfile-mpi", "docker/Dockerfile_cuda", "docker/Dockerfile.rocm", "docker/train.Dockerfile",
+               "Dockerfile/rccl-tests/ubuntu-22.04", ".github/workflows/docker/Dockerfile.ci")
+DOCKERFILE_WITH_TYPO = "# syntax=docker/dockerfile:1\nARG BASE=ubuntu:22.04\nFROM ${BASE}\nENV NCCL_ALGO=Foo\n"
+
+
 def write_tree(root: Path) -> None:
     def write(rel: str, text: str) -> None:
         path = root / rel
@@ -89,6 +94,14 @@ def write_tree(root: Path) -> None:
     # Infra files hpcconf has no rules for, and a hidden directory.
     write("infra/vpc.yaml", "AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  Vpc: {Type: 'AWS::EC2::VPC'}\n")
     write(".github/workflows/ci.yml", "on: push\njobs: {lint: {runs-on: ubuntu-latest, steps: [{run: 'NCCL_ALGO=Foo'}]}}\n")
+    # Dockerfiles by every name `docker build -f` is given in real repositories (kubeflow's Dockerfile-mpi,
+    # ROCm/MAD's <x>.Dockerfile, OCI's Dockerfile/rccl-tests/<base>, AMD Primus' CI image under .github/);
+    # a README and a shell script kept beside them are not Dockerfiles.
+    for rel in DOCKERFILES:
+        write(rel, DOCKERFILE_WITH_TYPO)
+    write("Dockerfile/README", "Build: docker build -f Dockerfile/rccl-tests/ubuntu-22.04 .\nFROM here on, read on\n")
+    write("Dockerfile/rccl-tests/build.sh", "#!/bin/bash\ndocker build -f ubuntu-22.04 .\n")
+    write(".github/workflows/docker/notes", DOCKERFILE_WITH_TYPO)  # hidden, and not named a Dockerfile
     for script in ("scripts/train", "scripts/run-nccl", "scripts/launch.slurm"):
         os.chmod(root / script, 0o755)
 
@@ -101,7 +114,8 @@ def _key(finding) -> tuple:
 
 
 EXPECTED = {("clusters/west/tuning/nccl.conf", 1, "NCCL011"), ("scripts/launch.slurm", 4, "NCCL011"),
-            ("scripts/run-nccl", 2, "NCCL011")}
+            ("scripts/run-nccl", 2, "NCCL011")} | \
+    {(rel, 4, code) for rel in DOCKERFILES for code in ("NCCL011", "DKR006")}
 
 
 def _hook() -> dict:
@@ -128,7 +142,7 @@ def test_lint_dot_and_the_hooks_file_list_give_the_same_findings(tmp_path, monke
     named = lint_paths(_hook_files(tmp_path), LintContext())
     assert {_key(f) for f in walked.findings} == EXPECTED
     assert {_key(f) for f in named.findings} == EXPECTED
-    assert walked.files_checked == named.files_checked == 7  # 4 manifests, nccl.conf, 2 scripts
+    assert walked.files_checked == named.files_checked == 14  # 4 manifests, nccl.conf, 3 scripts, 6 Dockerfiles
     skipped = dict(named.skipped)
     assert "python3 script" in skipped["scripts/train"] and "python3 script" in skipped["scripts/train.py"]
     assert "Helm template" in skipped["deploy/job-template.yaml"]
@@ -136,7 +150,8 @@ def test_lint_dot_and_the_hooks_file_list_give_the_same_findings(tmp_path, monke
     assert "chart's metadata" in skipped["charts/nccl-test/Chart.yaml"] and "chart's metadata" in skipped["charts/nccl-test/Chart.lock"]
     assert "Helm values of the chart in nccl-test/" in skipped["charts/nccl-test/values-ndv5.yaml"]
     assert skipped["infra/vpc.yaml"].startswith("not a kind hpcconf lints")
-    assert set(dict(walked.skipped)) >= set(skipped) - {".github/workflows/ci.yml"}
+    assert skipped[".github/workflows/ci.yml"] == skipped[".github/workflows/docker/notes"] == "inside a hidden directory"
+    assert set(dict(walked.skipped)) >= set(skipped)
 
 
 def test_a_named_file_that_the_walk_skips_is_skipped_with_a_debug_line(tmp_path, monkeypatch):
@@ -224,3 +239,27 @@ def test_a_manifest_named_like_a_dockerfile_is_read_as_the_manifest_it_is():
     assert detect_documents("Dockerfile.notes", "Build with docker build .\n") == []
     assert [d.kind for d in detect_documents("Dockerfile", "# syntax=docker/dockerfile:1\nfrom ubuntu:22.04\n")] == \
         ["dockerfile"]
+
+
+def test_a_file_named_with_kind_is_read_as_that_kind_wherever_it_lies(tmp_path, monkeypatch):
+    """`--kind dockerfile` on a file in a hidden directory or of a skipped name reads it (HPC091 before)."""
+    write_tree(tmp_path)
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "image.txt").write_text(DOCKERFILE_WITH_TYPO)
+    monkeypatch.chdir(tmp_path)
+    found = lint_paths([".cache/image.txt", ".github/workflows/docker/notes"], LintContext(), forced_kind="dockerfile")
+    assert {_key(f) for f in found.findings} == {(rel, 4, code) for rel in (".cache/image.txt",
+                                                                            ".github/workflows/docker/notes")
+                                                 for code in ("NCCL011", "DKR006")}
+
+
+def test_an_rccl_tests_image_builds_the_tests():
+    """DKR006 on OCI's Dockerfile/rccl-tests/<base> (review20y): rccl-tests builds the *_perf binaries for RCCL."""
+    from hpcconf.lint.detect import detect_documents
+    from hpcconf.lint.engine import lint_documents
+
+    text = DOCKERFILE_WITH_TYPO.replace("NCCL_ALGO=Foo", "NCCL_DEBUG=VERSION") + \
+        "RUN git clone https://github.com/ROCm/rccl-tests ./rccl-tests && make -C rccl-tests MPI=1\n"
+    docs = detect_documents("Dockerfile/rccl-tests/ubuntu-22.04", text)
+    assert [d.kind for d in docs] == ["dockerfile"]
+    assert "DKR006" not in {f.code for f in lint_documents(docs, LintContext()).findings}

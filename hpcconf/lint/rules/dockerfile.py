@@ -289,7 +289,11 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## Severity
     Warning: NCCL ignores a missing topology file with an INFO line and detects the topology itself
-    (NVIDIA/nccl `src/graph/topo.cc`); the job runs without the tuning the file gives.
+    (NVIDIA/nccl `src/graph/topo.cc`); the job runs without the tuning the file gives. Info where the file
+    is copied relative to the base image's WORKDIR and a consumer of the deployment uses it at a path
+    in one directory (a job's ``NCCL_TOPO_FILE``, or Azure NHC's ``check_nccl_allreduce ... /workspace/ndv4-topo.xml``
+    in a conf shipped beside it, which sets ``NCCL_TOPO_FILE`` from that argument): it is found exactly
+    when the base's WORKDIR is that directory, which the Dockerfile does not show.
 
     ## Example
     ```dockerfile
@@ -307,11 +311,28 @@ def topo_file_path(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     elsewhere = {setting.value.strip(): f"{doc.path}:{setting.line}" for doc in docs.of_kind(*SETTING_KINDS)
                  if doc.kind != Kind.DOCKERFILE
                  for setting in env_settings(doc, "NCCL_TOPO_FILE") if setting.name == "NCCL_TOPO_FILE"}
+    passed = _topology_paths_passed(docs)
     for doc in docs.of_kind(Kind.DOCKERFILE):
-        yield from _topo_file_path(doc, elsewhere)
+        yield from _topo_file_path(doc, elsewhere, passed)
 
 
-def _topo_file_path(doc: Document, elsewhere: dict[str, str]) -> Iterator[Diagnostic]:
+# An absolute path to a topology file written as a command's argument (an NHC check's, a script's).
+_PASSED_TOPOLOGY = re.compile(r"(?<![\w./$-])(/[\w./-]*(?:topo|graph)[\w.-]*\.xml)\b", re.IGNORECASE)
+
+
+def _topology_paths_passed(docs: DocumentSet) -> dict[str, str]:
+    """Topology paths the deployment's NHC confs and scripts pass as arguments (Azure's NHC
+    ``check_nccl_allreduce 228.0 10 /workspace/ndv4-topo.xml 8G`` sets NCCL_TOPO_FILE from it), with where."""
+    found: dict[str, str] = {}
+    for doc in docs.of_kind(Kind.NHC_CONF, Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
+        for number, line in enumerate(doc.lines, start=1):
+            if not line.lstrip().startswith("#"):
+                for match in _PASSED_TOPOLOGY.finditer(line):
+                    found.setdefault(match.group(1), f"{doc.path}:{number}")
+    return found
+
+
+def _topo_file_path(doc: Document, elsewhere: dict[str, str], passed: dict[str, str]) -> Iterator[Diagnostic]:
     env = doc.dockerfile.env()
     copies = [(instruction, source, target) for instruction, workdir in workdir_copies(doc.dockerfile)
               for source, target in copied_files(instruction, workdir)]
@@ -329,10 +350,18 @@ def _topo_file_path(doc: Document, elsewhere: dict[str, str]) -> Iterator[Diagno
             continue
         name = posixpath.basename(source)
         if target is None:
-            users = [p for p in elsewhere if posixpath.basename(p) == name]
-            pointed = (f"{elsewhere[users[0]]} sets NCCL_TOPO_FILE={users[0]}, which holds only while the "
-                       f"base image's WORKDIR is {posixpath.dirname(users[0])}") if users else \
-                "no ENV NCCL_TOPO_FILE points at it: every job must pass the exact path"
+            users = [(path, f"{where} sets NCCL_TOPO_FILE={path}") for path, where in elsewhere.items()] + \
+                [(path, f"{where} passes {path}") for path, where in passed.items()]
+            users = [(path, said) for path, said in users if posixpath.basename(path) == name]
+            if users:  # the path a consumer of the deployment uses: right exactly when the base's WORKDIR is its
+                # directory, which the Dockerfile does not show (NGC images use /workspace): info
+                path, said = users[0]
+                yield _at(doc, instruction, f"{name} is copied to the base image's WORKDIR (unknown here); {said}, "
+                                            f"which holds only while that WORKDIR is {posixpath.dirname(path)}",
+                          needle=source, hint=f"COPY it to {path} (an absolute path) to make it hold for any base",
+                          severity=Severity.INFO)
+                continue
+            pointed = "no ENV NCCL_TOPO_FILE points at it: every job must pass the exact path"
             where = "the base image's WORKDIR (unknown here)"
         else:
             where = target
@@ -348,7 +377,8 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     Dockerfiles that copy an NCCL topology file or set ``NCCL_*`` variables but never build or
-    copy NVIDIA's nccl-tests (no ``nccl-tests`` in any ``RUN``/``COPY``/``ADD``).
+    copy NVIDIA's nccl-tests or ROCm's rccl-tests port (no ``nccl-tests``/``rccl-tests`` in any
+    ``RUN``/``COPY``/``ADD``).
 
     ## Why is this bad?
     Acceptance of a GPU cluster is an ``all_reduce_perf`` run compared with the expected busbw
@@ -374,8 +404,9 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ```
     """
     model = doc.dockerfile
-    mentions_tests = any("nccl-tests" in i.arguments or "nccl_tests" in i.arguments
-                         for i in model.of("RUN", "COPY", "ADD"))
+    # rccl-tests (ROCm's port) builds the same *_perf binaries for RCCL
+    mentions_tests = any(name in i.arguments.lower() for i in model.of("RUN", "COPY", "ADD")
+                         for name in ("nccl-tests", "nccl_tests", "rccl-tests", "rccl_tests"))
     if mentions_tests:
         return
     nccl_env = [(name, i) for name, (_, i) in model.env().items() if name.startswith("NCCL_")]

@@ -639,3 +639,80 @@ def srun_tasks_exceed_gpus(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                                       f"has {node_gpus} GPUs: {node_gpus - used} take no part",
                               hint=f"--ntasks-per-node={node_gpus // per_rank}", severity=Severity.WARNING)
         return
+
+
+# srun at command position: a line's start (after assignments, `time`, `exec`), or after ; && || | ( $(
+_SRUN_STEP = re.compile(r"(?:^\s*(?:[A-Za-z_]\w*=\S*\s+)*|[;&|(]\s*)(?:(?:time|exec)\s+)?srun\s+(?P<rest>.*)")
+_STEP_END = re.compile(r"\s(?:;|&&|\|\||\|)\s")
+
+
+def srun_min_nodes(arguments: str) -> Optional[int]:
+    """The node count an srun step asks for (``-N M``, ``-NM``, ``--nodes=M``, the minimum of ``M-MAX``);
+    None when it names none, or a variable decides."""
+    from ...parsers.shell_words import split_words
+
+    try:
+        words = split_words(_STEP_END.split(arguments, maxsplit=1)[0])
+    except ValueError:
+        return None
+    for index, word in enumerate(words):
+        if not word.startswith("-"):
+            return None  # the program: what follows is its own arguments
+        value = None
+        if word in ("-N", "--nodes") and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith("--nodes="):
+            value = word.split("=", 1)[1]
+        elif word.startswith("-N") and len(word) > 2:
+            value = word[2:]
+        if value is not None:
+            minimum = value.split("-", 1)[0].split(":", 1)[0]
+            return int(minimum) if minimum.isdigit() else None
+    return None
+
+
+@rule(code="MPI010", name="srun-nodes-exceed-allocation", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
+      since="0.3.0")
+def srun_nodes_exceed_allocation(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job step asks ``srun`` for more nodes than the batch job's ``#SBATCH --nodes`` allocates.
+
+    ## What it catches
+    ``#SBATCH --nodes=K`` (``-N K``) and, in the script, ``srun -N M`` / ``--nodes=M`` (the minimum of
+    ``M-MAX``) with M greater than K. Steps that run in another job (``--jobid``), node counts from
+    variables, and a node range in ``#SBATCH`` are not judged.
+
+    ## Why is this bad?
+    A step runs inside its job's allocation. srun compares the step's minimum node count with the
+    allocation's and gives up before launching anything: ``error("Only allocated %d nodes asked for
+    %d")`` and no step (SchedMD/slurm ``src/srun/libsrun/srun_job.c``, ``job_create_structure``). The
+    nccl-tests or training step never starts, after the job waited in the queue for its nodes.
+
+    ## Severity
+    Error: srun refuses the step (the code above), unless ``sbatch -N`` on the command line overrides the
+    script's ``#SBATCH --nodes`` at submission, which the file cannot show.
+
+    ## Example
+    ```bash
+    #SBATCH --nodes=2
+    srun -N 4 --ntasks-per-node=8 all_reduce_perf -b 8 -e 8G -g 1
+    ```
+
+    ## Fix
+    Ask for the nodes in ``#SBATCH --nodes`` (4), or run the step on the job's own nodes
+    (``srun -N "$SLURM_JOB_NUM_NODES"``, or no ``-N`` at all).
+    """
+    allocated = _sbatch_options(doc.text).get("--nodes", "")
+    if not allocated.isdigit():
+        return
+    for number, line in _logical_lines(doc.lines):
+        if line.lstrip().startswith("#") or "srun" not in line:
+            continue
+        match = _SRUN_STEP.search(line)
+        if match is None or "--jobid" in match.group("rest"):
+            continue
+        asked = srun_min_nodes(match.group("rest"))
+        if asked is not None and asked > int(allocated):
+            yield doc.at_line(number, f"srun asks for {asked} nodes, but the job allocates {allocated} "
+                                      f"(#SBATCH --nodes): srun refuses the step (\"Only allocated {allocated} "
+                                      f"nodes asked for {asked}\")",
+                              hint=f"#SBATCH --nodes={asked}, or srun -N \"$SLURM_JOB_NUM_NODES\"")

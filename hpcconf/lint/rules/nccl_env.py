@@ -18,7 +18,7 @@ from ...knowledge.nccl_algo import stranded_functions
 from ...parsers.k8s import pod_specs_anywhere
 from ...rules_registry import rule
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet, per_deployment
 from ..settings import SETTING_KINDS, Setting, env_settings
 from ..workload import multi_node, no_ib_intent
 
@@ -44,12 +44,19 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
-# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names.
-_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?\b|HIP_VISIBLE_DEVICES|HSA_", re.IGNORECASE)
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in its text, or in its path
+# (MLPerf's config_MI325X_1x8x1_8b.sh, AMD's copyright line).
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_|"
+                         r"Advanced Micro Devices", re.IGNORECASE)
 
 
-@rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS)
-def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+def shows_amd_gpus(doc: Document) -> bool:
+    return bool(_AMD_SIGNAL.search(doc.text) or _AMD_SIGNAL.search(doc.path))
+
+
+@rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS, scope="set")
+@per_deployment
+def unknown_variable(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """An ``NCCL_*`` variable that the target NCCL version does not read (typo, removed or renamed).
 
     ## What it catches
@@ -72,7 +79,9 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``TORCH_NCCL_*`` options), build inputs such as ``NCCL_VERSION``, ``NCCL_HOME``, ``NCCL_ROOT``
     (PyTorch's FindNCCL.cmake, the nccl-tests Makefile), ``NCCL_TESTS_*`` (nccl-tests),
     ``NCCL_TOPO_FAMILY`` (Azure's sku-customizations service); a name the file's own script expands
-    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
+    (``cp libnccl-net.so $NCCL_INSTALL_DIR/``), or that a script of the same deployment which the container
+    runs expands (Crusoe's ib-probe-job.yaml sets ``NCCL_THRESHOLD`` for ``bash /probe/probe.sh``, whose
+    ``NCCL_THRESHOLD=${NCCL_THRESHOLD:-350}`` is its own busbw floor); and the variables of NCCL's network plugins: ``NCCL_SHARP_DISABLE``, ``NCCL_IBEXT_DISABLE``, ``NCCL_UCX_TLS`` and the others read by
     Mellanox's nccl-rdma-sharp-plugins (HPC-X's ``libnccl-net.so``; ``src/sharp_plugin.c``,
     ``src/ib_plugin.c``), ``NCCL_GIN_PROXY_NTHREADS`` of aws-ofi-nccl, Google's fastsocket plugin
     (``NCCL_DYNAMIC_CHUNK_SIZE``... in google/nccl-fastsocket ``net_fastsocket.cc``) and Google's
@@ -96,6 +105,22 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Use the suggested name (``NCCL_IB_HCA``, ``NCCL_GRAPH_FILE``), or delete the line when the
     setting is obsolete for your NCCL version.
     """
+    scripts = docs.of_kind(Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT)
+    for doc in docs:
+        if doc.kind in SETTING_KINDS and not doc.compile_failed:
+            yield from _unknown_variables(doc, doc.context_or(ctx), _scripts_run_by(doc, scripts))
+
+
+def _scripts_run_by(doc: Document, scripts: list[Document]) -> list[Document]:
+    """The deployment's scripts that a container or job of ``doc`` runs by name (``bash /probe/probe.sh``):
+    a variable set for the container that such a script expands is that script's input."""
+    if doc.kind not in (Kind.K8S_MANIFEST, Kind.VOLCANO_JOB):
+        return []
+    return [script for script in scripts if script is not doc and re.search(
+        rf"(?<![\w.-]){re.escape(script.origin.name)}(?![\w.-])", doc.text)]
+
+
+def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Document]) -> Iterator[Diagnostic]:
     from ...knowledge import nccl_env, rocm
     from ...knowledge.env_consumers import consumer_of, read_by_text
     from ...knowledge.nccl_plugins import read_by_plugin
@@ -103,10 +128,11 @@ def unknown_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     for setting in _nccl_settings(doc):
         own_lines = range(setting.line, setting.value_at + 1)
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
-                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines):
+                or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines) \
+                or any(read_by_text(setting.name, script.text) for script in run_scripts):
             continue
         if rocm.reads(setting.name) and ctx.collective != "nccl":
-            if ctx.collective == "rccl" or _AMD_SIGNAL.search(doc.text):
+            if ctx.collective == "rccl" or shows_amd_gpus(doc):
                 continue  # an RCCL-only NCCL_* name (NCCL_NCHANNELS_PER_PEER) on AMD GPUs
             if nccl_env.lookup(setting.name) is None:
                 yield doc.at_line(setting.line, f"{setting.name} is read only by RCCL (AMD GPUs), by no NCCL release: "
@@ -760,7 +786,9 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
     (NVSwitch gen 3: H100/H200/B200 HGX, GB200), ``NCCL_MNNVL_ENABLE=0`` where the NVLink domain spans
     VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
     is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
-    no VM known it is info: the loss depends on hardware the file does not name. Intent the file
+    no VM known it is info: the loss depends on hardware the file does not name; where the file shows AMD GPUs
+    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in its text or path, AMD's copyright) the NVLink,
+    NVLS and MNNVL checks are left out, as there is no NVLink to lose. Intent the file
     states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
     the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
     ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.
@@ -806,6 +834,8 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
             continue  # P2P and SHM both off: every byte goes through the NIC, a network test on purpose
         if hardware == "ib" and (multi_node(doc) is False or no_ib_intent(doc) not in ("", "NCCL_IB_DISABLE=1")):
             continue  # one node needs no fabric; a variant written for a cluster without IB means it
+        if sku is None and hardware != "ib" and (ctx.collective == "rccl" or shows_amd_gpus(doc)):
+            continue  # AMD GPUs (MI300X/MI325X): no NVLink, NVLS or MNNVL to lose; RCCL reads the names
         if sku is None:
             what = {"nvlink": "NVLink", "nvls": "NVLink SHARP (NVSwitch gen 3)", "mnnvl": "multi-node NVLink",
                     "ib": "InfiniBand"}[hardware]

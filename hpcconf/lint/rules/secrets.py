@@ -57,8 +57,13 @@ def private_key(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A PEM/OpenSSH private key block, or a PuTTY ``.ppk`` key, anywhere in the file, comments
-    included. A sample whose body is cut short (``...``) and public keys (``ssh-ed25519 AAAA...``,
-    ``-----BEGIN PUBLIC KEY-----``, certificates) are not flagged.
+    included; also a PEM private key written base64-encoded, as a Kubernetes Secret's ``data:``
+    holds it (``tls.key``, ``ssh-privatekey``: the API server stores ``data`` values base64-decoded,
+    Kubernetes "Secrets" concept page) and a kubeconfig's ``client-key-data``: the value is decoded and
+    the key's type named (RSA, EC, OPENSSH, or none for PKCS#8). A sample whose body is cut short
+    (``...``) and public keys (``ssh-ed25519 AAAA...``, ``-----BEGIN PUBLIC KEY-----``, certificates,
+    also base64-encoded as a Secret's ``tls.crt``) are not flagged. A YAML file that does not parse
+    (HPC001) is still read for secrets: it is committed all the same.
 
     ## Why is this bad?
     Whoever can read the repository (or the CI log that printed the file) can log in as that key.
