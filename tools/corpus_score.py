@@ -64,7 +64,14 @@ def check_copy(corpus: Path, rows: list[dict]) -> list[str]:
 
 def lint_one(local: Path, args: list[str]) -> list[dict]:
     """Findings of `hpcconf lint NAME --format json` with the file alone in an empty directory."""
-    from hpcconf.lint.commands import main
+    from hpcconf.cli import app
+
+    def main(argv: list[str]) -> int:
+        try:
+            app(args=argv, prog_name="hpcconf", standalone_mode=True)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+        return 0
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "work"
