@@ -162,10 +162,18 @@ def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
 
 
 def _claim_templates(doc: Document) -> tuple[str, ...]:
+    """The volumes a controller adds to each pod from claim templates: a StatefulSet's ``volumeClaimTemplates``;
+    a JobSet's ``volumeClaimPolicies[].templates`` (jobset v0.11+: ``addVolumes`` in
+    ``pkg/controllers/volume_claim_policy.go`` adds a PVC volume named after the template to each Job that mounts it)."""
     data = as_dict(doc.data)
-    if data.get("kind") != "StatefulSet":
+    spec = as_dict(data.get("spec"))
+    if data.get("kind") == "StatefulSet":
+        templates = spec.get("volumeClaimTemplates")
+    elif data.get("kind") == "JobSet":
+        templates = [t for policy in spec.get("volumeClaimPolicies") or [] if isinstance(policy, dict)
+                     for t in as_dict(policy).get("templates") or []]
+    else:
         return ()
-    templates = as_dict(data.get("spec")).get("volumeClaimTemplates")
     return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
 
 
@@ -177,7 +185,8 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
     a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
     that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
-    A StatefulSet's ``volumeClaimTemplates`` count as volumes (its controller adds them to each pod).
+    A StatefulSet's ``volumeClaimTemplates`` and a JobSet's ``volumeClaimPolicies[].templates`` count as
+    volumes (their controllers add them to each pod).
 
     ## Why is this bad?
     The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
