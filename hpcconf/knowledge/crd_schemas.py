@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
+from .crd_cel import CelFailure, CelSkipped, defaulted, evaluate, rules_in
 from .k8s_validation import is_placeholder
 
 
@@ -96,3 +97,47 @@ def refused_by_every_version(data: dict) -> tuple[list[CrdProblem], list[str]]:
     common = [p for p in found[-1] if all(any(q.path == p.path and q.check == p.check for q in other)
                                           for other in found[:-1])]
     return common, list(sources)
+
+
+@dataclass(frozen=True)
+class CelJudgement:
+    """A CEL rule that some CRD version held refuses: ``everywhere`` when every version held refuses the
+    object (this rule, or a schema problem of its own), so the version installed does not matter."""
+    failure: CelFailure
+    failing: tuple  # the sources whose rule fails
+    others: tuple  # the sources that hold no such failing rule
+    everywhere: bool
+
+
+def cel_rules_failed(data: dict) -> tuple[list[CelJudgement], list[tuple[str, CelSkipped]]]:
+    """The CEL rules of the CRD versions held for this apiVersion/kind that the object fails on a create, and
+    the rules not evaluated (source, why). A version whose schema found a wrong type runs no rule (the API
+    server does the same: it refuses the object for the type first)."""
+    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")))
+    if not sources or not any(rules_in(schema) for schema in sources.values()):
+        return [], []
+    failures: dict[str, list[CelFailure]] = {}
+    refuses: dict[str, bool] = {}
+    skipped: list[tuple[str, CelSkipped]] = []
+    for source, schema in sources.items():
+        found = list(problems(data, schema))
+        refuses[source] = bool(found)
+        if any(p.check == "type" for p in found) or not rules_in(schema):
+            failures[source] = []
+            continue
+        failed, not_run = evaluate(defaulted(data, schema), schema)
+        failures[source] = failed
+        refuses[source] = refuses[source] or bool(failed)
+        skipped += [(source, s) for s in not_run]
+    judged: list[CelJudgement] = []
+    seen: set = set()
+    for failed in failures.values():
+        for failure in failed:
+            key = (failure.path, failure.rule)
+            if key in seen:
+                continue
+            seen.add(key)
+            failing = tuple(s for s, f in failures.items() if any((g.path, g.rule) == key for g in f))
+            others = tuple(s for s in sources if s not in failing)
+            judged.append(CelJudgement(failure, failing, others, all(refuses[s] for s in others)))
+    return judged, skipped
