@@ -23,12 +23,14 @@ from ...knowledge.k8s_openapi import (
     served_api_versions,
 )
 from ...knowledge.k8s_validation import (
+    APPS_WORKLOADS,
     container_name_problems,
     containers,
     env_name_problems,
     is_placeholder,
     metadata_problems,
     pod_level_problems,
+    pod_policy_problems,
     port_problems,
     resource_value_problems,
     volume_problems,
@@ -185,8 +187,9 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 
     ## What it catches
     ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
-    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
-    that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
+    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, volume names
+    that are missing, not DNS-1123 labels or repeated, and a volume with no source (``must specify a volume
+    type``) (``ValidateVolumes``, ``ValidateVolumeMounts``).
     A StatefulSet's ``volumeClaimTemplates`` and a JobSet's ``volumeClaimPolicies[].templates`` count as
     volumes (their controllers add them to each pod).
 
@@ -237,18 +240,24 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
 
 @rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
 def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A resource request or limit that is no Kubernetes quantity, negative, or a fraction of a countable device.
+    """A resource request or limit that is no Kubernetes quantity, negative, a fraction of a countable device, or a
+    request its limit does not cover.
 
     ## What it catches
     Values of ``requests``/``limits`` that do not parse as quantities (``8 Gi``, ``1Gb``), negative
     values, fractions of extended resources (``nvidia.com/gpu: 0.5``, ``rdma/ib: 500m``) and hugepages
     that are not whole pages (``ValidateResourceQuantityValue``, ``validateResourceQuantityHugePageValue``;
-    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``).
+    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``). A container request above
+    its limit (``cpu: 6`` against a limit of 5), hugepages requested at another size than their limit or
+    without one, and hugepages with neither cpu nor memory (``validateResourceRequirements``; extended
+    resources' request-equals-limit is K8S001's).
 
     ## Why is this bad?
     The API server refuses the pod: "quantities must match the regular expression ..." (before
-    validation, HTTP 400) or ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``.
-    Device plugins hand out whole devices only.
+    validation, HTTP 400), ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``,
+    ``resources.requests: Invalid value: "6": must be less than or equal to cpu limit of 5`` or
+    ``resources: Forbidden: HugePages require cpu or memory`` (kubernetes ``validation_test.go``
+    ``TestValidateContainers``, ``TestHugePagesIsolation``). Device plugins hand out whole devices only.
 
     ## Example
     ```yaml
@@ -327,8 +336,10 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
     the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
     the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
-    kubernetes-validate package: unknown fields, wrong types, values off an enum. Missing required
-    fields are not reported (patches and chart fragments are partial by design).
+    kubernetes-validate package: unknown fields, wrong types, values off an enum, and a pod spec's
+    ``restartPolicy`` or ``dnsPolicy`` off the enums Kubernetes declares in Go that the packaged schema omits
+    (``validateRestartPolicy``, ``validateDNSPolicy``). Missing required fields are not reported (patches and
+    chart fragments are partial by design).
 
     ## Why is this bad?
     ``kubectl apply`` uses strict server-side field validation by default (kubectl 1.27 and later), so
@@ -350,6 +361,7 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     data = as_dict(doc.data)
     version = ctx.kubernetes()
+    yield from _pod_policy_findings(doc, data)
     if data.get("apiVersion") and data.get("kind") and has_schema(str(data["apiVersion"]), str(data["kind"]), version):
         for problem in object_problems(data, version):
             yield _schema_finding(doc, (), problem, str(data["kind"]))
@@ -372,6 +384,20 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                       "schema, else dropped when the pods are created; either way it never applies",
                                       severity=Severity.INFO, hint=_unknown_field_hint(problem))
             yield finding
+
+
+def _pod_policy_findings(doc: Document, data: dict) -> Iterator[Diagnostic]:
+    """restartPolicy and dnsPolicy off the enums Kubernetes declares and the packaged schema omits. A workload
+    whose restartPolicy K8S040 judges for its kind (a Job's Never/OnFailure, apps/v1's Always) is left to it."""
+    workload = (data.get("apiVersion") == "batch/v1" and data.get("kind") in ("Job", "CronJob")) or \
+        (data.get("apiVersion") == "apps/v1" and data.get("kind") in APPS_WORKLOADS)
+    for pod in pods(doc):
+        for path, message in pod_policy_problems(pod.spec):
+            if workload and path == ("restartPolicy",):
+                continue
+            full = pod.spec_path + path
+            yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}",
+                              hint="one of the values the message lists")
 
 
 def _schema_finding(doc: Document, base: tuple, problem: SchemaProblem, what: str) -> Diagnostic:
