@@ -208,15 +208,23 @@ def _evaluate(text: str, value: Any, want: type = bool) -> Any:
 
 @lru_cache(maxsize=256)
 def _program(text: str) -> Any:
-    try:
-        import celpy
-    except ImportError:  # a runtime dependency; an install without it judges everything else as before
+    from importlib.util import find_spec
+
+    if find_spec("celpy") is None:  # a runtime dependency; an install without it judges everything else as before
         return "cel-python is not installed (pip install cel-python)"
     try:
-        environment = celpy.Environment()
+        environment = _environment()
         return environment.program(environment.compile(text))
     except Exception as error:  # CELParseError, and anything lark raises on a grammar it does not know
         return f"cel-python cannot compile it: {_short(error)}"
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    """One CEL environment: the first builds cel-python's parser (about 0.1 s), import and all."""
+    import celpy
+
+    return celpy.Environment()
 
 
 def _short(error: BaseException) -> str:

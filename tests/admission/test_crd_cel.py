@@ -136,3 +136,18 @@ def test_cel_python_is_imported_only_for_a_crd_with_create_time_rules(fixture, i
     target.write_text((ROOT / fixture).read_text())
     result = subprocess.run([sys.executable, "-c", PROBE, str(target)], capture_output=True, text=True, cwd=tmp_path)
     assert json.loads(result.stderr.strip().splitlines()[-1]) is imports_cel, result.stderr[-2000:]
+
+
+def test_without_cel_python_no_rule_runs_and_nothing_breaks(monkeypatch):
+    import importlib.util
+
+    from hpcconf.knowledge import crd_cel
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "celpy" else real(name, *a))
+    crd_cel._program.cache_clear()
+    try:
+        failed, skipped = evaluate({"a": 2, "b": 1}, _node({"rule": "self.a <= self.b"}))
+    finally:
+        crd_cel._program.cache_clear()
+    assert failed == [] and [s.why for s in skipped] == ["cel-python is not installed (pip install cel-python)"]
