@@ -488,7 +488,7 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         yield doc.at_path(problem.path, message, hint=hint)
 
 
-@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR,
+@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_validation_rule_failed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A custom resource that a CEL rule of its own CRD (``x-kubernetes-validations``) refuses on create.
