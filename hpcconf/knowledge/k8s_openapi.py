@@ -34,6 +34,8 @@ CRDS_WITH_POD_TEMPLATE_SCHEMA = {
     ("batch.volcano.sh/v1alpha1", "Job"): "volcano-sh/volcano config/crd/bases/batch.volcano.sh_jobs.yaml "
                                           "(release-1.7 and v1.15.1)",
     ("kubeflow.org/v2beta1", "MPIJob"): "kubeflow/mpi-operator v0.8.0 deploy/v2beta1/mpi-operator.yaml",
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "kubernetes-sigs/jobset config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml "
+                                            "(v0.5.2 and v0.12.0)",
 }
 
 

@@ -245,6 +245,8 @@ def volume_problems(spec: dict[str, Any], claim_templates: tuple[str, ...] = ())
         if not isinstance(volume, dict):
             continue
         name = volume.get("name")
+        if len(volume) == 1 and "name" in volume:
+            yield ("volumes", index), "Required value: must specify a volume type"
         if not name:
             yield ("volumes", index, "name"), "Required value"
             continue
@@ -336,11 +338,48 @@ def quantity_problems(resources: Any, path: Path) -> Iterator[Problem]:
                     yield where, f'Invalid value: "{value}": {value} is not positive integer multiple of {name}'
 
 
+def request_limit_problems(resources: Any, path: Path) -> Iterator[Problem]:
+    """A container's requests against its limits (validateResourceRequirements): a request above its limit; for
+    hugepages (not overcommittable) a request other than the limit or without one, and hugepages with neither cpu
+    nor memory. Extended resources (also not overcommittable) are K8S001's."""
+    requests, limits = _dict(_dict(resources).get("requests")), _dict(_dict(resources).get("limits"))
+    for name, raw in requests.items():
+        request, limit = parse_quantity(raw), parse_quantity(limits.get(name)) if name in limits else None
+        if request is None or is_extended(str(name)):
+            continue
+        if str(name).startswith("hugepages-"):
+            if name not in limits:
+                yield path + ("limits",), "Required value: Limit must be set for non overcommitable resources"
+            elif limit is not None and request != limit:
+                yield path + ("requests", name), (f'Invalid value: "{raw}": must be equal to {name} limit of '
+                                                  f"{limits[name]}")
+        elif limit is not None and request > limit:
+            yield path + ("requests", name), (f'Invalid value: "{raw}": must be less than or equal to {name} limit of '
+                                              f"{limits[name]}")
+    names = {str(n) for n in (*requests, *limits)}
+    if any(n.startswith("hugepages-") for n in names) and not names & {"cpu", "memory"}:
+        yield path, "Forbidden: HugePages require cpu or memory"
+
+
 def resource_value_problems(spec: dict[str, Any]) -> Iterator[Problem]:
     for key, index, container in containers(spec):
         yield from quantity_problems(container.get("resources"), (key, index, "resources"))
+        yield from request_limit_problems(container.get("resources"), (key, index, "resources"))
     if isinstance(spec.get("resources"), dict):
         yield from quantity_problems(spec["resources"], ("resources",))
+
+
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+
+
+def pod_policy_problems(spec: dict[str, Any]) -> Iterator[Problem]:
+    """``restartPolicy`` and ``dnsPolicy`` off their enums (validateRestartPolicy, validateDNSPolicy): Kubernetes
+    declares both as enums in Go, the OpenAPI schema kubernetes-validate ships does not list them."""
+    for key, allowed in (("restartPolicy", RESTART_POLICIES), ("dnsPolicy", DNS_POLICIES)):
+        value = spec.get(key)
+        if isinstance(value, str) and value not in allowed and not is_placeholder(value):
+            yield (key,), f'Unsupported value: "{value}": supported values: ' + ", ".join(f'"{v}"' for v in allowed)
 
 
 def pod_level_problems(spec: dict[str, Any], kubernetes: Optional[str], gate_on: Optional[bool] = None) -> Iterator[Problem]:

@@ -79,6 +79,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('K8S039', 'k8s_admission', 'document', ('k8s-manifest',)),
     ('K8S040', 'k8s_admission', 'document', ('k8s-manifest',)),
     ('K8S041', 'k8s_admission', 'document', ('hostdevicenetwork', 'k8s-manifest', 'nicclusterpolicy', 'volcano-job')),
+    ('K8S042', 'k8s_admission', 'document', ('hostdevicenetwork', 'k8s-manifest', 'nicclusterpolicy', 'volcano-job')),
     ('MPI001', 'mpi', 'document', ('dockerfile', 'env-file', 'k8s-manifest', 'sbatch-script', 'shell-script', 'volcano-job')),
     ('MPI002', 'mpi', 'document', ('dockerfile', 'env-file', 'k8s-manifest', 'sbatch-script', 'shell-script', 'volcano-job')),
     ('MPI003', 'mpi', 'document', ('dockerfile', 'env-file', 'k8s-manifest', 'sbatch-script', 'shell-script', 'volcano-job')),

@@ -4,11 +4,13 @@ kubernetes/kubernetes ``pkg/apis/core/validation/validation.go``."""
 from __future__ import annotations
 
 import difflib
+import os
+import sys
 from typing import Any, Callable, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.crd_schemas import CrdProblem, crd_sources, refused_by_every_version
+from ...knowledge.crd_schemas import CrdProblem, cel_rules_failed, crd_sources, refused_by_every_version
 from ...knowledge.k8s_openapi import (
     BUILT_IN_GROUPS,
     CRDS_WITH_POD_TEMPLATE_SCHEMA,
@@ -21,12 +23,14 @@ from ...knowledge.k8s_openapi import (
     served_api_versions,
 )
 from ...knowledge.k8s_validation import (
+    APPS_WORKLOADS,
     container_name_problems,
     containers,
     env_name_problems,
     is_placeholder,
     metadata_problems,
     pod_level_problems,
+    pod_policy_problems,
     port_problems,
     resource_value_problems,
     volume_problems,
@@ -162,10 +166,18 @@ def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
 
 
 def _claim_templates(doc: Document) -> tuple[str, ...]:
+    """The volumes a controller adds to each pod from claim templates: a StatefulSet's ``volumeClaimTemplates``;
+    a JobSet's ``volumeClaimPolicies[].templates`` (jobset v0.11+: ``addVolumes`` in
+    ``pkg/controllers/volume_claim_policy.go`` adds a PVC volume named after the template to each Job that mounts it)."""
     data = as_dict(doc.data)
-    if data.get("kind") != "StatefulSet":
+    spec = as_dict(data.get("spec"))
+    if data.get("kind") == "StatefulSet":
+        templates = spec.get("volumeClaimTemplates")
+    elif data.get("kind") == "JobSet":
+        templates = [t for policy in spec.get("volumeClaimPolicies") or [] if isinstance(policy, dict)
+                     for t in as_dict(policy).get("templates") or []]
+    else:
         return ()
-    templates = as_dict(data.get("spec")).get("volumeClaimTemplates")
     return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
 
 
@@ -175,9 +187,11 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 
     ## What it catches
     ``volumeMounts[].name`` that no ``volumes[].name`` has, a ``mountPath`` used twice in one container,
-    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, and volume names
-    that are missing, not DNS-1123 labels or repeated (``ValidateVolumes``, ``ValidateVolumeMounts``).
-    A StatefulSet's ``volumeClaimTemplates`` count as volumes (its controller adds them to each pod).
+    a ``subPath`` that is absolute or contains ``..``, ``subPath`` with ``subPathExpr``, volume names
+    that are missing, not DNS-1123 labels or repeated, and a volume with no source (``must specify a volume
+    type``) (``ValidateVolumes``, ``ValidateVolumeMounts``).
+    A StatefulSet's ``volumeClaimTemplates`` and a JobSet's ``volumeClaimPolicies[].templates`` count as
+    volumes (their controllers add them to each pod).
 
     ## Why is this bad?
     The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
@@ -226,18 +240,24 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
 
 @rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
 def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A resource request or limit that is no Kubernetes quantity, negative, or a fraction of a countable device.
+    """A resource request or limit that is no Kubernetes quantity, negative, a fraction of a countable device, or a
+    request its limit does not cover.
 
     ## What it catches
     Values of ``requests``/``limits`` that do not parse as quantities (``8 Gi``, ``1Gb``), negative
     values, fractions of extended resources (``nvidia.com/gpu: 0.5``, ``rdma/ib: 500m``) and hugepages
     that are not whole pages (``ValidateResourceQuantityValue``, ``validateResourceQuantityHugePageValue``;
-    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``).
+    the quantity grammar of k8s.io/apimachinery ``pkg/api/resource/quantity.go``). A container request above
+    its limit (``cpu: 6`` against a limit of 5), hugepages requested at another size than their limit or
+    without one, and hugepages with neither cpu nor memory (``validateResourceRequirements``; extended
+    resources' request-equals-limit is K8S001's).
 
     ## Why is this bad?
     The API server refuses the pod: "quantities must match the regular expression ..." (before
-    validation, HTTP 400) or ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``.
-    Device plugins hand out whole devices only.
+    validation, HTTP 400), ``limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer``,
+    ``resources.requests: Invalid value: "6": must be less than or equal to cpu limit of 5`` or
+    ``resources: Forbidden: HugePages require cpu or memory`` (kubernetes ``validation_test.go``
+    ``TestValidateContainers``, ``TestHugePagesIsolation``). Device plugins hand out whole devices only.
 
     ## Example
     ```yaml
@@ -316,14 +336,16 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
     the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
     the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
-    kubernetes-validate package: unknown fields and wrong types (the OpenAPI schema carries no enums for core
-    fields: values such as ``restartPolicy`` are checked in the API server's Go code, not here). Missing required
-    fields are not reported (patches and chart fragments are partial by design).
+    kubernetes-validate package: unknown fields and wrong types (the packaged schema carries no enums for core
+    fields), and a pod spec's
+    ``restartPolicy`` or ``dnsPolicy`` off the enums Kubernetes declares in Go that the packaged schema omits
+    (``validateRestartPolicy``, ``validateDNSPolicy``). Missing required fields are not reported (patches and
+    chart fragments are partial by design).
 
     ## Why is this bad?
     ``kubectl apply`` uses strict server-side field validation by default (kubectl 1.27 and later), so
     the API server refuses the object (for a custom resource: when its CRD gives the pod template
-    Kubernetes' schema, as Volcano's Job CRD and mpi-operator v0.8.0's MPIJob CRD do; for other custom
+    Kubernetes' schema, as Volcano's Job CRD, mpi-operator v0.8.0's MPIJob CRD and JobSet's CRD do; for other custom
     resources the unknown field is info, naming that context): "strict decoding error: unknown field
     \"spec.tasks[0].template.labels\"". With ``--validate=false`` the field is silently dropped
     instead: labels meant for the pods never reach them, so selectors and network attachments miss.
@@ -340,6 +362,7 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     data = as_dict(doc.data)
     version = ctx.kubernetes()
+    yield from _pod_policy_findings(doc, data)
     if data.get("apiVersion") and data.get("kind") and has_schema(str(data["apiVersion"]), str(data["kind"]), version):
         for problem in object_problems(data, version):
             yield _schema_finding(doc, (), problem, str(data["kind"]))
@@ -362,6 +385,20 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                       "schema, else dropped when the pods are created; either way it never applies",
                                       severity=Severity.INFO, hint=_unknown_field_hint(problem))
             yield finding
+
+
+def _pod_policy_findings(doc: Document, data: dict[str, Any]) -> Iterator[Diagnostic]:
+    """restartPolicy and dnsPolicy off the enums Kubernetes declares and the packaged schema omits. A workload
+    whose restartPolicy K8S040 judges for its kind (a Job's Never/OnFailure, apps/v1's Always) is left to it."""
+    workload = (data.get("apiVersion") == "batch/v1" and data.get("kind") in ("Job", "CronJob")) or \
+        (data.get("apiVersion") == "apps/v1" and data.get("kind") in APPS_WORKLOADS)
+    for pod in pods(doc):
+        for path, message in pod_policy_problems(pod.spec):
+            if workload and path == ("restartPolicy",):
+                continue
+            full = pod.spec_path + path
+            yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}",
+                              hint="one of the values the message lists")
 
 
 def _schema_finding(doc: Document, base: tuple[Any, ...], problem: SchemaProblem, what: str) -> Diagnostic:
@@ -395,13 +432,17 @@ def _unknown_field_hint(problem: SchemaProblem) -> str:
 @rule(code="K8S041", name="crd-schema-invalid", severity=Severity.ERROR,
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A custom resource that its own CRD's schema refuses (MPIJob, NicClusterPolicy, HostDeviceNetwork, Volcano Job).
+    """A custom resource that its own CRD's schema refuses (MPIJob, NicClusterPolicy, HostDeviceNetwork, IPPool,
+    Volcano Job, JobSet).
 
     ## What it catches
     The fields outside the pod templates (K8S030 judges those) of an mpi-operator ``kubeflow.org/v2beta1``
-    MPIJob (CRD at v0.8.0), a network-operator ``mellanox.com/v1alpha1`` NicClusterPolicy or
-    HostDeviceNetwork (CRDs at v23.4.0 and v26.4.1) and a Volcano ``batch.volcano.sh/v1alpha1`` Job (CRD at
-    release-1.7 and v1.15.1), against the CRD's structural schema (``data/crd_schemas.yaml``, generated by
+    MPIJob (CRDs at v0.4.0 and v0.8.0), a network-operator ``mellanox.com/v1alpha1`` NicClusterPolicy or
+    HostDeviceNetwork (CRDs at v23.4.0 and v26.4.1), an nv-ipam ``nv-ipam.nvidia.com/v1alpha1`` IPPool
+    (nvidia-k8s-ipam v0.2.0, which network-operator v24.7.0 pins, and the copy network-operator v26.4.1
+    deploys), a Volcano ``batch.volcano.sh/v1alpha1`` Job (CRD at release-1.7 and v1.15.1) and a
+    ``jobset.x-k8s.io/v1alpha2`` JobSet (kubernetes-sigs/jobset v0.5.2 and v0.12.0; the Job spec inside each
+    replicated job too), against the CRD's structural schema (``data/crd_schemas.json``, generated by
     ``tools/gen_crd_schemas.py`` from the upstream CRDs at those tags): unknown fields, wrong types,
     values off an enum, missing required fields. The CRD version installed is cluster state, so a
     finding is made only when every version hpcconf holds agrees.
@@ -446,6 +487,77 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             message = f"{where}: {problem.message} ({kind}, CRD {judged}); the API server refuses it"
             hint = f"see `kubectl explain {kind.lower()}.{where}` for the field"
         yield doc.at_path(problem.path, message, hint=hint)
+
+
+@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, since="0.3.0",
+      kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
+def crd_validation_rule_failed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A custom resource that a CEL rule of its own CRD (``x-kubernetes-validations``) refuses on create.
+
+    ## What it catches
+    The CRDs hpcconf holds (``data/crd_schemas.json``, as for K8S041) carry CEL rules; they are evaluated
+    with cel-python as the API server does on a create (k8s.io/apiextensions-apiserver
+    ``pkg/apiserver/schema/cel/validation.go``): after the CRD's defaults, ``self`` bound to each node the
+    rule sits on, transition rules (``oldSelf``) skipped. The rules that can fail on a create today:
+    JobSet (kubernetes-sigs/jobset v0.12.0) ``spec``: ``StartupPolicy and DependsOn APIs are mutually
+    exclusive``; ``volumeClaimPolicies[]``: ``namespace cannot be set for VolumeClaimPolicies templates``;
+    nv-ipam IPPool (network-operator v26.4.1) ``perNodeExclusions[]``: ``endIndex must be greater than or
+    equal to startIndex``. An error when every CRD version held refuses the object (this rule, or a
+    schema problem of its own); info, naming the versions, when only some have the rule and the others
+    accept the object: the CRD installed is cluster state.
+
+    Approximate: cel-python lacks Kubernetes' CEL libraries (``lowerAscii``, ``quantity``, ``isURL``,
+    ``format.*``, optional types): a rule using them, one it cannot compile, one that fails to evaluate
+    (the API server refuses those too: "no such key ... evaluating rule") and one over a placeholder are
+    not findings; ``HPCCONF_DEBUG=1`` prints a debug line for each.
+
+    ## Why is this bad?
+    The API server refuses the object: ``The JobSet "train" is invalid: spec: Invalid value: StartupPolicy
+    and DependsOn APIs are mutually exclusive`` (the message is the rule's ``messageExpression`` or
+    ``message``; servers before the ``OmitValueType`` change print ``Invalid value: "object"`` first).
+
+    ## Example
+    ```yaml
+    apiVersion: jobset.x-k8s.io/v1alpha2
+    kind: JobSet
+    spec:
+      startupPolicy: {startupPolicyOrder: InOrder}
+      replicatedJobs:
+        - name: worker
+          dependsOn: [{name: launcher, status: Ready}]
+    ```
+
+    ## Fix
+    Use one ordering mechanism: drop ``startupPolicy`` (``dependsOn`` orders the jobs), or drop ``dependsOn``.
+    """
+    data = as_dict(doc.data)
+    judged, skipped = cel_rules_failed(data)
+    if skipped and os.environ.get("HPCCONF_DEBUG"):
+        for source, not_run in skipped:
+            print(f"hpcconf: debug: {doc.path}: {_dotted(not_run.path)}: CEL rule `{not_run.rule}` of {source.split()[0]} "
+                  f"{source.split()[1]} not evaluated: {not_run.why}", file=sys.stderr)
+    kind = str(data.get("kind"))
+    for judgement in judged:
+        failure = judgement.failure
+        text = failure.api_server_text(_dotted(failure.path))
+        holding = _tags(judgement.failing)
+        if judgement.everywhere:
+            message = f"{text} ({kind}, CRD {holding}: rule `{failure.rule}`); the API server refuses it"
+            yield doc.at_path(failure.path, message, hint="change the object so that the CRD's rule holds")
+        else:
+            message = (f"{text} ({kind}, CRD {holding}: rule `{failure.rule}`); {_tags(judgement.others)} accepts "
+                       "it: refused where the CRD installed has this rule (cluster state)")
+            yield doc.at_path(failure.path, message, severity=Severity.INFO,
+                              hint="change the object so that the rule holds, or check which CRD version is installed")
+
+
+def _tags(sources: tuple[Any, ...]) -> str:
+    """``kubernetes-sigs/jobset v0.5.2, v0.12.0; Mellanox/network-operator v26.4.1``."""
+    tags: dict[str, list[str]] = {}
+    for source in sources:
+        repo, tag = source.split()[:2]
+        tags.setdefault(repo, []).append(tag)
+    return "; ".join(f"{repo} {', '.join(found)}" for repo, found in tags.items())
 
 
 def _crd_field_hint(problem: CrdProblem, schema: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
+from ...knowledge.crd_schemas import crd_sources
 from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
 from ...parsers.k8s import as_dict
 from ...rules_registry import rule
@@ -51,7 +52,7 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
         data = as_dict(doc.data)
         api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
         if not api_version or not kind or (group_of(api_version), kind) in OTHER_CHECKED_KINDS \
-                or has_schema(api_version, kind, version) \
+                or has_schema(api_version, kind, version) or crd_sources(api_version, kind) \
                 or group_of(api_version) in BUILT_IN_GROUPS:  # built-in groups: K8S039's
             continue
         seen = first.get((api_version, kind))
