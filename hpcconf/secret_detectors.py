@@ -20,9 +20,6 @@ import re
 from dataclasses import dataclass
 from typing import Pattern
 
-# isort: off
-from . import offline_imports  # noqa: F401 - first: detect-secrets must not import requests at start-up
-# isort: on
 from detect_secrets.plugins import keyword as ds_keyword
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector

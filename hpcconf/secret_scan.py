@@ -39,9 +39,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-# isort: off
-from . import offline_imports  # noqa: F401 - first: detect-secrets must not import requests at start-up
-# isort: on
 from detect_secrets.filters import heuristic
 
 from . import secret_detectors as det

@@ -40,13 +40,14 @@ def test_version_imports_none_of_the_heavy_libraries(args):
 
 
 # detect-secrets imports requests (urllib3, http.client, charset_normalizer: ~130 ms) only for its online
-# verification, which hpcconf never runs: lint and build scan for secrets without importing the network stack.
+# verification, which hpcconf never runs: the console script's lint and build scan for secrets without importing
+# the network stack.
 NETWORK = ("urllib3", "charset_normalizer")
 PROBE_NETWORK = """
 import json, sys
 network = set(json.loads(sys.argv[2]))
 sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
-from hpcconf.cli import main
+from hpcconf.entry import main
 try:
     main()
 except SystemExit:
@@ -69,6 +70,25 @@ def test_lint_and_build_do_not_import_the_network_stack(command, tmp_path):
     assert json.loads(result.stderr.strip().splitlines()[-1]) == [], result.stderr[-2000:]
     if command == "build":
         assert any(tmp_path.iterdir()), "the build wrote nothing: the probe did not run the command it checks"
+
+
+LIBRARY_THEN_REQUESTS = """
+import importlib.util, sys
+import hpcconf.lint.engine, hpcconf.secret_scan
+from hpcconf.secret_scan import scan_text
+spec = importlib.util.find_spec("requests")  # how a library asks whether requests is installed, and where
+print(type(sys.modules.get("requests", sys)).__name__, bool(spec.origin), spec.submodule_search_locations is not None)
+import requests.adapters
+print(requests.adapters.HTTPAdapter.__name__, "Session" in vars(requests), len(scan_text("password: hunter2x9Q\\n")))
+"""
+
+
+def test_a_library_user_gets_the_real_requests_after_importing_hpcconf():
+    """The placeholder for requests is the console script's alone: a program that imports hpcconf's scanner
+    or linter sees requests as installed (its spec, its package path) and imports its submodules."""
+    done = subprocess.run([sys.executable, "-c", LIBRARY_THEN_REQUESTS], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["module", "True", "True", "HTTPAdapter", "True", "1"], done.stdout
 
 
 @pytest.mark.parametrize("args", [("--version",), ("version",), ("-V",)])
