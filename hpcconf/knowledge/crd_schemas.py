@@ -28,12 +28,9 @@ class CrdProblem:
 
 @lru_cache(maxsize=1)
 def crd_schemas() -> dict:
-    from importlib import resources
+    from .. import data_tables
 
-    from ruamel.yaml import YAML
-
-    text = resources.files("hpcconf").joinpath("data").joinpath("crd_schemas.yaml").read_text(encoding="utf-8")
-    return YAML(typ="safe").load(text) or {}
+    return data_tables.load(data_tables.DATA_DIR / "crd_schemas.yaml") or {}
 
 
 def crd_sources(api_version: str, kind: str) -> dict:
