@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,36 @@ def test_the_entry_passes_every_other_command_line_on():
     probe = "import sys\nsys.argv = ['hpcconf', 'rules', '--format', 'json']\nfrom hpcconf.entry import main\nmain()"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0 and json.loads(done.stdout)
+
+
+PROBE_GLOBS = """
+import json, sys
+sys.argv = ["hpcconf", "lint", sys.argv[1]]
+from hpcconf.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps("pathspec" in sys.modules), file=sys.stderr)
+"""
+
+
+def test_pathspec_is_imported_only_where_settings_have_globs(tmp_path):
+    """git's wildmatch (pathspec, ~12 ms to import) serves exclude / per-file-ignores globs: a lint of one file
+    under no settings does not load it; under an ``exclude`` it does, and the glob still applies."""
+    repo = Path(__file__).resolve().parents[1]
+    config = tmp_path / "plain" / "config.yml"
+    config.parent.mkdir()
+    config.write_text((repo / "out" / "azhop-ncv4" / "azhop" / "config.yml").read_text(encoding="utf-8"), encoding="utf-8")
+    plain = subprocess.run([sys.executable, "-c", PROBE_GLOBS, "config.yml"], cwd=config.parent,
+                           capture_output=True, text=True)
+    assert "1 file checked" in plain.stdout, plain.stdout + plain.stderr[-2000:]
+    assert json.loads(plain.stderr.strip().splitlines()[-1]) is False
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    (configured / "pyproject.toml").write_text('[tool.hpcconf]\nexclude = ["skip/**"]\n', encoding="utf-8")
+    (configured / "skip").mkdir()
+    (configured / "skip" / "config.yml").write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
+    excluded = subprocess.run([sys.executable, "-c", PROBE_GLOBS, "."], cwd=configured, capture_output=True, text=True)
+    assert "config.yml" not in excluded.stdout, excluded.stdout
+    assert json.loads(excluded.stderr.strip().splitlines()[-1]) is True
