@@ -101,16 +101,27 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
 
 
-def deployment_dir(file: Path, top: Path) -> str:
+def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str] | None = None) -> str:
     """The deployment a file belongs to: the nearest directory at or above it (up to ``top``, the walked
-    directory or the working directory) that holds a kustomization or a Helm chart, else its own directory."""
+    directory or the working directory) that holds a kustomization or a Helm chart, else its own directory.
+    ``memo``: answers already found in this run, by (directory, top) (the walk up costs ~25 file-system calls,
+    once per document before; every file of a directory has the same answer)."""
     directory = file.parent
+    if memo is not None and (directory, top) in memo:
+        return memo[(directory, top)]
+    found, top_resolved = str(directory), None
     for candidate in [directory, *directory.parents]:
         if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
-            return str(candidate)
-        if candidate == top or candidate.resolve() == top.resolve():
+            found = str(candidate)
             break
-    return str(directory)
+        if candidate == top:
+            break
+        top_resolved = top.resolve() if top_resolved is None else top_resolved
+        if candidate.resolve() == top_resolved:
+            break
+    if memo is not None:
+        memo[(directory, top)] = found
+    return found
 
 
 def _breaks_at_substitution(text: str, error: HpcconfError) -> bool:
@@ -155,6 +166,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
+    deployments: dict[tuple[Path, Path], str] = {}  # deployment_dir's answers in this run
     listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
     for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit
@@ -212,7 +224,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
         for doc in docs:  # cross-file rules compare the files of one deployment, however they were given
             # (pre-commit names files: each goes to its deployment as a walk would put it); directories named
             # together on the command line are what the user says belongs together: one group
-            doc.walk_group = "" if several_directories else deployment_dir(file, candidate.top)
+            doc.walk_group = "" if several_directories else deployment_dir(file, candidate.top, deployments)
         if not docs:
             skipped.append((display, unknown_reason(file.name, str(file))))
             if explicit:

@@ -77,6 +77,7 @@ class _Groups:
     def __init__(self, several_directories: bool):
         self.several_directories = several_directories
         self.manifest_dirs: dict[Path, Path | None] = {}
+        self.deployments: dict[tuple[Path, Path], str] = {}  # deployment_dir's answers
 
     def manifest_root(self, directory: Path) -> Path | None:
         if directory not in self.manifest_dirs:
@@ -89,7 +90,8 @@ class _Groups:
         root = self.manifest_root(candidate.path.resolve().parent)
         if root is not None:
             return f"out:{root}"
-        return "dir:" + ("" if self.several_directories else deployment_dir(candidate.path, candidate.top))
+        return "dir:" + ("" if self.several_directories else deployment_dir(candidate.path, candidate.top,
+                                                                                     self.deployments))
 
     def manifest_specs(self) -> set[str]:
         names = set()
