@@ -90,3 +90,14 @@ def test_semicolons_and_double_quote_escapes():
     env = parse_env_file('A=1; B="x\\"y\\$z"; echo hi\n')
     assert env.values() == {"A": "1", "B": 'x"y$z'}
     assert not env.last("B").expands
+
+
+def test_comments_and_blank_runs_end_where_a_shell_ends_them():
+    """The lexer skips a comment to the end of its line and a run of blanks at once; the edges stay a shell's."""
+    text = ("\t \t export A=1 \t# x='unclosed ; B=2 \\\n"
+            "C=3#d ; D=4\n"
+            "   # only a comment, no newline at the end: E=5")
+    parsed = parse_env_file(text)
+    assert [(a.key, a.value, a.line, a.key_column) for a in parsed.assignments] == \
+        [("A", "1", 1, 12), ("C", "3#d", 2, 1), ("D", "4", 2, 9)]
+    assert parsed.problems == []
