@@ -101,16 +101,21 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
 
 
-def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str] | None = None) -> str:
+def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str | None] | None = None) -> str:
     """The deployment a file belongs to: the nearest directory at or above it (up to ``top``, the walked
     directory or the working directory) that holds a kustomization or a Helm chart, else its own directory.
-    ``memo``: answers already found in this run, by (directory, top) (the walk up costs ~25 file-system calls,
-    once per document before; every file of a directory has the same answer)."""
+    ``memo``: what this run found above each directory already walked, by (directory, top): the walk up
+    costs a few file-system calls per level, and before it ran for every document of every file."""
     directory = file.parent
-    if memo is not None and (directory, top) in memo:
-        return memo[(directory, top)]
-    found, top_resolved = str(directory), None
+    memo = {} if memo is None else memo
+    walked: list[Path] = []
+    found: str | None = None
+    top_resolved: Path | None = None
     for candidate in [directory, *directory.parents]:
+        if (candidate, top) in memo:
+            found = memo[(candidate, top)]
+            break
+        walked.append(candidate)
         if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
             found = str(candidate)
             break
@@ -119,9 +124,9 @@ def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str] | N
         top_resolved = top.resolve() if top_resolved is None else top_resolved
         if candidate.resolve() == top_resolved:
             break
-    if memo is not None:
-        memo[(directory, top)] = found
-    return found
+    for candidate in walked:  # no marker below the one found, and none of them is the top
+        memo[(candidate, top)] = found
+    return found if found is not None else str(directory)
 
 
 def _breaks_at_substitution(text: str, error: HpcconfError) -> bool:
@@ -166,7 +171,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
-    deployments: dict[tuple[Path, Path], str] = {}  # deployment_dir's answers in this run
+    deployments: dict[tuple[Path, Path], str | None] = {}  # deployment_dir's walks in this run
     listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted) if chosen is None else chosen
     for candidate in listed:
         file, display, explicit = candidate.path, candidate.display, candidate.explicit

@@ -77,7 +77,7 @@ class _Groups:
     def __init__(self, several_directories: bool):
         self.several_directories = several_directories
         self.manifest_dirs: dict[Path, Path | None] = {}
-        self.deployments: dict[tuple[Path, Path], str] = {}  # deployment_dir's answers
+        self.deployments: dict[tuple[Path, Path], str | None] = {}  # deployment_dir's walks
 
     def manifest_root(self, directory: Path) -> Path | None:
         if directory not in self.manifest_dirs:

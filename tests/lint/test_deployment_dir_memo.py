@@ -45,3 +45,16 @@ def test_a_directory_is_walked_once_per_run(tmp_path, monkeypatch):
     for file in files[3:6] * 10:  # three files of one directory, many documents each
         deployment_dir(file, tmp_path, memo)
     assert walked > 0 and len(probes) == walked
+
+
+def test_directories_above_are_not_probed_again_for_a_sibling(tmp_path, monkeypatch):
+    (tmp_path / "a" / "b" / "c1").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c2").mkdir()
+    probes: list[Path] = []
+    real = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self: (probes.append(self.parent), real(self))[1])
+    memo: dict = {}
+    assert deployment_dir(tmp_path / "a" / "b" / "c1" / "f.yaml", tmp_path, memo) == str(tmp_path / "a" / "b" / "c1")
+    probes.clear()
+    assert deployment_dir(tmp_path / "a" / "b" / "c2" / "f.yaml", tmp_path, memo) == str(tmp_path / "a" / "b" / "c2")
+    assert set(probes) == {tmp_path / "a" / "b" / "c2"}
