@@ -101,10 +101,16 @@ def _sku_names() -> tuple[frozenset[str], tuple[tuple[str, "re.Pattern[str]"], .
 
 def skus_named_in(text: str) -> set[str]:
     """The package SKUs whose canonical names occur in ``text`` as whole words (not inside a longer name)."""
+    return set(_skus_named_in(text))
+
+
+@lru_cache(maxsize=64)
+def _skus_named_in(text: str) -> frozenset[str]:
+    # Asked by several rules for every document, and every document of a multi-document file has its text.
     runs, others = _sku_names()
     named = set(runs.intersection(_NAME_RUN.findall(text))) if runs else set()
     named.update(name for name, pattern in others if pattern.search(text))
-    return named
+    return frozenset(named)
 
 
 @dataclass
@@ -142,10 +148,10 @@ class LintContext:
         names none or several."""
         if self.sku is not None:
             return self.sku
-        named = skus_named_in(text)
+        named = _skus_named_in(text)
         if len(named) != 1:
             return None
-        return _package_catalog().get(named.pop())
+        return _package_catalog().get(next(iter(named)))
 
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)

@@ -63,11 +63,13 @@ def test_a_name_with_other_characters_is_searched_for_on_its_own(monkeypatch):
 
     monkeypatch.setattr(context, "_package_catalog", lambda: Names())
     context._sku_names.cache_clear()
+    context._skus_named_in.cache_clear()
     try:
         assert skus_named_in("a gpu box/8 and Standard_ND96asr_v4") == {"gpu box/8", "Standard_ND96asr_v4"}
         assert skus_named_in("a gpu box/80") == set()
     finally:
         context._sku_names.cache_clear()
+        context._skus_named_in.cache_clear()
 
 
 def test_the_package_catalog_is_loaded_once_for_many_files(monkeypatch):
@@ -81,6 +83,7 @@ def test_the_package_catalog_is_loaded_once_for_many_files(monkeypatch):
     monkeypatch.setattr(Catalog, "load", classmethod(counting))
     context._package_catalog.cache_clear()
     context._sku_names.cache_clear()
+    context._skus_named_in.cache_clear()
     try:
         ctx = LintContext()
         texts = ["NCCL_IB_HCA=mlx5\n# Standard_ND96asr_v4\n", "# Standard_NC24ads_A100_v4\n", "# none\n"] * 5
@@ -90,3 +93,4 @@ def test_the_package_catalog_is_loaded_once_for_many_files(monkeypatch):
     finally:
         context._package_catalog.cache_clear()
         context._sku_names.cache_clear()
+        context._skus_named_in.cache_clear()
