@@ -174,6 +174,8 @@ def _assignments(text: str, offset: int, number: int) -> Iterator[Secret]:
     """Keyword assignments (detect-secrets' shapes and words, then ours, then ``--flag value``)."""
     if text.lstrip().startswith(("#", "//", ";")):  # prose in comments ("token: ...") is no assignment
         return
+    if det.ANY_CREDENTIAL_WORD.search(text) is None:  # every shape's key holds a credential word
+        return
     shapes = (*det.KEYWORD_ASSIGNMENTS, *det.EXTRA_ASSIGNMENTS) if "=" in text or ":" in text or ";" in text else ()
     for shape in (*shapes, det.FLAG_ASSIGNMENT):
         position = 0

@@ -41,8 +41,12 @@ def _corpus() -> list[str]:
 
 
 def _without_shortcut(monkeypatch, text: str) -> tuple:
+    """The scan with both shortcuts off: every format pattern and every assignment shape on every line."""
+    import re
+
     with monkeypatch.context() as patched:
         patched.setattr(secret_scan, "_absent_formats", lambda text: frozenset())
+        patched.setattr(secret_scan.det, "ANY_CREDENTIAL_WORD", re.compile(""))
         return secret_scan._scan_text.__wrapped__(text)
 
 
@@ -78,3 +82,33 @@ def test_a_text_without_a_format_skips_it_and_one_with_it_does_not():
     aws = next(p for p in secret_scan._CONTEXT_FREE_FORMATS if "AKIA" in p.pattern)
     assert id(aws) in secret_scan._absent_formats("nothing here\n")
     assert id(aws) not in secret_scan._absent_formats("a\nkey=AKIAIOSFODNN7EXAMPLF\n")
+
+
+def test_every_credential_word_holds_a_core_the_assignment_shortcut_looks_for():
+    """_assignments returns early on a line with no CREDENTIAL_WORD_CORES: exact only if every shape needs one."""
+    import re
+
+    from hpcconf import secret_detectors as det
+
+    words = (*det.KEYWORD_WORDS, *det.EXTRA_WORDS)
+    for word in words:
+        assert re.fullmatch(r"[a-zñ]+(?:_\?[a-z]+)?", word), f"{word}: a shape the expansions below miss"
+        for variant in (word.replace("_?", ""), word.replace("_?", "_"), word.replace("_?", "-")):
+            assert det.ANY_CREDENTIAL_WORD.search(variant), variant
+    keyword_group = "(" + "|".join(det.KEYWORD_WORDS) + ")"
+    extra_group = "(" + "|".join(det.EXTRA_WORDS) + ")"
+    for shape in det.KEYWORD_ASSIGNMENTS:
+        assert shape.pattern.pattern.startswith(keyword_group) and shape.pattern.flags & re.IGNORECASE
+    for shape in det.EXTRA_ASSIGNMENTS:
+        assert shape.pattern.pattern.startswith(extra_group) and shape.pattern.flags & re.IGNORECASE
+    flag_words = "|".join(words).replace("_?", "[_-]?")
+    assert f"(?:{flag_words})" in det.FLAG_ASSIGNMENT.pattern.pattern
+
+
+@pytest.mark.parametrize("text", ["DB_PASSWORD=Xk9mQ2vL7pR4\n", "--ToKeN Xk9mQ2vL7pR4zzTT\n",
+                                  "\u017fecret: Xk9mQ2vL7pR4\n",  # long s: the shapes' IGNORECASE folds it to s
+                                  "api-\u212aey = 'Xk9mQ2vL7pR4'\n"])  # Kelvin sign: folds to k
+def test_a_credential_word_in_another_case_or_fold_still_reaches_the_shapes(text, monkeypatch):
+    assert secret_scan._scan_text.__wrapped__(text) == _without_shortcut(monkeypatch, text)
+    if text.startswith(("DB_", "--")):
+        assert [s.code for s in scan_text(text)] == ["SEC002"]
