@@ -5,8 +5,6 @@ hpcconf/data_tables.py says why the wheel carries it; hatch_build.py writes it w
 
 from __future__ import annotations
 
-import datetime
-import json
 from pathlib import Path
 
 import pytest
