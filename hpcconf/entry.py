@@ -2,7 +2,8 @@
 
 Building the typer app (typer, click, every command's options) is most of `hpcconf --version`'s time; the
 version needs none of it. Every other command line goes to hpcconf.cli.main, which also answers
-``--version`` the same way when called directly.
+``--version`` the same way when called directly. Only here, in the command line's own process, is
+detect-secrets' network stack deferred (hpcconf.offline_imports): a library user's process is left as it is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ def main() -> None:
 
         sys.stdout.write(f"hpcconf {__version__}\n")
         return
+    from .offline_imports import defer_network_stack
+
+    defer_network_stack()  # before anything imports detect-secrets
     from .cli import main as cli_main
 
     cli_main()

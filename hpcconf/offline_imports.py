@@ -1,9 +1,13 @@
-"""Keep detect-secrets' network stack out of start-up.
+"""Keep detect-secrets' network stack out of the command line's start-up.
 
 detect-secrets imports ``requests`` at module level only for its online ``verify`` step, which hpcconf never
 calls (it scans files offline). Importing requests (urllib3, http.client, charset_normalizer) cost about 130 ms,
 a third of `hpcconf lint FILE` (measured with ``python -X importtime``). A placeholder stands in for it until
 something reads one of its attributes; then the real module is imported and answers.
+
+Only the console script (:mod:`hpcconf.entry`) installs the placeholder: the placeholder is no package, so a
+later ``import requests.adapters`` in the same process would fail. The command line never imports a submodule
+of requests; a program that imports hpcconf as a library may, and gets the real requests.
 """
 
 from __future__ import annotations
@@ -34,4 +38,6 @@ def defer(name: str) -> None:
         sys.modules[name] = placeholder
 
 
-defer("requests")
+def defer_network_stack() -> None:
+    """What the command line defers: detect-secrets' ``requests`` (see the module's docstring)."""
+    defer("requests")

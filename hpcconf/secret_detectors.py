@@ -20,9 +20,6 @@ import re
 from dataclasses import dataclass
 from typing import Pattern
 
-# isort: off
-from . import offline_imports  # noqa: F401 - first: detect-secrets must not import requests at start-up
-# isort: on
 from detect_secrets.plugins import keyword as ds_keyword
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
@@ -134,6 +131,11 @@ _FLAG_WORDS = "|".join((*KEYWORD_WORDS, *EXTRA_WORDS)).replace("_?", "[_-]?")
 # mysql --password VALUE, az login --password VALUE: the value is the next word.
 FLAG_ASSIGNMENT = Assignment(re.compile(rf"(?<!\S)--?[A-Za-z0-9-]*(?:{_FLAG_WORDS})[ \t]+(['\"]?)([^\s'\"]+)",
                                         re.IGNORECASE), 2)
+# A part of every credential word above: a text holding none of them (any case, as the shapes match) holds no
+# keyword assignment, so the scanner tries the shapes only where one occurs (tests/test_secret_scan_prefilter.py
+# checks every word, and every shape's pattern, against this).
+CREDENTIAL_WORD_CORES = ("key", "pass", "pwd", "secret", "contrase", "token", "connection")
+ANY_CREDENTIAL_WORD = re.compile("|".join(CREDENTIAL_WORD_CORES), re.IGNORECASE)
 # The name must end in a credential word (admin_password, AZURE_CLIENT_SECRET, api_key, SECRET_KEY):
 # OIDCPassIDTokenAs, token_count or secretName are something else.
 NAME_ENDS_WITH_WORD = re.compile(rf"(?:{'|'.join(KEYWORD_WORDS)}|{_EXTRA}|secret_?key)s?$".replace("_?", "[_-]?"),

@@ -40,9 +40,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-# isort: off
-from . import offline_imports  # noqa: F401 - first: detect-secrets must not import requests at start-up
-# isort: on
 from detect_secrets.filters import heuristic
 
 from . import secret_detectors as det
@@ -178,6 +175,8 @@ def _assignments(text: str, offset: int, number: int) -> Iterator[Secret]:
     """Keyword assignments (detect-secrets' shapes and words, then ours, then ``--flag value``)."""
     if text.lstrip().startswith(("#", "//", ";")):  # prose in comments ("token: ...") is no assignment
         return
+    if det.ANY_CREDENTIAL_WORD.search(text) is None:  # every shape's key holds a credential word
+        return
     shapes = (*det.KEYWORD_ASSIGNMENTS, *det.EXTRA_ASSIGNMENTS) if "=" in text or ":" in text or ";" in text else ()
     for shape in (*shapes, det.FLAG_ASSIGNMENT):
         position = 0
@@ -202,10 +201,27 @@ def _assignments(text: str, offset: int, number: int) -> Iterator[Secret]:
                 yield Secret("password", number, offset + start + 1, offset + end + 1, key, credential_word(key))
 
 
-def _formats(text: str, offset: int, number: int) -> Iterator[Secret]:
-    for kind, plugins in (("token", det.TOKEN_FORMATS), ("connection-string", det.CONNECTION_STRINGS)):
+_FORMAT_KINDS = (("token", det.TOKEN_FORMATS), ("connection-string", det.CONNECTION_STRINGS))
+# Zero-width assertions look at characters outside a match: anchors, word boundaries, lookarounds (a pattern
+# that merely looks like it has one, such as a literal `$` in a class, is only kept out of the shortcut).
+_CONTEXT_ASSERTION = re.compile(r"\\[bBAZ]|\(\?<?[=!]|[\^$]")
+# A pattern without them matches a line only where it matches the whole text too (the same characters).
+_CONTEXT_FREE_FORMATS = tuple(pattern for _, plugins in _FORMAT_KINDS for plugin in plugins
+                              for pattern in plugin.denylist if _CONTEXT_ASSERTION.search(pattern.pattern) is None)
+
+
+def _absent_formats(text: str) -> frozenset[int]:
+    """The format patterns no line of ``text`` can match (by id): one search of the whole text each, where
+    every line of a long file ran every pattern before (most of a big build's post-build lint)."""
+    return frozenset(id(pattern) for pattern in _CONTEXT_FREE_FORMATS if pattern.search(text) is None)
+
+
+def _formats(text: str, offset: int, number: int, absent: frozenset[int] = frozenset()) -> Iterator[Secret]:
+    for kind, plugins in _FORMAT_KINDS:
         for plugin in plugins:
             for pattern in plugin.denylist:
+                if id(pattern) in absent:
+                    continue
                 for match in pattern.finditer(text):
                     group = 1 if pattern.groups and len(match.group(1) or "") >= 8 else 0
                     start, end = match.span(group)
@@ -229,12 +245,14 @@ def has_private_key_marker(line: str) -> bool:
     return bool(det.PRIVATE_KEY_EXTRA.search(line)) or any(p.search(line) for p in det.PRIVATE_KEY.denylist)
 
 
-def scan_line(line: str, number: int, in_private_key: bool = False) -> list[Secret]:
+def scan_line(line: str, number: int, in_private_key: bool = False,
+              absent: frozenset[int] = frozenset()) -> list[Secret]:
+    """The secrets of one line; ``absent``: format patterns known not to match it (:func:`_absent_formats`)."""
     if in_private_key or has_private_key_marker(line):
         return [Secret("private-key", number, 1, len(line) + 1, "", "Private Key")]
     found: dict[tuple[int, int], Secret] = {}
     for offset, window in _windows(line):
-        for secret in _formats(window, offset, number):
+        for secret in _formats(window, offset, number, absent):
             found.setdefault((secret.column, secret.end_column), secret)
     covered = [(s.column, s.end_column) for s in found.values()]
     for offset, window in _windows(line):
@@ -268,9 +286,11 @@ def _env_pair_name(previous: str, value_match: re.Match[str]) -> str:
     return name_match.group(2)
 
 
-def _env_value(name: str, line: str, match: re.Match[str], number: int) -> list[Secret]:
+def _env_value(name: str, line: str, match: re.Match[str], number: int,
+               absent: frozenset[int] = frozenset()) -> list[Secret]:
     """The secrets of an env entry's value line: a token format under any name, a literal under a credential name."""
-    found = [dataclasses.replace(s, key=name) if s.key in ("", "value") else s for s in scan_line(line, number)]
+    found = [dataclasses.replace(s, key=name) if s.key in ("", "value") else s
+             for s in scan_line(line, number, absent=absent)]
     start, end = match.span(3)
     if not found and _credential(name, match.group(3), line):
         found.append(Secret("password", number, start + 1, end + 1, name, credential_word(name)))
@@ -332,6 +352,7 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
     message each ask, and a line scan costs ~0.1 ms (Secret is frozen, so the tuple is shared safely)."""
     found: list[Secret] = []
     lines = text.splitlines()
+    absent = _absent_formats(text)
     in_key = False
     help_end: str | None = None  # the delimiter of a heredoc printed as help text
     for index, line in enumerate(lines):
@@ -340,13 +361,14 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
             if line.strip() == help_end:
                 help_end = None
             else:  # usage examples (--password 'YourP@ss'): prose, read only for tokens and keys
-                found.extend(s for s in scan_line(line, number) if s.kind != "password" and s.kind != "private-key")
+                found.extend(s for s in scan_line(line, number, absent=absent)
+                             if s.kind != "password" and s.kind != "private-key")
                 continue
         env = _ENV_VALUE.match(line)
         if env and index > 0:
             named = _env_pair_name(lines[index - 1], env)
             if named:  # a Kubernetes env entry: the name is on the line above, the value here
-                found.extend(_env_value(named, line, env, number))
+                found.extend(_env_value(named, line, env, number, absent))
                 continue
         opening = _HELP_HEREDOC.match(line)
         if opening:
@@ -356,7 +378,7 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
             in_key = "-----END" not in line
             continue
         in_key = False
-        line_secrets = [s for s in scan_line(line, number) if s.kind != "private-key" or _is_key_block(lines, index)]
+        line_secrets = [s for s in scan_line(line, number, absent=absent) if s.kind != "private-key" or _is_key_block(lines, index)]
         if "LS0tLS1CRUdJTi" in line and not any(s.kind == "private-key" for s in line_secrets):
             encoded = list(_encoded_private_keys(line, number))
             line_secrets = [s for s in line_secrets  # the encoded key, not a "high-entropy" reading of it

@@ -108,3 +108,14 @@ def test_exports_inside_a_quoted_shell_payload_are_read_where_they_stand():
     found = {(a.key, a.line, a.key_column, a.value, a.exported) for a in parse_env_file(text).assignments}
     assert found == {("NNODES", 2, 3, '"${NNODES}"', False), ("NCCL_MAX_P2P_CHANNELS", 4, 12, "56", True),
                      ("NCCL_DEBUG", 8, 16, "INFO", True)}
+
+
+def test_comments_and_blank_runs_end_where_a_shell_ends_them():
+    """The lexer skips a comment to the end of its line and a run of blanks at once; the edges stay a shell's."""
+    text = ("\t \t export A=1 \t# x='unclosed ; B=2 \\\n"
+            "C=3#d ; D=4\n"
+            "   # only a comment, no newline at the end: E=5")
+    parsed = parse_env_file(text)
+    assert [(a.key, a.value, a.line, a.key_column) for a in parsed.assignments] == \
+        [("A", "1", 1, 12), ("C", "3#d", 2, 1), ("D", "4", 2, 9)]
+    assert parsed.problems == []

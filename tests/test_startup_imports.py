@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,13 +41,14 @@ def test_version_imports_none_of_the_heavy_libraries(args):
 
 
 # detect-secrets imports requests (urllib3, http.client, charset_normalizer: ~130 ms) only for its online
-# verification, which hpcconf never runs: lint and build scan for secrets without importing the network stack.
+# verification, which hpcconf never runs: the console script's lint and build scan for secrets without importing
+# the network stack.
 NETWORK = ("urllib3", "charset_normalizer")
 PROBE_NETWORK = """
 import json, sys
 network = set(json.loads(sys.argv[2]))
 sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
-from hpcconf.cli import main
+from hpcconf.entry import main
 try:
     main()
 except SystemExit:
@@ -71,6 +73,25 @@ def test_lint_and_build_do_not_import_the_network_stack(command, tmp_path):
         assert any(tmp_path.iterdir()), "the build wrote nothing: the probe did not run the command it checks"
 
 
+LIBRARY_THEN_REQUESTS = """
+import importlib.util, sys
+import hpcconf.lint.engine, hpcconf.secret_scan
+from hpcconf.secret_scan import scan_text
+spec = importlib.util.find_spec("requests")  # how a library asks whether requests is installed, and where
+print(type(sys.modules.get("requests", sys)).__name__, bool(spec.origin), spec.submodule_search_locations is not None)
+import requests.adapters
+print(requests.adapters.HTTPAdapter.__name__, "Session" in vars(requests), len(scan_text("password: hunter2x9Q\\n")))
+"""
+
+
+def test_a_library_user_gets_the_real_requests_after_importing_hpcconf():
+    """The placeholder for requests is the console script's alone: a program that imports hpcconf's scanner
+    or linter sees requests as installed (its spec, its package path) and imports its submodules."""
+    done = subprocess.run([sys.executable, "-c", LIBRARY_THEN_REQUESTS], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["module", "True", "True", "HTTPAdapter", "True", "1"], done.stdout
+
+
 @pytest.mark.parametrize("args", [("--version",), ("version",), ("-V",)])
 def test_the_console_script_prints_the_version_without_building_the_command_line(args):
     """The installed `hpcconf` (hpcconf.entry) answers the version before importing typer, the same line."""
@@ -93,3 +114,36 @@ def test_the_entry_passes_every_other_command_line_on():
     probe = "import sys\nsys.argv = ['hpcconf', 'rules', '--format', 'json']\nfrom hpcconf.entry import main\nmain()"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0 and json.loads(done.stdout)
+
+
+PROBE_GLOBS = """
+import json, sys
+sys.argv = ["hpcconf", "lint", sys.argv[1]]
+from hpcconf.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps("pathspec" in sys.modules), file=sys.stderr)
+"""
+
+
+def test_pathspec_is_imported_only_where_settings_have_globs(tmp_path):
+    """git's wildmatch (pathspec, ~12 ms to import) serves exclude / per-file-ignores globs: a lint of one file
+    under no settings does not load it; under an ``exclude`` it does, and the glob still applies."""
+    repo = Path(__file__).resolve().parents[1]
+    config = tmp_path / "plain" / "config.yml"
+    config.parent.mkdir()
+    config.write_text((repo / "out" / "azhop-ncv4" / "azhop" / "config.yml").read_text(encoding="utf-8"), encoding="utf-8")
+    plain = subprocess.run([sys.executable, "-c", PROBE_GLOBS, "config.yml"], cwd=config.parent,
+                           capture_output=True, text=True)
+    assert "1 file checked" in plain.stdout, plain.stdout + plain.stderr[-2000:]
+    assert json.loads(plain.stderr.strip().splitlines()[-1]) is False
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    (configured / "pyproject.toml").write_text('[tool.hpcconf]\nexclude = ["skip/**"]\n', encoding="utf-8")
+    (configured / "skip").mkdir()
+    (configured / "skip" / "config.yml").write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
+    excluded = subprocess.run([sys.executable, "-c", PROBE_GLOBS, "."], cwd=configured, capture_output=True, text=True)
+    assert "config.yml" not in excluded.stdout, excluded.stdout
+    assert json.loads(excluded.stderr.strip().splitlines()[-1]) is True

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ruamel.yaml import YAML
+from .. import data_tables
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "accelerators.yaml"
 
@@ -68,7 +68,7 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
 @lru_cache(maxsize=1)
 def profiles() -> dict[str, AcceleratorProfile]:
     """Every profile in the table, by vendor."""
-    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    data = data_tables.load(DATA_FILE)
     return {vendor: _profile(vendor, row) for vendor, row in data.items()}
 
 

@@ -18,8 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from ruamel.yaml import YAML
-
+from .. import data_tables
 from .versions import at_least, version_key
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "chart_keys.yaml"
@@ -99,7 +98,7 @@ class Chart:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Chart]:
-    raw = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    raw = data_tables.load(DATA_FILE)
     charts = {}
     for name, body in raw.items():
         keys = {
@@ -259,11 +258,23 @@ def _tree_of(name: str, body: dict[str, Any]) -> ChartTree:
                      open={tuple(str(k).split(".")): _spans(v) for k, v in (body.get("open") or {}).items()})
 
 
+@lru_cache(maxsize=1)
+def _compiled_trees() -> Optional[dict[str, Any]]:
+    """The whole of chart_trees.yaml from the wheel's compiled table (JSON: ~1 ms); None in a source checkout."""
+    found, data = data_tables.compiled(TREES_FILE)
+    return data if found else None
+
+
 @lru_cache(maxsize=None)
 def _tree(name: str) -> Optional[ChartTree]:
+    trees = _compiled_trees()
+    if trees is not None:
+        return _tree_of(name, trees[name]) if name in trees else None
     section = _sections().get(name)
     if section is None:
         return None
+    from ruamel.yaml import YAML
+
     raw = YAML(typ="safe").load(section) or {}
     return _tree_of(name, raw[name]) if name in raw else None
 

@@ -23,8 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ruamel.yaml import YAML
-
+from .. import data_tables
 from .versions import at_least, version_key
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "compat"
@@ -41,7 +40,7 @@ def driver_branch(driver_version: str) -> int:
 
 @lru_cache(maxsize=None)
 def _load(name: str) -> Any:
-    return YAML(typ="safe").load((DATA_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+    return data_tables.load(DATA_DIR / f"{name}.yaml")
 
 
 # -- GPU architecture <-> driver branch ----------------------------------------------------------

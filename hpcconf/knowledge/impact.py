@@ -15,8 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ruamel.yaml import YAML
-
+from .. import data_tables
 from .charts import AZ_GPU_DRIVER_FLAG_SINCE, NCP_FROM_VALUES_UNTIL, chart
 from .versions import Version
 
@@ -78,7 +77,7 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def impact_rows() -> tuple[ImpactRow, ...]:
-    rows = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    rows = data_tables.load(DATA_FILE)
     table = []
     for row in rows:
         if row["disruptive"] not in DISRUPTIONS:

@@ -178,12 +178,9 @@ BUILT_IN = {("v1", "Pod"): _pod, ("apps/v1", "Deployment"): _deployment, ("apps/
 
 @lru_cache(maxsize=1)
 def crd_defaults() -> dict[str, Any]:
-    from importlib import resources
+    from .. import data_tables
 
-    from ruamel.yaml import YAML
-
-    text = resources.files("hpcconf").joinpath("data").joinpath("crd_defaults.yaml").read_text(encoding="utf-8")
-    return YAML(typ="safe").load(text) or {}
+    return data_tables.load(data_tables.DATA_DIR / "crd_defaults.yaml") or {}
 
 
 def _crd_table(api_version: str, kind: str, source_tag: Optional[str]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -192,11 +191,10 @@ class RemovedApi:
 @lru_cache(maxsize=1)
 def removed_apis() -> dict[tuple[str, str], RemovedApi]:
     """data/k8s_removed_apis.yaml by (apiVersion, kind)."""
-    from ruamel.yaml import YAML
+    from .. import data_tables
 
-    text = resources.files("hpcconf").joinpath("data").joinpath("k8s_removed_apis.yaml").read_text(encoding="utf-8")
     out = {}
-    for row in YAML(typ="safe").load(text)["removed"]:
+    for row in data_tables.load(data_tables.DATA_DIR / "k8s_removed_apis.yaml")["removed"]:
         for kind in row["kinds"]:
             out[(row["api"], kind)] = RemovedApi(row["api"], kind, str(row["removed"]), row["use"])
     return out

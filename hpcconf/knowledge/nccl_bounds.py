@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Optional
 
-from ruamel.yaml import YAML
-
+from .. import data_tables
 from ..catalog import Sku
 from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
 
@@ -84,7 +83,7 @@ class Efficiency:
 
 @lru_cache(maxsize=1)
 def efficiencies() -> tuple[Efficiency, ...]:
-    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    data = data_tables.load(DATA_FILE)
     return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"],
                             tuple((int(s["nodes"]), int(s["gpus_per_node"])) for s in r.get("measured_on", [])),
                             int((r.get("scaled") or {}).get("to_nodes", 0)),

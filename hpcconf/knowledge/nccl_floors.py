@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ruamel.yaml import YAML
+from .. import data_tables
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nccl_floors.yaml"
 
@@ -85,7 +85,7 @@ def _floor(row: dict[str, Any]) -> Floor:
 
 @lru_cache(maxsize=None)
 def load_floors(path: Path = DATA_FILE) -> FloorTable:
-    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    data = data_tables.load(path)
     return FloorTable(
         floors=tuple(_floor(row) for row in data["floors"]),
         references=tuple(_floor(row) for row in data.get("references", [])),

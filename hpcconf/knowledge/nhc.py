@@ -17,8 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ruamel.yaml import YAML
-
+from .. import data_tables
 from ..catalog import Sku
 from .nccl_floors import load_floors
 
@@ -95,7 +94,7 @@ class NhcData:
 
 @lru_cache(maxsize=None)
 def load_nhc_data(path: Path = DATA_FILE) -> NhcData:
-    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    data = data_tables.load(path)
     upstream = data["upstream"]
     return NhcData(
         commit=upstream["commit"],

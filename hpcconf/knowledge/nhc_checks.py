@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from ruamel.yaml import YAML
+from .. import data_tables
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc_checks.yaml"
 
@@ -41,7 +41,7 @@ class CheckTable:
 
 @lru_cache(maxsize=1)
 def load_table(path: Path = DATA_FILE) -> CheckTable:
-    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    data = data_tables.load(path)
     checks = {name: CheckFunction(name, int(row["args"][0]), None if row["args"][1] is None else int(row["args"][1]),
                                   tuple(int(i) for i in row["numeric"]), str(row["file"]))
               for name, row in data["checks"].items()}

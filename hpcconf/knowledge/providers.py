@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ruamel.yaml import YAML
+from .. import data_tables
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "providers.yaml"
 
@@ -36,7 +36,7 @@ class Provider:
 
 @lru_cache(maxsize=1)
 def providers() -> dict[str, Provider]:
-    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))["providers"]
+    data = data_tables.load(DATA_FILE)["providers"]
     return {name: Provider(name, entry["title"], entry.get("pod_memlock"), entry.get("pod_memlock_source", ""),
                            tuple(entry.get("fabrics") or ()), tuple(entry.get("device_resources") or ()),
                            tuple(entry.get("socket_ifnames") or ()), tuple(entry.get("signals") or ()),

@@ -101,16 +101,32 @@ def is_enabled(rule: Rule, config: LintConfig) -> bool:
 DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization", "Chart.yaml")
 
 
-def deployment_dir(file: Path, top: Path) -> str:
+def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str | None] | None = None) -> str:
     """The deployment a file belongs to: the nearest directory at or above it (up to ``top``, the walked
-    directory or the working directory) that holds a kustomization or a Helm chart, else its own directory."""
+    directory or the working directory) that holds a kustomization or a Helm chart, else its own directory.
+    ``memo``: what this run found above each directory already walked, by (directory, top): the walk up
+    costs a few file-system calls per level, and before it ran for every document of every file."""
     directory = file.parent
+    memo = {} if memo is None else memo
+    walked: list[Path] = []
+    found: str | None = None
+    top_resolved: Path | None = None
     for candidate in [directory, *directory.parents]:
-        if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
-            return str(candidate)
-        if candidate == top or candidate.resolve() == top.resolve():
+        if (candidate, top) in memo:
+            found = memo[(candidate, top)]
             break
-    return str(directory)
+        walked.append(candidate)
+        if any((candidate / marker).is_file() for marker in DEPLOYMENT_MARKERS):
+            found = str(candidate)
+            break
+        if candidate == top:
+            break
+        top_resolved = top.resolve() if top_resolved is None else top_resolved
+        if candidate.resolve() == top_resolved:
+            break
+    for candidate in walked:  # no marker below the one found, and none of them is the top
+        memo[(candidate, top)] = found
+    return found if found is not None else str(directory)
 
 
 SECRET_RULES = ("SEC001", "SEC002", "SEC003", "SEC004")
@@ -176,6 +192,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
         all(Path(given).is_dir() for given in paths)
     unlisted: list[tuple[str, OSError]] = []
+    deployments: dict[tuple[Path, Path], str | None] = {}  # deployment_dir's walks in this run
     listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted, kind_forced=forced_kind is not None) \
         if chosen is None else chosen
     for candidate in listed:
@@ -236,7 +253,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
         for doc in docs:  # cross-file rules compare the files of one deployment, however they were given
             # (pre-commit names files: each goes to its deployment as a walk would put it); directories named
             # together on the command line are what the user says belongs together: one group
-            doc.walk_group = "" if several_directories else deployment_dir(file, candidate.top)
+            doc.walk_group = "" if several_directories else deployment_dir(file, candidate.top, deployments)
         if not docs:
             skipped.append((display, unknown_reason(file.name, str(file))))
             if explicit:

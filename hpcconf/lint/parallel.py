@@ -78,6 +78,7 @@ class _Groups:
     def __init__(self, several_directories: bool):
         self.several_directories = several_directories
         self.manifest_dirs: dict[Path, Path | None] = {}
+        self.deployments: dict[tuple[Path, Path], str | None] = {}  # deployment_dir's walks
 
     def manifest_root(self, directory: Path) -> Path | None:
         if directory not in self.manifest_dirs:
@@ -90,7 +91,8 @@ class _Groups:
         root = self.manifest_root(candidate.path.resolve().parent)
         if root is not None:
             return f"out:{root}"
-        return "dir:" + ("" if self.several_directories else deployment_dir(candidate.path, candidate.top))
+        return "dir:" + ("" if self.several_directories else deployment_dir(candidate.path, candidate.top,
+                                                                                     self.deployments))
 
     def manifest_specs(self) -> set[str]:
         names = set()

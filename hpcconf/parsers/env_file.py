@@ -80,6 +80,7 @@ class _Word:
 _NEWLINE = re.compile("\n")
 _PLAIN_RUN = re.compile(r"[^ \t\n;'\"\\=$`]+")
 _QUOTED_RUN = re.compile(r'[^"\\$`]+')
+_BLANKS = re.compile(r"[ \t]+")
 
 
 class _Lexer:
@@ -101,15 +102,16 @@ class _Lexer:
         while self.pos < len(text):
             ch = text[self.pos]
             if ch in " \t":
-                self.pos += 1
+                blanks = _BLANKS.match(text, self.pos)
+                self.pos = blanks.end() if blanks else self.pos + 1
             elif ch == "\\" and text[self.pos + 1:self.pos + 2] == "\n":
                 self.pos += 2
             elif ch in "\n;":
                 self.pos += 1
                 break
-            elif ch == "#":
-                while self.pos < len(text) and text[self.pos] != "\n":
-                    self.pos += 1
+            elif ch == "#":  # a comment: to the end of the line, the newline left to end the logical line
+                end = text.find("\n", self.pos)
+                self.pos = len(text) if end < 0 else end
             else:
                 word, error = self.word()
                 words.append(word)

@@ -455,8 +455,9 @@ def stranded_everywhere(value: str, nccl_version: str) -> tuple[list[str], list[
     or eight GPUs per node), so what is left stranded fails wherever the file is used.
     A value NCCL rejects outright is NCCL011's, and strands nothing here."""
     try:
+        one_rank_per_node = stranded_functions(value, 2, True, collnet=True, ranks_per_node=1, version=nccl_version)
         multi = [f for f in stranded_functions(value, 2, True, collnet=True, version=nccl_version)
-                 if f in stranded_functions(value, 2, True, collnet=True, ranks_per_node=1, version=nccl_version)]
+                 if f in one_rank_per_node]
         single = stranded_functions(value, 1, True, collnet=True, version=nccl_version)
     except ValueError:
         return [], []
