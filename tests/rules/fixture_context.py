@@ -12,6 +12,8 @@ def fixture_context(expect: dict) -> LintContext:
         ctx.nccl_version = str(expect["nccl_version"])
     if expect.get("sku"):
         ctx.sku = lookup_sku(str(expect["sku"]))
+    if expect.get("openmpi_version"):
+        ctx.openmpi_version = str(expect["openmpi_version"])
     if expect.get("provider"):
         ctx.provider = str(expect["provider"])
     ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())
