@@ -232,3 +232,41 @@ def test_a_reference_only_floor_reports_but_never_fails_the_job(tmp_path, nodes,
     assert ("JOB-FAILED" in output) == (outcome == "fail"), output
     if outcome == "reference":
         assert "below reference: busbw 208.00 GB/s at 8589934592 bytes, reference floor 320 GB/s, not a failure" in output
+
+
+def _ring_log(nodes: int, gpus: int, top: int, scale: float = 1.0) -> str:
+    """A 16-node ring all_reduce as NCCL's own model predicts it on ND H100 v5 (NVIDIA/nccl src/graph/tuning.cc
+    @v2.30.7-1: 1.19 ms of ring latency on 16 x 8 ranks, a 368 GB/s plateau), from 64 MiB to ``top`` bytes."""
+    ranks = nodes * gpus
+    lines = ["# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007",
+             "# Collective test starting: all_reduce_perf", "#", "# Using devices"]
+    lines += [f"#  Rank {r:3d} Group  0 Pid  {100 + r} on node-{r // gpus} device  {r % gpus} [0x00] NVIDIA H100 80GB HBM3"
+              for r in range(ranks)]
+    lines += ["#", "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"]
+    size = 64 << 20
+    while size <= top:
+        moved = size * 2 * (ranks - 1) / ranks
+        time_s = 1.19e-3 + moved / 368e9
+        busbw = moved / time_s / 1e9 * scale
+        algbw = size / time_s / 1e9 * scale
+        lines.append(f"{size:>12d} {size // 4:>13d}     float     sum      -1  {time_s * 1e6:8.1f}  {algbw:6.2f}  {busbw:6.2f}"
+                     f"       0  {time_s * 1e6:8.1f}  {algbw:6.2f}  {busbw:6.2f}       0")
+        size *= 2
+    lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 300", "#"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("top,scale,outcome", [(256 << 20, 1.0, "inconclusive"), (1 << 30, 1.0, "inconclusive"),
+                                               (8 << 30, 1.0, "pass"), (8 << 30, 0.5, "fail")])
+def test_the_size_a_derived_floor_decides_from_grows_with_the_rank_count(tmp_path, top, scale, outcome):
+    """Review r25b B1: a healthy 16 x 8 GPU ring run is still latency-bound at 256 MiB (~202 GB/s under the decisive
+    240): judged there it failed. The derived floor decides from 16 MiB per rank (2 GiB on 128 ranks), below it the
+    run is inconclusive, in nccl-report and in the job alike; to 8 GiB it passes (~359) or fails as before."""
+    sku = Catalog.load().get("ND96isr_H100_v5")
+    log = tmp_path / "ring.all_reduce.log"
+    log.write_text(_ring_log(16, 8, top, scale), encoding="utf-8")
+    args = check_log_floor_args(verdict_floor(sku, "all_reduce", 16, 128))
+    assert args.startswith(" 240 from 2147483648 "), args
+    output = _job_verdict(log, sku, "all_reduce", 16, 128)
+    assert _job_status(output) == _report_status(log, sku, 16) == outcome, output
+    assert ("JOB-FAILED" in output) == (outcome == "fail"), output

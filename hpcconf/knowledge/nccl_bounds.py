@@ -36,9 +36,20 @@ from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
 Origin = Literal["published", "derived"]
 RING_FAMILY = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
-# A derived floor is a bandwidth plateau: a run is judged against it at its largest message, from 256 MiB on
-# (below that a healthy run is still latency-bound and lands under the plateau).
+# A derived floor is a bandwidth plateau: a run is judged against it at its largest message, from a size where a
+# healthy run has left the latency-bound range. A ring all_reduce takes 2(n-1) steps of S/n bytes, each with a fixed
+# latency (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1: ring latency = (nsteps-nInterSteps)*intraLat +
+# nInterSteps*interLat), so the share of time lost to latency is the same wherever the per-rank chunk S/n is. The
+# factors were read at 256 MiB on at most 16 ranks (2 nodes x 8 GPUs): 16 MiB per rank. At 16 x 8 ranks 256 MiB is
+# still latency-bound (NCCL's model: ~202 GB/s on a healthy ND H100 v5 ring, ~360 at 8 GiB), so the size grows.
 DERIVED_MIN_BYTES = 256 << 20
+DERIVED_MIN_CHUNK_BYTES = 16 << 20
+
+
+def derived_min_bytes(ranks: int) -> int:
+    """The least message size (bytes) at which a derived floor decides, for a run of ``ranks`` ranks; below it
+    the verdict is inconclusive."""
+    return max(DERIVED_MIN_BYTES, ranks * DERIVED_MIN_CHUNK_BYTES)
 
 
 @dataclass(frozen=True)

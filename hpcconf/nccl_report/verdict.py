@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from ..catalog import Sku
-from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES
+from ..knowledge.nccl_bounds import derived_min_bytes
 from ..knowledge.nccl_floors import Floor, FloorTable
 from ..parsers.nccl_tests_log import Row, TestRun
 
@@ -136,8 +136,9 @@ def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], 
     if bound is None or bound.origin != "derived" or not rows:
         return None
     largest = max(rows, key=lambda r: r.size)
-    return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks or nodes * sku.gpu.count,
-                 message_size=human_size(max(largest.size, DERIVED_MIN_BYTES)), gbps=bound.gbps,
+    ranks = ranks or nodes * sku.gpu.count
+    return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks,
+                 message_size=human_size(max(largest.size, derived_min_bytes(ranks))), gbps=bound.gbps,
                  source=f"derived: {bound.label}; {bound.source}"), bound.decisive
 
 
@@ -217,10 +218,12 @@ def _compare(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
 def _compare_derived(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
     row = max(rows, key=lambda r: r.size)
     verdict.measured, verdict.at_size = round(row.busbw, 2), row.size
-    if row.size < DERIVED_MIN_BYTES:
+    least = derived_min_bytes(floor.ranks)
+    if row.size < least:
         verdict.status = "inconclusive"
         verdict.message = (f"inconclusive: the largest message is {human_size(row.size)}; the derived floor "
-                           f"({floor.gbps:g} GB/s) is a bandwidth plateau: rerun with -e 1G")
+                           f"({floor.gbps:g} GB/s) is a bandwidth plateau, reached from {human_size(least)} "
+                           f"(16 MiB per rank) on {floor.ranks} ranks: rerun with -e {human_size(max(least, 1 << 30))}")
     elif verdict.measured >= floor.gbps:
         verdict.status = "pass"
         kind = "derived floor" if verdict.decisive else "derived floor, reference only"
