@@ -128,11 +128,11 @@ def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTabl
 
 
 def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], rows: list[Row],
-                   table: FloorTable) -> Optional[tuple[Floor, bool]]:
-    """The derived floor for the run and whether it is decisive on the run's shape."""
+                   table: FloorTable, algorithm: Optional[str] = None) -> Optional[tuple[Floor, bool]]:
+    """The derived floor for the run and whether it is decisive on the run's shape and algorithm."""
     from ..knowledge.nccl_bounds import floor
 
-    bound = floor(sku, collective, nodes, ranks, table)
+    bound = floor(sku, collective, nodes, ranks, table, algorithm)
     if bound is None or bound.origin != "derived" or not rows:
         return None
     largest = max(rows, key=lambda r: r.size)
@@ -170,7 +170,7 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
                                         floor.message_bytes if floor else None)
     if floor is None:
-        derived = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table)
+        derived = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table, run_algorithm(run))
         if derived is not None:
             floor, verdict.decisive = derived
         verdict.derived = floor is not None

@@ -27,8 +27,9 @@ class VerdictFloor:
     decisive: bool = True  # False: a reference-only derived floor (hpcconf.knowledge.nccl_bounds.Bound.decisive)
 
 
-def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional[VerdictFloor]:
-    bound = floor(sku, collective, nodes, ranks)
+def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int,
+                  algorithm: Optional[str] = None) -> Optional[VerdictFloor]:
+    bound = floor(sku, collective, nodes, ranks, algorithm=algorithm)
     if bound is None:
         return None
     if bound.origin == "published" and bound.message_size is not None:

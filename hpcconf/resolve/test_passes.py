@@ -126,7 +126,7 @@ def extra_passes(test: NcclTest, sku: Sku, nodes: int, per_node: int) -> list[Te
     if test.ring_pass:
         passes.append(TestPass(f"ring.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
                                base_args(test, ring_min_bytes(test), test.max_bytes), (("NCCL_ALGO", "Ring"),), False,
-                               verdict_floor(sku, PASS_COLLECTIVE, nodes, nodes * per_node)))
+                               verdict_floor(sku, PASS_COLLECTIVE, nodes, nodes * per_node, algorithm="Ring")))
     if test.single_node:
         passes.append(TestPass(f"single-node.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
                                base_args(test, test.min_bytes, single_node_max_bytes(test, sku)), (), True,
