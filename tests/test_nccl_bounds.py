@@ -442,3 +442,55 @@ def test_a_ring_pinned_run_across_an_nvl72_rack_is_reference_only(tmp_path: Path
     log.write_text("== all_reduce_perf (ring.all_reduce)\n" + _rack_log(18, 4, "GB200", 500.0))  # the job's header
     result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND128isr_NDR_GB200_v6"])
     assert result.exit_code == 0 and "below reference" in result.output, result.output
+
+
+def test_the_plot_with_a_baseline_draws_it_and_states_its_verdict(tmp_path: Path) -> None:
+    """Review r25b B5: with --baseline the plot drew neither the baseline curve nor its verdict (the graph-file run,
+    25% of its baseline and exit 1, was titled "verdict: no floor")."""
+    from hpcconf.nccl_report.baseline import compare, load_baseline
+    from hpcconf.nccl_report.plot import plot_series, plot_title
+
+    logs = _logs()
+    bad = logs / "allreduce-graph2ch.txt"
+    runs = parse_text(bad.read_text(), str(bad)).runs
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    verdicts = judge_runs(str(bad), runs, Target(), load_floors())
+    reference = logs / "allreduce-default.txt"
+    baseline = load_baseline(reference, reference.read_text())
+    compared = [compare(v.log, v.run, v.dtype, v.nodes, str(reference), baseline, 0.9) for v in verdicts]
+    series, _ = plot_series(verdicts, compared)
+    drawn = [s for s in series if s.baseline]
+    assert [s.label for s in drawn] == ["baseline allreduce-default.txt all_reduce float"]
+    healthy = {row.size: round(row.busbw, 2) for row in parse_text(reference.read_text()).runs[0].series("float")}
+    assert dict(zip(drawn[0].sizes, drawn[0].busbw)) == healthy
+    assert "baseline: below" in plot_title(verdicts, compared)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    out = tmp_path / "b.svg"
+    result = runner.invoke(app, ["nccl-report", str(bad), "--baseline", str(reference), "--plot", str(out)])
+    assert result.exit_code == 1, result.output
+    svg = out.read_text()
+    assert 'id="baseline:baseline allreduce-default.txt all_reduce float"' in svg
+
+
+def test_a_long_plot_title_wraps_and_one_floor_names_every_size_it_was_read_at(tmp_path: Path) -> None:
+    """Review r25b B7: the title of a 7-log plot ran off the figure; two runs read at 8G and 16G shared one label."""
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.plot import TITLE_WIDTH, plot_series, plot_title
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    target = Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 4)
+    short = _rack_log(4, 8, "H100 80GB HBM3", 300.0, top=8 << 30)
+    long = _rack_log(4, 8, "H100 80GB HBM3", 300.0, top=16 << 30)
+    verdicts = [v for name, text in (("a.log", short), ("b.log", long))
+                for v in judge_runs(name, parse_text(text, name).runs, target, load_floors())]
+    _, levels = plot_series(verdicts)
+    assert [lv.label for lv in levels if lv.kind == "floor"] == ["floor 240 GB/s (derived, 8G, 16G)"]
+    many = verdicts + [judge_runs(f"{'x' * 40}{i}.log", parse_text(short).runs, target, load_floors())[0] for i in range(7)]
+    many[-1].status = "below reference"
+    title = plot_title(many)
+    assert all(len(line) <= TITLE_WIDTH for line in title.split("\n")) and "verdict: " in title
