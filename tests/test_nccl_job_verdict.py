@@ -272,3 +272,28 @@ def test_the_size_a_derived_floor_decides_from_grows_with_the_rank_count(tmp_pat
     output = _job_verdict(log, sku, "all_reduce", 16, 128)
     assert _job_status(output) == _report_status(log, sku, 16) == outcome, output
     assert ("JOB-FAILED" in output) == (outcome == "fail"), output
+
+
+@pytest.mark.parametrize("top,busbw,outcome,mode", [(8 << 30, 200.0, "fail", "from"), (8 << 30, 280.0, "pass", "from"),
+                                                    (16 << 30, 280.0, "fail", "at"), (16 << 30, 320.0, "pass", "at")])
+def test_a_multi_node_run_short_of_the_published_size_is_judged_against_the_derived_floor(tmp_path, top, busbw,
+                                                                                           outcome, mode):
+    """Azure's 8-node ND H100 v5 line (300 GB/s) is set at 16G; the generated jobs stop at 8G, where the published
+    floor could only say "inconclusive" and a broken run would pass the job. Short of 16G the derived floor (240)
+    decides, in the job and in nccl-report; to 16G the published one."""
+    from test_nccl_bounds import _rack_log  # tests/ is on sys.path (rootdir, no package)
+
+    sku = Catalog.load().get("ND96isr_H100_v5")
+    log = tmp_path / "all_reduce.log"
+    log.write_text(_rack_log(8, 8, "H100 80GB HBM3", busbw, top=top), encoding="utf-8")
+    args = check_log_floor_args(verdict_floor(sku, "all_reduce", 8, 64, max_bytes=top))
+    assert args.split()[:2] == (["240", "from"] if mode == "from" else ["300", "at"]), args
+    output = _job_verdict_args(log, args)
+    assert _job_status(output) == _report_status(log, sku, 8) == outcome, output
+    assert ("JOB-FAILED" in output) == (outcome == "fail"), output
+
+
+def _job_verdict_args(path: Path, args: str) -> str:
+    script = (CHECK_LOG + "FAILED=()\n" f"check_log {path} all_reduce_perf{args}\n"
+              "[ \"${#FAILED[@]}\" -eq 0 ] || echo JOB-FAILED\n")
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True).stdout

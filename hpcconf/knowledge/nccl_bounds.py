@@ -249,12 +249,15 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
 
 
 def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
-          table: Optional[FloorTable] = None, algorithm: Optional[str] = None) -> Optional[Bound]:
+          table: Optional[FloorTable] = None, algorithm: Optional[str] = None,
+          max_bytes: Optional[int] = None) -> Optional[Bound]:
     """The published floor for exactly this run, else the derived one for a full-node run (``algorithm="Ring"``:
-    a run pinned with NCCL_ALGO=Ring, as the generated jobs' Ring pass)."""
+    a run pinned with NCCL_ALGO=Ring, as the generated jobs' Ring pass). Across nodes, a run whose largest
+    message (``max_bytes``) stops short of the published floor's size is judged against the derived floor: the
+    published one could only leave it inconclusive (Azure's multi-node lines are set at 16G, the jobs stop at 8G)."""
     table = table or load_floors()
     published = table.floor(sku.name, collective, nodes, ranks)
-    if published is not None:
+    if published is not None and not (nodes > 1 and max_bytes is not None and max_bytes < published.message_bytes):
         return published_bound(published)
     if ranks is not None and ranks != nodes * sku.gpu.count:
         return None

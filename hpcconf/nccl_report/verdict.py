@@ -132,10 +132,12 @@ def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], 
     """The derived floor for the run and whether it is decisive on the run's shape and algorithm."""
     from ..knowledge.nccl_bounds import floor
 
-    bound = floor(sku, collective, nodes, ranks, table, algorithm)
-    if bound is None or bound.origin != "derived" or not rows:
+    if not rows:
         return None
     largest = max(rows, key=lambda r: r.size)
+    bound = floor(sku, collective, nodes, ranks, table, algorithm, largest.size)
+    if bound is None or bound.origin != "derived":
+        return None
     ranks = ranks or nodes * sku.gpu.count
     return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks,
                  message_size=human_size(max(largest.size, derived_min_bytes(ranks))), gbps=bound.gbps,
@@ -167,6 +169,8 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
         verdict.message = "no floor: the log does not name the collective; pass --collective"
         return verdict
     floor = table.floor(target.sku.name, run.collective, nodes, run.ranks)
+    if floor is not None and nodes > 1 and rows and max(r.size for r in rows) < floor.message_bytes:
+        floor = None  # a multi-node log short of the published size: the derived floor (nccl_bounds.floor)
     verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
                                         floor.message_bytes if floor else None)
     if floor is None:

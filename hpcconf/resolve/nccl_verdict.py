@@ -27,9 +27,10 @@ class VerdictFloor:
     decisive: bool = True  # False: a reference-only derived floor (hpcconf.knowledge.nccl_bounds.Bound.decisive)
 
 
-def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int,
-                  algorithm: Optional[str] = None) -> Optional[VerdictFloor]:
-    bound = floor(sku, collective, nodes, ranks, algorithm=algorithm)
+def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int, algorithm: Optional[str] = None,
+                  max_bytes: Optional[int] = None) -> Optional[VerdictFloor]:
+    """``max_bytes``: the run's -e (across nodes, short of a published floor's size: the derived floor)."""
+    bound = floor(sku, collective, nodes, ranks, algorithm=algorithm, max_bytes=max_bytes)
     if bound is None:
         return None
     if bound.origin == "published" and bound.message_size is not None:
