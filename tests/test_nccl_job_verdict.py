@@ -220,7 +220,7 @@ def test_a_replaced_type_warns_in_the_job_and_the_run_is_still_judged(tmp_path):
                                                  (32, 208.0, "reference"), (4, 370.0, "pass")])
 def test_a_reference_only_floor_reports_but_never_fails_the_job(tmp_path, nodes, busbw, outcome):
     """all_reduce across nodes of ND H100 v5: the 0.8 factor was measured on 2-node runs and carries over, lowered
-    to 0.6, up to 16 nodes (busbw is rank-independent by definition), so the derived floor fails the job at 2 to
+    to 0.6, up to 16 nodes (published 3- to 8-node runs: nccl_floors.yaml), so the derived floor fails the job at 2 to
     16 nodes and is reference only at 32, in the job as in nccl-report."""
     from test_nccl_bounds import _multi_node_log  # tests/ is on sys.path (rootdir, no package)
 
