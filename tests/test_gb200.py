@@ -131,11 +131,15 @@ def test_segment_sizes_and_version_floors():
     assert mnnvl.slurm_gap(None) is None and mnnvl.nccl_gap(None) is None
 
 
-def test_gb200_has_the_health_check_floor_and_gb300_none():
-    rows = {f.sku: f for f in load_floors().floors}
+def test_gb200_has_the_health_check_floor_and_gb300_only_the_full_rack_one():
+    """No single-node GB300 health-check conf is published; Azure's NCCL baseline sets the full-rack line."""
+    floors = load_floors().floors
+    rows = {f.sku: f for f in floors if f.nodes == 1}
     gb200 = rows["Standard_ND128isr_NDR_GB200_v6"]
     assert (gb200.gbps, gb200.ranks, gb200.nodes, gb200.message_size) == (432.0, 4, 1, "16G")
     assert "Standard_ND128isr_GB300_v6" not in rows
+    gb300 = [(f.nodes, f.ranks, f.gbps) for f in floors if f.sku == "Standard_ND128isr_GB300_v6"]
+    assert gb300 == [(18, 72, 600.0)]
 
 
 # ----------------------------------------------------------------------------- the setup script, run

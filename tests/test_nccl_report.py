@@ -61,7 +61,7 @@ def test_floor_skus_exist_and_catalog_thresholds_agree():
     catalog = Catalog.load()
     for floor in load_floors().floors:
         sku = catalog.get(floor.sku)
-        assert sku.name == floor.sku and sku.gpu.count == floor.ranks
+        assert sku.name == floor.sku and sku.gpu.count * floor.nodes == floor.ranks  # every GPU of every node
         nhc = [bw for bw in sku.busbw if bw.kind == "nhc_min" and bw.nodes == floor.nodes]
         assert all(bw.gbps == floor.gbps and size_bytes(bw.message_size) == floor.message_bytes for bw in nhc), floor
 

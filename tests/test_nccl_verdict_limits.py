@@ -82,7 +82,8 @@ def _cut_at(size: int, busbw: str | None = None) -> str:
 
 
 def test_a_derived_floor_judges_a_largest_message_of_exactly_256_mib():
-    """The derived floor is a plateau, judged from 256 MiB (verdict.DERIVED_MIN_BYTES; docs/nccl-report.md)."""
+    """The derived floor is a plateau, judged from 256 MiB on up to 16 ranks (nccl_bounds.derived_min_bytes: 16 MiB
+    per rank; docs/nccl-report.md)."""
     at = _verdict(_cut_at(256 << 20))
     assert at.derived and at.at_size == 256 << 20 and at.status != "inconclusive", at.message
     below = _verdict(_cut_at(128 << 20))

@@ -10,14 +10,17 @@ nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/
   link); all_reduce with NVLS reduces inside the switch, each GPU moving the data once each way, so its
   busbw can reach ``L * 2(n-1)/n``;
 - across nodes, ring-based all_reduce, all_gather, reduce_scatter, broadcast and reduce: ``min(L, W)`` (NCCL
-  runs one ring per NIC, so the node's NICs add up); all_reduce with NVLSTree/CollNet reduces inside the
-  node first and the network carries ``2(N-1)/N`` of the data: ``min(L*2(n-1)/n, W*N/(N-1)*(n-1)/n)``;
+  runs one ring per NIC, so the node's NICs add up); all_reduce with NVLSTree reduces inside the
+  node first and the network carries ``2(N-1)/N`` of the data: ``min(L*2(n-1)/n, W*N/(N-1)*(n-1)/n)``; where the
+  InfiniBand switches reduce too (SHARP, NCCL's CollNet: ``in_network_reduction``) each node sends its data once
+  each way: ``min(L, W)*2(n-1)/n``;
+- across the nodes of one NVLink domain (MNNVL, NVL72): NVLS spans the domain, ``L*2(n-1)/n``; a ring ``L``;
 - alltoall: each rank sends ``(N-1)/N`` of its buffer off the node, so ``min(L, W*N/(G*(N-1))*(n-1)/n)``;
 - sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
 
 A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
 with its source), for full-node runs only. It is decisive (a run below it fails) only on the shapes its factor
-was measured on (``measured_on``: nodes x GPUs per node); elsewhere it is reference only, reported, never
+was measured on (``measured_on``: nodes x GPUs per node, on which GPU fabric); elsewhere it is reference only, reported, never
 failing. SKUs whose GPUs are not all linked (PCIe, NVLink pairs) get
 no derived floor within a node: their bottleneck depends on which GPUs talk.
 """
@@ -35,9 +38,20 @@ from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
 Origin = Literal["published", "derived"]
 RING_FAMILY = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv")
-# A derived floor is a bandwidth plateau: a run is judged against it at its largest message, from 256 MiB on
-# (below that a healthy run is still latency-bound and lands under the plateau).
+# A derived floor is a bandwidth plateau: a run is judged against it at its largest message, from a size where a
+# healthy run has left the latency-bound range. A ring all_reduce takes 2(n-1) steps of S/n bytes, each with a fixed
+# latency (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1: ring latency = (nsteps-nInterSteps)*intraLat +
+# nInterSteps*interLat), so the share of time lost to latency is the same wherever the per-rank chunk S/n is. The
+# factors were read at 256 MiB on at most 16 ranks (2 nodes x 8 GPUs): 16 MiB per rank. At 16 x 8 ranks 256 MiB is
+# still latency-bound (NCCL's model: ~202 GB/s on a healthy ND H100 v5 ring, ~360 at 8 GiB), so the size grows.
 DERIVED_MIN_BYTES = 256 << 20
+DERIVED_MIN_CHUNK_BYTES = 16 << 20
+
+
+def derived_min_bytes(ranks: int) -> int:
+    """The least message size (bytes) at which a derived floor decides, for a run of ``ranks`` ranks; below it
+    the verdict is inconclusive."""
+    return max(DERIVED_MIN_BYTES, ranks * DERIVED_MIN_CHUNK_BYTES)
 
 
 @dataclass(frozen=True)
@@ -62,42 +76,67 @@ class Efficiency:
     scope: str  # intra | inter | *
     efficiency: float
     source: str
-    measured_on: tuple[tuple[int, int], ...] = ()  # (nodes, GPUs per node) the factor's evidence was measured on
+    # (nodes, GPUs per node, GPU fabric: ``gpu_fabric``) the factor's evidence was measured on
+    measured_on: tuple[tuple[int, int, str], ...] = ()
     # Beyond the measured node count, up to ``scaled_to_nodes`` nodes of the measured node size, a lower factor
     # that is still decisive (``scaled_source`` says why it carries over); 0: no such extension.
     scaled_to_nodes: int = 0
     scaled_efficiency: float = 0.0
     scaled_source: str = ""
 
-    def measured(self, nodes: int, gpus_per_node: int) -> bool:
-        return (nodes, gpus_per_node) in self.measured_on
+    def measured(self, nodes: int, gpus_per_node: int, fabric: str) -> bool:
+        return (nodes, gpus_per_node, fabric) in self.measured_on
 
-    def scaled(self, nodes: int, gpus_per_node: int) -> bool:
-        """True where the scaled factor decides: more nodes than measured, up to ``scaled_to_nodes``, same node size."""
-        return any(gpus == gpus_per_node and measured < nodes <= self.scaled_to_nodes
-                   for measured, gpus in self.measured_on)
+    def scaled(self, nodes: int, gpus_per_node: int, fabric: str) -> bool:
+        """True where the scaled factor decides: more nodes than measured, up to ``scaled_to_nodes``, same node
+        size and fabric."""
+        return any(gpus == gpus_per_node and on == fabric and measured < nodes <= self.scaled_to_nodes
+                   for measured, gpus, on in self.measured_on)
 
     def shapes(self) -> str:
-        return ", ".join(f"{n} node(s) x {g} GPUs" for n, g in self.measured_on) or "no shape"
+        return ", ".join(f"{n} node(s) x {g} GPUs ({f})" for n, g, f in self.measured_on) or "no shape"
 
 
 @lru_cache(maxsize=1)
 def efficiencies() -> tuple[Efficiency, ...]:
     data = data_tables.load(DATA_FILE)
     return tuple(Efficiency(str(r["collective"]), str(r["scope"]), float(r["efficiency"]), r["source"],
-                            tuple((int(s["nodes"]), int(s["gpus_per_node"])) for s in r.get("measured_on", [])),
+                            tuple((int(s["nodes"]), int(s["gpus_per_node"]), str(s["fabric"]))
+                                  for s in r.get("measured_on", [])),
                             int((r.get("scaled") or {}).get("to_nodes", 0)),
                             float((r.get("scaled") or {}).get("efficiency", 0.0)),
                             str((r.get("scaled") or {}).get("source", "")))
                  for r in data.get("derivation", []))
 
 
-def efficiency(collective: str, nodes: int) -> Efficiency:
-    scope = "intra" if nodes == 1 else "inter"
+def efficiency(collective: str, scope: str) -> Optional[Efficiency]:
+    """The factor for ``collective`` in ``scope`` (intra, inter, nvlink_domain); a ``*`` scope is intra or inter,
+    never an NVLink domain (MNNVL runs are only bounded where a factor names that scope)."""
     for row in efficiencies():
-        if row.collective in (collective, "*") and row.scope in (scope, "*"):
+        if row.collective in (collective, "*") and (row.scope == scope or (row.scope == "*" and scope != "nvlink_domain")):
             return row
+    if scope == "nvlink_domain":
+        return None
     raise LookupError(f"no derivation row for {collective} ({scope}) in {DATA_FILE.name}")
+
+
+def gpu_fabric(sku: Sku) -> str:
+    """What links the SKU's GPUs, as ``measured_on`` names it: a factor measured on one fabric is not decisive on
+    another (another library and topology: RCCL over xGMI, NVLink-bridge pairs)."""
+    if sku.gpu.vendor == "amd":
+        return "xgmi"
+    if not sku.nvlink.present:
+        return "pcie"
+    if sku.nvlink.domain_gpus and sku.nvlink.domain_gpus > sku.gpu.count:
+        return "nvl72" if sku.nvlink.domain_gpus == 72 else f"nvlink-domain-{sku.nvlink.domain_gpus}"
+    return "nvswitch" if sku.nvlink.nvswitch else "nvlink-bridge"
+
+
+@lru_cache(maxsize=1)
+def in_network_reduction() -> dict[str, str]:
+    """SKU name -> source, where the InfiniBand fabric reduces in the switch (SHARP, NCCL's CollNet)."""
+    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    return {str(r["sku"]): str(r["source"]) for r in data.get("in_network_reduction", [])}
 
 
 def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple[float, str]]:
@@ -188,8 +227,20 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
         if nodes == 1:
             return Bound(round(in_switch, 1), "derived", "limit with NVLS (reduction in the NVSwitch)",
                          f"one GPU link direction x 2(n-1)/n: NVLS moves the data once each way ({link[1]}){assumed}")
+        if in_nvlink_domain(sku, nodes):
+            # NVLS spans the NVLink domain (NVIDIA/nccl issue #1286: NVLink SHARP on the NVL72 rack)
+            return Bound(round(in_switch, 1), "derived", "limit with NVLS across the NVLink domain (MNNVL)",
+                         f"one GPU link direction x 2(n-1)/n: NVLS reduces in the NVLink switches of the domain, "
+                         f"each GPU moving the data once each way ({link[1]}){assumed}")
         net = network(sku)
-        if net is not None and not in_nvlink_domain(sku, nodes):
+        if net is not None:
+            sharp = in_network_reduction().get(sku.name)
+            if sharp is not None:
+                # the IB switches reduce too: each node sends and receives its data once, like NVLS inside it
+                wire = net[0] * 2 * (ranks - 1) / ranks
+                return Bound(round(min(in_switch, wire), 1), "derived",
+                             "limit with NVLS and SHARP (in-network reduction)",
+                             f"min(GPU link, network) x 2(n-1)/n: {net[1]}; {link[1]}; SHARP: {sharp}{assumed}")
             tree = net[0] * nodes / (nodes - 1) * (ranks - 1) / ranks
             return Bound(round(min(in_switch, tree), 1), "derived", "limit with NVLSTree (node-local reduction first)",
                          f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n): {net[1]}; {link[1]}{assumed}")
@@ -197,21 +248,27 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
 
 
 def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
-          table: Optional[FloorTable] = None) -> Optional[Bound]:
-    """The published floor for exactly this run, else the derived one for a full-node run."""
+          table: Optional[FloorTable] = None, algorithm: Optional[str] = None,
+          max_bytes: Optional[int] = None) -> Optional[Bound]:
+    """The published floor for exactly this run, else the derived one for a full-node run (``algorithm="Ring"``:
+    a run pinned with NCCL_ALGO=Ring, as the generated jobs' Ring pass). Across nodes, a run whose largest
+    message (``max_bytes``) stops short of the published floor's size is judged against the derived floor: the
+    published one could only leave it inconclusive (Azure's multi-node lines are set at 16G, the jobs stop at 8G)."""
     table = table or load_floors()
     published = table.floor(sku.name, collective, nodes, ranks)
-    if published is not None:
+    if published is not None and not (nodes > 1 and max_bytes is not None and max_bytes < published.message_bytes):
         return published_bound(published)
     if ranks is not None and ranks != nodes * sku.gpu.count:
         return None
-    if in_nvlink_domain(sku, nodes):
-        return None  # MNNVL: no published healthy run across an NVLink domain to derive an efficiency from
+    scope = "intra" if nodes == 1 else ("nvlink_domain" if in_nvlink_domain(sku, nodes) else "inter")
+    factor = efficiency(collective, scope)
+    if factor is None:
+        return None  # MNNVL: no published healthy run of this collective across an NVLink domain
     ring = ring_ceiling(sku, collective, nodes)
     if ring is None:
         return None
-    factor = efficiency(collective, nodes)
-    scaled = factor.scaled(nodes, sku.gpu.count)
+    fabric = gpu_fabric(sku)
+    scaled = factor.scaled(nodes, sku.gpu.count, fabric)
     used = factor.scaled_efficiency if scaled else factor.efficiency
     gbps = ring[0] * used
     source = f"{ring[1]}; efficiency: {factor.source}"
@@ -221,10 +278,14 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
     if nodes == 1 and single is not None and gbps > single.gbps:
         # never ask more of a node than the SKU's own published all_reduce threshold does
         gbps, source = single.gbps, f"{source}; capped at the published single-node all_reduce floor ({single.citation()})"
-    decisive = scaled or factor.measured(nodes, sku.gpu.count)
-    if not decisive:
+    decisive = scaled or factor.measured(nodes, sku.gpu.count, fabric)
+    if decisive and scope == "nvlink_domain" and algorithm == "Ring":
+        # the NVL72 evidence ran NCCL's default (NVLS across the rack); no Ring-pinned rack run is published
+        decisive = False
+        source = f"{source}; reference only: measured with NCCL's default algorithm, not NCCL_ALGO=Ring"
+    elif not decisive:
         source = (f"{source}; reference only: the factor was measured on {factor.shapes()}, "
-                  f"not {nodes} node(s) x {sku.gpu.count} GPUs")
+                  f"not {nodes} node(s) x {sku.gpu.count} GPUs ({fabric})")
     return Bound(round(gbps, 1), "derived", f"derived floor: {used:g} x {ring[0]:g} GB/s", source,
                  decisive=decisive)
 

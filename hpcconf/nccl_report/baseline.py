@@ -73,6 +73,7 @@ class BaselineVerdict:
     message: str
     bands: list[Band] = field(default_factory=list)
     lowest_size: Optional[int] = None  # the judged size with the lowest ratio
+    reference: dict[int, float] = field(default_factory=dict)  # the baseline run's busbw by size (the plot draws it)
 
     @property
     def failed(self) -> bool:
@@ -147,7 +148,7 @@ def compare(log: str, run: TestRun, dtype: str, nodes: Optional[int], baseline_n
     reference = choose(log, shape, baseline_name, baseline).busbw
     ratios = {row.size: row.busbw / reference[row.size] for row in run.series(dtype)
               if row.size in reference and reference[row.size] > 0}
-    verdict = BaselineVerdict(log, run.collective, dtype, baseline_name, "no overlap", "")
+    verdict = BaselineVerdict(log, run.collective, dtype, baseline_name, "no overlap", "", reference=dict(reference))
     if not ratios:
         verdict.message = f"no message size in common with {baseline_name}: nothing to compare"
         return verdict

@@ -1,6 +1,6 @@
 """The floors-and-limits table of docs/nccl-report.md, generated from the data (``python -m hpcconf.nccl_report.bounds_doc``).
 
-Every catalog SKU, node counts 1, 2, 4 and 16, each collective of the matrix: the floor (published or
+Every catalog SKU, node counts 1, 2, 4, 8, 16 and 18, each collective of the matrix: the floor (published or
 derived, marked decisive ``*`` or reference only ``~``) and the physical limit, in GB/s of busbw.
 """
 
@@ -14,7 +14,7 @@ from ..knowledge.nccl_bounds import MATRIX, floor, limit
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "nccl-report.md"
 BEGIN, END = "<!-- bounds-table: begin (generated) -->", "<!-- bounds-table: end -->"
-NODES = (1, 2, 4, 16)
+NODES = (1, 2, 4, 8, 16, 18)  # 8: ND H100 v5's published multi-node line; 18: a full NVL72 rack
 
 
 def _cell(sku: Sku, collective: str, nodes: int) -> str:

@@ -131,7 +131,7 @@ def run_nccl_report(*, logs: list[Path], sku: Optional[str], nodes: Optional[int
         from .plot import PlotUnavailable, plot
 
         try:
-            plot(verdicts, plot_file)
+            plot(verdicts, plot_file, compared)
         except PlotUnavailable as exc:
             raise _error(str(exc)) from exc
     failed = any(v.failed for v in verdicts) or any(b.failed for b in compared) or \

@@ -9,19 +9,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from .verdict import Verdict, human_size
 
+if TYPE_CHECKING:
+    from .baseline import BaselineVerdict
 
-def plot_title(verdicts: list[Verdict]) -> str:
-    """SKU, nodes, collectives and the verdicts, short enough for one line."""
+TITLE_WIDTH = 90  # characters on one title line at the figure's width; longer titles wrap, never run off the edge
+
+
+def plot_title(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] = ()) -> str:
+    """SKU, nodes, collectives and the verdicts (the floor's, and the baseline's where one was given), wrapped
+    at ``TITLE_WIDTH``."""
     skus = sorted({v.sku for v in verdicts if v.sku})
     nodes = sorted({v.nodes for v in verdicts if v.nodes})
     collectives = sorted({v.run.collective or "?" for v in verdicts})
     statuses = sorted({v.status for v in verdicts})
     parts = [", ".join(skus) or "no SKU", f"{'/'.join(map(str, nodes)) or '?'} node(s)", ", ".join(collectives),
              "verdict: " + ", ".join(statuses)]
-    return " | ".join(parts)
+    if compared:
+        parts.append("baseline: " + ", ".join(sorted({b.status for b in compared})))
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 3 + len(part) <= TITLE_WIDTH:
+            lines[-1] += " | " + part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
 
 
 class PlotUnavailable(RuntimeError):
@@ -33,6 +48,7 @@ class Series:
     label: str
     sizes: tuple[int, ...]
     busbw: tuple[float, ...]  # mean of out-of-place and in-place, per size
+    baseline: bool = False  # the --baseline run a log was compared with
 
 
 @dataclass(frozen=True)
@@ -48,16 +64,24 @@ STYLES = {"floor": ("--", "tab:red"), "reference floor": ("-.", "tab:orange"), "
           "line rate": (":", "tab:gray")}
 
 
-def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
+def plot_series(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] = ()) -> tuple[list[Series], list[Level]]:
     series = [Series(f"{Path(v.log).name} {v.run.collective or '?'} {v.dtype}", tuple(r.size for r in v.rows),
                      tuple(round(r.busbw, 2) for r in v.rows)) for v in verdicts]
+    for b in compared:
+        label = f"baseline {Path(b.baseline).name} {b.collective or '?'} {b.dtype}"
+        if b.reference and all(s.label != label for s in series):
+            sizes = tuple(sorted(b.reference))
+            series.append(Series(label, sizes, tuple(round(b.reference[size], 2) for size in sizes), baseline=True))
+    floors: dict[tuple[str, float, str], set[str]] = {}  # one line per floor, naming every size a run was read at
     levels: dict[tuple[str, float], Level] = {}
     for v in verdicts:
         if v.floor is not None:
-            origin = v.floor_kind
-            level = Level(f"floor {v.floor.gbps:g} GB/s ({origin}, {v.floor.message_size})", v.floor.gbps,
-                          "floor" if v.decisive else "reference floor")
-            levels[(level.kind, level.gbps)] = level
+            kind = "floor" if v.decisive else "reference floor"
+            floors.setdefault((kind, v.floor.gbps, v.floor_kind), set()).add(v.floor.message_size)
+    for (kind, gbps, origin), read in floors.items():
+        read_at = ", ".join(sorted(read, key=_size_key))
+        levels[(kind, gbps)] = Level(f"floor {gbps:g} GB/s ({origin}, {read_at})", gbps, kind)
+    for v in verdicts:
         for limit in v.limits:
             if limit.ceiling:
                 level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
@@ -65,6 +89,15 @@ def plot_series(verdicts: list[Verdict]) -> tuple[list[Series], list[Level]]:
                 level = Level(f"line rate: {limit.label} {limit.gbps:g} GB/s (not a busbw bound)", limit.gbps, "line rate")
             levels[(level.kind, level.gbps)] = level
     return series, list(levels.values())
+
+
+def _size_key(size: str) -> int:
+    from ..knowledge.nccl_floors import size_bytes
+
+    digits = size.rstrip("B")
+    if digits[:-1].isdigit() and digits[-1:] in ("K", "M", "G"):
+        return size_bytes(digits)
+    return int(digits) if digits.isdigit() else 0
 
 
 def check_plot(path: Path) -> None:
@@ -78,7 +111,12 @@ def check_plot(path: Path) -> None:
         raise PlotUnavailable(f"--plot writes .png or .svg files, not {path.suffix or 'a file without suffix'}")
 
 
-def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]]:
+# several ceilings (a Ring-pinned run beside an NVLSTree one) each get their own colour
+LIMIT_COLOURS = ("black", "tab:purple", "tab:brown", "tab:olive")
+
+
+def plot(verdicts: list[Verdict], path: Path,
+         compared: Sequence["BaselineVerdict"] = ()) -> tuple[list[Series], list[Level]]:
     check_plot(path)
     import matplotlib  # type: ignore[import-not-found,unused-ignore]
 
@@ -86,22 +124,30 @@ def plot(verdicts: list[Verdict], path: Path) -> tuple[list[Series], list[Level]
     import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
     import matplotlib.ticker  # type: ignore[import-not-found,unused-ignore]
 
-    series, levels = plot_series(verdicts)
+    series, levels = plot_series(verdicts, compared)
     matplotlib.rcParams["svg.hashsalt"] = "hpcconf"  # stable element ids: the same logs give the same SVG
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, ax = plt.subplots(figsize=(12, 5))
     for s in series:
-        ax.plot(s.sizes, s.busbw, marker=".", label=s.label, gid=f"series:{s.label}")
+        if s.baseline:
+            ax.plot(s.sizes, s.busbw, linestyle="--", color="tab:gray", marker="x", label=s.label,
+                    gid=f"baseline:{s.label}")
+        else:
+            ax.plot(s.sizes, s.busbw, marker=".", label=s.label, gid=f"series:{s.label}")
+    limits = 0
     for level in levels:
         linestyle, colour = STYLES[level.kind]
+        if level.kind == "limit":
+            colour, limits = LIMIT_COLOURS[limits % len(LIMIT_COLOURS)], limits + 1
         ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label,
                    gid=f"{level.kind.replace(' ', '-')}:{level.gbps:g}")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_size(int(x)) if x >= 1 else ""))
     ax.set_xlabel("message size")
-    ax.set_title(plot_title(verdicts), fontsize="medium")
+    ax.set_title(plot_title(verdicts, compared), fontsize="medium")
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)  # beside the
+    # axes: inside, the legend covered the limit and floor lines it names
     fig.tight_layout()
     metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
     fig.savefig(path, metadata=metadata)

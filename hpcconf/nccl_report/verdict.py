@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from ..catalog import Sku
-from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES
+from ..knowledge.nccl_bounds import derived_min_bytes
 from ..knowledge.nccl_floors import Floor, FloorTable
 from ..parsers.nccl_tests_log import Row, TestRun
 
@@ -128,16 +128,19 @@ def limits_for(sku: Sku, collective: Optional[str], nodes: int, table: FloorTabl
 
 
 def _derived_floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int], rows: list[Row],
-                   table: FloorTable) -> Optional[tuple[Floor, bool]]:
-    """The derived floor for the run and whether it is decisive on the run's shape."""
+                   table: FloorTable, algorithm: Optional[str] = None) -> Optional[tuple[Floor, bool]]:
+    """The derived floor for the run and whether it is decisive on the run's shape and algorithm."""
     from ..knowledge.nccl_bounds import floor
 
-    bound = floor(sku, collective, nodes, ranks, table)
-    if bound is None or bound.origin != "derived" or not rows:
+    if not rows:
         return None
     largest = max(rows, key=lambda r: r.size)
-    return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks or nodes * sku.gpu.count,
-                 message_size=human_size(max(largest.size, DERIVED_MIN_BYTES)), gbps=bound.gbps,
+    bound = floor(sku, collective, nodes, ranks, table, algorithm, largest.size)
+    if bound is None or bound.origin != "derived":
+        return None
+    ranks = ranks or nodes * sku.gpu.count
+    return Floor(sku=sku.name, collective=collective, nodes=nodes, ranks=ranks,
+                 message_size=human_size(max(largest.size, derived_min_bytes(ranks))), gbps=bound.gbps,
                  source=f"derived: {bound.label}; {bound.source}"), bound.decisive
 
 
@@ -166,10 +169,12 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
         verdict.message = "no floor: the log does not name the collective; pass --collective"
         return verdict
     floor = table.floor(target.sku.name, run.collective, nodes, run.ranks)
+    if floor is not None and nodes > 1 and rows and max(r.size for r in rows) < floor.message_bytes:
+        floor = None  # a multi-node log short of the published size: the derived floor (nccl_bounds.floor)
     verdict.reference = table.reference(target.sku.name, run.collective, nodes, run.ranks,
                                         floor.message_bytes if floor else None)
     if floor is None:
-        derived = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table)
+        derived = _derived_floor(target.sku, run.collective, nodes, run.ranks, rows, table, run_algorithm(run))
         if derived is not None:
             floor, verdict.decisive = derived
         verdict.derived = floor is not None
@@ -217,10 +222,12 @@ def _compare(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
 def _compare_derived(verdict: Verdict, rows: list[Row], floor: Floor) -> Verdict:
     row = max(rows, key=lambda r: r.size)
     verdict.measured, verdict.at_size = round(row.busbw, 2), row.size
-    if row.size < DERIVED_MIN_BYTES:
+    least = derived_min_bytes(floor.ranks)
+    if row.size < least:
         verdict.status = "inconclusive"
         verdict.message = (f"inconclusive: the largest message is {human_size(row.size)}; the derived floor "
-                           f"({floor.gbps:g} GB/s) is a bandwidth plateau: rerun with -e 1G")
+                           f"({floor.gbps:g} GB/s) is a bandwidth plateau, reached from {human_size(least)} "
+                           f"(16 MiB per rank) on {floor.ranks} ranks: rerun with -e {human_size(max(least, 1 << 30))}")
     elif verdict.measured >= floor.gbps:
         verdict.status = "pass"
         kind = "derived floor" if verdict.decisive else "derived floor, reference only"

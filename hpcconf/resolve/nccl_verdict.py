@@ -2,7 +2,7 @@
 job's own bash/awk verdict (hpcconf.targets.nccl_verdict) judges with exactly what ``hpcconf nccl-report``
 uses: the published floor for the run where one exists, else the one derived from the SKU's links
 (hpcconf.knowledge.nccl_bounds), read the same way (a published one at its message size, a derived one at
-the largest message, which must reach ``DERIVED_MIN_BYTES``). A derived floor beyond the shapes its factor was
+the largest message, which must reach ``derived_min_bytes(ranks)``: 16 MiB per rank, 256 MiB at least). A derived floor beyond the shapes its factor was
 measured on is ``decisive=False``: the job reports a run under it and does not fail.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, Optional
 
 from ..catalog import Sku
-from ..knowledge.nccl_bounds import DERIVED_MIN_BYTES, floor
+from ..knowledge.nccl_bounds import derived_min_bytes, floor
 from ..knowledge.nccl_floors import size_bytes
 
 
@@ -27,8 +27,10 @@ class VerdictFloor:
     decisive: bool = True  # False: a reference-only derived floor (hpcconf.knowledge.nccl_bounds.Bound.decisive)
 
 
-def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional[VerdictFloor]:
-    bound = floor(sku, collective, nodes, ranks)
+def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int, algorithm: Optional[str] = None,
+                  max_bytes: Optional[int] = None) -> Optional[VerdictFloor]:
+    """``max_bytes``: the run's -e (across nodes, short of a published floor's size: the derived floor)."""
+    bound = floor(sku, collective, nodes, ranks, algorithm=algorithm, max_bytes=max_bytes)
     if bound is None:
         return None
     if bound.origin == "published" and bound.message_size is not None:
@@ -36,6 +38,6 @@ def verdict_floor(sku: Sku, collective: str, nodes: int, ranks: int) -> Optional
     # The job prints the floor and its links; the efficiency's evidence stays in data/nccl_floors.yaml
     # (`derivation`), which nccl-report cites in full.
     kind = "derived" if bound.decisive else "reference only (derived, not measured on this shape)"
-    return VerdictFloor(bound.gbps, "derived", DERIVED_MIN_BYTES,
+    return VerdictFloor(bound.gbps, "derived", derived_min_bytes(ranks),
                         f"{kind}: {bound.label}; efficiency: hpcconf data/nccl_floors.yaml derivation",
                         bound.decisive)

@@ -126,7 +126,8 @@ def extra_passes(test: NcclTest, sku: Sku, nodes: int, per_node: int) -> list[Te
     if test.ring_pass:
         passes.append(TestPass(f"ring.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
                                base_args(test, ring_min_bytes(test), test.max_bytes), (("NCCL_ALGO", "Ring"),), False,
-                               verdict_floor(sku, PASS_COLLECTIVE, nodes, nodes * per_node)))
+                               verdict_floor(sku, PASS_COLLECTIVE, nodes, nodes * per_node, algorithm="Ring",
+                                             max_bytes=size_bytes(test.max_bytes))))
     if test.single_node:
         passes.append(TestPass(f"single-node.{PASS_COLLECTIVE}", PASS_COLLECTIVE,
                                base_args(test, test.min_bytes, single_node_max_bytes(test, sku)), (), True,
@@ -148,6 +149,7 @@ def single_node_floor_note(sku: Sku) -> Optional[str]:
 def job_runs(test: NcclTest, sku: Sku, nodes: int, ranks_per_node: int) -> TestRuns:
     """The runs of a job on ``nodes`` nodes of ``sku`` with ``ranks_per_node`` ranks each."""
     ranks = nodes * ranks_per_node
-    return TestRuns(matrix=tuple(MatrixRun(c, verdict_floor(sku, c, nodes, ranks)) for c in test.matrix()),
+    return TestRuns(matrix=tuple(MatrixRun(c, verdict_floor(sku, c, nodes, ranks, max_bytes=size_bytes(test.max_bytes)))
+                                 for c in test.matrix()),
                     passes=tuple(extra_passes(test, sku, nodes, ranks_per_node)),
                     single_node_floor_note=single_node_floor_note(sku))
