@@ -60,3 +60,20 @@ def hw_topology_knows(size: str) -> bool:
     """Whether check_hw_topology has a topology file for this VM size."""
     lower = size.lower()
     return any(fnmatch.fnmatchcase(lower, pattern) for pattern in load_table().topology_sizes)
+
+
+# Where NHC reads its site config before the conf: LBNL NHC 1.4.3 ``nhc`` nhcmain_load_sysconfig sources
+# $SYSCONFIGDIR/$NAME (/etc/sysconfig/nhc, /etc/default/nhc on Debian and Ubuntu) before nhcmain_finalize_env,
+# and VAR=value words on nhc's command line are set too (nhcmain_parse_cmdline), so any variable may come from
+# there. Azure's runner container has neither: its image is Ubuntu and installs NHC with `make install`
+# (only an empty /etc/nhc/sysconfig directory), and aznhc-entrypoint.sh passes only CONFFILE, LOGFILE and
+# TIMEOUT (Azure/azurehpc-health-checks dockerfile/azure-nvrt-nhc.dockerfile, aznhc-entrypoint.sh @ v0.4.5).
+SITE_CONFIG = "/etc/sysconfig/nhc (/etc/default/nhc on Debian/Ubuntu)"
+# $AZ_NHC_ROOT is the runner's own variable (the entrypoint sets it, the image's ENV names /azure-nhc):
+# a conf naming it is written for Azure's container.
+AZURE_RUNNER_MARKERS = ("AZ_NHC_ROOT", "/azure-nhc/")
+
+
+def runs_in_azure_runner(text: str) -> bool:
+    """Whether a conf is written for Azure's runner container (no site config there)."""
+    return any(marker in text for marker in AZURE_RUNNER_MARKERS)

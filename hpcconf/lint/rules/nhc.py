@@ -24,6 +24,10 @@ from ..document import Document, DocumentSet
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")
+# ${NAME-x} ${NAME:-x} ${NAME=x} ${NAME:=x} ${NAME+x} ${NAME:+x} ${NAME?x}: the line says what an unset NAME
+# does; [ -n "$NAME" ] / [ -z ... ] / [ -v NAME ] test it: either way the line is written for NAME unset.
+_GUARDED = re.compile(r"\$\{([A-Za-z_]\w*):?[-=+?]")
+_TESTED = re.compile(r"-[nzv]\s+\"?\$?\{?([A-Za-z_]\w*)")
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")
 
 
@@ -252,7 +256,21 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     ``$NAME`` or ``${NAME}`` in a check's arguments where NAME is neither set by LBNL NHC 1.4.3 itself
     (``HOSTNAME``, ``NHC_*``...) nor by Azure's runner (``AZ_NHC_ROOT``: ``run-health-checks.sh`` and
-    ``dockerfile/aznhc-entrypoint.sh`` at v0.4.5), nor assigned on an earlier line of the conf.
+    ``dockerfile/aznhc-entrypoint.sh`` at v0.4.5), nor assigned on an earlier line of the conf. A
+    guarded or defaulted expansion (``${NAME:-2}``, ``${NAME+x}``, ``${NAME=x}``) and a name the line
+    tests (``if [ -n "$NAME" ]; then ...``) are never a finding: the line is written for NAME unset.
+    Forms: a variable only the site config can set (info), one in a conf for Azure's runner (warning),
+    and a typo one edit from a variable NHC sets itself (``$HOSTNAME_s``, warning).
+
+    ## Severity
+    LBNL NHC sources its site config ``/etc/sysconfig/nhc`` (``/etc/default/nhc`` on Debian/Ubuntu)
+    before it reads the conf, and takes ``NAME=value`` words on its command line (mej/nhc ``nhc`` @ 1.4.3,
+    ``nhcmain_load_sysconfig``, ``nhcmain_parse_cmdline``), so a site template's ``$NHC_CORES`` may well
+    be set there: info, naming that context. Warning where nothing can set it: the conf names
+    ``$AZ_NHC_ROOT`` (it is written for Azure's runner container, whose Ubuntu image has no
+    ``/etc/default/nhc`` and whose entrypoint passes only ``CONFFILE``, ``LOGFILE`` and ``TIMEOUT``:
+    ``dockerfile/azure-nvrt-nhc.dockerfile``, ``aznhc-entrypoint.sh`` @ v0.4.5), or NAME is one edit
+    from a variable NHC sets itself (``$HOSTNAME_s``), a typo.
 
     ## Why is this bad?
     NHC ``eval``s the line, so the variable expands to nothing: ``$NHC_ROOT/topofiles/ndv5-topo.xml``
@@ -262,24 +280,41 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Example
     ```text
      * || check_nccl_allreduce 460.0 1 16G $NHC_ROOT/topofiles/ndv5-topo.xml
+     * || check_nccl_allreduce_ib_loopback 40.0 1 16G $AZ_NHC_ROOT/topofiles/ndv5-topo.xml
     ```
 
     ## Fix
     Use ``$AZ_NHC_ROOT`` (where Azure's runner mounts its files), or assign the variable on a line above
-    (`` * || export NAME=value``).
+    (`` * || export NAME=value``); on a host install, set it in ``/etc/sysconfig/nhc``.
     """
-    known = nhc_checks.load_table().variables | _assigned(doc)
+    table = nhc_checks.load_table()
+    known = table.variables | _assigned(doc)
+    azure_runner = nhc_checks.runs_in_azure_runner(doc.text)
     for check in check_lines(doc):
+        command = doc.lines[check.line - 1]
+        guarded = {m.group(1) for m in _GUARDED.finditer(command)} | {m.group(1) for m in _TESTED.finditer(command)}
         for arg, column in zip(check.args, check.arg_columns):
             for match in _VARIABLE.finditer(arg):
                 name = match.group(1) or match.group(2)
-                if name in known:
+                if name in known or name in guarded:
                     continue
                 at = column + match.start()
-                yield doc.at_line(check.line, f"${name} is set neither by NHC nor by Azure's runner: "
-                                  f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs",
-                                  hint="use $AZ_NHC_ROOT for Azure's files, or set the variable on a line above",
-                                  column=at, end_column=at + len(match.group(0)))
+                expands = f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs"
+                near = difflib.get_close_matches(name, sorted(table.variables), n=1, cutoff=0.9)
+                if near:
+                    yield doc.at_line(check.line, f"${name} is not a variable NHC sets (${near[0]} is): {expands}",
+                                      hint=f"did you mean ${near[0]}?", column=at, end_column=at + len(match.group(0)))
+                elif azure_runner:
+                    yield doc.at_line(check.line, f"${name} is set neither by NHC nor by Azure's runner, which has no "
+                                      f"site config: {expands}",
+                                      hint="use $AZ_NHC_ROOT for Azure's files, or set the variable on a line above",
+                                      column=at, end_column=at + len(match.group(0)))
+                else:
+                    yield doc.at_line(check.line, f"${name} is set neither by NHC nor by the conf: unless the site "
+                                      f"config {nhc_checks.SITE_CONFIG} or nhc's command line sets it, {expands}",
+                                      hint=f"set it in {nhc_checks.SITE_CONFIG.split(' ')[0]} on every node, or on a "
+                                      "line above (' * || export NAME=value')", severity=Severity.INFO,
+                                      column=at, end_column=at + len(match.group(0)))
 
 
 @rule(code="NHC005", name="nhc-hw-topology-unknown-size", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
