@@ -74,6 +74,42 @@ SITE_CONFIG = "/etc/sysconfig/nhc (/etc/default/nhc on Debian/Ubuntu)"
 AZURE_RUNNER_MARKERS = ("AZ_NHC_ROOT", "/azure-nhc/")
 
 
+# Paths of Azure's host install (/opt/azurehpc/test/azurehpc-health-checks) and container (/azure-nhc).
+AZURE_CONF_MARKERS = (*AZURE_RUNNER_MARKERS, "azurehpc")
+
+
+def names_azure(text: str) -> bool:
+    """Whether a conf's text names Azure's health checks' root or paths."""
+    return any(marker in text for marker in AZURE_CONF_MARKERS)
+
+
+def is_azure_check(function: CheckFunction) -> bool:
+    """A check Azure's own customTests define (customTests/azure_*.nhc), not LBNL's built-ins and not a
+    third-party test Azure vendors under its first name (csc_nvidia_smi.nhc)."""
+    return function.file.startswith("customTests/azure_")
+
+
 def runs_in_azure_runner(text: str) -> bool:
     """Whether a conf is written for Azure's runner container (no site config there)."""
     return any(marker in text for marker in AZURE_RUNNER_MARKERS)
+
+
+# Where a repository keeps NHC's custom tests beside its confs, so that both belong to one deployment:
+# LBNL NHC sources $INCDIR/*.nhc with INCDIR defaulting to $CONFDIR/scripts beside $CONFDIR/nhc.conf
+# (mej/nhc ``nhc`` @ 1.4.3, nhcmain_finalize_env), and Azure's repository keeps conf/<size>.conf beside
+# customTests/*.nhc, which its image and runner copy into /etc/nhc/scripts (dockerfile/azure-nvrt-nhc.dockerfile
+# `COPY customTests/*.nhc /etc/nhc/scripts/`, aznhc-entrypoint.sh @ v0.4.5).
+CUSTOM_TEST_DIRS = ("scripts", "customTests")
+AZURE_CONF_DIR = "conf"
+
+
+def layout_root(file: Path) -> Path | None:
+    """The directory an NHC file's deployment starts from when the repository lays NHC out as installed:
+    a custom test in scripts/ or customTests/, or a conf in Azure's conf/ beside customTests/, belong with
+    the directory above; None for any other file."""
+    directory = file.parent
+    if file.suffix == ".nhc" and directory.name in CUSTOM_TEST_DIRS:
+        return directory.parent
+    if file.suffix == ".conf" and directory.name == AZURE_CONF_DIR and (directory.parent / "customTests").is_dir():
+        return directory.parent
+    return None
