@@ -27,7 +27,7 @@ _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")
 # ${NAME-x} ${NAME:-x} ${NAME=x} ${NAME:=x} ${NAME+x} ${NAME:+x} ${NAME?x}: the line says what an unset NAME
 # does; [ -n "$NAME" ] / [ -z ... ] / [ -v NAME ] test it: either way the line is written for NAME unset.
 _GUARDED = re.compile(r"\$\{([A-Za-z_]\w*):?[-=+?]")
-_TESTED = re.compile(r"-[nzv]\s+\"?\$?\{?([A-Za-z_]\w*)")
+_TESTED = re.compile(r"(?:\[\[?|\btest)\s+(?:!\s+)?-[nzv]\s+\"?\$?\{?([A-Za-z_]\w*)")
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")
 
 
@@ -294,7 +294,7 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     guarded or defaulted expansion (``${NAME:-2}``, ``${NAME+x}``, ``${NAME=x}``) and a name the line
     tests (``if [ -n "$NAME" ]; then ...``) are never a finding: the line is written for NAME unset.
     Forms: a variable only the site config can set (info), one in a conf for Azure's runner (warning),
-    and a typo one edit from a variable NHC sets itself (``$HOSTNAME_s``, warning).
+    and a typo that differs only in case from a variable NHC sets itself (``$HOSTNAME_s``, warning).
 
     ## Severity
     LBNL NHC sources its site config ``/etc/sysconfig/nhc`` (``/etc/default/nhc`` on Debian/Ubuntu)
@@ -303,8 +303,8 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     be set there: info, naming that context. Warning where nothing can set it: the conf names
     ``$AZ_NHC_ROOT`` (it is written for Azure's runner container, whose Ubuntu image has no
     ``/etc/default/nhc`` and whose entrypoint passes only ``CONFFILE``, ``LOGFILE`` and ``TIMEOUT``:
-    ``dockerfile/azure-nvrt-nhc.dockerfile``, ``aznhc-entrypoint.sh`` @ v0.4.5), or NAME is one edit
-    from a variable NHC sets itself (``$HOSTNAME_s``), a typo.
+    ``dockerfile/azure-nvrt-nhc.dockerfile``, ``aznhc-entrypoint.sh`` @ v0.4.5), or NAME differs only in
+    case from a variable NHC sets itself (``$HOSTNAME_s``): bash names are case-sensitive, a typo.
 
     ## Why is this bad?
     NHC ``eval``s the line, so the variable expands to nothing: ``$NHC_ROOT/topofiles/ndv5-topo.xml``
@@ -334,7 +334,7 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                     continue
                 at = column + match.start()
                 expands = f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs"
-                near = difflib.get_close_matches(name, sorted(table.variables), n=1, cutoff=0.9)
+                near = [known_name for known_name in sorted(table.variables) if known_name.lower() == name.lower()]
                 if near:
                     yield doc.at_line(check.line, f"${name} is not a variable NHC sets (${near[0]} is): {expands}",
                                       hint=f"did you mean ${near[0]}?", column=at, end_column=at + len(match.group(0)))
