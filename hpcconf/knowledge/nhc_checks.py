@@ -60,3 +60,56 @@ def hw_topology_knows(size: str) -> bool:
     """Whether check_hw_topology has a topology file for this VM size."""
     lower = size.lower()
     return any(fnmatch.fnmatchcase(lower, pattern) for pattern in load_table().topology_sizes)
+
+
+# Where NHC reads its site config before the conf: LBNL NHC 1.4.3 ``nhc`` nhcmain_load_sysconfig sources
+# $SYSCONFIGDIR/$NAME (/etc/sysconfig/nhc, /etc/default/nhc on Debian and Ubuntu) before nhcmain_finalize_env,
+# and VAR=value words on nhc's command line are set too (nhcmain_parse_cmdline), so any variable may come from
+# there. Azure's runner container has neither: its image is Ubuntu and installs NHC with `make install`
+# (only an empty /etc/nhc/sysconfig directory), and aznhc-entrypoint.sh passes only CONFFILE, LOGFILE and
+# TIMEOUT (Azure/azurehpc-health-checks dockerfile/azure-nvrt-nhc.dockerfile, aznhc-entrypoint.sh @ v0.4.5).
+SITE_CONFIG = "/etc/sysconfig/nhc (/etc/default/nhc on Debian/Ubuntu)"
+# $AZ_NHC_ROOT is the runner's own variable (the entrypoint sets it, the image's ENV names /azure-nhc):
+# a conf naming it is written for Azure's container.
+AZURE_RUNNER_MARKERS = ("AZ_NHC_ROOT", "/azure-nhc/")
+
+
+# Paths of Azure's host install (/opt/azurehpc/test/azurehpc-health-checks) and container (/azure-nhc).
+AZURE_CONF_MARKERS = (*AZURE_RUNNER_MARKERS, "azurehpc")
+
+
+def names_azure(text: str) -> bool:
+    """Whether a conf's text names Azure's health checks' root or paths."""
+    return any(marker in text for marker in AZURE_CONF_MARKERS)
+
+
+def is_azure_check(function: CheckFunction) -> bool:
+    """A check Azure's own customTests define (customTests/azure_*.nhc), not LBNL's built-ins and not a
+    third-party test Azure vendors under its first name (csc_nvidia_smi.nhc)."""
+    return function.file.startswith("customTests/azure_")
+
+
+def runs_in_azure_runner(text: str) -> bool:
+    """Whether a conf is written for Azure's runner container (no site config there)."""
+    return any(marker in text for marker in AZURE_RUNNER_MARKERS)
+
+
+# Where a repository keeps NHC's custom tests beside its confs, so that both belong to one deployment:
+# LBNL NHC sources $INCDIR/*.nhc with INCDIR defaulting to $CONFDIR/scripts beside $CONFDIR/nhc.conf
+# (mej/nhc ``nhc`` @ 1.4.3, nhcmain_finalize_env), and Azure's repository keeps conf/<size>.conf beside
+# customTests/*.nhc, which its image and runner copy into /etc/nhc/scripts (dockerfile/azure-nvrt-nhc.dockerfile
+# `COPY customTests/*.nhc /etc/nhc/scripts/`, aznhc-entrypoint.sh @ v0.4.5).
+CUSTOM_TEST_DIRS = ("scripts", "customTests")
+AZURE_CONF_DIR = "conf"
+
+
+def layout_root(file: Path) -> Path | None:
+    """The directory an NHC file's deployment starts from when the repository lays NHC out as installed:
+    a custom test in scripts/ or customTests/, or a conf in Azure's conf/ beside customTests/, belong with
+    the directory above; None for any other file."""
+    directory = file.parent
+    if file.suffix == ".nhc" and directory.name in CUSTOM_TEST_DIRS:
+        return directory.parent
+    if file.suffix == ".conf" and directory.name == AZURE_CONF_DIR and (directory.parent / "customTests").is_dir():
+        return directory.parent
+    return None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
+from ..knowledge.nhc_checks import layout_root
 from ..safe_io import UnsafeFile, unreadable_directory
 from ..settings.config import LintConfig
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
@@ -104,9 +105,14 @@ DEPLOYMENT_MARKERS = ("kustomization.yaml", "kustomization.yml", "Kustomization"
 def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str | None] | None = None) -> str:
     """The deployment a file belongs to: the nearest directory at or above it (up to ``top``, the walked
     directory or the working directory) that holds a kustomization or a Helm chart, else its own directory.
+    An NHC custom test in scripts/ or customTests/ (or an Azure conf/ beside customTests/) starts one level up,
+    so a conf and the tests NHC sources with it are one deployment (``nhc_checks.layout_root``).
     ``memo``: what this run found above each directory already walked, by (directory, top): the walk up
     costs a few file-system calls per level, and before it ran for every document of every file."""
     directory = file.parent
+    nhc_root = layout_root(file) if file.suffix in (".nhc", ".conf") else None
+    if nhc_root is not None and directory.resolve() != top.resolve():  # never above what was walked
+        directory = nhc_root
     memo = {} if memo is None else memo
     walked: list[Path] = []
     found: str | None = None

@@ -80,3 +80,19 @@ def test_signature_agrees_with_the_transcribed_table_on_azures_custom_test():
     (checked against all 21 Azure customTests at v0.4.5 when this parser was written)."""
     parsed = defined_functions(WILD_NHC.read_text())["check_nccl_allreduce"]
     assert parsed.max_args == nhc_checks.lookup("check_nccl_allreduce").max_args == 4
+
+
+def test_custom_tests_in_scripts_or_customtests_join_the_conf_but_never_above_the_walk(tmp_path):
+    """LBNL NHC sources $CONFDIR/scripts/*.nhc; Azure's repository keeps conf/ beside customTests/."""
+    from hpcconf.lint.engine import deployment_dir
+
+    (tmp_path / "site" / "scripts").mkdir(parents=True)
+    (tmp_path / "azure" / "conf").mkdir(parents=True)
+    (tmp_path / "azure" / "customTests").mkdir()
+    site_test, azure_conf = tmp_path / "site/scripts/raid.nhc", tmp_path / "azure/conf/nd96.conf"
+    assert deployment_dir(site_test, tmp_path) == str(tmp_path / "site")
+    assert deployment_dir(tmp_path / "azure/customTests/x.nhc", tmp_path) == str(tmp_path / "azure")
+    assert deployment_dir(azure_conf, tmp_path) == str(tmp_path / "azure")
+    assert deployment_dir(site_test, tmp_path / "site" / "scripts") == str(tmp_path / "site" / "scripts")
+    (tmp_path / "other" / "conf").mkdir(parents=True)  # a conf/ without customTests/ beside it stays where it is
+    assert deployment_dir(tmp_path / "other/conf/slurm.conf", tmp_path) == str(tmp_path / "other" / "conf")

@@ -24,6 +24,10 @@ from ..document import Document, DocumentSet
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=")
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)[^}]*\}|([A-Za-z_]\w*))")
+# ${NAME-x} ${NAME:-x} ${NAME=x} ${NAME:=x} ${NAME+x} ${NAME:+x} ${NAME?x}: the line says what an unset NAME
+# does; [ -n "$NAME" ] / [ -z ... ] / [ -v NAME ] test it: either way the line is written for NAME unset.
+_GUARDED = re.compile(r"\$\{([A-Za-z_]\w*):?[-=+?]")
+_TESTED = re.compile(r"(?:\[\[?|\btest)\s+(?:!\s+)?-[nzv]\s+\"?\$?\{?([A-Za-z_]\w*)")
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")
 
 
@@ -85,9 +89,10 @@ def nhc_unknown_check(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     ## What it catches
     A ``<hostmask> || <check> ...`` line whose ``<check>`` is not one of the ``check_*`` functions of
     Azure/azurehpc-health-checks ``customTests/*.nhc`` at tag v0.4.5 or of LBNL NHC 1.4.3 ``scripts/*.nhc``
-    (``hpcconf/data/nhc_checks.yaml``), nor defined by a ``*.nhc`` file linted with the conf (a custom
-    test the deployment installs into ``/etc/nhc/scripts``): a typo (``check_gpu_counts``), a check from
-    another tool, a function of a newer release.
+    (``hpcconf/data/nhc_checks.yaml``), nor defined by a ``*.nhc`` file of the conf's deployment linted with
+    it (a custom test the deployment installs into ``/etc/nhc/scripts``: beside the conf, in its ``scripts/``,
+    or in ``customTests/`` beside Azure's ``conf/``): a typo (``check_gpu_counts``), a check from another
+    tool, a function of a newer release.
 
     ## Severity
     Error when the name is one edit away from a known check (a typo: the line fails on every node).
@@ -116,7 +121,7 @@ def nhc_unknown_check(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
                 continue
             near = difflib.get_close_matches(check.name, list(table.checks), n=1, cutoff=0.9)
             where = (f"Azure's health checks ({table.azure[0]} @ {table.azure[1]}), LBNL NHC {table.lbnl[1]} "
-                     "or a linted *.nhc file")
+                     "or a *.nhc file of its deployment")
             if near:
                 yield doc.at_line(check.line, f"{check.name} is not a check function of {where}: NHC fails the line, "
                                   "so every node fails", hint=f"did you mean {near[0]}?",
@@ -149,8 +154,16 @@ def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnost
     A call of a known check function with fewer positional arguments than the function requires, or
     more than it reads (functions that parse options take any number): counts read from each function at
     Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``). A ``*.nhc``
-    file linted with the conf that defines the check replaces the built-in, as on the node: then only
-    arguments beyond the highest ``$N`` its body reads are a finding (warning).
+    file of the conf's deployment that defines the check replaces the built-in, as on the node: then only
+    arguments beyond the highest ``$N`` its body reads are a finding (warning). The deployment is the conf's
+    directory with the custom tests NHC sources beside it: ``scripts/`` (LBNL NHC's ``INCDIR`` defaults to
+    ``$CONFDIR/scripts``, mej/nhc ``nhc`` @ 1.4.3) or, for Azure's ``conf/``, ``customTests/`` (copied into
+    ``/etc/nhc/scripts`` by ``dockerfile/azure-nvrt-nhc.dockerfile`` @ v0.4.5); a ``*.nhc`` of another
+    deployment linted in the same run defines nothing for it.
+    Azure's counts decide only for a conf written for Azure's health checks (it names ``$AZ_NHC_ROOT`` or
+    an ``azurehpc`` path, or calls a check only Azure's ``customTests/azure_*.nhc`` define); elsewhere a
+    count that does not fit one of Azure's checks is info, since the node's own copy of that test decides
+    (``check_nvsmi_healthmon $NHC_GPUS`` in a site conf whose own ``csc_nvidia_smi.nhc`` reads ``$1``).
 
     ## Why is this bad?
     Too few: the function compares with an empty value, e.g. ``check_gpu_count`` without the count, or
@@ -168,26 +181,51 @@ def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnost
     """
     custom = custom_checks(docs)
     for doc in docs.of_kind(Kind.NHC_CONF):
-        for check in check_lines(doc):
+        lines = list(check_lines(doc))
+        azure = _written_for_azure(doc, lines, custom)
+        for check in lines:
             if check.name in custom:
                 yield from _custom_argument_count(doc, check, custom[check.name])
                 continue
             function = nhc_checks.lookup(check.name)
             if function is not None:
-                yield from _argument_count(doc, check, function)
+                yield from _argument_count(doc, check, function, other_tool=function.file.startswith("customTests/")
+                                           and not azure)
 
 
-def _argument_count(doc: Document, check: CheckLine, function: nhc_checks.CheckFunction) -> Iterator[Diagnostic]:
+def _written_for_azure(doc: Document, lines: list[CheckLine], custom: dict[str, DefinedCheck]) -> bool:
+    """Whether the conf runs Azure's customTests: it names Azure's root or paths, or calls a check only Azure's
+    own customTests define (and no custom test of its deployment redefines)."""
+    if nhc_checks.names_azure(doc.text):
+        return True
+    return any(check.name not in custom and (function := nhc_checks.lookup(check.name)) is not None
+               and nhc_checks.is_azure_check(function) for check in lines)
+
+
+def _argument_count(doc: Document, check: CheckLine, function: nhc_checks.CheckFunction,
+                    other_tool: bool = False) -> Iterator[Diagnostic]:
+    """``other_tool``: the check is one of Azure's customTests but the conf is not written for Azure's health
+    checks, so the node's own definition of the name (not linted here) decides: info."""
     count = len(check.args)
     wanted = (f"{function.min_args}" if function.max_args == function.min_args else
               f"{function.min_args} to {function.max_args}" if function.max_args is not None
               else f"at least {function.min_args}")
-    if count < function.min_args:
+    too_many = function.max_args is not None and count > function.max_args
+    if count >= function.min_args and not too_many:
+        return
+    if other_tool:
+        column = check.arg_columns[function.max_args] if too_many and function.max_args is not None else check.column
+        yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s) in Azure's health checks, got {count}: "
+                          "this conf names neither Azure's paths nor a check only Azure defines, so the definition "
+                          f"installed on its nodes decides ({function.source})",
+                          hint="lint the *.nhc file that defines it with this conf", column=column,
+                          severity=Severity.INFO)
+    elif count < function.min_args:
         yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s), got {count}: it compares with an "
                           f"empty value and fails on every node ({function.source})",
                           hint="add the missing arguments", column=check.column,
                           end_column=check.column + len(check.name))
-    elif function.max_args is not None and count > function.max_args:
+    elif function.max_args is not None:
         extra = check.arg_columns[function.max_args]
         yield doc.at_line(check.line, f"{check.name} reads {wanted} argument(s), got {count}: "
                           f"'{' '.join(check.args[function.max_args:])}' is ignored ({function.source})",
@@ -252,7 +290,21 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     ``$NAME`` or ``${NAME}`` in a check's arguments where NAME is neither set by LBNL NHC 1.4.3 itself
     (``HOSTNAME``, ``NHC_*``...) nor by Azure's runner (``AZ_NHC_ROOT``: ``run-health-checks.sh`` and
-    ``dockerfile/aznhc-entrypoint.sh`` at v0.4.5), nor assigned on an earlier line of the conf.
+    ``dockerfile/aznhc-entrypoint.sh`` at v0.4.5), nor assigned on an earlier line of the conf. A
+    guarded or defaulted expansion (``${NAME:-2}``, ``${NAME+x}``, ``${NAME=x}``) and a name the line
+    tests (``if [ -n "$NAME" ]; then ...``) are never a finding: the line is written for NAME unset.
+    Forms: a variable only the site config can set (info), one in a conf for Azure's runner (warning),
+    and a typo that differs only in case from a variable NHC sets itself (``$HOSTNAME_s``, warning).
+
+    ## Severity
+    LBNL NHC sources its site config ``/etc/sysconfig/nhc`` (``/etc/default/nhc`` on Debian/Ubuntu)
+    before it reads the conf, and takes ``NAME=value`` words on its command line (mej/nhc ``nhc`` @ 1.4.3,
+    ``nhcmain_load_sysconfig``, ``nhcmain_parse_cmdline``), so a site template's ``$NHC_CORES`` may well
+    be set there: info, naming that context. Warning where nothing can set it: the conf names
+    ``$AZ_NHC_ROOT`` (it is written for Azure's runner container, whose Ubuntu image has no
+    ``/etc/default/nhc`` and whose entrypoint passes only ``CONFFILE``, ``LOGFILE`` and ``TIMEOUT``:
+    ``dockerfile/azure-nvrt-nhc.dockerfile``, ``aznhc-entrypoint.sh`` @ v0.4.5), or NAME differs only in
+    case from a variable NHC sets itself (``$HOSTNAME_s``): bash names are case-sensitive, a typo.
 
     ## Why is this bad?
     NHC ``eval``s the line, so the variable expands to nothing: ``$NHC_ROOT/topofiles/ndv5-topo.xml``
@@ -262,24 +314,41 @@ def nhc_unset_variable(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Example
     ```text
      * || check_nccl_allreduce 460.0 1 16G $NHC_ROOT/topofiles/ndv5-topo.xml
+     * || check_nccl_allreduce_ib_loopback 40.0 1 16G $AZ_NHC_ROOT/topofiles/ndv5-topo.xml
     ```
 
     ## Fix
     Use ``$AZ_NHC_ROOT`` (where Azure's runner mounts its files), or assign the variable on a line above
-    (`` * || export NAME=value``).
+    (`` * || export NAME=value``); on a host install, set it in ``/etc/sysconfig/nhc``.
     """
-    known = nhc_checks.load_table().variables | _assigned(doc)
+    table = nhc_checks.load_table()
+    known = table.variables | _assigned(doc)
+    azure_runner = nhc_checks.runs_in_azure_runner(doc.text)
     for check in check_lines(doc):
+        command = doc.lines[check.line - 1]
+        guarded = {m.group(1) for m in _GUARDED.finditer(command)} | {m.group(1) for m in _TESTED.finditer(command)}
         for arg, column in zip(check.args, check.arg_columns):
             for match in _VARIABLE.finditer(arg):
                 name = match.group(1) or match.group(2)
-                if name in known:
+                if name in known or name in guarded:
                     continue
                 at = column + match.start()
-                yield doc.at_line(check.line, f"${name} is set neither by NHC nor by Azure's runner: "
-                                  f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs",
-                                  hint="use $AZ_NHC_ROOT for Azure's files, or set the variable on a line above",
-                                  column=at, end_column=at + len(match.group(0)))
+                expands = f"'{arg}' expands to '{_VARIABLE.sub('', arg)}' when {check.name} runs"
+                near = [known_name for known_name in sorted(table.variables) if known_name.lower() == name.lower()]
+                if near:
+                    yield doc.at_line(check.line, f"${name} is not a variable NHC sets (${near[0]} is): {expands}",
+                                      hint=f"did you mean ${near[0]}?", column=at, end_column=at + len(match.group(0)))
+                elif azure_runner:
+                    yield doc.at_line(check.line, f"${name} is set neither by NHC nor by Azure's runner, which has no "
+                                      f"site config: {expands}",
+                                      hint="use $AZ_NHC_ROOT for Azure's files, or set the variable on a line above",
+                                      column=at, end_column=at + len(match.group(0)))
+                else:
+                    yield doc.at_line(check.line, f"${name} is set neither by NHC nor by the conf: unless the site "
+                                      f"config {nhc_checks.SITE_CONFIG} or nhc's command line sets it, {expands}",
+                                      hint=f"set it in {nhc_checks.SITE_CONFIG.split(' ')[0]} on every node, or on a "
+                                      "line above (' * || export NAME=value')", severity=Severity.INFO,
+                                      column=at, end_column=at + len(match.group(0)))
 
 
 @rule(code="NHC005", name="nhc-hw-topology-unknown-size", severity=Severity.ERROR, kinds=(Kind.NHC_CONF,), since="0.3.0")
