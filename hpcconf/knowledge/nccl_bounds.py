@@ -135,7 +135,7 @@ def gpu_fabric(sku: Sku) -> str:
 @lru_cache(maxsize=1)
 def in_network_reduction() -> dict[str, str]:
     """SKU name -> source, where the InfiniBand fabric reduces in the switch (SHARP, NCCL's CollNet)."""
-    data = YAML(typ="safe").load(DATA_FILE.read_text(encoding="utf-8"))
+    data = data_tables.load(DATA_FILE)
     return {str(r["sku"]): str(r["source"]) for r in data.get("in_network_reduction", [])}
 
 
