@@ -84,6 +84,7 @@ class ResolvedCcws:
     parameters: tuple[tuple[str, Any], ...]  # (name, value) in mainTemplate's order
     secure_parameters: tuple[tuple[str, str], ...]  # (parameter, environment variable) deploy.sh passes
     subnets: tuple[tuple[str, str], ...]  # (role, CIDR) network-new.bicep creates; () for an existing VNet
+    address_space: Optional[str]  # the new VNet's (None: an existing VNet)
     gpu: CcwsGpuPartition
     cluster_init_project: str
     cluster_init_version: str
@@ -377,7 +378,7 @@ def resolve_ccws(cluster: "ResolvedCluster") -> ResolvedCcws:
         secure_parameters=tuple((name, env) for name, env in SECURE_ENV.items()
                                 if name in rel.parameters and (name != "databaseAdminPassword"
                                                                or settings.database.type != "disabled")),
-        subnets=subnets,
+        subnets=subnets, address_space=settings.network.address_space if isinstance(settings.network, NewVnet) else None,
         gpu=gpu_partition(cluster, pool, cluster_name, slurm_version, rel.cyclecloud_slurm),
         cluster_init_project=f"hpcconf-{cluster.name}", cluster_init_version=CLUSTER_INIT_PROJECT_VERSION,
         cluster_init_url=settings.cluster_init_url, problems=tuple(problems))

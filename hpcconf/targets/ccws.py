@@ -45,7 +45,8 @@ def deploy_script(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
         repository=f"{ccws.repository_url}.git", template_file=ccws.template_file, location=cluster.location,
         cluster_name=ccws.cluster_name, deployment_name=ccws.deployment_name, az_cli=cluster.versions.az_cli,
         secure=list(ccws.secure_parameters), cluster_init_url=ccws.cluster_init_url,
-        project=ccws.cluster_init_project, project_version=ccws.cluster_init_version)
+        project=ccws.cluster_init_project, project_version=ccws.cluster_init_version, subnets=list(ccws.subnets),
+        address_space=ccws.address_space)
     return Artifact("ccws/deploy.sh", text, Kind.SHELL_SCRIPT, TARGET)
 
 
