@@ -295,6 +295,14 @@ def schema_problems(values: dict[str, Any], rel: kb.Release) -> list[SpecProblem
         code, name = _problem_code(error)
         path = list(error.absolute_path)
         parameter = str(path[0]) if path else ""
+        if not path and error.validator == "required":
+            missing = error.message.split("'")[1] if error.message.count("'") >= 2 else ""
+            problems.append(SpecProblem(path=("ccws", "release"), code=code, name=name,
+                                        message=f"CCWS {rel.tag}'s mainTemplate requires parameter '{missing}', which "
+                                                "hpcconf does not write for this release",
+                                        hint=f"choose a release hpcconf writes every required parameter of (the newest: "
+                                             f"{kb.newest().tag})"))
+            continue
         if not path and error.validator == "additionalProperties":
             unknown = sorted(set(values) - set(rel.parameters))
             parameter = unknown[0] if unknown else ""

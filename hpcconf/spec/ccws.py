@@ -13,7 +13,7 @@ import ipaddress
 import re
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ..knowledge import ccws as kb
 from .base import StrictModel
@@ -72,7 +72,14 @@ class ExistingVnet(StrictModel):
         return self.id.rsplit("/", 1)[1]
 
 
-Vnet = Annotated[Union[NewVnet, ExistingVnet], Field(discriminator="type")]
+def _vnet_type(value: object) -> str:
+    """``type`` picks the variant; a VNet without one is a new VNet (the portal's default)."""
+    found = value.get("type", "new") if isinstance(value, dict) else getattr(value, "type", "new")
+    return str(found)
+
+
+Vnet = Annotated[Union[Annotated[NewVnet, Tag("new")], Annotated[ExistingVnet, Tag("existing")]],
+                 Discriminator(_vnet_type)]
 AnfServiceLevel = Literal["Standard", "Premium", "Ultra", "Flexible"]
 
 

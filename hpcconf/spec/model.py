@@ -15,8 +15,8 @@ from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_v
 
 from .aks import AksSettings
 from .azhop import AzhopSettings
-from .ccws import CcwsSettings
 from .base import StrictModel
+from .ccws import CcwsSettings
 from .fields import check_env_name, check_image_reference, check_nccl_conf_value
 from .slurm import SlurmSettings
 

@@ -151,7 +151,8 @@ def gpu_vendor_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Dia
 
     ## What it catches
     A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``) in a spec
-    with platform ``azhop``. On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
+    with platform ``azhop`` or ``ccws`` (whose gpu partition boots the portal's NVIDIA images and gets an
+    ``nccl.conf``). On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
     operator and ``amd.com/gpu``, a ROCm test image with rccl-tests, RCCL settings) and says nothing.
 
     ## Why is this bad?
@@ -181,7 +182,8 @@ def cpu_arch_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
 
     ## What it catches
     A pool whose SKU has ``cpu.arch: arm64`` (GB200 and GB300 VMs: ``Standard_ND128isr_NDR_GB200_v6``,
-    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]`` or ``[azhop]``. Platform
+    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]``, ``[azhop]`` or ``[ccws]`` (hpcconf's
+    CCWS target does not yet write the after-scaling NVL72 steps cyclecloud-slurm's README asks for). Platform
     ``slurm`` compiles arm64 pools: its job runs the nodes' own nccl-tests build, its NCCL files name
     no CPU architecture, and a test image is built ``FROM --platform=linux/arm64``.
 
@@ -243,7 +245,7 @@ def sku_provider_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
     ## What it catches
     A pool whose SKU file says ``provider: crusoe`` (``h200-141gb-sxm-ib.8x``) or ``provider: other``
     (a node written by ``hpcconf sku import`` that did not answer Azure's instance metadata service)
-    in a spec with ``platforms: [aks]`` or ``[azhop]``. Platform ``slurm`` takes every provider.
+    in a spec with ``platforms: [aks]``, ``[azhop]`` or ``[ccws]``. Platform ``slurm`` takes every provider.
 
     ## Why is this bad?
     Both platforms create Azure VMs: the AKS ``provision.sh`` passes the pool's SKU name to
