@@ -304,14 +304,17 @@ def schema_problems(values: dict[str, Any], rel: kb.Release) -> list[SpecProblem
                                              f"{kb.newest().tag})"))
             continue
         if not path and error.validator == "additionalProperties":
-            unknown = sorted(set(values) - set(rel.parameters))
-            parameter = unknown[0] if unknown else ""
-            knowing = kb.releases_knowing({parameter})
-            message = (f"CCWS {rel.tag}'s mainTemplate has no parameter '{parameter}', which this setting writes"
-                       + (f" (CCWS {', '.join(knowing[:3])} declare it)" if knowing else ""))
-        else:
-            where = ".".join(str(p) for p in path) or "parameters"
-            message = f"the generated parameter {where} does not validate against CCWS {rel.tag}: {error.message}"
+            for unknown in sorted(set(values) - set(rel.parameters)):
+                knowing = kb.releases_knowing({unknown})
+                problems.append(SpecProblem(
+                    path=SPEC_PATHS.get(unknown, ("ccws",)), code=code, name=name,
+                    message=f"CCWS {rel.tag}'s mainTemplate has no parameter '{unknown}', which this setting writes"
+                            + (f" (CCWS {', '.join(knowing[:3])} declare it)" if knowing else ""),
+                    hint=f"leave the setting out, or choose a release that takes it (ccws.release; {rel.source} "
+                         "bicep/mainTemplate.bicep)"))
+            continue
+        where = ".".join(str(p) for p in path) or "parameters"
+        message = f"the generated parameter {where} does not validate against CCWS {rel.tag}: {error.message}"
         problems.append(SpecProblem(path=SPEC_PATHS.get(parameter, ("ccws",)), code=code, name=name, message=message,
                                     hint=f"change the setting, or choose a release that takes it (ccws.release; "
                                          f"{rel.source} bicep/types.bicep)"))
