@@ -270,7 +270,7 @@ class CcwsSettings(StrictModel):
     start_cluster: bool = Field(default=True, description="slurmSettings.startCluster.")
     ccws_health_checks: bool = Field(default=False, description="slurmSettings.healthCheckEnabled: CycleCloud's own node health checks (hpcconf's health_checks are installed by the cluster-init project either way).")
     accept_marketplace_terms: bool = Field(default=False, description="acceptMarketplaceTerms: accept the images' marketplace terms in the deployment.")
-    cluster_init_url: Optional[str] = Field(default=None, pattern=r"^https://github\.com/[^/\s]+/[^/\s]+/releases/(tag/)?[^/\s]+$", description="clusterInitSpecs: the GitHub release URL where you published ccws/cluster-init (cyclecloud project fetch reads it); None: upload it yourself (deploy.sh says how).")
+    cluster_init_url: Optional[str] = Field(default=None, pattern=r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/releases/(tag/)?[A-Za-z0-9_.+-]+$", description="clusterInitSpecs: the GitHub release URL where you published ccws/cluster-init (cyclecloud project fetch reads it); None: upload it yourself (deploy.sh says how).")
     tags: dict[str, str] = Field(default_factory=dict, description="tags: Azure resource tags, put on every resource type the portal tags (mainTemplate's tags are keyed by resource type, createUiDefinition.json TagsByResource).")
 
     @field_validator("release")
