@@ -101,6 +101,13 @@ def test_a_subnet_plan_that_does_not_fit_is_refused_at_the_address_space():
     assert found == [("CCWS005", 9)]
 
 
+def test_a_new_lustre_too_large_for_the_vnet_is_refused_at_the_address_space():
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 300}\n"
+    found = _refused(_spec("  network: {address_space: 10.0.0.0/23}\n" + storage))
+    assert found == [("CCWS005", 9)]
+    _build(_spec("  network: {address_space: 10.0.0.0/22}\n" + storage))  # /22 holds up to 512 TiB
+
+
 def test_a_second_pool_and_a_stale_slurm_are_refused():
     pools = ("  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 4}\n"
              "  - {name: b, sku: Standard_ND96asr_v4, count: 2}\n")

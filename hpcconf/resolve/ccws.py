@@ -337,6 +337,15 @@ def subnet_plan(settings: CcwsSettings, rel: kb.Release) -> tuple[tuple[tuple[st
     problems = [SpecProblem(at, "CCWS005", "ccws-subnet-plan", f"{problem} ({network.SOURCE} at {rel.tag})",
                             f"use a prefix from /{min(network.PORTAL_PREFIXES)} to /{max(network.PORTAL_PREFIXES)}")
                 for problem in network.plan_problems(vnet.address_space, plan)]
+    lustre = settings.storage.additional
+    prefix = int(vnet.address_space.rsplit("/", 1)[1])
+    if not problems and isinstance(lustre, AmlNew) and kb.tag_key(rel.tag) >= kb.tag_key(network.SCALED_LUSTRE_SINCE) \
+            and prefix > (needed := network.amlfs_min_vnet_prefix(lustre.capacity_tib)):
+        # From 2025.12.01 the lustre subnet is a quarter of the VNet (PR #307): the portal's floor for the capacity.
+        problems.append(SpecProblem(at, "CCWS005", "ccws-subnet-plan", f"a new {lustre.capacity_tib} TiB Azure Managed "
+                                    f"Lustre needs a /{needed} VNet or larger (its subnet is a quarter of it); "
+                                    f"{vnet.address_space} gives {plan['lustre']}",
+                                    f"use a /{needed} address space (createUiDefinition.json lustreInfoBoxNew at {rel.tag})"))
     return tuple(plan.items()), problems
 
 

@@ -178,11 +178,11 @@ class CpuPartition(Node):
 
 
 def _htc_default() -> CpuPartition:
-    return CpuPartition(sku="Standard_F2s_v2", max_nodes=100)  # the portal's htc partition
+    return CpuPartition(sku="Standard_F2s_v2", max_nodes=100)  # the portal's htc partition (createUiDefinition.json)
 
 
 def _hpc_default() -> CpuPartition:
-    return CpuPartition(sku="Standard_HB176rs_v4", max_nodes=16)  # the portal's hpc partition
+    return CpuPartition(sku="Standard_HB120rs_v3", max_nodes=16)  # the portal's hpc partition (its first recommended size)
 
 
 class OpenOnDemand(StrictModel):
