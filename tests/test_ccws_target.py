@@ -115,6 +115,19 @@ def test_a_second_pool_and_a_stale_slurm_are_refused():
     assert ("SPEC090", 7) in found and ("SPEC090", 8) in found
 
 
+def test_an_existing_vnet_and_existing_filers_validate():
+    vnet_id = "/subscriptions/0000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/hub"
+    block = (f"  network: {{type: existing, id: {vnet_id}, cyclecloud_subnet: cc, compute_subnet: compute}}\n"
+             "  storage:\n    shared: {type: nfs-existing, ip_address: 10.1.0.4, export_path: /shared}\n"
+             "    additional: {type: aml-existing, ip_address: 10.1.0.8, mount_path: /lustre}\n")
+    build = _build(_spec(block))
+    text = _artifact(build, "ccws/parameters.json")
+    assert _validate(text, build.cluster.ccws.release) == []
+    network = json.loads(text)["parameters"]["network"]["value"]
+    assert network == {"type": "existing", "name": "hub", "id": vnet_id, "cyclecloudSubnet": "cc", "computeSubnet": "compute"}
+    assert build.cluster.ccws.subnets == ()
+
+
 def test_gres_conf_has_a_line_per_placement_group():
     build = _build(_spec("", pools="  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 150}\n"))
     gres = [line for line in _artifact(build, "ccws/slurm/gres.conf").splitlines() if not line.startswith("#")]
