@@ -35,6 +35,7 @@ class Kind:
     CYCLECLOUD_SLURM_PARAMETERS = "cyclecloud-slurm-parameters"  # a CycleCloud Slurm cluster's parameters (JSON)
     GRES_CONF = "gres-conf"  # Slurm gres.conf
     CGROUP_CONF = "cgroup-conf"  # Slurm cgroup.conf
+    CYCLECLOUD_PROJECT = "cyclecloud-project"  # a CycleCloud project's project.ini (cluster-init)
 
     @classmethod
     def all(cls) -> list[str]:

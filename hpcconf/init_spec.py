@@ -23,18 +23,20 @@ def _model() -> ModuleType:
 
     return model
 
-PLATFORMS = ("aks", "azhop", "slurm")
+PLATFORMS = ("aks", "azhop", "slurm", "ccws")
 SCHEMA_FILE = "hpcconf-spec.schema.json"  # the name the scaffold's yaml-language-server line uses
 
 # Versions a platform's artifacts use; "*" means every platform. Only pinned fields with a default.
 _VERSION_USERS = {
     "network_operator": {"aks"}, "gpu_operator": {"aks"}, "node_feature_discovery": {"aks"}, "volcano": {"aks"},
-    "az_cli": {"aks"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"}, "amd_gpu_operator": {"aks"},
+    "az_cli": {"aks", "ccws"}, "kubectl": {"aks"}, "nccl": {"*"}, "nccl_tests": {"*"}, "amd_gpu_operator": {"aks"},
 }
 # Pins that only one GPU vendor's artifacts read: NVIDIA's gpu-operator and nccl-tests, AMD's GPU operator
 # (an AMD pool's image builds rccl-tests at the commit hpcconf.knowledge.rocm pins).
 _VENDOR_ONLY = {"gpu_operator": "nvidia", "nccl_tests": "nvidia", "amd_gpu_operator": "amd"}
 _PLACEHOLDER_UUID = "00000000-0000-0000-0000-000000000000"
+# A well-formed OpenSSH public key line to replace (the scaffold must build; no real key is anyone's).
+_PLACEHOLDER_PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIReplaceWithTheContentsOfYourPublicKeyFile0000 replace-me"
 # metadata.location by the SKU's provider: only an Azure size makes it an Azure region that AKS/AzHOP deploy
 # to; for Crusoe the Terraform location is slurm.crusoe.location, and nodes of your own are wherever you say.
 _DEFAULT_LOCATION = {"azure": "southcentralus", "crusoe": "useast1", "other": "onprem"}
@@ -160,6 +162,7 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
         "test_image": None,
         "crusoe": None,
         "sku_dirs": [],
+        "ccws": None,
     }
     if amd:  # RCCL reads the NCCL_* names: the pin says which NCCL release's table the lint rules apply
         for item in context["versions"]:
@@ -185,6 +188,10 @@ def init_context(sku: Any, nodes: int, platforms: list[str], name: str, location
                                      "comment": "your custom image (crusoecloud/solutions-library slurm-custom-image)"}
         context["crusoe"] = {"project_id": _PLACEHOLDER_UUID, "location": "us-east1-a",
                              "vpc_subnet_id": _PLACEHOLDER_UUID, "ib_partition_id": _PLACEHOLDER_UUID if ib else None}
+    if "ccws" in platforms:
+        from .knowledge import ccws
+
+        context["ccws"] = {"release": ccws.newest().tag, "ssh_public_key": _PLACEHOLDER_PUBLIC_KEY}
     return context
 
 

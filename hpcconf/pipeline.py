@@ -55,6 +55,14 @@ def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
     return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
 
 
+def resolved_problems(loaded: LoadedSpec, cluster: ResolvedCluster) -> list[Diagnostic]:
+    """What a platform's consumer would refuse in the resolved values (CCWS: a parameter its release's types reject),
+    at the spec key it came from."""
+    problems = cluster.ccws.problems if cluster.ccws is not None else ()
+    return [loaded.document.diagnostic(Diagnostic(code=p.code, name=p.name, message=p.message, hint=p.hint), p.path,
+                                       prefer_value=True) for p in problems]
+
+
 def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: str | None = None,
                  display_name: str | None = None) -> Build:
     """Everything except writing: returns the artifacts in memory.
@@ -69,4 +77,7 @@ def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: 
         raise HpcconfError(problems)
     # Headers name the spec by file name only, so output bytes do not depend on the working directory.
     cluster = resolve(loaded.cluster, catalog, spec_file=path.name)
+    refused = resolved_problems(loaded, cluster)
+    if refused:
+        raise HpcconfError(refused)
     return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster))

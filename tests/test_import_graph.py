@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1] / "hpcconf"
 KNOWN_CYCLES = {
     # ResolvedCluster (hpcconf.resolve) is named by the per-platform modules, which it imports to build
     # itself: part of issue #23's resolved-model rework (hpcconf/resolve is another change's).
-    frozenset({"hpcconf.resolve", "hpcconf.resolve.aks", "hpcconf.resolve.azhop", "hpcconf.resolve.compat",
-               "hpcconf.resolve.slurm"}),
+    frozenset({"hpcconf.resolve", "hpcconf.resolve.aks", "hpcconf.resolve.azhop", "hpcconf.resolve.ccws",
+               "hpcconf.resolve.compat", "hpcconf.resolve.slurm"}),
     # SourceCache (diagnostics) quotes a source line through the safe reader, whose refusals are diagnostics.
     frozenset({"hpcconf.diagnostics", "hpcconf.safe_io"}),
 }

@@ -18,7 +18,7 @@ from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
 
 CATALOG = Catalog.load()
-PLATFORMS = ("aks", "azhop", "slurm")
+PLATFORMS = ("aks", "azhop", "slurm", "ccws")
 PAIRS = [(name, platform) for name in CATALOG.names() for platform in PLATFORMS]
 
 
@@ -27,7 +27,7 @@ PAIRS = [(name, platform) for name in CATALOG.names() for platform in PLATFORMS]
 # pools and NVL72 racks (IMEX peers, topology/block, MNNVL job settings).
 X86_ONLY_PLATFORMS = {"aks", "azhop"}
 # Platforms that create Azure VMs from the SKU name: a Crusoe (or imported, provider other) size is refused.
-AZURE_ONLY_PLATFORMS = {"aks", "azhop"}
+AZURE_ONLY_PLATFORMS = {"aks", "azhop", "ccws"}
 
 
 def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
@@ -38,6 +38,10 @@ def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
         return f"retired on {sku.lifecycle.date.isoformat()}", "HPC200"
     if sku.gpu.vendor != "nvidia" and platform == "azhop":  # AKS and Slurm have AMD targets
         return "no Azure HPC image with ROCm", "SPEC030"
+    if sku.gpu.vendor != "nvidia" and platform == "ccws":  # CCWS's portal images carry NVIDIA's driver
+        return "carry NVIDIA's driver and NCCL", "SPEC030"
+    if sku.cpu.arch != "x86_64" and platform == "ccws":  # GB200/GB300 (NVL72 too): written for x86_64 sizes
+        return f"host CPU is {sku.cpu.arch}", "SPEC031"
     if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"
     if sku.cpu.arch != "x86_64" and platform in X86_ONLY_PLATFORMS:
@@ -104,7 +108,7 @@ def test_pair_builds_and_lints_clean_or_is_refused(sku_name, platform, newest, t
 
 def test_matrix_covers_every_sku_and_the_newest_nccl_is_known():
     assert {name for name, _ in PAIRS} == set(CATALOG.names())
-    assert len(PAIRS) >= 3 * 16  # every catalog SKU x aks, azhop, slurm (Crusoe on aks/azhop: refused)
+    assert len(PAIRS) >= 4 * 16  # every catalog SKU x aks, azhop, slurm, ccws (Crusoe on aks/azhop/ccws: refused)
     assert nccl_env.newest_version() is not None
 
 

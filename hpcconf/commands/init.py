@@ -16,7 +16,7 @@ def init_command(
     sku: str = typer.Option(..., "--sku", metavar="SKU", help="VM size from the catalog, e.g. Standard_ND96isr_H100_v5 (`hpcconf skus`).",
                                autocompletion=completion.sku_names),
     nodes: int = typer.Option(2, "--nodes", "-n", min=1, max=1000, metavar="N", help="Number of GPU nodes."),
-    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop or slurm; repeat or comma-separate for several (default aks).",
+    platform: List[str] = typer.Option([], "--platform", "-p", metavar="PLATFORM", help="aks, azhop, slurm or ccws; repeat or comma-separate for several (default aks).",
                                        autocompletion=completion.choices(*PLATFORMS, comma_list=True)),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="Cluster name (default: from the SKU and platform)."),
     location: Optional[str] = typer.Option(None, "--location", metavar="REGION", help="Azure region for an Azure size (default southcentralus); informational for a Crusoe size (default useast1) or your own nodes (provider other, default onprem)."),

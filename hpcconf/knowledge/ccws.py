@@ -137,3 +137,13 @@ PLACEMENT_GROUP_NODES = 100
 PLACEMENT_GROUP_SOURCE = ("Azure/cyclecloud-slurm-workspace bicep/files-to-load/initial_params.json HPCMaxScalesetSize "
                           "@ 2026.07.02; Azure/cyclecloud-slurm 4.0.9 templates/slurm.txt (Azure.MaxScalesetSize of "
                           "the hpc and gpu arrays)")
+
+# What mainTemplate's ``tags`` (resource_tags_t: {resource type: {name: value}}) is keyed by: the resource types
+# the portal's TagsByResource offers (createUiDefinition.json "tagsByResource" at 2026.07.02), which ccw.bicep reads
+# with getTags('<type>', tags) ('Resource group' in mainTemplate.bicep, 'Node Array' for the CycleCloud nodes).
+TAGGED_RESOURCES = ("Microsoft.Storage/storageAccounts", "Microsoft.Compute/virtualMachines",
+                    "Microsoft.Network/networkInterfaces", "Microsoft.Network/virtualNetworks",
+                    "Microsoft.Network/networkSecurityGroups", "Microsoft.Network/natGateways",
+                    "Microsoft.StorageCache/amlFileSystems", "Microsoft.NetApp/netAppAccounts",
+                    "Microsoft.Network/bastionHosts", "Resource group", "Node Array",
+                    "Microsoft.ManagedIdentity/userAssignedIdentities")

@@ -25,6 +25,7 @@ from .sku import ResolvedSku, resolve_sku
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
     from .aks import ResolvedAks
     from .azhop import ResolvedAzhop
+    from .ccws import ResolvedCcws
     from .slurm import ResolvedSlurm
 
 
@@ -94,6 +95,7 @@ class ResolvedCluster:
     aks: Optional["ResolvedAks"] = None
     azhop: Optional["ResolvedAzhop"] = None
     slurm: Optional["ResolvedSlurm"] = None
+    ccws: Optional["ResolvedCcws"] = None
 
     @property
     def gpu_pools(self) -> tuple[ResolvedPool, ...]:
@@ -157,7 +159,7 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
 
 
 def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
-    from . import aks, azhop, slurm
+    from . import aks, azhop, ccws, slurm
 
     if "aks" in cluster.platforms:
         cluster = replace(cluster, aks=aks.resolve_aks(cluster))
@@ -165,4 +167,6 @@ def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
         cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster))
     if {"slurm", "azhop"} & set(cluster.platforms):  # AzHOP queues are Slurm partitions too
         cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster))
+    if "ccws" in cluster.platforms:
+        cluster = replace(cluster, ccws=ccws.resolve_ccws(cluster))
     return cluster

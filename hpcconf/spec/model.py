@@ -16,6 +16,7 @@ from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_v
 from .aks import AksSettings
 from .azhop import AzhopSettings
 from .base import StrictModel
+from .ccws import CcwsSettings
 from .fields import check_env_name, check_image_reference, check_nccl_conf_value
 from .slurm import SlurmSettings
 
@@ -212,7 +213,7 @@ class Cluster(StrictModel):
     apiVersion: Literal["hpcconf/v1"] = Field(description="Spec format version. Only hpcconf/v1 exists.")
     kind: Literal["Cluster"]
     metadata: Metadata
-    platforms: list[Literal["aks", "azhop", "slurm"]] = Field(min_length=1, description="Which artifact sets to generate; several at once is fine.")
+    platforms: list[Literal["aks", "azhop", "slurm", "ccws"]] = Field(min_length=1, description="Which artifact sets to generate; several at once is fine.")
     pools: list[NodePool] = Field(min_length=1, description="Node pools (AKS) / queues (AzHOP, Slurm partitions).")
     network: Network = Field(default_factory=Network)
     versions: Versions = Field(default_factory=Versions)
@@ -225,6 +226,7 @@ class Cluster(StrictModel):
     aks: Optional[AksSettings] = None
     azhop: Optional[AzhopSettings] = None
     slurm: Optional[SlurmSettings] = None
+    ccws: Optional[CcwsSettings] = Field(default=None, description="CycleCloud Workspace for Slurm (platform ccws): the parameters of its mainTemplate at a release tag.")
 
     @field_validator("platforms")
     @classmethod
@@ -232,4 +234,10 @@ class Cluster(StrictModel):
         if len(set(value)) != len(value):
             raise ValueError("a platform is listed twice; list each platform once")
         return value
+
+    @model_validator(mode="after")
+    def _ccws_block(self) -> "Cluster":
+        if "ccws" in self.platforms and self.ccws is None:
+            raise ValueError("platform ccws needs a ccws: block (at least ccws.ssh_public_key, the admin's public key)")
+        return self
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..artifacts import Artifact
 from ..resolve import ResolvedCluster
-from . import aks, azhop, health, nccl_files, slurm, test_image
+from . import aks, azhop, ccws, health, nccl_files, slurm, test_image
 from ._common import Target
 
 __all__ = ["Target", "all_targets", "render_all"]
@@ -18,10 +18,10 @@ def all_targets() -> list[Target]:
     return [
         # Node-side NCCL files (/etc/nccl.conf, /opt/hpcconf/nccl) exist only where hpcconf sets nodes up;
         # on AKS the test image carries the topology and the job passes the settings.
-        Target("nccl", frozenset({"azhop", "slurm"}), nccl_files.render),
+        Target("nccl", frozenset({"azhop", "ccws", "slurm"}), nccl_files.render),
         Target("test-image", None, test_image.render),
         Target("health", None, health.render),
-        *aks.TARGETS, *azhop.TARGETS, *slurm.TARGETS,
+        *aks.TARGETS, *azhop.TARGETS, *ccws.TARGETS, *slurm.TARGETS,
     ]
 
 

@@ -28,6 +28,9 @@ _NVIDIA_ONLY = {
     "azhop": "az-hop's queue images (azhpc:azhop-compute, the ubuntu-hpc/almalinux-hpc images its config.tpl.yml "
              "documents) carry NVIDIA's driver and NCCL, not ROCm and RCCL, and no Azure HPC image with ROCm can be "
              "named for the queue, so the queue's nodes would boot without a driver for their GPUs",
+    "ccws": "hpcconf's CCWS target writes the gpu partition for the portal's node images (cycle.image.ubuntu24 and the "
+            "others of createUiDefinition.json), which carry NVIDIA's driver and NCCL, and its cluster-init installs "
+            "nccl.conf, not RCCL's settings",
 }
 _NVIDIA_FIX = ("use platform slurm (a Slurm cluster on a ROCm node image) or aks (AMD's GPU operator) for an AMD pool, "
                "or an NVIDIA SKU on AzHOP")
@@ -41,6 +44,9 @@ _X86_ONLY = {
            "GB200/GB300 one, whose NVLink domain the AKS target does not set up (SPEC032)",
     "azhop": "az-hop's node images are x86_64 builds (config.tpl.yml: azhpc:azhop-compute:centos-7_9, or "
              "almalinux-x86_64 8.7); az-hop offers no arm64 image",
+    "ccws": "hpcconf's CCWS target is written for x86_64 sizes: an arm64 GPU size today is a GB200/GB300 one, whose "
+            "NVL72 rack cyclecloud-slurm 4.0.9 sets up only after scaling (azslurm topology -b into "
+            "site_specific.conf, its README \"GB200/GB300\"), a step hpcconf does not generate for CCWS yet",
 }
 _X86_FIX = "use platform slurm for this size (hpcconf compiles arm64 pools there), or an x86_64 SKU"
 
@@ -63,6 +69,7 @@ _AZURE_ONLY = {
     "aks": "hpcconf's AKS artifacts create the node pool with `az aks nodepool add --node-vm-size <sku>`, which "
            "only accepts an Azure VM size",
     "azhop": "az-hop creates its compute nodes as Azure VMs (config.yml queues name an Azure VM size)",
+    "ccws": "CCWS creates the gpu partition's nodes as Azure VMs (mainTemplate's gpu.sku is an Azure VM size)",
 }
 _PROVIDER_FIX = {
     "crusoe": "use platform slurm for a Crusoe instance type (hpcconf writes its Crusoe Terraform variables), "
@@ -144,7 +151,8 @@ def gpu_vendor_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Dia
 
     ## What it catches
     A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``) in a spec
-    with platform ``azhop``. On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
+    with platform ``azhop`` or ``ccws`` (whose gpu partition boots the portal's NVIDIA images and gets an
+    ``nccl.conf``). On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
     operator and ``amd.com/gpu``, a ROCm test image with rccl-tests, RCCL settings) and says nothing.
 
     ## Why is this bad?
@@ -174,7 +182,8 @@ def cpu_arch_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
 
     ## What it catches
     A pool whose SKU has ``cpu.arch: arm64`` (GB200 and GB300 VMs: ``Standard_ND128isr_NDR_GB200_v6``,
-    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]`` or ``[azhop]``. Platform
+    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]``, ``[azhop]`` or ``[ccws]`` (hpcconf's
+    CCWS target does not yet write the after-scaling NVL72 steps cyclecloud-slurm's README asks for). Platform
     ``slurm`` compiles arm64 pools: its job runs the nodes' own nccl-tests build, its NCCL files name
     no CPU architecture, and a test image is built ``FROM --platform=linux/arm64``.
 
@@ -236,7 +245,7 @@ def sku_provider_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[D
     ## What it catches
     A pool whose SKU file says ``provider: crusoe`` (``h200-141gb-sxm-ib.8x``) or ``provider: other``
     (a node written by ``hpcconf sku import`` that did not answer Azure's instance metadata service)
-    in a spec with ``platforms: [aks]`` or ``[azhop]``. Platform ``slurm`` takes every provider.
+    in a spec with ``platforms: [aks]``, ``[azhop]`` or ``[ccws]``. Platform ``slurm`` takes every provider.
 
     ## Why is this bad?
     Both platforms create Azure VMs: the AKS ``provision.sh`` passes the pool's SKU name to

@@ -1,0 +1,195 @@
+"""Platform ccws: the parameters file validates against the pinned release's schema for every catalog SKU CCWS can
+run, the build refuses at the spec's line what the release would refuse, and mutated parameters files are refused
+at their line by the CCWS lint rules."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from hpcconf.catalog import Catalog
+from hpcconf.diagnostics import HpcconfError
+from hpcconf.init_spec import _refusal, init_context, render_init_spec
+from hpcconf.lint.context import LintContext
+from hpcconf.lint.engine import lint_paths
+from hpcconf.pipeline import compile_spec
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMAS = REPO / "hpcconf" / "data" / "ccws"
+CATALOG = Catalog.load()
+SUPPORTED = [name for name in CATALOG.names() if _refusal(CATALOG.get(name), ["ccws"]) is None]
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleKeyOnly0000000000000000000000000000 admin@example"
+
+
+def _spec(ccws_block: str, pools: str = "  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 4}\n", extra: str = "") -> str:
+    return ("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\nplatforms: [ccws]\n"
+            f"pools:\n{pools}{extra}ccws:\n  ssh_public_key: {KEY}\n{ccws_block}")
+
+
+def _build(text: str):
+    return compile_spec("spec.yaml", text=text, display_name="spec.yaml")
+
+
+def _artifact(build, path: str) -> str:
+    return next(a.content for a in build.artifacts if a.path == path)
+
+
+def _validate(parameters_text: str, tag: str) -> list[str]:
+    """Errors of the file's values against hpcconf/data/ccws/mainTemplate-<tag>.json (secure parameters aside)."""
+    schema = json.loads((SCHEMAS / f"mainTemplate-{tag}.json").read_text(encoding="utf-8"))
+    schema["required"] = [n for n in schema["required"] if not schema["properties"][n].get("x-secure")]
+    values = {name: entry["value"] for name, entry in json.loads(parameters_text)["parameters"].items()}
+    return [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(values)]
+
+
+def test_ccws_supports_the_x86_azure_nvidia_sizes():
+    assert "Standard_ND96isr_H100_v5" in SUPPORTED and "Standard_ND96asr_v4" in SUPPORTED
+    refused = {name: _refusal(CATALOG.get(name), ["ccws"]) for name in CATALOG.names() if name not in SUPPORTED}
+    for name, reason in refused.items():
+        sku = CATALOG.get(name)
+        retired = sku.lifecycle_status() == "retired"
+        assert retired or sku.provider != "azure" or sku.cpu.arch != "x86_64" or sku.gpu.vendor != "nvidia", (name, reason)
+
+
+@pytest.mark.parametrize("sku_name", SUPPORTED)
+def test_init_spec_builds_a_parameters_file_the_pinned_schema_accepts(sku_name):
+    context = init_context(CATALOG.get(sku_name), 2, ["ccws"], "ccws-test", None, None, "spec.yaml", "test")
+    build = _build(render_init_spec(context))
+    assert build.cluster.ccws is not None
+    tag = build.cluster.ccws.release
+    text = _artifact(build, "ccws/parameters.json")
+    assert _validate(text, tag) == []
+    parameters = json.loads(text)["parameters"]
+    assert parameters["gpu"]["value"]["sku"] == sku_name
+    assert parameters["slurmSettings"]["value"]["version"] in build.cluster.ccws.slurm_version
+    assert "adminPassword" not in parameters  # a secret: deploy.sh passes it from the environment
+
+
+def test_slurm_version_is_what_the_release_ships_not_the_bicep_default():
+    build = _build(_spec(""))
+    version = json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]["slurmSettings"]["value"]["version"]
+    assert version == "25.11.5"  # createUiDefinition.json slurmVersion at 2026.07.02; mainTemplate says 23.11.7-1
+
+
+def test_tags_are_keyed_by_resource_type_as_mainTemplate_reads_them():
+    build = _build(_spec("  tags: {team: hpc}\n"))
+    tags = json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]["tags"]["value"]
+    assert tags["Microsoft.Compute/virtualMachines"] == {"team": "hpc"} and tags["Node Array"] == {"team": "hpc"}
+
+
+def _refused(text: str) -> list[tuple[str, int]]:
+    with pytest.raises(HpcconfError) as caught:
+        _build(text)
+    return [(d.code, d.line) for d in caught.value.diagnostics]
+
+
+def test_a_setting_the_release_does_not_take_is_refused_at_its_spec_line():
+    # CCWS 2025.02.06 has no `ood` parameter (it came in 2025.03.12) nor the `key` type (2026.07.02).
+    text = _spec('  release: "2025.02.06"\n  ood: {enabled: true, register_entra_app: true}\n')
+    found = _refused(text)
+    assert ("CCWS001", 8) in found  # ssh_public_key writes `key`
+    assert ("CCWS001", 10) in found  # ood
+
+
+def test_a_subnet_plan_that_does_not_fit_is_refused_at_the_address_space():
+    found = _refused(_spec("  network: {address_space: 10.0.0.0/25}\n"))
+    assert found == [("CCWS005", 9)]
+
+
+def test_a_new_lustre_too_large_for_the_vnet_is_refused_at_the_address_space():
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 300}\n"
+    found = _refused(_spec("  network: {address_space: 10.0.0.0/23}\n" + storage))
+    assert found == [("CCWS005", 9)]
+    _build(_spec("  network: {address_space: 10.0.0.0/22}\n" + storage))  # /22 holds up to 512 TiB
+
+
+def test_a_second_pool_and_a_stale_slurm_are_refused():
+    pools = ("  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 4}\n"
+             "  - {name: b, sku: Standard_ND96asr_v4, count: 2}\n")
+    found = _refused(_spec("", pools=pools, extra="versions: {slurm: 23.11.7-1}\n"))
+    assert ("SPEC090", 7) in found and ("SPEC090", 8) in found
+
+
+def test_an_existing_vnet_and_existing_filers_validate():
+    vnet_id = "/subscriptions/0000/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/hub"
+    block = (f"  network: {{type: existing, id: {vnet_id}, cyclecloud_subnet: cc, compute_subnet: compute}}\n"
+             "  storage:\n    shared: {type: nfs-existing, ip_address: 10.1.0.4, export_path: /shared}\n"
+             "    additional: {type: aml-existing, ip_address: 10.1.0.8, mount_path: /lustre}\n")
+    build = _build(_spec(block))
+    text = _artifact(build, "ccws/parameters.json")
+    assert _validate(text, build.cluster.ccws.release) == []
+    network = json.loads(text)["parameters"]["network"]["value"]
+    assert network == {"type": "existing", "name": "hub", "id": vnet_id, "cyclecloudSubnet": "cc", "computeSubnet": "compute"}
+    assert build.cluster.ccws.subnets == ()
+
+
+def test_gres_conf_has_a_line_per_placement_group():
+    build = _build(_spec("", pools="  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 150}\n"))
+    gres = [line for line in _artifact(build, "ccws/slurm/gres.conf").splitlines() if not line.startswith("#")]
+    assert gres == ["Nodename=demo-gpu-[1-100] Name=gpu Count=8 File=/dev/nvidia[0-7]",
+                    "Nodename=demo-gpu-[101-150] Name=gpu Count=8 File=/dev/nvidia[0-7]"]
+
+
+# -- mutated parameters files: the CCWS lint rules refuse them at their line ----------------------------------
+
+@pytest.fixture(scope="module")
+def generated() -> str:
+    spec = _spec("  storage:\n    shared: {type: anf-new, capacity_tib: 4}\n")
+    return _artifact(_build(spec), "ccws/parameters.json")
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def _findings(tmp_path: Path, text: str) -> list[tuple[str, int, str]]:
+    path = tmp_path / "parameters.json"
+    path.write_text(text, encoding="utf-8")
+    return [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], LintContext()).findings]
+
+
+def test_the_generated_file_lints_with_nothing_above_info(generated, tmp_path):
+    assert [f for f in _findings(tmp_path, generated) if f[2] != "info"] == []
+
+
+def test_a_missing_required_storage_field_is_refused_at_its_line(generated, tmp_path):
+    data = json.loads(generated)
+    del data["parameters"]["sharedFilesystem"]["value"]["anfCapacityInTiB"]
+    text = json.dumps(data, indent=2) + "\n"
+    assert ("CCWS003", _line_of(text, '"sharedFilesystem"') + 1, "error") in _findings(tmp_path, text)
+
+
+def test_a_slurm_version_the_tag_does_not_ship_is_refused_at_its_line(generated, tmp_path):
+    text = generated.replace('"version": "25.11.5"', '"version": "23.11.7-1"')
+    assert ("CCWS004", _line_of(text, '"version": "23.11.7-1"'), "warning") in _findings(tmp_path, text)
+
+
+def test_a_subnet_that_does_not_fit_is_refused_at_its_line(generated, tmp_path):
+    text = generated.replace('"addressSpace": "10.0.0.0/22"', '"addressSpace": "10.0.1.0/23"')
+    assert ("CCWS005", _line_of(text, '"addressSpace"'), "error") in _findings(tmp_path, text)
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck not installed")
+def test_deploy_script_and_cluster_init_are_shellcheck_clean(tmp_path):
+    build = _build(_spec("  cluster_init_url: https://github.com/example/ccws-init/releases/tag/v1\n"))
+    scripts = [a for a in build.artifacts if a.path.startswith("ccws/") and a.path.endswith(".sh")]
+    assert {a.path.rsplit("/", 1)[1] for a in scripts} >= {"deploy.sh", "10-hpcconf-nccl.sh", "20-hpcconf-health-checks.sh"}
+    for artifact in scripts:
+        path = tmp_path / artifact.path.replace("/", "_")
+        path.write_text(artifact.content, encoding="utf-8")
+        result = subprocess.run(["shellcheck", str(path)], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, artifact.path + "\n" + result.stdout
+
+
+def test_deploy_script_pins_the_release_commit_and_the_az_cli():
+    build = _build(_spec(""))
+    text = _artifact(build, "ccws/deploy.sh")
+    assert "set -euo pipefail" in text and "RELEASE=2026.07.02" in text
+    assert f"RELEASE_COMMIT={build.cluster.ccws.commit}" in text and "AZ_CLI_VERSION=2.75.0" in text
+    assert 'az deployment sub create --name "$DEPLOYMENT_NAME"' in text and '"@$HERE/parameters.json"' in text
+    assert 'adminPassword="$CCWS_ADMIN_PASSWORD"' in text
