@@ -88,7 +88,7 @@ CRUSOE_GB200 = ImageLayout(
 # 0e0a1ac2 on (commit beb050b), written into RCCL_ARGS after the binary, so there all_reduce_perf gets it as an
 # argument, not the ranks as an environment variable: hpcconf exports it, the setting the check names. It selects
 # no HCA (no NCCL_IB_HCA), nor does Azure's image test (verify_rccl_installation), so neither does hpcconf.
-AZURE_RCCL_ENV = (("HSA_NO_SCRATCH_RECLAIM", "1"), ("NCCL_IB_PCI_RELAXED_ORDERING", "1"), ("NCCL_SOCKET_IFNAME", "eth0"))
+# The variables themselves are the AMD profile's azure_image_env (data/accelerators.yaml).
 AZURE_RCCL_ENV_SOURCE = ("Azure/azurehpc-health-checks customTests/azure_rccl_allreduce.nhc @ 0e0a1ac2: ENVIRON_VARS "
                          "passes relaxed ordering and eth0 to every rank (also at v0.4.5); HSA_NO_SCRATCH_RECLAIM=1 "
                          "stands in its RCCL_ARGS, after the binary (commit beb050b), and is exported here")

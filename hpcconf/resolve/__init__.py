@@ -44,7 +44,7 @@ class ResolvedPool:
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
     health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
-    collective: PoolCollective = pool_collective("nccl")  # the library its GPUs run, and where its tests live
+    collective: PoolCollective = pool_collective(profile("nvidia"))  # the library its GPUs run, and where its tests live
 
     @property
     def gpus_per_node(self) -> int:
@@ -146,7 +146,7 @@ def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = Non
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
         accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),
-        collective=pool_collective(sku.gpu.collective or "nccl"),
+        collective=pool_collective(profile(sku.gpu.vendor)),
     )
 
 

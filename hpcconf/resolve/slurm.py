@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
-from ..knowledge import images, mnnvl, rocm
+from ..knowledge import images, mnnvl
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -208,12 +208,13 @@ def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "Resolved
     """The collectives path as environment variables, then the spec's mpi_env (last word)."""
     env: list[tuple[str, str]] = []
     openmpi = Version.parse_or_none(cluster.versions.openmpi)
-    if settings.collectives in ("ucx", "ucc-nccl"):
+    tunes_mpi = settings.collectives in ("ucx", "ucc-nccl")  # the spec's MPI path, not the pool's library
+    if tunes_mpi:
         env += ucx_env(pool)
     if settings.collectives == "ucc-nccl":
         env += [("OMPI_MCA_coll_ucc_enable", "1"), ("OMPI_MCA_coll_ucc_priority", UCC_PRIORITY),
                 ("UCC_TL_NCCL_TUNE", f"{','.join(settings.ucc_nccl_collectives)}:cuda:inf")]
-    if settings.collectives != "nccl" and (openmpi is None or has_coll_hcoll(openmpi)):
+    if tunes_mpi and (openmpi is None or has_coll_hcoll(openmpi)):
         # Azure's NCCL/MPI tests always turn hcoll off; from Open MPI 6 the variable does not exist.
         env.append(("OMPI_MCA_coll_hcoll_enable", "0"))
     merged = dict(env)
@@ -239,13 +240,12 @@ def image_job_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     azhpc-images tests/test-definitions.sh and Azure NHC's azure_nccl_allreduce.nhc pass it), and an
     exclusion of the Mellanox devices the catalog knows are not the fabric (ND H200 v5's accelerated-
     networking VF mlx5_an0: an Ethernet port NCCL's IB transport would otherwise open as RoCE).
-    Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (images.AZURE_RCCL_ENV)."""
+    Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (the profile's azure_image_env)."""
     sku = pool.catalog_sku
     if sku.provider != "azure":
         return []
     env: list[tuple[str, str]] = []
-    if sku.gpu.vendor == "amd":
-        env += list(images.AZURE_RCCL_ENV)
+    env += list(pool.accelerator.azure_image_env)
     if pool.infiniband:
         env.append(("NCCL_SOCKET_IFNAME", sku.ethernet_interface))
         if sku.infiniband and sku.infiniband.exclude_hcas:
@@ -333,7 +333,7 @@ def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
     layout = images.layout(pool.catalog_sku)
     if layout is not None:
         return layout.tests_dir
-    return rocm.RCCL_TESTS_NODE_DIR if pool.collective_library == "rccl" else settings.nccl_tests_dir
+    return pool.collective.node_tests_dir
 
 
 def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
