@@ -15,7 +15,7 @@ from ..catalog import Catalog, Sku
 from ..knowledge.accelerators import AcceleratorProfile, profile
 from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
-from ..spec.model import Cluster, InfinibandNetwork, NcclTest, TestImage, Versions
+from ..spec.model import Cluster, InfinibandNetwork, NcclTest, NodePool, TestImage, Versions
 from .collective import PoolCollective, TestImageBuild, pool_collective, resolve_test_image
 from .compat import derived_versions
 from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
@@ -133,12 +133,12 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
     return _with_platforms(cluster)
 
 
-def pool_nccl_env(spec: Cluster, pool) -> dict[str, str]:
+def pool_nccl_env(spec: Cluster, pool: NodePool) -> dict[str, str]:
     """The cluster-level nccl_env with the pool's own keys on top (pool-level wins)."""
     return {**spec.nccl_env, **pool.nccl_env}
 
 
-def _resolve_pool(spec: Cluster, pool, sku: Sku, user_file: Optional[Path] = None) -> ResolvedPool:
+def _resolve_pool(spec: Cluster, pool: NodePool, sku: Sku, user_file: Optional[Path] = None) -> ResolvedPool:
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
         sku_file=(user_file.name, read_text(user_file, "sku", tree=user_file.parent)) if user_file else None,
