@@ -15,12 +15,21 @@ from ..catalog import Catalog, Sku
 from ..knowledge.accelerators import AcceleratorProfile, profile
 from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
 from ..safe_io import read_text
-from ..spec.model import Cluster, InfinibandNetwork, NcclTest, NodePool, TestImage, Versions
-from .collective import PoolCollective, TestImageBuild, pool_collective, resolve_test_image
-from .compat import derived_versions
+from ..spec.model import Cluster, NodePool
+from .collective import (
+    PoolCollective,
+    ResolvedTestImage,
+    TestImageBuild,
+    pool_collective,
+    resolve_test_image,
+    resolved_test_image,
+)
+from .compat import ResolvedVersions, derived_versions
 from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
 from .nccl import PoolNccl, resolve_pool_nccl
+from .network import ResolvedInfiniband, resolved_infiniband
 from .sku import ResolvedSku, resolve_sku
+from .test_passes import ResolvedNcclTest, resolved_nccl_test
 
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
     from .aks import ResolvedAks
@@ -74,7 +83,6 @@ class ResolvedPool:
 
 @dataclass(frozen=True)
 class ResolvedCluster:
-    spec: Cluster  # kept for provenance (headers, explain-diff); targets use the fields below
     spec_file: str
     name: str
     location: str
@@ -82,12 +90,12 @@ class ResolvedCluster:
     platforms: tuple[str, ...]
     pools: tuple[ResolvedPool, ...]
     test_pool: Optional[ResolvedPool]
-    versions: Versions
-    ib_network: InfinibandNetwork
+    versions: ResolvedVersions
+    ib_network: ResolvedInfiniband
     ib_resource: str  # "nvidia.com/<resource_name>": the one name the device plugin, network and job share
-    test_image: Optional[TestImage]
+    test_image: Optional[ResolvedTestImage]
     test_image_ref: Optional[str]  # registry/name:tag
-    nccl_test: NcclTest
+    nccl_test: ResolvedNcclTest
     mpi_env: tuple[tuple[str, str], ...]
     health_checks: ResolvedHealthChecks
     test_image_build: Optional[TestImageBuild] = None  # set with test_image and a GPU test pool
@@ -109,7 +117,6 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
     test_pool = _test_pool(spec, pools)
     image = spec.test_image
     cluster = ResolvedCluster(
-        spec=spec,
         spec_file=spec_file,
         name=spec.metadata.name,
         location=spec.metadata.location,
@@ -118,11 +125,11 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         pools=pools,
         test_pool=test_pool,
         versions=derived_versions(spec, pools),  # NCCL from the base image, legacy GPU drivers
-        ib_network=spec.network.infiniband,
+        ib_network=resolved_infiniband(spec.network.infiniband),
         ib_resource=f"nvidia.com/{spec.network.infiniband.resource_name}",
-        test_image=image,
+        test_image=resolved_test_image(image),
         test_image_ref=f"{image.registry}/{image.name}:{image.tag}" if image else None,
-        nccl_test=spec.nccl_test,
+        nccl_test=resolved_nccl_test(spec.nccl_test),
         mpi_env=tuple(sorted(spec.mpi_env.items())),
         health_checks=resolve_health_checks(spec.health_checks),
     )
@@ -130,7 +137,7 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         build = resolve_test_image(test_pool.collective, spec.nccl_test.collective, cluster.versions.nccl_tests,
                                    "aks" in spec.platforms, test_pool.sku.arch)
         cluster = replace(cluster, test_image_build=build)
-    return _with_platforms(cluster)
+    return _with_platforms(cluster, spec)
 
 
 def pool_nccl_env(spec: Cluster, pool: NodePool) -> dict[str, str]:
@@ -156,13 +163,14 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
     return next((p for p in pools if p.has_gpus), None)
 
 
-def _with_platforms(cluster: ResolvedCluster) -> ResolvedCluster:
+def _with_platforms(cluster: ResolvedCluster, spec: Cluster) -> ResolvedCluster:
+    """Each platform's section, from the cluster resolved so far and the spec's settings for that platform."""
     from . import aks, azhop, slurm
 
     if "aks" in cluster.platforms:
-        cluster = replace(cluster, aks=aks.resolve_aks(cluster))
+        cluster = replace(cluster, aks=aks.resolve_aks(cluster, spec.aks))
     if "azhop" in cluster.platforms:
-        cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster))
+        cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster, spec.azhop))
     if {"slurm", "azhop"} & set(cluster.platforms):  # AzHOP queues are Slurm partitions too
-        cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster))
+        cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster, spec.slurm))
     return cluster

@@ -15,8 +15,8 @@ from ..knowledge import aznhc, charts, pci_ids, rocm
 from ..knowledge.accelerators import AcceleratorProfile, GpuOperator
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
-from ..spec.model import TestImage, Versions
-from .compat import aks_kubernetes_version, aks_os_sku
+from .collective import ResolvedTestImage
+from .compat import ResolvedVersions, aks_kubernetes_version, aks_os_sku
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
@@ -105,8 +105,25 @@ class AksPoolJob:
 
 
 @dataclass(frozen=True)
+class ResolvedAksSettings:
+    """The spec's ``aks`` section (its defaults when the spec has none), as the AKS artifacts read it."""
+
+    namespace: str
+    operators_namespace: str
+    kubernetes_version: Optional[str]  # the spec's pin (ResolvedAks.kubernetes_version is the one used)
+    os_sku: Optional[str]  # the spec's choice (ResolvedAks.os_sku is the one used)
+    system_pool_name: str
+    system_pool_sku: str
+    system_pool_count: int
+    acr_name: Optional[str]
+    job_name: Optional[str]
+    service_cidr: Optional[str]
+    pod_cidr: Optional[str]
+
+
+@dataclass(frozen=True)
 class ResolvedAks:
-    settings: AksSettings
+    settings: ResolvedAksSettings
     namespace: str
     operators_namespace: str
     job_name: str
@@ -143,7 +160,7 @@ class ResolvedAks:
     hostfile: str
     mpirun_mca: tuple[tuple[str, str], ...]
     pool: "ResolvedPool"  # the test pool the job runs on
-    test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
+    test_image: ResolvedTestImage  # the image the job runs, built in ACR when acr_name is set
     image_ref: str  # its registry/name:tag
     jobs: tuple[AksPoolJob, ...] = ()  # one NCCL test job per tested GPU pool, the test pool's first
     # (variable, az aks create flag, value) of the cluster ranges the spec sets; AKS requires --dns-service-ip
@@ -201,7 +218,7 @@ def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[IbV
                     pci_class=pci_ids.INFINIBAND_CLASS, reference=pci_ids.REFERENCE)
 
 
-def amd_charts(versions: "Versions") -> tuple[ChartPin, ChartPin]:
+def amd_charts(versions: ResolvedVersions) -> tuple[ChartPin, ChartPin]:
     """cert-manager and AMD's GPU operator chart, for pools whose profile names AMD's operator."""
     return (ChartPin(chart="cert-manager", repo=rocm.CERT_MANAGER_REPO, version=rocm.CERT_MANAGER_VERSION),
             ChartPin(chart=rocm.AMD_GPU_OPERATOR_CHART, repo=rocm.AMD_GPU_OPERATOR_REPO,
@@ -271,8 +288,8 @@ def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
 
 def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
     """The pools that get an NCCL test job: the one ``nccl_test.pool`` names, else every GPU pool."""
-    if cluster.spec.nccl_test.pool:
-        return (cluster.pool(cluster.spec.nccl_test.pool),)
+    if cluster.nccl_test.pool:
+        return (cluster.pool(cluster.nccl_test.pool),)
     return cluster.gpu_pools
 
 
@@ -292,8 +309,8 @@ def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
     return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
 
 
-def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
-    settings = cluster.spec.aks or AksSettings()
+def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]) -> ResolvedAks:
+    settings = spec_settings or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
     assert cluster.test_image is not None and cluster.test_image_ref is not None, "check_spec requires a test_image for aks"
@@ -309,7 +326,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
     cert_manager, amd_operator = amd_charts(versions) if pool.accelerator.operator is GpuOperator.AMD else (None, None)
     return ResolvedAks(
-        settings=settings,
+        settings=ResolvedAksSettings(**settings.model_dump()),
         namespace=settings.namespace,
         operators_namespace=settings.operators_namespace,
         job_name=jobs[0].job_name,

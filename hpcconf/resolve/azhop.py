@@ -13,17 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..knowledge import azhop as kb
 from ..knowledge import compat
 from ..spec.azhop import AzhopSettings, ExtraQueue
-from ..spec.azhop_plan import (  # noqa: F401
-    SlurmVersions,
-    Subnet,
-    SubnetPlan,
-    explicit_size_problems,
-    plan_subnets,
-    required_subnets,
-    slurm_versions,
-    spec_queue_nodes,
-    subnet_prefix,
-)
+from ..spec.azhop_plan import plan_subnets, slurm_versions
 from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
@@ -99,7 +89,170 @@ def order_queues(queues: list[AzhopQueue], default: Optional[str]) -> list[Azhop
     return first + [q for q in queues if q.name != default]
 
 
+# -- the spec's settings, as resolve's own types ------------------------------------------------------
+
+@dataclass(frozen=True)
+class AzhopSubnets:
+    """``azhop.network.subnets``: the ranges the spec gives (None: carved from the address space)."""
+
+    frontend: Optional[str]
+    admin: Optional[str]
+    compute: Optional[str]
+    ad: Optional[str]
+    netapp: Optional[str]
+    lustre: Optional[str]
+    database: Optional[str]
+    bastion: Optional[str]
+    gateway: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopNetwork:
+    vnet_name: str
+    address_space: str
+    subnets: Optional[AzhopSubnets]
+    bastion: bool
+    vpn_gateway: bool
+    public_ip: bool
+    nat_gateway: bool
+
+
+@dataclass(frozen=True)
+class AzhopHome:
+    type: str  # azurefiles, anf, existing
+    mountpoint: str
+    size_gib: int
+    size_tib: int
+    service_level: str
+    server: Optional[str]
+    export: Optional[str]
+    options: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopLustre:
+    sku: str
+    capacity_tib: int
+    hsm_storage_account: Optional[str]
+    hsm_storage_container: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopStorage:
+    home: AzhopHome
+    lustre: Optional[AzhopLustre]
+
+
+@dataclass(frozen=True)
+class AzhopUser:
+    name: str
+    uid: int
+    groups: tuple[str, ...]
+    shell: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopGroup:
+    name: str
+    gid: int
+    description: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopVmSizes:
+    scheduler: str
+    ondemand: str
+    cyclecloud: str
+    ad: str
+    grafana: str
+    deployer: str
+
+
+@dataclass(frozen=True)
+class AzhopImages:
+    gpu: str
+    cpu: str
+    linux_base: str
+    windows_base: str
+
+
+@dataclass(frozen=True)
+class AzhopExtraQueue:
+    name: str
+    vm_size: str
+    max_count: Optional[int]
+    max_core_count: Optional[int]
+    image: Optional[str]
+    colocate: bool
+    spot: bool
+    accelerated_networking: bool
+    type: str
+    initial_count: Optional[int]
+    idle_timeout: Optional[int]
+
+
+@dataclass(frozen=True)
+class ResolvedAzhopSettings:
+    """The spec's ``azhop`` section with end-of-life default images replaced (resolve.compat), as config.yml reads it."""
+
+    project_name: Optional[str]
+    admin_user: str
+    queue_manager: str  # slurm, openpbs
+    slurm_accounting: bool
+    slurm_cluster_name: Optional[str]
+    database_fqdn: Optional[str]
+    user_auth: str
+    access: str
+    network: AzhopNetwork
+    storage: AzhopStorage
+    users: tuple[AzhopUser, ...]
+    groups: tuple[AzhopGroup, ...]
+    vm_sizes: AzhopVmSizes
+    images: AzhopImages
+    extra_queues: tuple[AzhopExtraQueue, ...]
+    default_queue: Optional[str]
+    autoscale_idle_timeout: int
+    monitoring: bool
+    tags: dict[str, str]
+
+
+def resolved_azhop_settings(settings: AzhopSettings) -> ResolvedAzhopSettings:
+    network, storage = settings.network, settings.storage
+    subnets = network.subnets
+    return ResolvedAzhopSettings(**{
+        **settings.model_dump(),
+        "network": AzhopNetwork(**{**network.model_dump(),
+                                   "subnets": AzhopSubnets(**subnets.model_dump()) if subnets is not None else None}),
+        "storage": AzhopStorage(home=AzhopHome(**storage.home.model_dump()),
+                                lustre=AzhopLustre(**storage.lustre.model_dump()) if storage.lustre is not None else None),
+        "users": tuple(AzhopUser(**{**user.model_dump(), "groups": tuple(user.groups)}) for user in settings.users),
+        "groups": tuple(AzhopGroup(**group.model_dump()) for group in settings.groups),
+        "vm_sizes": AzhopVmSizes(**settings.vm_sizes.model_dump()),
+        "images": AzhopImages(**settings.images.model_dump()),
+        "extra_queues": tuple(AzhopExtraQueue(**queue.model_dump()) for queue in settings.extra_queues),
+        "tags": dict(settings.tags),
+    })
+
+
 # -- the resolved section ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AzhopSubnet:
+    """One subnet of the plan (hpcconf.spec.azhop_plan, which the spec checks judged): config.yml writes it."""
+
+    role: str  # az-hop's key under network.vnet.subnets
+    name: str
+    cidr: str
+    source: str  # why it is there / where the range came from (a comment in config.yml)
+
+
+@dataclass(frozen=True)
+class AzhopSlurmVersions:
+    """Slurm and the cyclecloud-slurm project az-hop installs, always both (az-hop's runtime defaults differ)."""
+
+    slurm: str
+    cyclecloud_slurm: str
+    source: str  # which spec field or default chose them
 
 @dataclass(frozen=True)
 class NcclInstall:
@@ -122,10 +275,10 @@ class GpuCountOverride:
 
 @dataclass(frozen=True)
 class ResolvedAzhop:
-    settings: AzhopSettings
+    settings: ResolvedAzhopSettings
     project_name: str
-    subnets: tuple[Subnet, ...]
-    slurm: SlurmVersions
+    subnets: tuple[AzhopSubnet, ...]
+    slurm: AzhopSlurmVersions
     queues: tuple[AzhopQueue, ...]
     gids: dict[str, int]
     nccl_installs: tuple[NcclInstall, ...]
@@ -180,17 +333,22 @@ def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> 
     return GpuCountOverride(sizes=sizes, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
 
 
-def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
-    settings = supported_azhop_images(cluster.spec.azhop or AzhopSettings())  # no end-of-life infra image
+def _slurm_versions(slurm: Optional[str], cyclecloud_slurm: Optional[str]) -> AzhopSlurmVersions:
+    pair = slurm_versions(slurm, cyclecloud_slurm)
+    return AzhopSlurmVersions(slurm=pair.slurm, cyclecloud_slurm=pair.cyclecloud_slurm, source=pair.source)
+
+
+def resolve_azhop(cluster: "ResolvedCluster", spec_settings: Optional[AzhopSettings]) -> ResolvedAzhop:
+    settings = supported_azhop_images(spec_settings or AzhopSettings())  # no end-of-life infra image
     queues = [_pool_queue(p, settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]
     queues = order_queues(queues, settings.default_queue or (cluster.pools[0].name if cluster.pools else None))
     plan = plan_subnets(settings, sum(q.max_nodes for q in queues))
     return ResolvedAzhop(
-        settings=settings,
+        settings=resolved_azhop_settings(settings),
         project_name=settings.project_name or cluster.name,
-        subnets=plan.subnets,
-        slurm=slurm_versions(cluster.versions.slurm, cluster.versions.cyclecloud_slurm),
+        subnets=tuple(AzhopSubnet(role=s.role, name=s.name, cidr=s.cidr, source=s.source) for s in plan.subnets),
+        slurm=_slurm_versions(cluster.versions.slurm, cluster.versions.cyclecloud_slurm),
         queues=tuple(queues),
         gids={g.name: g.gid for g in settings.groups},
         nccl_installs=tuple(_nccl_install(p) for p in cluster.gpu_pools),

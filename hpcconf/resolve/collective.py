@@ -12,12 +12,27 @@ from typing import Optional
 
 from ..knowledge import rocm
 from ..knowledge.accelerators import AcceleratorProfile
+from ..spec.model import TestImage
 from .nccl import IMAGE_WORKDIR
 
 MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
 # The OCI platform a non-x86_64 pool's image is built for (x86_64 keeps the plain `docker build` of
 # the machine that builds it, as before).
 OCI_PLATFORMS = {"arm64": "linux/arm64"}
+
+
+@dataclass(frozen=True)
+class ResolvedTestImage:
+    """``test_image``: where the NCCL test image is pushed, and the base it is built on."""
+
+    registry: str
+    name: str
+    tag: str
+    base: str  # pinned by tag or digest
+
+
+def resolved_test_image(image: Optional[TestImage]) -> Optional[ResolvedTestImage]:
+    return ResolvedTestImage(**image.model_dump()) if image is not None else None
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,13 @@ Kept apart from the other resolve modules so each default is one small function:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..knowledge import compat
 from ..knowledge.versions import version_key
 from ..spec.azhop import AzhopSettings
-from ..spec.model import Cluster, Versions
+from ..spec.model import Cluster
 
 if TYPE_CHECKING:
     from . import ResolvedPool
@@ -26,7 +27,28 @@ if TYPE_CHECKING:
 SUPPORTED_LINUX_BASE = "almalinux:almalinux-x86_64:8_7-gen2:latest"
 
 
-def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Versions:
+@dataclass(frozen=True)
+class ResolvedVersions:
+    """Every pinned version the artifacts name: the spec's ``versions``, with the derived ones filled in."""
+
+    network_operator: str
+    gpu_operator: str
+    amd_gpu_operator: str
+    node_feature_discovery: str
+    volcano: str
+    nccl: str  # the spec's, else the NCCL of the test image's base (AKS)
+    nccl_tests: str
+    gpu_driver: Optional[str]  # the spec's, else the last branch that drives a legacy pool's GPUs; None: the chart's
+    doca_ofed: Optional[str]
+    az_cli: str
+    kubectl: str
+    slurm: Optional[str]
+    cyclecloud_slurm: Optional[str]
+    openmpi: Optional[str]
+    ucx: Optional[str]
+
+
+def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"]) -> ResolvedVersions:
     """``spec.versions`` with the values the knowledge base derives for fields the spec left unset."""
     updates: dict[str, str] = {}
     nccl = nccl_from_base_image(spec)
@@ -35,7 +57,7 @@ def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Versions
     driver = legacy_gpu_driver(spec, pools)
     if driver is not None:
         updates["gpu_driver"] = driver
-    return spec.versions.model_copy(update=updates) if updates else spec.versions
+    return ResolvedVersions(**{**spec.versions.model_dump(), **updates})
 
 
 def nccl_from_base_image(spec: Cluster) -> Optional[str]:

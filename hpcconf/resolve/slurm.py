@@ -111,12 +111,38 @@ class CrusoePartition:
 
 
 @dataclass(frozen=True)
+class CrusoeUser:
+    name: str
+    uid: int
+    ssh_public_key: str
+
+
+@dataclass(frozen=True)
+class ResolvedCrusoe:
+    """The spec's ``slurm.crusoe``: the variables of Crusoe's Slurm Terraform module the tfvars set."""
+
+    module_version: str  # the crusoecloud/slurm ref the tfvars are for (v3.0.0, 9f57d5e, b115d0c)
+    project_id: str
+    location: str
+    ssh_public_key_path: str
+    vpc_subnet_id: str
+    ib_network_id: Optional[str]
+    ib_partition_ids: dict[str, str]  # pool -> IB partition id
+    users: tuple[CrusoeUser, ...]
+
+
+def resolved_crusoe(crusoe: CrusoeSlurm) -> ResolvedCrusoe:
+    return ResolvedCrusoe(**{**crusoe.model_dump(), "ib_partition_ids": dict(crusoe.ib_partition_ids),
+                             "users": tuple(CrusoeUser(**user.model_dump()) for user in crusoe.users)})
+
+
+@dataclass(frozen=True)
 class ResolvedSlurm:
     partitions: tuple[SlurmPartition, ...]
     time_limit: str
     nccl_tests_dir: str
     collectives: str
-    crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
+    crusoe: Optional[ResolvedCrusoe]  # set when the tfvars are generated (platform slurm on Crusoe)
     crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
     modules_from_spec: bool = False  # slurm.modules is set: the job loads those, not the image's documented ones
     rccl_env_source: str = images.AZURE_RCCL_ENV_SOURCE  # where an Azure RCCL job's image settings come from
@@ -381,12 +407,12 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
     )
 
 
-def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
-    settings = cluster.spec.slurm or SlurmSettings()
+def resolve_slurm(cluster: "ResolvedCluster", spec_settings: Optional[SlurmSettings]) -> ResolvedSlurm:
+    settings = spec_settings or SlurmSettings()
     partitions = tuple(resolve_partition(cluster, settings, pool) for pool in cluster.gpu_pools)
     crusoe = is_crusoe_cluster(cluster)
     return ResolvedSlurm(partitions=partitions, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
-                         crusoe=settings.crusoe if crusoe else None,
+                         crusoe=resolved_crusoe(settings.crusoe) if crusoe and settings.crusoe else None,
                          crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else (),
                          modules_from_spec=settings.modules is not None)
