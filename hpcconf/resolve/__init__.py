@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from ..catalog import Catalog, Sku
 from ..knowledge.accelerators import AcceleratorProfile, profile
@@ -31,6 +31,8 @@ from .network import ResolvedInfiniband, resolved_infiniband
 from .sku import ResolvedSku, resolve_sku
 from .test_passes import ResolvedNcclTest, resolved_nccl_test
 
+PoolSkus = Mapping[str, Sku]  # pool name -> its catalog entry (an input of resolve, never a field of the model)
+
 if TYPE_CHECKING:  # platform sections are resolved by their own modules
     from .aks import ResolvedAks
     from .azhop import ResolvedAzhop
@@ -40,8 +42,7 @@ if TYPE_CHECKING:  # platform sections are resolved by their own modules
 @dataclass(frozen=True)
 class ResolvedPool:
     name: str
-    sku: ResolvedSku  # the facts targets read
-    catalog_sku: Sku  # the catalog entry, for resolve's own decisions (targets read ``sku``)
+    sku: ResolvedSku  # the facts targets read (resolve's sub-resolvers get the catalog entry as PoolSkus)
     count: int
     image: Optional[str]
     colocate: bool
@@ -57,7 +58,7 @@ class ResolvedPool:
 
     @property
     def gpus_per_node(self) -> int:
-        return self.catalog_sku.gpu.count
+        return self.sku.gpu_count
 
     @property
     def ranks(self) -> int:
@@ -65,7 +66,7 @@ class ResolvedPool:
 
     @property
     def ib_nics_per_node(self) -> int:
-        return self.catalog_sku.infiniband.count if self.infiniband and self.catalog_sku.infiniband else 0
+        return self.sku.ib_nics if self.infiniband else 0
 
     @property
     def has_gpus(self) -> bool:
@@ -73,12 +74,12 @@ class ResolvedPool:
 
     @property
     def gpu_vendor(self) -> str:
-        return self.catalog_sku.gpu.vendor
+        return self.accelerator.vendor
 
     @property
     def collective_library(self) -> str:
         """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
-        return self.catalog_sku.gpu.collective or "nccl"
+        return self.collective.library
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ class ResolvedCluster:
 
 def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedCluster:
     """Derive everything; assumes :func:`hpcconf.spec.checks.check_spec` passed."""
-    pools = tuple(_resolve_pool(spec, pool, catalog.get(pool.sku), catalog.user_file(pool.sku)) for pool in spec.pools)
+    skus = pool_skus(spec, catalog)
+    pools = tuple(_resolve_pool(spec, pool, skus[pool.name], catalog.user_file(pool.sku)) for pool in spec.pools)
     test_pool = _test_pool(spec, pools)
     image = spec.test_image
     cluster = ResolvedCluster(
@@ -124,7 +126,7 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         platforms=tuple(spec.platforms),
         pools=pools,
         test_pool=test_pool,
-        versions=derived_versions(spec, pools),  # NCCL from the base image, legacy GPU drivers
+        versions=derived_versions(spec, pools, skus),  # NCCL from the base image, legacy GPU drivers
         ib_network=resolved_infiniband(spec.network.infiniband),
         ib_resource=f"nvidia.com/{spec.network.infiniband.resource_name}",
         test_image=resolved_test_image(image),
@@ -137,7 +139,12 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         build = resolve_test_image(test_pool.collective, spec.nccl_test.collective, cluster.versions.nccl_tests,
                                    "aks" in spec.platforms, test_pool.sku.arch)
         cluster = replace(cluster, test_image_build=build)
-    return _with_platforms(cluster, spec)
+    return _with_platforms(cluster, spec, skus)
+
+
+def pool_skus(spec: Cluster, catalog: Catalog) -> PoolSkus:
+    """Each pool's catalog entry, by pool name: resolve's input for the decisions a SKU's full facts make."""
+    return {pool.name: catalog.get(pool.sku) for pool in spec.pools}
 
 
 def pool_nccl_env(spec: Cluster, pool: NodePool) -> dict[str, str]:
@@ -149,7 +156,7 @@ def _resolve_pool(spec: Cluster, pool: NodePool, sku: Sku, user_file: Optional[P
     infiniband = bool(sku.infiniband) and spec.network.infiniband.enabled
     return ResolvedPool(
         sku_file=(user_file.name, read_text(user_file, "sku", tree=user_file.parent)) if user_file else None,
-        name=pool.name, sku=resolve_sku(sku), catalog_sku=sku, count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
+        name=pool.name, sku=resolve_sku(sku), count=pool.count, image=pool.image, colocate=pool.placement.colocated(bool(sku.infiniband)),
         os_disk_gb=pool.os_disk_gb, infiniband=infiniband,
         nccl=resolve_pool_nccl(sku, infiniband=infiniband, overrides=pool_nccl_env(spec, pool), nccl_version=spec.versions.nccl),
         accelerator=profile(sku.gpu.vendor), health=pool_health(sku, spec.health_checks),
@@ -163,14 +170,14 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
     return next((p for p in pools if p.has_gpus), None)
 
 
-def _with_platforms(cluster: ResolvedCluster, spec: Cluster) -> ResolvedCluster:
+def _with_platforms(cluster: ResolvedCluster, spec: Cluster, skus: PoolSkus) -> ResolvedCluster:
     """Each platform's section, from the cluster resolved so far and the spec's settings for that platform."""
     from . import aks, azhop, slurm
 
     if "aks" in cluster.platforms:
-        cluster = replace(cluster, aks=aks.resolve_aks(cluster, spec.aks))
+        cluster = replace(cluster, aks=aks.resolve_aks(cluster, spec.aks, skus))
     if "azhop" in cluster.platforms:
-        cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster, spec.azhop))
+        cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster, spec.azhop, skus))
     if {"slurm", "azhop"} & set(cluster.platforms):  # AzHOP queues are Slurm partitions too
-        cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster, spec.slurm))
+        cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster, spec.slurm, skus))
     return cluster

@@ -20,7 +20,7 @@ from .compat import ResolvedVersions, aks_kubernetes_version, aks_os_sku
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 # The names the 2023 NDm_v4 AKS walkthroughs use; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
@@ -80,7 +80,7 @@ class AksPoolJob:
 
     @property
     def sku(self) -> str:
-        return self.pool.catalog_sku.name
+        return self.pool.sku.name
 
     @property
     def worker_replicas(self) -> int:
@@ -195,7 +195,7 @@ def cidr_options(settings: AksSettings) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[tuple[str, ...]]:
+def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
     """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
     InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
     class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
@@ -204,14 +204,15 @@ def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optio
     ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
     if not pool.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
         return None
-    ids = [pci_ids.ib_vf_device_ids(p.catalog_sku.infiniband.hca if p.catalog_sku.infiniband else None) for p in ib_pools]
+    hcas = [ib.hca if (ib := skus[p.name].infiniband) else None for p in ib_pools]
+    ids = [pci_ids.ib_vf_device_ids(hca) for hca in hcas]
     if not ids or any(i is None for i in ids):
         return None
     return tuple(sorted({d for group in ids if group for d in group}))
 
 
-def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[IbVfRule]:
-    ids = infiniband_vf_ids(cluster, pool)
+def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
+    ids = infiniband_vf_ids(cluster, pool, skus)
     if ids is None:
         return None
     return IbVfRule(device_ids=ids, label=pci_ids.NFD_MELLANOX_LABEL, vendor=pci_ids.MELLANOX_VENDOR,
@@ -293,13 +294,13 @@ def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
     return cluster.gpu_pools
 
 
-def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksPoolJob, ...]:
+def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
                             ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env),
-                            runs=job_runs(cluster.nccl_test, p.catalog_sku, p.count, p.gpus_per_node),
-                            single_node_drops=("NCCL_TOPO_FILE",) if p.catalog_sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
+                            runs=job_runs(cluster.nccl_test, skus[p.name], p.count, p.gpus_per_node),
+                            single_node_drops=("NCCL_TOPO_FILE",) if p.sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
                  for p in pools)
 
 
@@ -309,7 +310,7 @@ def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
     return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
 
 
-def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]) -> ResolvedAks:
+def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
     settings = spec_settings or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
@@ -322,7 +323,7 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
     ofed = versions.doca_ofed if ncp_from_values else \
         (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
-    jobs = pool_jobs(cluster, settings.job_name)
+    jobs = pool_jobs(cluster, settings.job_name, skus)
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
     cert_manager, amd_operator = amd_charts(versions) if pool.accelerator.operator is GpuOperator.AMD else (None, None)
     return ResolvedAks(
@@ -338,7 +339,7 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
         kubernetes_version=kubernetes,
         os_sku=aks_os_sku(settings.os_sku, kubernetes, None if ncp_from_values else ofed),
         pool_name=pool.name,
-        sku=pool.catalog_sku.name,
+        sku=pool.sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,
@@ -371,7 +372,7 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
         # read only where the network-operator is installed (InfiniBand): a chart lookup parses its section
         nfd_rules_key=nics > 0 and charts.chart_has_key("network-operator", versions.network_operator,
                                                          "nfd.deployNodeFeatureRules"),
-        ib_vf_rule=ib_vf_rule(cluster, pool),
+        ib_vf_rule=ib_vf_rule(cluster, pool, skus),
         cert_manager=cert_manager,
         amd_gpu_operator=amd_operator,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
+from ..catalog import Sku
 from ..knowledge import azhop as kb
 from ..knowledge import compat
 from ..spec.azhop import AzhopSettings, ExtraQueue
@@ -17,7 +18,7 @@ from ..spec.azhop_plan import plan_subnets, slurm_versions
 from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 # GPU families whose sizes accept EnableAcceleratedNetworking (az-hop's config.tpl.yml enables it on
 # its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it, and
@@ -57,16 +58,16 @@ class AzhopQueue:
         return min(limits) if limits else 0
 
 
-def _pool_queue(pool: "ResolvedPool", settings: AzhopSettings) -> AzhopQueue:
+def _pool_queue(pool: "ResolvedPool", sku: Sku, settings: AzhopSettings) -> AzhopQueue:
     image = pool.image or settings.images.gpu
-    ib = f", {pool.catalog_sku.infiniband.count}x {pool.catalog_sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.catalog_sku.infiniband else ""
-    note = f"pool {pool.name}: {pool.count} x {pool.catalog_sku.name} ({pool.gpus_per_node} GPUs{ib})"
+    ib = f", {sku.infiniband.count}x {sku.infiniband.rate} InfiniBand" if pool.infiniband and sku.infiniband else ""
+    note = f"pool {pool.name}: {pool.count} x {sku.name} ({pool.gpus_per_node} GPUs{ib})"
     if not pool.image:
         note += "; image from azhop.images.gpu"
     return AzhopQueue(
-        name=pool.name, vm_size=pool.catalog_sku.name, image=image, max_count=pool.count, max_core_count=None,
+        name=pool.name, vm_size=sku.name, image=image, max_count=pool.count, max_core_count=None,
         colocate=pool.colocate if settings.queue_manager == "slurm" else None,
-        accelerated_networking=pool.catalog_sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
+        accelerated_networking=sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
         # One colocated scale set must hold a whole multi-node job (az-hop #1016); above 100 VMs it needs a quota raise.
         max_scale_set_size=pool.count if pool.colocate and pool.count > MAX_SCALE_SET_DEFAULT else None)
 
@@ -323,13 +324,13 @@ def amlfs_note(settings: AzhopSettings) -> Optional[str]:
 def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
     """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
     documented autoscale.json ``slurm_gpus`` override, which the scheduler-side script writes and checks."""
-    fixes = {pool.catalog_sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.catalog_sku.name))}
+    fixes = {pool.sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))}
     if not fixes:
         return None
-    affected = [pool for pool in cluster.gpu_pools if pool.catalog_sku.name in fixes]
+    affected = [pool for pool in cluster.gpu_pools if pool.sku.name in fixes]
     sizes = tuple({"vm_size": size, "gpus": gpus, "partitions": sorted(q.name for q in queues if q.vm_size == size)}
-                  for size, gpus in sorted({(pool.catalog_sku.name, pool.gpus_per_node) for pool in affected}))
-    fixed_in = max((fixes[pool.catalog_sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
+                  for size, gpus in sorted({(pool.sku.name, pool.gpus_per_node) for pool in affected}))
+    fixed_in = max((fixes[pool.sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
     return GpuCountOverride(sizes=sizes, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
 
 
@@ -338,9 +339,9 @@ def _slurm_versions(slurm: Optional[str], cyclecloud_slurm: Optional[str]) -> Az
     return AzhopSlurmVersions(slurm=pair.slurm, cyclecloud_slurm=pair.cyclecloud_slurm, source=pair.source)
 
 
-def resolve_azhop(cluster: "ResolvedCluster", spec_settings: Optional[AzhopSettings]) -> ResolvedAzhop:
+def resolve_azhop(cluster: "ResolvedCluster", spec_settings: Optional[AzhopSettings], skus: "PoolSkus") -> ResolvedAzhop:
     settings = supported_azhop_images(spec_settings or AzhopSettings())  # no end-of-life infra image
-    queues = [_pool_queue(p, settings) for p in cluster.pools]
+    queues = [_pool_queue(p, skus[p.name], settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]
     queues = order_queues(queues, settings.default_queue or (cluster.pools[0].name if cluster.pools else None))
     plan = plan_subnets(settings, sum(q.max_nodes for q in queues))
