@@ -50,11 +50,11 @@ class ResolvedPool:
     infiniband: bool  # the SKU has IB and the spec did not turn it off
     nccl: PoolNccl
     accelerator: AcceleratorProfile  # the row of data/accelerators.yaml for the SKU's GPU vendor
+    collective: PoolCollective  # the library its GPUs run (the profile's), and where its tests live
     # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
     # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
     sku_file: Optional[tuple[str, str]] = None
     health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
-    collective: PoolCollective = pool_collective(profile("nvidia"))  # the library its GPUs run, and where its tests live
 
     @property
     def gpus_per_node(self) -> int:
