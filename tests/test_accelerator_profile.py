@@ -95,10 +95,12 @@ def test_unknown_vendor_is_refused(tmp_path):
 
 @pytest.mark.parametrize("provider", ["azure", "other"])
 def test_collective_tests_and_image_env_are_the_profiles(acme_profile, monkeypatch, tmp_path, provider):
-    """Where the tests live (image and nodes) and what Azure's image passes to every rank are profile fields:
-    a vendor with its own tests project and image settings needs no branch in resolve."""
+    """Where the tests live (image and nodes), what Azure's image passes to every rank and which Azure image the
+    nodes run are profile fields: a vendor with its own tests project and image settings needs no branch in
+    resolve or knowledge (an Azure node of a vendor without an Azure image is not given NVIDIA's)."""
     table = accelerators.profiles()
-    table[VENDOR] = replace(acme_profile, collective_tests="acme-tests", azure_image_env=(("ACME_SCRATCH", "1"),))
+    table[VENDOR] = replace(acme_profile, collective_tests="acme-tests", azure_image_env=(("ACME_SCRATCH", "1"),),
+                            azure_image_layouts=())  # Azure publishes no image for it: no layout is guessed
     skus = tmp_path / "skus"
     skus.mkdir()
     (skus / "Standard_ACME8_v1.yaml").write_text(SKU.replace("provider: azure", f"provider: {provider}"), encoding="utf-8")
@@ -111,5 +113,5 @@ def test_collective_tests_and_image_env_are_the_profiles(acme_profile, monkeypat
     assert build.cluster.slurm is not None
     partition = build.cluster.slurm.partition("gpu")
     assert (("ACME_SCRATCH", "1") in partition.nccl_env) is (provider == "azure")  # Azure's image settings, on Azure only
-    if provider == "other":  # no known node image: the profile's convention
-        assert partition.tests_dir == "/opt/acme-tests/build"
+    assert partition.tests_dir == "/opt/acme-tests/build"  # no known node image: the profile's convention
+    assert partition.image is None

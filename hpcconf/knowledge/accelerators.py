@@ -49,6 +49,7 @@ class AcceleratorProfile:
     reads_nccl_conf: bool  # the collective library reads /etc/nccl.conf (RCCL reads /etc/rccl.conf)
     runtime_path: Optional[str]  # the GPU runtime the tests load (ROCM_PATH); None: nothing to export
     azure_image_env: tuple[tuple[str, str], ...]  # what Azure's own tests of its image pass to every rank
+    azure_image_layouts: tuple[tuple[str, str], ...] = ()  # (host arch, knowledge.images layout) of Azure's images
 
     @property
     def collective(self) -> str:
@@ -69,6 +70,7 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         collective_tests=str(row["collective_tests"]), reads_nccl_conf=bool(row["reads_nccl_conf"]),
         runtime_path=row.get("runtime_path"),
         azure_image_env=tuple((str(key), str(value)) for key, value in row["azure_image_env"]),
+        azure_image_layouts=tuple((str(arch), str(name)) for arch, name in row.get("azure_image_layouts", {}).items()),
     )
 
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
+from .accelerators import profile
+
 if TYPE_CHECKING:
     from ..catalog import Sku
 
@@ -94,14 +96,16 @@ AZURE_RCCL_ENV_SOURCE = ("Azure/azurehpc-health-checks customTests/azure_rccl_al
                          "stands in its RCCL_ARGS, after the binary (commit beb050b), and is exported here")
 
 AZURE_LAYOUTS = (AZURE_NVIDIA, AZURE_GB200, AZURE_MI300X)
+# The names accelerator profiles give them (data/accelerators.yaml azure_image_layouts, per host architecture).
+AZURE_LAYOUT_NAMES = {"azhpc-nvidia": AZURE_NVIDIA, "azhpc-gb200": AZURE_GB200, "azhpc-mi300x": AZURE_MI300X}
 
 
 def layout(sku: "Sku") -> Optional[ImageLayout]:
-    """The layout of the image a node of this size runs on its provider's Slurm (None: unknown, e.g. your own nodes)."""
+    """The layout of the image a node of this size runs on its provider's Slurm (None: unknown, e.g. your own nodes,
+    or an accelerator whose profile names no Azure image for the host architecture)."""
     if sku.provider == "azure":
-        if sku.gpu.vendor == "amd":
-            return AZURE_MI300X
-        return AZURE_GB200 if sku.cpu.arch != "x86_64" else AZURE_NVIDIA
+        names = dict(profile(sku.gpu.vendor).azure_image_layouts)
+        return AZURE_LAYOUT_NAMES[names[sku.cpu.arch]] if sku.cpu.arch in names else None
     if sku.provider == "crusoe":
         return CRUSOE_GB200 if sku.nvlink_spans_nodes else CRUSOE_SLURM
     return None
