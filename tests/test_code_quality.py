@@ -78,7 +78,7 @@ def test_no_vendor_or_library_comparison_in_targets_resolve_or_templates() -> No
 
 
 def test_targets_read_the_resolved_model_not_the_spec() -> None:
-    """ResolvedCluster.spec is kept for provenance (headers, explain-diff); a target reads the resolved fields."""
+    """ResolvedCluster holds no spec (tests/test_resolved_types.py); nor does a target reach for one by name."""
     hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in sorted((ROOT / "hpcconf" / "targets").rglob("*.py"))
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
             if re.search(r"\bcluster\.spec\b", line)]
