@@ -9,14 +9,14 @@ Any problem raises :class:`HpcconfError` before anything is written.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .artifacts import Artifact
 from .catalog import Catalog
 from .diagnostics import Diagnostic, HpcconfError
-from .resolve import ResolvedCluster, resolve
+from .resolve import PoolSkus, ResolvedCluster, pool_skus, resolve
 from .sku_dirs import checked_sku_dirs
 from .spec.checks import check_spec
 from .spec.load import LoadedSpec, load_spec
@@ -28,6 +28,9 @@ class Build:
     spec: LoadedSpec
     cluster: ResolvedCluster
     artifacts: list[Artifact]
+    # Each pool's catalog entry, by pool name: what the spec lint rules and nccl-report judge a pool by (the
+    # resolved model carries only the facts targets read, ResolvedPool.sku).
+    pool_skus: PoolSkus = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -80,4 +83,4 @@ def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: 
     refused = resolved_problems(loaded, cluster)
     if refused:
         raise HpcconfError(refused)
-    return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster))
+    return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster), pool_skus=pool_skus(loaded.cluster, catalog))

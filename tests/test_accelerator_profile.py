@@ -91,3 +91,27 @@ def test_unknown_vendor_is_refused(tmp_path):
     spec.write_text(SPEC, encoding="utf-8")
     with pytest.raises(Exception, match="acme"):
         compile_spec(spec, [skus])
+
+
+@pytest.mark.parametrize("provider", ["azure", "other"])
+def test_collective_tests_and_image_env_are_the_profiles(acme_profile, monkeypatch, tmp_path, provider):
+    """Where the tests live (image and nodes), what Azure's image passes to every rank and which Azure image the
+    nodes run are profile fields: a vendor with its own tests project and image settings needs no branch in
+    resolve or knowledge (an Azure node of a vendor without an Azure image is not given NVIDIA's)."""
+    table = accelerators.profiles()
+    table[VENDOR] = replace(acme_profile, collective_tests="acme-tests", azure_image_env=(("ACME_SCRATCH", "1"),),
+                            azure_image_layouts=())  # Azure publishes no image for it: no layout is guessed
+    skus = tmp_path / "skus"
+    skus.mkdir()
+    (skus / "Standard_ACME8_v1.yaml").write_text(SKU.replace("provider: azure", f"provider: {provider}"), encoding="utf-8")
+    spec = tmp_path / "acme.yaml"
+    spec.write_text(SPEC if provider == "azure" else SPEC.replace("[aks, slurm]", "[slurm]"), encoding="utf-8")
+    build = compile_spec(spec, [skus])
+    pool = build.cluster.pools[0]
+    assert pool.collective.image_tests_dir == "/workspace/acme-tests"
+    assert build.cluster.test_image_build is not None and build.cluster.test_image_build.binary.startswith("/workspace/acme-tests/")
+    assert build.cluster.slurm is not None
+    partition = build.cluster.slurm.partition("gpu")
+    assert (("ACME_SCRATCH", "1") in partition.nccl_env) is (provider == "azure")  # Azure's image settings, on Azure only
+    assert partition.tests_dir == "/opt/acme-tests/build"  # no known node image: the profile's convention
+    assert partition.image is None

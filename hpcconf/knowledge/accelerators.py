@@ -45,6 +45,11 @@ class AcceleratorProfile:
     nfd_workers_on_every_node: bool  # AKS does not label this vendor's nodes as accelerators
     nfd_extra_pci_classes: tuple[str, ...]  # PCI classes beyond the default whitelist that label the GPUs
     driver_built_by_operator: bool  # the operator builds the driver on the node (KMM) and pushes an image
+    collective_tests: str  # the collective's tests project (nccl-tests, rccl-tests): its directory name
+    reads_nccl_conf: bool  # the collective library reads /etc/nccl.conf (RCCL reads /etc/rccl.conf)
+    runtime_path: Optional[str]  # the GPU runtime the tests load (ROCM_PATH); None: nothing to export
+    azure_image_env: tuple[tuple[str, str], ...]  # what Azure's own tests of its image pass to every rank
+    azure_image_layouts: tuple[tuple[str, str], ...] = ()  # (host arch, knowledge.images layout) of Azure's images
 
     @property
     def collective(self) -> str:
@@ -62,6 +67,10 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         nfd_workers_on_every_node=bool(row["nfd_workers_on_every_node"]),
         nfd_extra_pci_classes=tuple(str(c) for c in row["nfd_extra_pci_classes"]),
         driver_built_by_operator=bool(row["driver_built_by_operator"]),
+        collective_tests=str(row["collective_tests"]), reads_nccl_conf=bool(row["reads_nccl_conf"]),
+        runtime_path=row.get("runtime_path"),
+        azure_image_env=tuple((str(key), str(value)) for key, value in row["azure_image_env"]),
+        azure_image_layouts=tuple((str(arch), str(name)) for arch, name in row.get("azure_image_layouts", {}).items()),
     )
 
 

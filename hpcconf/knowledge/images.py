@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
+from .accelerators import profile
+
 if TYPE_CHECKING:
     from ..catalog import Sku
 
@@ -88,20 +90,22 @@ CRUSOE_GB200 = ImageLayout(
 # 0e0a1ac2 on (commit beb050b), written into RCCL_ARGS after the binary, so there all_reduce_perf gets it as an
 # argument, not the ranks as an environment variable: hpcconf exports it, the setting the check names. It selects
 # no HCA (no NCCL_IB_HCA), nor does Azure's image test (verify_rccl_installation), so neither does hpcconf.
-AZURE_RCCL_ENV = (("HSA_NO_SCRATCH_RECLAIM", "1"), ("NCCL_IB_PCI_RELAXED_ORDERING", "1"), ("NCCL_SOCKET_IFNAME", "eth0"))
+# The variables themselves are the AMD profile's azure_image_env (data/accelerators.yaml).
 AZURE_RCCL_ENV_SOURCE = ("Azure/azurehpc-health-checks customTests/azure_rccl_allreduce.nhc @ 0e0a1ac2: ENVIRON_VARS "
                          "passes relaxed ordering and eth0 to every rank (also at v0.4.5); HSA_NO_SCRATCH_RECLAIM=1 "
                          "stands in its RCCL_ARGS, after the binary (commit beb050b), and is exported here")
 
 AZURE_LAYOUTS = (AZURE_NVIDIA, AZURE_GB200, AZURE_MI300X)
+# The names accelerator profiles give them (data/accelerators.yaml azure_image_layouts, per host architecture).
+AZURE_LAYOUT_NAMES = {"azhpc-nvidia": AZURE_NVIDIA, "azhpc-gb200": AZURE_GB200, "azhpc-mi300x": AZURE_MI300X}
 
 
 def layout(sku: "Sku") -> Optional[ImageLayout]:
-    """The layout of the image a node of this size runs on its provider's Slurm (None: unknown, e.g. your own nodes)."""
+    """The layout of the image a node of this size runs on its provider's Slurm (None: unknown, e.g. your own nodes,
+    or an accelerator whose profile names no Azure image for the host architecture)."""
     if sku.provider == "azure":
-        if sku.gpu.vendor == "amd":
-            return AZURE_MI300X
-        return AZURE_GB200 if sku.cpu.arch != "x86_64" else AZURE_NVIDIA
+        names = dict(profile(sku.gpu.vendor).azure_image_layouts)
+        return AZURE_LAYOUT_NAMES[names[sku.cpu.arch]] if sku.cpu.arch in names else None
     if sku.provider == "crusoe":
         return CRUSOE_GB200 if sku.nvlink_spans_nodes else CRUSOE_SLURM
     return None

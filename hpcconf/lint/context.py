@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..knowledge import charts, nccl_env, providers
 from ..knowledge.versions import Version
@@ -124,6 +124,7 @@ class LintContext:
     openmpi_version: str | None = None  # None: the newest Open MPI
     spec: LoadedSpec | None = None  # the loaded spec, when linting an hpcconf spec
     cluster: ResolvedCluster | None = None  # what it resolved to
+    pool_skus: Mapping[str, Sku] = field(default_factory=dict)  # its pools' catalog entries, by pool name
     provider: str | None = None  # a hpcconf/data/providers.yaml profile (--provider); None: from the file
     # Fields the command line set ("sku", "nccl_version"): per-path settings do not override them.
     # (`charts` holds only the command line's --chart values until a per-path table adds to it.)

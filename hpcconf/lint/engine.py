@@ -46,7 +46,6 @@ from .suppress import Suppression, find_suppressions, may_suppress
 if TYPE_CHECKING:
     from ..catalog import Sku
     from ..pipeline import Build
-    from ..resolve import ResolvedCluster
     from .walker import Candidate
 
 MANIFEST_NAME = ".hpcconf-manifest.json"  # as hpcconf.output_dir names it; a directory holding one is a cluster
@@ -373,7 +372,7 @@ def artifact_documents(spec_doc: Document, build: Build, ctx: LintContext, findi
         except HpcconfError as error:
             findings.extend(error.diagnostics)
             continue
-        artifact_ctx = dataclasses.replace(spec_ctx, sku=sku_for_artifact(build.cluster, artifact))
+        artifact_ctx = dataclasses.replace(spec_ctx, sku=sku_for_artifact(build, artifact))
         for doc in docs:
             doc.context = artifact_ctx
             doc.artifact = artifact
@@ -393,7 +392,7 @@ def _same_file(file: str, doc: Document) -> str:
 
 def context_for_build(ctx: LintContext, build: Build) -> LintContext:
     """The spec's own NCCL and chart versions replace the command line's (a spec gives all of them)."""
-    spec_ctx = dataclasses.replace(ctx, spec=build.spec, cluster=build.cluster)
+    spec_ctx = dataclasses.replace(ctx, spec=build.spec, cluster=build.cluster, pool_skus=build.pool_skus)
     versions = build.cluster.versions
     if versions.nccl:
         spec_ctx.nccl_version = versions.nccl
@@ -403,21 +402,21 @@ def context_for_build(ctx: LintContext, build: Build) -> LintContext:
     return spec_ctx
 
 
-def sku_for_artifact(cluster: ResolvedCluster, artifact: Artifact) -> Sku | None:
+def sku_for_artifact(build: Build, artifact: Artifact) -> Sku | None:
     """The SKU an artifact is for: the pool named in its path (``nccl/<pool>/nccl.conf``), the pool
     whose topology or graph file it is (``nccl/nc96ads-a100-v4-topo.xml``), or the only GPU SKU."""
-    pools = cluster.pools
+    pools, skus = build.cluster.pools, build.pool_skus
     parts = PurePosixPath(artifact.path).parts
     for pool in pools:
         if pool.name in parts[:-1]:
-            return pool.catalog_sku
+            return skus[pool.name]
     name = parts[-1] if parts else ""
     # Resolved pools name their topology/graph files, one name per SKU.
-    by_file = {id(p.catalog_sku): p.catalog_sku for p in pools
+    by_file = {id(skus[p.name]): skus[p.name] for p in pools
                if name and p.nccl is not None and name in (p.nccl.topo_file, p.nccl.graph_file)}
     if len(by_file) == 1:
         return next(iter(by_file.values()))
-    gpu_skus = {p.catalog_sku.name: p.catalog_sku for p in pools if p.has_gpus}
+    gpu_skus = {p.sku.name: skus[p.name] for p in pools if p.has_gpus}
     return next(iter(gpu_skus.values())) if len(gpu_skus) == 1 else None
 
 

@@ -40,7 +40,8 @@ def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
     from ..pipeline import compile_spec
     from .verdict import Target
 
-    cluster = compile_spec(spec, sku_dirs).cluster
+    build = compile_spec(spec, sku_dirs)
+    cluster = build.cluster
     pool = cluster.test_pool
     if pool is None:
         raise _error(f"{spec}: the spec has no GPU pool to test")
@@ -49,7 +50,7 @@ def target_from_spec(spec: Path, sku_dirs: list[Path]) -> Target:
         counts.add(pool.count)
     if cluster.slurm is not None:
         counts.update(p.nodes for p in cluster.slurm.partitions if p.pool == pool.name)
-    return Target(pool.catalog_sku, counts.pop() if len(counts) == 1 else None if counts else pool.count)
+    return Target(build.pool_skus[pool.name], counts.pop() if len(counts) == 1 else None if counts else pool.count)
 
 
 def _sku(name: str, sku_dirs: list[Path]) -> "Sku":

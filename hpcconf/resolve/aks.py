@@ -15,12 +15,12 @@ from ..knowledge import aznhc, charts, pci_ids, rocm
 from ..knowledge.accelerators import AcceleratorProfile, GpuOperator
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
-from ..spec.model import TestImage, Versions
-from .compat import aks_kubernetes_version, aks_os_sku
+from .collective import ResolvedTestImage
+from .compat import ResolvedVersions, aks_kubernetes_version, aks_os_sku
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 # The names the 2023 NDm_v4 AKS walkthroughs use; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
@@ -80,7 +80,7 @@ class AksPoolJob:
 
     @property
     def sku(self) -> str:
-        return self.pool.catalog_sku.name
+        return self.pool.sku.name
 
     @property
     def worker_replicas(self) -> int:
@@ -105,8 +105,25 @@ class AksPoolJob:
 
 
 @dataclass(frozen=True)
+class ResolvedAksSettings:
+    """The spec's ``aks`` section (its defaults when the spec has none), as the AKS artifacts read it."""
+
+    namespace: str
+    operators_namespace: str
+    kubernetes_version: Optional[str]  # the spec's pin (ResolvedAks.kubernetes_version is the one used)
+    os_sku: Optional[str]  # the spec's choice (ResolvedAks.os_sku is the one used)
+    system_pool_name: str
+    system_pool_sku: str
+    system_pool_count: int
+    acr_name: Optional[str]
+    job_name: Optional[str]
+    service_cidr: Optional[str]
+    pod_cidr: Optional[str]
+
+
+@dataclass(frozen=True)
 class ResolvedAks:
-    settings: AksSettings
+    settings: ResolvedAksSettings
     namespace: str
     operators_namespace: str
     job_name: str
@@ -143,7 +160,7 @@ class ResolvedAks:
     hostfile: str
     mpirun_mca: tuple[tuple[str, str], ...]
     pool: "ResolvedPool"  # the test pool the job runs on
-    test_image: TestImage  # the image the job runs, built in ACR when acr_name is set
+    test_image: ResolvedTestImage  # the image the job runs, built in ACR when acr_name is set
     image_ref: str  # its registry/name:tag
     jobs: tuple[AksPoolJob, ...] = ()  # one NCCL test job per tested GPU pool, the test pool's first
     # (variable, az aks create flag, value) of the cluster ranges the spec sets; AKS requires --dns-service-ip
@@ -178,7 +195,7 @@ def cidr_options(settings: AksSettings) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[tuple[str, ...]]:
+def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
     """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
     InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
     class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
@@ -187,21 +204,22 @@ def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optio
     ib_pools = [p for p in cluster.gpu_pools if p.infiniband]
     if not pool.accelerator.nfd_workers_on_every_node and len(ib_pools) == len(cluster.gpu_pools):
         return None
-    ids = [pci_ids.ib_vf_device_ids(p.catalog_sku.infiniband.hca if p.catalog_sku.infiniband else None) for p in ib_pools]
+    hcas = [ib.hca if (ib := skus[p.name].infiniband) else None for p in ib_pools]
+    ids = [pci_ids.ib_vf_device_ids(hca) for hca in hcas]
     if not ids or any(i is None for i in ids):
         return None
     return tuple(sorted({d for group in ids if group for d in group}))
 
 
-def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool") -> Optional[IbVfRule]:
-    ids = infiniband_vf_ids(cluster, pool)
+def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
+    ids = infiniband_vf_ids(cluster, pool, skus)
     if ids is None:
         return None
     return IbVfRule(device_ids=ids, label=pci_ids.NFD_MELLANOX_LABEL, vendor=pci_ids.MELLANOX_VENDOR,
                     pci_class=pci_ids.INFINIBAND_CLASS, reference=pci_ids.REFERENCE)
 
 
-def amd_charts(versions: "Versions") -> tuple[ChartPin, ChartPin]:
+def amd_charts(versions: ResolvedVersions) -> tuple[ChartPin, ChartPin]:
     """cert-manager and AMD's GPU operator chart, for pools whose profile names AMD's operator."""
     return (ChartPin(chart="cert-manager", repo=rocm.CERT_MANAGER_REPO, version=rocm.CERT_MANAGER_VERSION),
             ChartPin(chart=rocm.AMD_GPU_OPERATOR_CHART, repo=rocm.AMD_GPU_OPERATOR_REPO,
@@ -271,18 +289,18 @@ def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
 
 def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
     """The pools that get an NCCL test job: the one ``nccl_test.pool`` names, else every GPU pool."""
-    if cluster.spec.nccl_test.pool:
-        return (cluster.pool(cluster.spec.nccl_test.pool),)
+    if cluster.nccl_test.pool:
+        return (cluster.pool(cluster.nccl_test.pool),)
     return cluster.gpu_pools
 
 
-def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str]) -> tuple[AksPoolJob, ...]:
+def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
                             ib_nics_per_worker=p.ib_nics_per_node, mpirun_env=_mpirun_env(p, cluster.mpi_env),
-                            runs=job_runs(cluster.nccl_test, p.catalog_sku, p.count, p.gpus_per_node),
-                            single_node_drops=("NCCL_TOPO_FILE",) if p.catalog_sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
+                            runs=job_runs(cluster.nccl_test, skus[p.name], p.count, p.gpus_per_node),
+                            single_node_drops=("NCCL_TOPO_FILE",) if p.sku.name in aznhc.SINGLE_NODE_WITHOUT_TOPO_FILE else ())
                  for p in pools)
 
 
@@ -292,8 +310,8 @@ def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
     return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
 
 
-def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
-    settings = cluster.spec.aks or AksSettings()
+def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
+    settings = spec_settings or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
     assert cluster.test_image is not None and cluster.test_image_ref is not None, "check_spec requires a test_image for aks"
@@ -305,11 +323,11 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
     ofed = versions.doca_ofed if ncp_from_values else \
         (versions.doca_ofed or charts.doca_driver_default(versions.network_operator))
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
-    jobs = pool_jobs(cluster, settings.job_name)
+    jobs = pool_jobs(cluster, settings.job_name, skus)
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
     cert_manager, amd_operator = amd_charts(versions) if pool.accelerator.operator is GpuOperator.AMD else (None, None)
     return ResolvedAks(
-        settings=settings,
+        settings=ResolvedAksSettings(**settings.model_dump()),
         namespace=settings.namespace,
         operators_namespace=settings.operators_namespace,
         job_name=jobs[0].job_name,
@@ -321,7 +339,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         kubernetes_version=kubernetes,
         os_sku=aks_os_sku(settings.os_sku, kubernetes, None if ncp_from_values else ofed),
         pool_name=pool.name,
-        sku=pool.catalog_sku.name,
+        sku=pool.sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
         gpu_vendor=pool.gpu_vendor,
@@ -354,7 +372,7 @@ def resolve_aks(cluster: "ResolvedCluster") -> ResolvedAks:
         # read only where the network-operator is installed (InfiniBand): a chart lookup parses its section
         nfd_rules_key=nics > 0 and charts.chart_has_key("network-operator", versions.network_operator,
                                                          "nfd.deployNodeFeatureRules"),
-        ib_vf_rule=ib_vf_rule(cluster, pool),
+        ib_vf_rule=ib_vf_rule(cluster, pool, skus),
         cert_manager=cert_manager,
         amd_gpu_operator=amd_operator,
     )

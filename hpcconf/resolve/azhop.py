@@ -10,24 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
+from ..catalog import Sku
 from ..knowledge import azhop as kb
 from ..knowledge import compat
 from ..spec.azhop import AzhopSettings, ExtraQueue
-from ..spec.azhop_plan import (  # noqa: F401
-    SlurmVersions,
-    Subnet,
-    SubnetPlan,
-    explicit_size_problems,
-    plan_subnets,
-    required_subnets,
-    slurm_versions,
-    spec_queue_nodes,
-    subnet_prefix,
-)
+from ..spec.azhop_plan import plan_subnets, slurm_versions
 from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 # GPU families whose sizes accept EnableAcceleratedNetworking (az-hop's config.tpl.yml enables it on
 # its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it, and
@@ -67,16 +58,16 @@ class AzhopQueue:
         return min(limits) if limits else 0
 
 
-def _pool_queue(pool: "ResolvedPool", settings: AzhopSettings) -> AzhopQueue:
+def _pool_queue(pool: "ResolvedPool", sku: Sku, settings: AzhopSettings) -> AzhopQueue:
     image = pool.image or settings.images.gpu
-    ib = f", {pool.catalog_sku.infiniband.count}x {pool.catalog_sku.infiniband.rate} InfiniBand" if pool.infiniband and pool.catalog_sku.infiniband else ""
-    note = f"pool {pool.name}: {pool.count} x {pool.catalog_sku.name} ({pool.gpus_per_node} GPUs{ib})"
+    ib = f", {sku.infiniband.count}x {sku.infiniband.rate} InfiniBand" if pool.infiniband and sku.infiniband else ""
+    note = f"pool {pool.name}: {pool.count} x {sku.name} ({pool.gpus_per_node} GPUs{ib})"
     if not pool.image:
         note += "; image from azhop.images.gpu"
     return AzhopQueue(
-        name=pool.name, vm_size=pool.catalog_sku.name, image=image, max_count=pool.count, max_core_count=None,
+        name=pool.name, vm_size=sku.name, image=image, max_count=pool.count, max_core_count=None,
         colocate=pool.colocate if settings.queue_manager == "slurm" else None,
-        accelerated_networking=pool.catalog_sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
+        accelerated_networking=sku.family in ACCELNET_FAMILIES, pool=pool.name, note=note,
         # One colocated scale set must hold a whole multi-node job (az-hop #1016); above 100 VMs it needs a quota raise.
         max_scale_set_size=pool.count if pool.colocate and pool.count > MAX_SCALE_SET_DEFAULT else None)
 
@@ -99,7 +90,170 @@ def order_queues(queues: list[AzhopQueue], default: Optional[str]) -> list[Azhop
     return first + [q for q in queues if q.name != default]
 
 
+# -- the spec's settings, as resolve's own types ------------------------------------------------------
+
+@dataclass(frozen=True)
+class AzhopSubnets:
+    """``azhop.network.subnets``: the ranges the spec gives (None: carved from the address space)."""
+
+    frontend: Optional[str]
+    admin: Optional[str]
+    compute: Optional[str]
+    ad: Optional[str]
+    netapp: Optional[str]
+    lustre: Optional[str]
+    database: Optional[str]
+    bastion: Optional[str]
+    gateway: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopNetwork:
+    vnet_name: str
+    address_space: str
+    subnets: Optional[AzhopSubnets]
+    bastion: bool
+    vpn_gateway: bool
+    public_ip: bool
+    nat_gateway: bool
+
+
+@dataclass(frozen=True)
+class AzhopHome:
+    type: str  # azurefiles, anf, existing
+    mountpoint: str
+    size_gib: int
+    size_tib: int
+    service_level: str
+    server: Optional[str]
+    export: Optional[str]
+    options: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopLustre:
+    sku: str
+    capacity_tib: int
+    hsm_storage_account: Optional[str]
+    hsm_storage_container: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopStorage:
+    home: AzhopHome
+    lustre: Optional[AzhopLustre]
+
+
+@dataclass(frozen=True)
+class AzhopUser:
+    name: str
+    uid: int
+    groups: tuple[str, ...]
+    shell: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopGroup:
+    name: str
+    gid: int
+    description: Optional[str]
+
+
+@dataclass(frozen=True)
+class AzhopVmSizes:
+    scheduler: str
+    ondemand: str
+    cyclecloud: str
+    ad: str
+    grafana: str
+    deployer: str
+
+
+@dataclass(frozen=True)
+class AzhopImages:
+    gpu: str
+    cpu: str
+    linux_base: str
+    windows_base: str
+
+
+@dataclass(frozen=True)
+class AzhopExtraQueue:
+    name: str
+    vm_size: str
+    max_count: Optional[int]
+    max_core_count: Optional[int]
+    image: Optional[str]
+    colocate: bool
+    spot: bool
+    accelerated_networking: bool
+    type: str
+    initial_count: Optional[int]
+    idle_timeout: Optional[int]
+
+
+@dataclass(frozen=True)
+class ResolvedAzhopSettings:
+    """The spec's ``azhop`` section with end-of-life default images replaced (resolve.compat), as config.yml reads it."""
+
+    project_name: Optional[str]
+    admin_user: str
+    queue_manager: str  # slurm, openpbs
+    slurm_accounting: bool
+    slurm_cluster_name: Optional[str]
+    database_fqdn: Optional[str]
+    user_auth: str
+    access: str
+    network: AzhopNetwork
+    storage: AzhopStorage
+    users: tuple[AzhopUser, ...]
+    groups: tuple[AzhopGroup, ...]
+    vm_sizes: AzhopVmSizes
+    images: AzhopImages
+    extra_queues: tuple[AzhopExtraQueue, ...]
+    default_queue: Optional[str]
+    autoscale_idle_timeout: int
+    monitoring: bool
+    tags: dict[str, str]
+
+
+def resolved_azhop_settings(settings: AzhopSettings) -> ResolvedAzhopSettings:
+    network, storage = settings.network, settings.storage
+    subnets = network.subnets
+    return ResolvedAzhopSettings(**{
+        **settings.model_dump(),
+        "network": AzhopNetwork(**{**network.model_dump(),
+                                   "subnets": AzhopSubnets(**subnets.model_dump()) if subnets is not None else None}),
+        "storage": AzhopStorage(home=AzhopHome(**storage.home.model_dump()),
+                                lustre=AzhopLustre(**storage.lustre.model_dump()) if storage.lustre is not None else None),
+        "users": tuple(AzhopUser(**{**user.model_dump(), "groups": tuple(user.groups)}) for user in settings.users),
+        "groups": tuple(AzhopGroup(**group.model_dump()) for group in settings.groups),
+        "vm_sizes": AzhopVmSizes(**settings.vm_sizes.model_dump()),
+        "images": AzhopImages(**settings.images.model_dump()),
+        "extra_queues": tuple(AzhopExtraQueue(**queue.model_dump()) for queue in settings.extra_queues),
+        "tags": dict(settings.tags),
+    })
+
+
 # -- the resolved section ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AzhopSubnet:
+    """One subnet of the plan (hpcconf.spec.azhop_plan, which the spec checks judged): config.yml writes it."""
+
+    role: str  # az-hop's key under network.vnet.subnets
+    name: str
+    cidr: str
+    source: str  # why it is there / where the range came from (a comment in config.yml)
+
+
+@dataclass(frozen=True)
+class AzhopSlurmVersions:
+    """Slurm and the cyclecloud-slurm project az-hop installs, always both (az-hop's runtime defaults differ)."""
+
+    slurm: str
+    cyclecloud_slurm: str
+    source: str  # which spec field or default chose them
 
 @dataclass(frozen=True)
 class NcclInstall:
@@ -122,10 +276,10 @@ class GpuCountOverride:
 
 @dataclass(frozen=True)
 class ResolvedAzhop:
-    settings: AzhopSettings
+    settings: ResolvedAzhopSettings
     project_name: str
-    subnets: tuple[Subnet, ...]
-    slurm: SlurmVersions
+    subnets: tuple[AzhopSubnet, ...]
+    slurm: AzhopSlurmVersions
     queues: tuple[AzhopQueue, ...]
     gids: dict[str, int]
     nccl_installs: tuple[NcclInstall, ...]
@@ -170,27 +324,32 @@ def amlfs_note(settings: AzhopSettings) -> Optional[str]:
 def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
     """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
     documented autoscale.json ``slurm_gpus`` override, which the scheduler-side script writes and checks."""
-    fixes = {pool.catalog_sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.catalog_sku.name))}
+    fixes = {pool.sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))}
     if not fixes:
         return None
-    affected = [pool for pool in cluster.gpu_pools if pool.catalog_sku.name in fixes]
+    affected = [pool for pool in cluster.gpu_pools if pool.sku.name in fixes]
     sizes = tuple({"vm_size": size, "gpus": gpus, "partitions": sorted(q.name for q in queues if q.vm_size == size)}
-                  for size, gpus in sorted({(pool.catalog_sku.name, pool.gpus_per_node) for pool in affected}))
-    fixed_in = max((fixes[pool.catalog_sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
+                  for size, gpus in sorted({(pool.sku.name, pool.gpus_per_node) for pool in affected}))
+    fixed_in = max((fixes[pool.sku.name].fixed_in for pool in affected), key=lambda v: tuple(int(x) for x in v.split(".")))
     return GpuCountOverride(sizes=sizes, fixed_in=fixed_in, azhop_newest=kb.CYCLECLOUD_SLURM_VERSIONS[-1])
 
 
-def resolve_azhop(cluster: "ResolvedCluster") -> ResolvedAzhop:
-    settings = supported_azhop_images(cluster.spec.azhop or AzhopSettings())  # no end-of-life infra image
-    queues = [_pool_queue(p, settings) for p in cluster.pools]
+def _slurm_versions(slurm: Optional[str], cyclecloud_slurm: Optional[str]) -> AzhopSlurmVersions:
+    pair = slurm_versions(slurm, cyclecloud_slurm)
+    return AzhopSlurmVersions(slurm=pair.slurm, cyclecloud_slurm=pair.cyclecloud_slurm, source=pair.source)
+
+
+def resolve_azhop(cluster: "ResolvedCluster", spec_settings: Optional[AzhopSettings], skus: "PoolSkus") -> ResolvedAzhop:
+    settings = supported_azhop_images(spec_settings or AzhopSettings())  # no end-of-life infra image
+    queues = [_pool_queue(p, skus[p.name], settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]
     queues = order_queues(queues, settings.default_queue or (cluster.pools[0].name if cluster.pools else None))
     plan = plan_subnets(settings, sum(q.max_nodes for q in queues))
     return ResolvedAzhop(
-        settings=settings,
+        settings=resolved_azhop_settings(settings),
         project_name=settings.project_name or cluster.name,
-        subnets=plan.subnets,
-        slurm=slurm_versions(cluster.versions.slurm, cluster.versions.cyclecloud_slurm),
+        subnets=tuple(AzhopSubnet(role=s.role, name=s.name, cidr=s.cidr, source=s.source) for s in plan.subnets),
+        slurm=_slurm_versions(cluster.versions.slurm, cluster.versions.cyclecloud_slurm),
         queues=tuple(queues),
         gids={g.name: g.gid for g in settings.groups},
         nccl_installs=tuple(_nccl_install(p) for p in cluster.gpu_pools),

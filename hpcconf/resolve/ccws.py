@@ -31,7 +31,8 @@ from ..spec.ccws import (
 )
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from ..catalog import Sku
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 TEMPLATE_FILE = "bicep/mainTemplate.bicep"  # what upstream deploys (util/deploy_sandbox_params.py at 2026.07.02)
 REPOSITORY_URL = f"https://github.com/{kb.REPOSITORY}"
@@ -248,7 +249,7 @@ def parameter_values(cluster: "ResolvedCluster", settings: CcwsSettings, pool: "
                        "initialNodes": settings.login.initial_nodes, "maxNodes": settings.login.max_nodes},
         "htc": {"sku": settings.htc.sku, "osImage": settings.htc.image, "maxNodes": settings.htc.max_nodes},
         "hpc": {"sku": settings.hpc.sku, "osImage": settings.hpc.image, "maxNodes": settings.hpc.max_nodes},
-        "gpu": {"sku": pool.catalog_sku.name, "osImage": pool.image or settings.gpu_image, "maxNodes": pool.count},
+        "gpu": {"sku": pool.sku.name, "osImage": pool.image or settings.gpu_image, "maxNodes": pool.count},
         # The spec's tags on every resource type the portal tags (resource_tags_t is keyed by type).
         "tags": {resource: dict(sorted(settings.tags.items())) for resource in kb.TAGGED_RESOURCES}
         if settings.tags else {},
@@ -351,9 +352,8 @@ def subnet_plan(settings: CcwsSettings, rel: kb.Release) -> tuple[tuple[tuple[st
 
 # -- the gpu partition --------------------------------------------------------------------------------------
 
-def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", cluster_name: str,
+def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", sku: "Sku", cluster_name: str,
                   slurm_version: str, cyclecloud_slurm: Optional[str]) -> CcwsGpuPartition:
-    sku = pool.catalog_sku
     groups = -(-pool.count // kb.PLACEMENT_GROUP_NODES)
     prefix = f"{cluster_name}-{GPU_NODEARRAY}-"
     gres: list[str] = []
@@ -377,8 +377,7 @@ def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", cluster_name
         nccl_conf_node_path="/etc/nccl.conf", gpu_count_override=sku.gpu.count if fix is not None else None)
 
 
-def resolve_ccws(cluster: "ResolvedCluster") -> ResolvedCcws:
-    settings = cluster.spec.ccws
+def resolve_ccws(cluster: "ResolvedCluster", settings: Optional[CcwsSettings], skus: "PoolSkus") -> ResolvedCcws:
     if settings is None:  # the spec model requires the block with platform ccws
         raise ValueError("platform ccws without a ccws: block")
     rel = kb.release(settings.release)
@@ -399,6 +398,6 @@ def resolve_ccws(cluster: "ResolvedCluster") -> ResolvedCcws:
                                 if name in rel.parameters and (name != "databaseAdminPassword"
                                                                or settings.database.type != "disabled")),
         subnets=subnets, address_space=settings.network.address_space if isinstance(settings.network, NewVnet) else None,
-        gpu=gpu_partition(cluster, pool, cluster_name, slurm_version, rel.cyclecloud_slurm),
+        gpu=gpu_partition(cluster, pool, skus[pool.name], cluster_name, slurm_version, rel.cyclecloud_slurm),
         cluster_init_project=f"hpcconf-{cluster.name}", cluster_init_version=CLUSTER_INIT_PROJECT_VERSION,
         cluster_init_url=settings.cluster_init_url, problems=tuple(problems))

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..knowledge import rocm
+from ..knowledge.accelerators import AcceleratorProfile
+from ..spec.model import TestImage
 from .nccl import IMAGE_WORKDIR
 
-NCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/nccl-tests"
-RCCL_TESTS_DIR = f"{IMAGE_WORKDIR}/rccl-tests"  # ROCm/rccl-tests: same binary names as nccl-tests
 MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
 # The OCI platform a non-x86_64 pool's image is built for (x86_64 keeps the plain `docker build` of
 # the machine that builds it, as before).
@@ -22,10 +22,25 @@ OCI_PLATFORMS = {"arm64": "linux/arm64"}
 
 
 @dataclass(frozen=True)
+class ResolvedTestImage:
+    """``test_image``: where the NCCL test image is pushed, and the base it is built on."""
+
+    registry: str
+    name: str
+    tag: str
+    base: str  # pinned by tag or digest
+
+
+def resolved_test_image(image: Optional[TestImage]) -> Optional[ResolvedTestImage]:
+    return ResolvedTestImage(**image.model_dump()) if image is not None else None
+
+
+@dataclass(frozen=True)
 class PoolCollective:
     library: str  # the SKU's gpu.collective: nccl or rccl
     label: str  # how jobs name it: NCCL, RCCL
     image_tests_dir: str  # where the test image builds the tests
+    node_tests_dir: str  # where nodes conventionally keep the built tests (the Slurm job's default)
     reads_nccl_conf: bool  # the library reads /etc/nccl.conf (RCCL reads /etc/rccl.conf)
     rocm_path: Optional[str]  # the ROCm runtime the tests load (None: CUDA)
 
@@ -34,10 +49,13 @@ class PoolCollective:
         return f"{self.image_tests_dir}/build/{collective}_perf"
 
 
-def pool_collective(library: str) -> PoolCollective:
-    rccl = library == "rccl"
-    return PoolCollective(library=library, label=library.upper(), image_tests_dir=RCCL_TESTS_DIR if rccl else NCCL_TESTS_DIR,
-                          reads_nccl_conf=not rccl, rocm_path=rocm.ROCM_PATH if rccl else None)
+def pool_collective(accelerator: AcceleratorProfile) -> PoolCollective:
+    """The collective library of the accelerator's profile; its tests project names both tests directories
+    (nccl-tests and ROCm/rccl-tests build the same binary names)."""
+    tests = accelerator.collective_tests
+    return PoolCollective(library=accelerator.collective, label=accelerator.collective_library.value,
+                          image_tests_dir=f"{IMAGE_WORKDIR}/{tests}", node_tests_dir=f"/opt/{tests}/build",
+                          reads_nccl_conf=accelerator.reads_nccl_conf, rocm_path=accelerator.runtime_path)
 
 
 @dataclass(frozen=True)

@@ -12,30 +12,52 @@ Kept apart from the other resolve modules so each default is one small function:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..knowledge import compat
 from ..knowledge.versions import version_key
 from ..spec.azhop import AzhopSettings
-from ..spec.model import Cluster, Versions
+from ..spec.model import Cluster
 
 if TYPE_CHECKING:
-    from . import ResolvedPool
+    from . import PoolSkus, ResolvedPool
 
 # az-hop config.tpl.yml: "For AlmaLinux 8.7 use almalinux:almalinux-x86_64:8_7-gen2:latest".
 SUPPORTED_LINUX_BASE = "almalinux:almalinux-x86_64:8_7-gen2:latest"
 
 
-def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Versions:
+@dataclass(frozen=True)
+class ResolvedVersions:
+    """Every pinned version the artifacts name: the spec's ``versions``, with the derived ones filled in."""
+
+    network_operator: str
+    gpu_operator: str
+    amd_gpu_operator: str
+    node_feature_discovery: str
+    volcano: str
+    nccl: str  # the spec's, else the NCCL of the test image's base (AKS)
+    nccl_tests: str
+    gpu_driver: Optional[str]  # the spec's, else the last branch that drives a legacy pool's GPUs; None: the chart's
+    doca_ofed: Optional[str]
+    az_cli: str
+    kubectl: str
+    slurm: Optional[str]
+    cyclecloud_slurm: Optional[str]
+    openmpi: Optional[str]
+    ucx: Optional[str]
+
+
+def derived_versions(spec: Cluster, pools: Iterable["ResolvedPool"], skus: "PoolSkus") -> ResolvedVersions:
     """``spec.versions`` with the values the knowledge base derives for fields the spec left unset."""
     updates: dict[str, str] = {}
     nccl = nccl_from_base_image(spec)
     if nccl is not None:
         updates["nccl"] = nccl
-    driver = legacy_gpu_driver(spec, pools)
+    driver = legacy_gpu_driver(spec, pools, skus)
     if driver is not None:
         updates["gpu_driver"] = driver
-    return spec.versions.model_copy(update=updates) if updates else spec.versions
+    return ResolvedVersions(**{**spec.versions.model_dump(), **updates})
 
 
 def nccl_from_base_image(spec: Cluster) -> Optional[str]:
@@ -46,7 +68,7 @@ def nccl_from_base_image(spec: Cluster) -> Optional[str]:
     return release.nccl if release is not None else None
 
 
-def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optional[str]:
+def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"], skus: "PoolSkus") -> Optional[str]:
     """The driver to pin in gpu-operator values when its default cannot drive a pool's GPUs."""
     if "aks" not in spec.platforms or spec.versions.gpu_driver:
         return None
@@ -54,8 +76,8 @@ def legacy_gpu_driver(spec: Cluster, pools: Iterable["ResolvedPool"]) -> Optiona
     if default is None:
         return None
     pins = {pin.driver for pool in pools if pool.has_gpus
-            and compat.driver_drives(pool.catalog_sku.gpu.sm, default) is False
-            and (pin := compat.legacy_driver_pin(pool.catalog_sku.gpu.sm)) is not None}
+            and compat.driver_drives(skus[pool.name].gpu.sm, default) is False
+            and (pin := compat.legacy_driver_pin(skus[pool.name].gpu.sm)) is not None}
     # Mixed legacy branches cannot share one driver; leave that to lint (HPC201) rather than pick one.
     return pins.pop() if len(pins) == 1 else None
 

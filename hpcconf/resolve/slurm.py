@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
-from ..knowledge import images, mnnvl, rocm
+from ..knowledge import images, mnnvl
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import ResolvedCluster, ResolvedPool
+    from . import PoolSkus, ResolvedCluster, ResolvedPool
 
 CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every compute node in PartitionName=batch
 # crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
@@ -62,6 +62,7 @@ class SlurmPartition:
     runs: Optional[TestRuns] = None  # the job's nccl-tests runs, each with its floor
     rocm_path: Optional[str] = None  # the ROCm runtime the tests load (RCCL pools); None: CUDA
     expected_busbw: Optional[str] = None  # the catalog's measured busbw at the job's node count, for a comment
+    image_env: tuple[tuple[str, str], ...] = ()  # what the provider's own tests of the image pass to every rank
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -111,12 +112,38 @@ class CrusoePartition:
 
 
 @dataclass(frozen=True)
+class CrusoeUser:
+    name: str
+    uid: int
+    ssh_public_key: str
+
+
+@dataclass(frozen=True)
+class ResolvedCrusoe:
+    """The spec's ``slurm.crusoe``: the variables of Crusoe's Slurm Terraform module the tfvars set."""
+
+    module_version: str  # the crusoecloud/slurm ref the tfvars are for (v3.0.0, 9f57d5e, b115d0c)
+    project_id: str
+    location: str
+    ssh_public_key_path: str
+    vpc_subnet_id: str
+    ib_network_id: Optional[str]
+    ib_partition_ids: dict[str, str]  # pool -> IB partition id
+    users: tuple[CrusoeUser, ...]
+
+
+def resolved_crusoe(crusoe: CrusoeSlurm) -> ResolvedCrusoe:
+    return ResolvedCrusoe(**{**crusoe.model_dump(), "ib_partition_ids": dict(crusoe.ib_partition_ids),
+                             "users": tuple(CrusoeUser(**user.model_dump()) for user in crusoe.users)})
+
+
+@dataclass(frozen=True)
 class ResolvedSlurm:
     partitions: tuple[SlurmPartition, ...]
     time_limit: str
     nccl_tests_dir: str
     collectives: str
-    crusoe: Optional[CrusoeSlurm]  # set when the tfvars are generated (platform slurm on Crusoe)
+    crusoe: Optional[ResolvedCrusoe]  # set when the tfvars are generated (platform slurm on Crusoe)
     crusoe_partitions: tuple[CrusoePartition, ...]  # one per Crusoe GPU pool
     modules_from_spec: bool = False  # slurm.modules is set: the job loads those, not the image's documented ones
     rccl_env_source: str = images.AZURE_RCCL_ENV_SOURCE  # where an Azure RCCL job's image settings come from
@@ -190,13 +217,12 @@ def cpus_per_task(sku: Sku) -> Optional[int]:
 
 # --------------------------------------------------------------------------- environment
 
-def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
+def ucx_env(pool: "ResolvedPool", sku: Sku) -> list[tuple[str, str]]:
     """UCX transports and devices the SKU can use: rc on InfiniBand, tcp otherwise (never sockcm,
     removed in UCX 1.11); CUDA copy and IPC so GPU buffers move over NVLink/PCIe P2P (rapidsai/ucx-py#311, ND40rs_v2:
     2.1 GB/s between two GPUs without cuda_ipc, 17-26 GB/s with it)."""
     network = "rc" if pool.infiniband else "tcp"
     env = [("UCX_TLS", f"{network},sm,self,cuda_copy,cuda_ipc")]
-    sku = pool.catalog_sku
     if pool.infiniband and sku.infiniband and sku.infiniband.devices:
         env.append(("UCX_NET_DEVICES", ",".join(f"{dev}:1" for dev in sku.infiniband.devices)))
     elif not pool.infiniband:
@@ -204,16 +230,17 @@ def ucx_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     return env
 
 
-def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
+def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> tuple[tuple[str, str], ...]:
     """The collectives path as environment variables, then the spec's mpi_env (last word)."""
     env: list[tuple[str, str]] = []
     openmpi = Version.parse_or_none(cluster.versions.openmpi)
-    if settings.collectives in ("ucx", "ucc-nccl"):
-        env += ucx_env(pool)
+    tunes_mpi = settings.collectives in ("ucx", "ucc-nccl")  # the spec's MPI path, not the pool's library
+    if tunes_mpi:
+        env += ucx_env(pool, sku)
     if settings.collectives == "ucc-nccl":
         env += [("OMPI_MCA_coll_ucc_enable", "1"), ("OMPI_MCA_coll_ucc_priority", UCC_PRIORITY),
                 ("UCC_TL_NCCL_TUNE", f"{','.join(settings.ucc_nccl_collectives)}:cuda:inf")]
-    if settings.collectives != "nccl" and (openmpi is None or has_coll_hcoll(openmpi)):
+    if tunes_mpi and (openmpi is None or has_coll_hcoll(openmpi)):
         # Azure's NCCL/MPI tests always turn hcoll off; from Open MPI 6 the variable does not exist.
         env.append(("OMPI_MCA_coll_hcoll_enable", "0"))
     merged = dict(env)
@@ -221,31 +248,29 @@ def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "Resolved
     return tuple(merged.items())
 
 
-def nccl_job_env(pool: "ResolvedPool") -> tuple[tuple[str, str], ...]:
+def nccl_job_env(pool: "ResolvedPool", sku: Sku) -> tuple[tuple[str, str], ...]:
     """What the job exports: NCCL_DEBUG=INFO (jingchaozhang.github.io, 2023) unless set, then the pool's nccl.conf
     settings, so the job does not depend on what /etc/nccl.conf the image ships."""
     conf = dict(pool.nccl.node_conf)
     env = {"NCCL_DEBUG": conf.pop("NCCL_DEBUG", "INFO")}
     env.update(conf)
-    for key, value in image_job_env(pool):
+    for key, value in image_job_env(pool, sku):
         env.setdefault(key, value)  # the pool's and the spec's settings win
     return tuple(env.items())
 
 
-def image_job_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
+def image_job_env(pool: "ResolvedPool", sku: Sku) -> list[tuple[str, str]]:
     """Settings the provider's own tests of the image pass to every rank, which the nodes' conf does not hold.
 
     Azure's IB sizes: NCCL_SOCKET_IFNAME=eth0 (NCCL's bootstrap would otherwise take IPoIB ib0 first;
     azhpc-images tests/test-definitions.sh and Azure NHC's azure_nccl_allreduce.nhc pass it), and an
     exclusion of the Mellanox devices the catalog knows are not the fabric (ND H200 v5's accelerated-
     networking VF mlx5_an0: an Ethernet port NCCL's IB transport would otherwise open as RoCE).
-    Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (images.AZURE_RCCL_ENV)."""
-    sku = pool.catalog_sku
+    Azure's MI300X: what Azure NHC's azure_rccl_allreduce.nhc passes (the profile's azure_image_env)."""
     if sku.provider != "azure":
         return []
     env: list[tuple[str, str]] = []
-    if sku.gpu.vendor == "amd":
-        env += list(images.AZURE_RCCL_ENV)
+    env += list(pool.accelerator.azure_image_env)
     if pool.infiniband:
         env.append(("NCCL_SOCKET_IFNAME", sku.ethernet_interface))
         if sku.infiniband and sku.infiniband.exclude_hcas:
@@ -253,13 +278,12 @@ def image_job_env(pool: "ResolvedPool") -> list[tuple[str, str]]:
     return env
 
 
-def nvlink_domain(pool: "ResolvedPool", nodes: int) -> Optional[NvlinkDomain]:
+def nvlink_domain(pool: "ResolvedPool", sku: Sku, nodes: int) -> Optional[NvlinkDomain]:
     """The NVL72 settings of a pool whose NVLink domain spans VMs (None for every other SKU).
 
     The job forces MNNVL (``NCCL_MNNVL_ENABLE=1``): with the default (2) NCCL silently falls back to
     InfiniBand when IMEX is not up, and the acceptance test would pass on the wrong fabric.
     """
-    sku = pool.catalog_sku
     if not sku.nvlink_spans_nodes:
         return None
     per_domain = mnnvl.domain_nodes(sku.nvlink_domain_gpus, sku.gpu.count)
@@ -278,7 +302,7 @@ def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
 # --------------------------------------------------------------------------- partitions
 
 def is_crusoe_cluster(cluster: "ResolvedCluster") -> bool:
-    return "slurm" in cluster.platforms and any(p.catalog_sku.provider == "crusoe" for p in cluster.gpu_pools)
+    return "slurm" in cluster.platforms and any(p.sku.provider == "crusoe" for p in cluster.gpu_pools)
 
 
 def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
@@ -286,7 +310,7 @@ def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
 
 
 def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> str:
-    on_crusoe = pool.catalog_sku.provider == "crusoe" and "slurm" in cluster.platforms
+    on_crusoe = pool.sku.provider == "crusoe" and "slurm" in cluster.platforms
     if on_crusoe and _crusoe_module_version(settings) not in (None, "v3.0.0"):
         return CRUSOE_LEGACY_PARTITION  # the module's slurm.conf names it; tfvars cannot rename it
     if pool.name in settings.partitions:
@@ -294,18 +318,18 @@ def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "R
     return pool.name  # AzHOP: the queue name; Crusoe v3.0.0: the partitions entry hpcconf writes
 
 
-def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings) -> tuple[CrusoePartition, ...]:
+def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings, skus: "PoolSkus") -> tuple[CrusoePartition, ...]:
     crusoe = settings.crusoe
     if crusoe is None:
         return ()
-    pools = [p for p in cluster.gpu_pools if p.catalog_sku.provider == "crusoe"]
+    pools = [p for p in cluster.gpu_pools if p.sku.provider == "crusoe"]
     partitions = []
     for index, pool in enumerate(pools):
         image, custom_image = _crusoe_image(pool)
         partitions.append(CrusoePartition(
-            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.catalog_sku.name,
+            name=partition_name(cluster, settings, pool), pool=pool.name, count=pool.count, instance_type=pool.sku.name,
             ib_partition_id=crusoe.ib_partition_ids.get(pool.name) if pool.infiniband else None, image=image,
-            default=index == 0, imex_support=pool.catalog_sku.nvlink_spans_nodes, custom_image=custom_image))
+            default=index == 0, imex_support=skus[pool.name].nvlink_spans_nodes, custom_image=custom_image))
     return tuple(partitions)
 
 
@@ -313,7 +337,7 @@ def _crusoe_image(pool: "ResolvedPool") -> tuple[Optional[str], Optional[str]]:
     """(image, custom_image). GB200 and B200 run a custom image (the module's README): the
     pool's ``image`` goes to custom_image and ``image`` stays null, as in the module's GB200 example; without
     one custom_image stays null (SLURM005)."""
-    if images.crusoe_needs_custom_image(pool.catalog_sku.name):
+    if images.crusoe_needs_custom_image(pool.sku.name):
         return None, pool.image
     return pool.image or CRUSOE_DEFAULT_IMAGE, None
 
@@ -325,23 +349,23 @@ def test_nodes(settings: SlurmSettings, pool: "ResolvedPool") -> int:
     return pool.count if pool.infiniband else 1
 
 
-def tests_dir(settings: SlurmSettings, pool: "ResolvedPool") -> str:
+def tests_dir(settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> str:
     """The spec's nccl_tests_dir when set, else where the pool's node image keeps the tests (Azure's MI300X
     image: /opt/rccl-tests, no build/), else where each library's tests are conventionally installed."""
     if "nccl_tests_dir" in settings.model_fields_set:
         return settings.nccl_tests_dir
-    layout = images.layout(pool.catalog_sku)
+    layout = images.layout(sku)
     if layout is not None:
         return layout.tests_dir
-    return rocm.RCCL_TESTS_NODE_DIR if pool.collective_library == "rccl" else settings.nccl_tests_dir
+    return pool.collective.node_tests_dir
 
 
-def modules(settings: SlurmSettings, pool: "ResolvedPool") -> tuple[str, ...]:
+def modules(settings: SlurmSettings, sku: Sku) -> tuple[str, ...]:
     """The spec's modules when set, else the image's build of the MPI the test binaries were built against
     (Azure's HPC images: HPC-X, as mpi/hpcx-pmix for srun --mpi=pmix; without it no rank finds libmpi.so.40)."""
     if settings.modules is not None:
         return tuple(settings.modules)
-    layout = images.layout(pool.catalog_sku)
+    layout = images.layout(sku)
     module = layout.job_module() if layout is not None else None
     return (module,) if module else ()
 
@@ -361,32 +385,33 @@ def source_title(sku: Sku, key: str) -> str:
     return citation.split(": ", 1)[0]
 
 
-def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> SlurmPartition:
-    masks, numa = pin_masks(pool.catalog_sku)
+def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> SlurmPartition:
+    masks, numa = pin_masks(sku)
     nodes = test_nodes(settings, pool)
-    layout = images.layout(pool.catalog_sku)
+    layout = images.layout(sku)
     return SlurmPartition(
-        pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.catalog_sku.name,
+        pool=pool.name, partition=partition_name(cluster, settings, pool), sku=pool.sku.name,
         nodes=nodes, ntasks_per_node=pool.gpus_per_node, gpus_per_node=pool.gpus_per_node,
-        cpus_per_task=cpus_per_task(pool.catalog_sku), pin_masks=masks, pin_numa=numa,
-        nccl_env=nccl_job_env(pool), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
-        mpi_env=mpi_env(cluster, settings, pool), nvlink=nvlink_domain(pool, nodes),
-        library=pool.collective_library, tests_dir=tests_dir(settings, pool),
-        sku_file=pool.sku_file[0] if pool.sku_file else None, modules=modules(settings, pool),
+        cpus_per_task=cpus_per_task(sku), pin_masks=masks, pin_numa=numa,
+        nccl_env=nccl_job_env(pool, sku), required_files=required_files(pool), graph_opt_in=pool.nccl.graph_node_path,
+        mpi_env=mpi_env(cluster, settings, pool, sku), nvlink=nvlink_domain(pool, sku, nodes),
+        library=pool.collective_library, tests_dir=tests_dir(settings, pool, sku),
+        sku_file=pool.sku_file[0] if pool.sku_file else None, modules=modules(settings, sku),
         library_dir=layout.library_dir if layout else None, launcher=layout.launcher if layout else "srun-pmix",
         mpirun=layout.mpirun if layout else None, image=layout.image if layout else None,
         image_source=layout.source if layout else None,
-        runs=job_runs(cluster.nccl_test, pool.catalog_sku, nodes, pool.gpus_per_node),
-        rocm_path=pool.collective.rocm_path, expected_busbw=expected_busbw(pool.catalog_sku, nodes),
+        runs=job_runs(cluster.nccl_test, sku, nodes, pool.gpus_per_node),
+        rocm_path=pool.collective.rocm_path, expected_busbw=expected_busbw(sku, nodes),
+        image_env=tuple(image_job_env(pool, sku)),
     )
 
 
-def resolve_slurm(cluster: "ResolvedCluster") -> ResolvedSlurm:
-    settings = cluster.spec.slurm or SlurmSettings()
-    partitions = tuple(resolve_partition(cluster, settings, pool) for pool in cluster.gpu_pools)
+def resolve_slurm(cluster: "ResolvedCluster", spec_settings: Optional[SlurmSettings], skus: "PoolSkus") -> ResolvedSlurm:
+    settings = spec_settings or SlurmSettings()
+    partitions = tuple(resolve_partition(cluster, settings, pool, skus[pool.name]) for pool in cluster.gpu_pools)
     crusoe = is_crusoe_cluster(cluster)
     return ResolvedSlurm(partitions=partitions, time_limit=settings.time_limit,
                          nccl_tests_dir=settings.nccl_tests_dir, collectives=settings.collectives,
-                         crusoe=settings.crusoe if crusoe else None,
-                         crusoe_partitions=crusoe_partitions(cluster, settings) if crusoe else (),
+                         crusoe=resolved_crusoe(settings.crusoe) if crusoe and settings.crusoe else None,
+                         crusoe_partitions=crusoe_partitions(cluster, settings, skus) if crusoe else (),
                          modules_from_spec=settings.modules is not None)

@@ -1,8 +1,8 @@
 """The resolved model as reviewable text: every decision resolve made for a spec, as YAML with sorted keys.
 
 A reviewer sees a decision change (a pin, a floor, a health check, a topology element) in one file instead of in
-the twenty artifacts that transcribe it (issue #23). Inputs are left out: the spec itself, the catalog entry
-(``catalog_sku``; ``sku`` holds the facts the targets read) and the spec's file name. A pool named again inside
+the twenty artifacts that transcribe it (issue #23). Inputs are left out: the model holds neither the spec nor the
+catalog entry (``sku`` holds the facts the targets read), and the spec's file name is not written. A pool named again inside
 a platform section (the AKS test pool, a job's pool) is written as its name. Nothing depends on object ids,
 paths or the order of a set, so the text is the same on every run and Python version.
 """
@@ -19,7 +19,7 @@ from ..yamlio import dump_yaml
 from . import ResolvedCluster, ResolvedPool
 from .nccl_topology import Node
 
-LEFT_OUT = frozenset({"spec", "spec_file", "catalog_sku"})  # inputs, not decisions
+LEFT_OUT = frozenset({"spec_file"})  # an input, not a decision
 
 
 def _node(node: Node) -> Any:

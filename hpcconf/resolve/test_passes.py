@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..catalog import Sku
 from ..knowledge.nccl_floors import load_floors, size_bytes
-from ..spec.model import NcclTest, message_bytes
+from ..spec.model import NcclTest, collective_matrix, message_bytes
 from .nccl_verdict import VerdictFloor, verdict_floor
 
 # Each nccl-tests run of a job (the AKS launcher's mpirun, the sbatch's srun or mpirun) runs under `timeout`, so a
@@ -35,6 +35,30 @@ RUN_START_S = 300  # ssh start of every rank, NCCL init and topology search on t
 RUN_SLOW_BUSBW_BPS = 2 * 10**9  # 2 GB/s: NCCL's socket transport over the front-end NIC, the slowest it falls back to
 RUN_KILL_AFTER_S = 60
 TIMED_OUT_STATUS = 124  # coreutils timeout's status for a command it stopped
+
+
+@dataclass(frozen=True)
+class ResolvedNcclTest:
+    """``nccl_test``: the pool it runs on, the collective and its matrix, the message sizes, the extra passes."""
+
+    pool: Optional[str]  # None: every GPU pool (AKS), the first GPU pool (the test pool)
+    collective: str
+    min_bytes: str
+    max_bytes: str
+    step_factor: int
+    iterations: int
+    warmup_iterations: int
+    check: bool
+    collectives: tuple[str, ...]
+    ring_pass: bool
+    single_node: bool
+
+    def matrix(self) -> list[str]:
+        return collective_matrix(self.collective, self.collectives)
+
+
+def resolved_nccl_test(test: NcclTest) -> ResolvedNcclTest:
+    return ResolvedNcclTest(**{**test.model_dump(), "collectives": tuple(test.collectives)})
 
 
 def run_budget_s(args: list[str] | tuple[str, ...]) -> int:
@@ -91,12 +115,12 @@ class TestRuns:
     single_node_floor_note: Optional[str]  # the single-node floor, for a comment in the job
 
 
-def base_args(test: NcclTest, min_bytes: str, max_bytes: str) -> tuple[str, ...]:
+def base_args(test: ResolvedNcclTest, min_bytes: str, max_bytes: str) -> tuple[str, ...]:
     return ("-b", min_bytes, "-e", max_bytes, "-f", str(test.step_factor), "-g", "1",
             "-n", str(test.iterations), "-w", str(test.warmup_iterations), "-c", "1" if test.check else "0")
 
 
-def single_node_max_bytes(test: NcclTest, sku: Sku) -> str:
+def single_node_max_bytes(test: ResolvedNcclTest, sku: Sku) -> str:
     """Up to the single-node floor's message size where one is sourced (the verdict reads that row),
     else the test's own ``max_bytes``."""
     floor = load_floors().floor(sku.name, PASS_COLLECTIVE, 1, sku.gpu.count)
@@ -113,11 +137,11 @@ def human_size(size: int) -> str:
     return str(size)
 
 
-def ring_min_bytes(test: NcclTest) -> str:
+def ring_min_bytes(test: ResolvedNcclTest) -> str:
     return RING_MIN_BYTES if size_bytes(RING_MIN_BYTES) <= size_bytes(test.max_bytes) else test.min_bytes
 
 
-def extra_passes(test: NcclTest, sku: Sku, nodes: int, per_node: int) -> list[TestPass]:
+def extra_passes(test: ResolvedNcclTest, sku: Sku, nodes: int, per_node: int) -> list[TestPass]:
     """The ring and single-node passes the spec asks for (``nccl_test.ring_pass`` / ``single_node``), each with
     the floor of its run (one node and its ``per_node`` ranks, or every node)."""
     if nodes < 2:
@@ -146,7 +170,7 @@ def single_node_floor_note(sku: Sku) -> Optional[str]:
     return f"{floor.gbps:g} GB/s busbw at {human_size(floor.message_bytes)} ({floor.source})"
 
 
-def job_runs(test: NcclTest, sku: Sku, nodes: int, ranks_per_node: int) -> TestRuns:
+def job_runs(test: ResolvedNcclTest, sku: Sku, nodes: int, ranks_per_node: int) -> TestRuns:
     """The runs of a job on ``nodes`` nodes of ``sku`` with ``ranks_per_node`` ranks each."""
     ranks = nodes * ranks_per_node
     return TestRuns(matrix=tuple(MatrixRun(c, verdict_floor(sku, c, nodes, ranks, max_bytes=size_bytes(test.max_bytes)))

@@ -9,7 +9,7 @@ so a minimal spec stays short.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Iterable, Literal, Optional
 
 from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -163,8 +163,7 @@ class NcclTest(StrictModel):
                     "Multi-node tests only.")
 
     def matrix(self) -> list[str]:
-        """``collective`` first, then the other ``collectives`` in their order, each once."""
-        return list(dict.fromkeys([self.collective, *self.collectives]))
+        return collective_matrix(self.collective, self.collectives)
 
     @model_validator(mode="after")
     def _size_range(self) -> "NcclTest":
@@ -173,6 +172,11 @@ class NcclTest(StrictModel):
             raise ValueError(f"min_bytes {self.min_bytes} is larger than max_bytes {self.max_bytes}; "
                              "nccl-tests refuses the run (swap them)")
         return self
+
+
+def collective_matrix(collective: str, collectives: "Iterable[str]") -> list[str]:
+    """``collective`` first, then the other ``collectives`` in their order, each once."""
+    return list(dict.fromkeys([collective, *collectives]))
 
 
 def message_bytes(size: str) -> int:

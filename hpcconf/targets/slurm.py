@@ -16,7 +16,7 @@ from typing import Optional
 from ..artifacts import Artifact, Kind
 from ..resolve import ResolvedCluster
 from ..resolve.nccl import NODE_NCCL_DIR
-from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition, image_job_env
+from ..resolve.slurm import CrusoePartition, ResolvedSlurm, SlurmPartition
 from ..resolve.test_passes import RUN_KILL_AFTER_S, TIMED_OUT_STATUS, TestRuns, run_budget_s
 from ..templating import generated_by, render_template
 from . import _health
@@ -69,7 +69,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         rocm_path=job.rocm_path, script_name=script_name,
         time_limit=slurm.time_limit, modules_source=job.image_source if job.image_source and not
         slurm.modules_from_spec else None, mpirun_exports=mpirun_exports(job), env_file=env_file_path(job),
-        expected=job.expected_busbw, image_env=image_job_env(cluster.pool(job.pool)),
+        expected=job.expected_busbw, image_env=list(job.image_env),
         rccl_env_source=slurm.rccl_env_source,
         passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
         single_node_floor=runs.single_node_floor_note,

@@ -120,11 +120,11 @@ def test_spec_artifacts_get_their_pool_sku_and_the_spec_versions():
 
     build = compile_spec(REPO / "examples" / "azhop-ncv4.yaml")
     by_path = {a.path: a for a in build.artifacts}
-    sku = lambda path: sku_for_artifact(build.cluster, by_path[path]).name  # noqa: E731
+    sku = lambda path: sku_for_artifact(build, by_path[path]).name  # noqa: E731
     assert sku("nccl/nc48v4/nccl.conf") == "Standard_NC48ads_A100_v4"
     assert sku("nccl/nc96ads-a100-v4-graph.xml") == "Standard_NC96ads_A100_v4"
     assert sku("nccl/nd96asr-v4-topo.xml") == "Standard_ND96asr_v4"
-    assert sku_for_artifact(build.cluster, by_path["azhop/config.yml"]) is None  # three GPU SKUs: no guess
+    assert sku_for_artifact(build, by_path["azhop/config.yml"]) is None  # three GPU SKUs: no guess
     ctx = context_for_build(LintContext(nccl_version="2.30.7", charts={"volcano": "1.7.0"}), build)
     assert ctx.nccl_version == build.cluster.versions.nccl
     assert ctx.charts["gpu-operator"] == build.cluster.versions.gpu_operator

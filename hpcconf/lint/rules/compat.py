@@ -121,14 +121,15 @@ def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[D
     field = next((f for f in ("gpu_driver", "gpu_operator") if _set_by_user(spec.versions, f)), None)
     path = ("versions", field) if field else ("platforms",)
     for pool in cluster.gpu_pools:
-        if compat.driver_drives(pool.catalog_sku.gpu.sm, driver) is False:
-            arch = compat.gpu_architecture(pool.catalog_sku.gpu.sm)
+        gpu = ctx.pool_skus[pool.name].gpu
+        if compat.driver_drives(gpu.sm, driver) is False:
+            arch = compat.gpu_architecture(gpu.sm)
             if arch is None:  # driver_drives() is False only for a known architecture
                 continue
-            pin = compat.legacy_driver_pin(pool.catalog_sku.gpu.sm)
+            pin = compat.legacy_driver_pin(gpu.sm)
             yield doc.at_path(path,
                               f"driver {driver} (R{compat.driver_branch(driver)}) cannot drive pool '{pool.name}': "
-                              f"{pool.catalog_sku.gpu.model} is {arch.name}, supported up to R{arch.last_branch}",
+                              f"{gpu.model} is {arch.name}, supported up to R{arch.last_branch}",
                               hint=f"pin versions.gpu_driver to an R{arch.last_branch} driver"
                                    + (f" such as {pin.driver}" if pin else "") + f" (source: {arch.source})",
                               prefer_value=True)
@@ -160,7 +161,8 @@ def hca_without_rdma_stack(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     if spec is None or not spec.network.infiniband.enabled:
         return
     for i, pool in enumerate(cluster.pools):
-        hca = compat.hca_generation(pool.catalog_sku.infiniband.hca) if pool.catalog_sku.infiniband else None
+        ib = ctx.pool_skus[pool.name].infiniband
+        hca = compat.hca_generation(ib.hca) if ib else None
         if hca is not None and not hca.has_current_rdma_stack:
             yield doc.at_path(("pools", i, "sku"), f"{pool.sku.name}'s {hca.generation} HCA has no RDMA stack: "
                               f"MLNX_OFED dropped it in {hca.unsupported_since} and DOCA never supported it",

@@ -50,10 +50,10 @@ def sku_for(doc: Document, ctx: LintContext) -> Optional[Sku]:
         pools = {p.name: p for p in cluster.pools}
         for part in parts[:-1]:
             if part in pools:
-                return pools[part].catalog_sku
-        gpu_pools = [p for p in pools.values() if p.catalog_sku.gpu.count]
+                return ctx.pool_skus[part]
+        gpu_pools = [p for p in pools.values() if p.gpus_per_node]
         if len(gpu_pools) == 1:
-            return gpu_pools[0].catalog_sku
+            return ctx.pool_skus[gpu_pools[0].name]
     return ctx.sku
 
 

@@ -18,7 +18,7 @@ label holds whichever way the VM presents its GPUs. NFD is installed on its own 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ...artifacts import Artifact, Kind
 from ...resolve import GpuOperator, ResolvedCluster
@@ -32,8 +32,8 @@ AMD_DRIVER_IMAGE = "amdgpu-driver"  # repository under the test image's registry
 AMD_DRIVER_SECRET = "amdgpu-driver-registry"  # docker-registry secret provision.sh creates for KMM's push
 
 
-def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    driver: dict = {"enabled": True}
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
+    driver: dict[str, Any] = {"enabled": True}
     if cluster.versions.gpu_driver:
         driver["version"] = cluster.versions.gpu_driver
     driver["rdma"] = {"enabled": aks.gpudirect_rdma}
@@ -44,7 +44,7 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     }
 
 
-def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     registry = aks.test_image.registry
     return {
         "node-feature-discovery": {"enabled": False},  # installed on its own (nfd-values.yaml)

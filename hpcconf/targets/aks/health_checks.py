@@ -18,6 +18,8 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster, ResolvedPool
 from ...resolve.aks import ResolvedAks
@@ -70,13 +72,13 @@ def taint_script(container: AznhcContainer) -> str:
     )
 
 
-def config_map(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict:
+def config_map(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": f"{APP}-{pool.name}", "namespace": aks.namespace},
             "data": {"aznhc.conf": block(_health.conf_text(cluster, pool))}}
 
 
-def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict:
+def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> dict[str, Any]:
     labels = {APP_LABEL: APP, POOL_LABEL: pool.name}
     aznhc = cluster.health_checks.container
     container = {
@@ -116,7 +118,7 @@ def daemon_set(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -
     }
 
 
-def rbac(aks: ResolvedAks) -> list[dict]:
+def rbac(aks: ResolvedAks) -> list[dict[str, Any]]:
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": SERVICE_ACCOUNT, "namespace": aks.namespace}},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": SERVICE_ACCOUNT},
@@ -127,7 +129,7 @@ def rbac(aks: ResolvedAks) -> list[dict]:
     ]
 
 
-def wait_container(aks: ResolvedAks, pool_name: str) -> dict:
+def wait_container(aks: ResolvedAks, pool_name: str) -> dict[str, Any]:
     """The worker's init container: the health-check pod of ``pool_name`` on its own node Ready (passed); a failed node's pod
     never is, so the worker waits, then fails and retries (restartPolicy OnFailure) until someone acts.
     ``kubectl wait`` takes a field selector since kubernetes/kubernetes#71746 (2018); ``$(NODE_NAME)`` is
@@ -150,7 +152,7 @@ def _image_note(cluster: ResolvedCluster) -> list[str]:
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     if not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
-    docs: list[dict] = rbac(aks)
+    docs: list[dict[str, Any]] = rbac(aks)
     for pool in cluster.gpu_pools:
         docs += [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
     text = yaml_file(cluster, docs,

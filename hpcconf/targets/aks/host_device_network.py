@@ -7,6 +7,8 @@ their own namespace; ``ipam`` is a JSON string spliced verbatim into the NAD.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
 from ...resolve.aks import WHEREABOUTS_KUBECONFIG, ResolvedAks
@@ -15,14 +17,14 @@ from ._yaml import json_block, path, yaml_file
 FILE = "hostdevicenetwork.yaml"
 
 
-def ipam_config(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def ipam_config(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     if aks.ipam == "nv-ipam":
         return {"type": "nv-ipam", "poolName": aks.ipam_pool_name}
     return {"type": "whereabouts", "datastore": "kubernetes", "kubernetes": {"kubeconfig": WHEREABOUTS_KUBECONFIG},
             "range": aks.ipam_range, "exclude": [], "log_file": "/var/log/whereabouts.log", "log_level": "info"}
 
 
-def host_device_network(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def host_device_network(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     return {
         "apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork",
         "metadata": {"name": aks.network_name},

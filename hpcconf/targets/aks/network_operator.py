@@ -12,6 +12,8 @@ IPPool from then on.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
 from ...resolve.aks import MELLANOX_VENDOR, NCP_NAME, NETWORK_OPERATOR_REPO, NFD_LABEL_MELLANOX, ResolvedAks
@@ -24,20 +26,20 @@ IPPOOL_FILE = "ippool.yaml"
 OFED_BLACKLIST_ENV = {"name": "OFED_BLACKLIST_MODULES_FILE", "value": "/host/etc/modprobe.d/blacklist-ofed-modules.conf"}
 
 
-def sriov_selector(cluster: ResolvedCluster) -> dict:
+def sriov_selector(cluster: ResolvedCluster) -> dict[str, Any]:
     return {"vendors": [MELLANOX_VENDOR], "linkTypes": ["infiniband"]}
 
 
-def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
-    nfd: dict = {"enabled": False}  # node-feature-discovery runs standalone (nfd-values.yaml)
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
+    nfd: dict[str, Any] = {"enabled": False}  # node-feature-discovery runs standalone (nfd-values.yaml)
     if aks.nfd_rules_key:
         nfd["deployNodeFeatureRules"] = False  # nfd-values.yaml already yields pci-15b3.present
     if not aks.ncp_from_values:
         return {"nfd": nfd, "sriovNetworkOperator": {"enabled": False}}
-    ofed: dict = {"deploy": aks.infiniband}
+    ofed: dict[str, Any] = {"deploy": aks.infiniband}
     if aks.ofed_version:
         ofed["version"] = aks.ofed_version
-    out: dict = {
+    out: dict[str, Any] = {
         "deployCR": True,
         "nfd": nfd,
         "ofedDriver": ofed,
@@ -60,14 +62,14 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return out
 
 
-def _component(image: str, tag: str | None) -> dict:
+def _component(image: str, tag: str | None) -> dict[str, Any]:
     return {"image": image, "repository": NETWORK_OPERATOR_REPO, "version": tag}
 
 
-def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     """The NicClusterPolicy a >= 24.10 network-operator needs (what the 24.7 chart rendered)."""
     version = aks.network_operand_tag
-    spec: dict = {
+    spec: dict[str, Any] = {
         "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": NFD_LABEL_MELLANOX, "operator": "In", "values": ["true"]}]}]}},
         "ofedDriver": {"image": "doca-driver", "repository": NETWORK_OPERATOR_REPO, "version": aks.ofed_version,
@@ -80,7 +82,7 @@ def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
         },
     }
     if aks.uses_host_device_network:
-        secondary: dict = {"cniPlugins": _component("plugins", version), "multus": _component("multus-cni", version)}
+        secondary: dict[str, Any] = {"cniPlugins": _component("plugins", version), "multus": _component("multus-cni", version)}
         if aks.ipoib:
             secondary["ipoib"] = _component("ipoib-cni", version)
         if aks.ipam == "whereabouts":
@@ -92,7 +94,7 @@ def nic_cluster_policy(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
             "metadata": {"name": NCP_NAME}, "spec": spec}
 
 
-def ip_pool(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def ip_pool(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     """nv-ipam pool backing the HostDeviceNetwork's addresses (lives with the operator)."""
     return {
         "apiVersion": "nv-ipam.nvidia.com/v1alpha1", "kind": "IPPool",

@@ -9,6 +9,8 @@ whitelist and ``deviceLabelFields: [vendor]`` are set here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from ...artifacts import Artifact, Kind
@@ -34,10 +36,10 @@ RULE_NAME = "hpcconf-infiniband-vf"
 NODE_FEATURE_RULE_CRD = "nodefeaturerules.nfd.k8s-sigs.io"
 
 
-def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
+def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     every_node = aks.accelerator.nfd_workers_on_every_node
     by_rule = aks.ib_vf_rule is not None
-    worker: dict = {} if every_node else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
+    worker: dict[str, Any] = {} if every_node else {"nodeSelector": dict(GPU_POOL_SELECTOR)}
     classes = [c for c in PCI_CLASS_WHITELIST if not (by_rule and c in NETWORK_CLASSES)]
     worker["config"] = {"sources": {"pci": {
         "deviceClassWhitelist": classes + list(aks.accelerator.nfd_extra_pci_classes),
@@ -46,7 +48,7 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict:
     return {"master": {"nodeSelector": dict(SYSTEM_POOL_SELECTOR)}, "worker": worker}
 
 
-def node_feature_rule(rule: IbVfRule) -> dict:
+def node_feature_rule(rule: IbVfRule) -> dict[str, Any]:
     """pci-15b3.present on the nodes with an InfiniBand VF only: Azure's reference rule, our ids, and the
     InfiniBand class (Azure's rule omits it), so an Ethernet-mode VF sharing an id (101e) labels nothing."""
     return {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule", "metadata": {"name": RULE_NAME},

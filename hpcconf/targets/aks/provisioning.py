@@ -71,7 +71,7 @@ def variables(cluster: ResolvedCluster, aks: ResolvedAks) -> list[tuple[str, str
     return out
 
 
-def pool_steps(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+def pool_steps(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     """Every spec pool's create-or-scale step, the test pool first (through its variables above), the
     others with their values quoted in place; GPU pools get the GPU-driver opt-out."""
     test = {"name": aks.pool_name, "gpu": True, "name_ref": '"$GPU_POOL"', "count_ref": '"$GPU_POOL_COUNT"',
@@ -82,7 +82,7 @@ def pool_steps(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     return [test, *others]
 
 
-def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     """One wait per GPU pool: its GPUs (its vendor's resource), and its IB VFs where it has InfiniBand,
     allocatable on every node."""
     waits = []
@@ -97,14 +97,14 @@ def readiness_waits(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
     return sorted(waits, key=lambda w: w["pool_ref"] != "$GPU_POOL")  # the test pool first
 
 
-def job_steps(aks: ResolvedAks) -> list[dict]:
+def job_steps(aks: ResolvedAks) -> list[dict[str, Any]]:
     return [{"pool": job.pool_name, "name_ref": "$JOB_NAME" if i == 0 else job.job_name}
             for i, job in enumerate(aks.jobs)]
 
 
-def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     v = cluster.versions
-    network_steps: list[dict] = []  # after the chart: apply manifests once their CRDs exist
+    network_steps: list[dict[str, Any]] = []  # after the chart: apply manifests once their CRDs exist
     if not aks.ncp_from_values:
         network_steps += [{"wait_crd": NCP_CRD}, {"apply": network_operator.NCP_FILE}]
         if aks.uses_host_device_network and aks.ipam == "nv-ipam":

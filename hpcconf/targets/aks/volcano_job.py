@@ -10,7 +10,7 @@ for the worker task, one ``k8s.v1.cni.cncf.io/networks`` entry per IB NIC.
 from __future__ import annotations
 
 import shlex
-from typing import Optional
+from typing import Any, Optional
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster
@@ -134,7 +134,7 @@ def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) 
     )
 
 
-def _container(name: str, image: str, script: str, resources: dict, **extra) -> dict:
+def _container(name: str, image: str, script: str, resources: dict[str, Any], **extra: Any) -> dict[str, Any]:
     container = {
         "name": name,
         "image": image,
@@ -148,7 +148,7 @@ def _container(name: str, image: str, script: str, resources: dict, **extra) -> 
     return container
 
 
-def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
+def launcher_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict[str, Any]:
     return {
         "replicas": 1,
         "name": aks.launcher_task,
@@ -185,12 +185,12 @@ def worker_cpu_memory(vcpus: Optional[int], memory_gib: Optional[int]) -> dict[s
     return requests
 
 
-def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
+def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict[str, Any]:
     units = {job.gpu_resource: job.gpus_per_worker}  # the pool's own device plugin: nvidia.com/gpu or amd.com/gpu
     if job.infiniband:
         units[aks.ib_resource] = job.ib_nics_per_worker
     sku = job.pool.sku
-    template: dict = {}
+    template: dict[str, Any] = {}
     if job.infiniband:  # the pool's IB NICs, each a HostDeviceNetwork attachment
         template["metadata"] = {"annotations": {
             "k8s.v1.cni.cncf.io/networks": ",".join([aks.network_name] * job.ib_nics_per_worker)}}
@@ -211,7 +211,7 @@ def worker_task(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
     return {"replicas": job.worker_replicas, "name": aks.worker_task, "template": template}
 
 
-def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict:
+def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> dict[str, Any]:
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
         "metadata": {"name": job.job_name, "namespace": aks.namespace},
@@ -225,7 +225,7 @@ def volcano_job(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> 
     }
 
 
-def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict]:
+def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount",
          "metadata": {"name": aks.service_account, "namespace": aks.namespace}},
