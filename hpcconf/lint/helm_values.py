@@ -9,6 +9,11 @@ A values file is recognised (hpcconf.lint.detect) by, in this order:
 - the chart's name in the file name (``gpu-operator-values.yaml``, ``values-network-operator.yaml``);
 - a values file (``values.yaml``, ``values-*.yaml``, ``*-values.yaml``) in a directory named after the chart
   (``configs/values/gpu-operator/values.yaml``).
+
+AMD's GPU operator chart (ROCm/gpu-operator) is also called gpu-operator in file names, in its early Chart.yaml and
+in umbrella charts' dependencies: its values are told from NVIDIA's by their own top-level keys (``kmm``,
+``deviceConfig``, ``controllerManager``...: :data:`hpcconf.knowledge.rocm.AMD_GPU_OPERATOR_ONLY_KEYS`), by a
+Chart.yaml whose home or sources is ROCm/gpu-operator, or by a dependency from AMD's Helm repository.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ..diagnostics import HpcconfError
-from ..knowledge.rocm import AMD_GPU_OPERATOR_CHART
+from ..knowledge import charts
+from ..knowledge.rocm import (AMD_GPU_OPERATOR_CHART, AMD_GPU_OPERATOR_GITHUB, AMD_GPU_OPERATOR_ONLY_KEYS,
+                              AMD_GPU_OPERATOR_REPO)
 from ..safe_io import read_text
 
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
@@ -79,6 +86,8 @@ def placements(source_path: str) -> Optional[list[ChartPlacement]]:
     if not isinstance(chart_yaml, dict):
         return None
     name = str(chart_yaml.get("name", ""))
+    if name == "gpu-operator" and _is_amd_chart(chart_yaml):
+        name = AMD_GPU_OPERATOR_CHART
     if name in HELM_CHARTS:
         return [_placement(name, (), chart_yaml.get("version"), "its Chart.yaml")]
     found = []
@@ -86,15 +95,44 @@ def placements(source_path: str) -> Optional[list[ChartPlacement]]:
         found.append(_placement(CHART_YAML_NAMES[name], (), chart_yaml.get("version"), "its Chart.yaml"))
     locked = _locked_versions(path.parent / "Chart.lock")
     for dep in chart_yaml.get("dependencies") or []:
-        if not isinstance(dep, dict) or str(dep.get("name")) not in HELM_CHARTS:
+        if not isinstance(dep, dict):
             continue
-        dep_name = str(dep["name"])
+        dep_name = str(dep.get("name"))
+        chart = CHART_YAML_NAMES.get(dep_name, dep_name)
+        if chart == "gpu-operator" and AMD_GPU_OPERATOR_REPO in str(dep.get("repository") or "").lower():
+            chart = "amd-gpu-operator"
+        if chart not in HELM_CHARTS and chart not in CHART_YAML_NAMES.values():
+            continue
         root = (str(dep.get("alias") or dep_name),)
         if dep_name in locked:
-            found.append(_placement(dep_name, root, locked[dep_name], "Chart.lock"))
+            found.append(_placement(chart, root, locked[dep_name], "Chart.lock"))
         else:
-            found.append(_placement(dep_name, root, dep.get("version"), "the Chart.yaml dependency"))
+            found.append(_placement(chart, root, dep.get("version"), "the Chart.yaml dependency"))
     return found
+
+
+def _is_amd_chart(chart_yaml: dict[str, Any]) -> bool:
+    """A Chart.yaml of AMD's operator (ROCm/gpu-operator f9ca606b named it gpu-operator): its home or sources."""
+    sources = chart_yaml.get("sources")
+    named = [chart_yaml.get("home"), *(sources if isinstance(sources, list) else [sources])]
+    return any(AMD_GPU_OPERATOR_GITHUB in str(url).lower() for url in named if url)
+
+
+# Keys both operators' charts have: they tell neither from the other.
+_SHARED_GPU_OPERATOR_KEYS = frozenset({"node-feature-discovery", "draDriver", "global"})
+
+
+def is_amd_gpu_operator_values(values: Any) -> bool:
+    """Values for a chart called gpu-operator that are AMD's: a top-level key only AMD's chart has, and none that
+    only NVIDIA's has (NVIDIA's keys: every gpu-operator release hpcconf read)."""
+    if not isinstance(values, dict):
+        return False
+    keys = {str(k) for k in values}
+    if not keys & AMD_GPU_OPERATOR_ONLY_KEYS:
+        return False
+    tree = charts.chart_tree("gpu-operator")
+    nvidia = {p[0] for p in tree.keys} - _SHARED_GPU_OPERATOR_KEYS if tree is not None else set()
+    return not keys & nvidia
 
 
 def _placement(chart: str, root: tuple[str, ...], version: Any, where: str) -> ChartPlacement:
