@@ -28,8 +28,7 @@ from ruamel.yaml.error import YAMLError
 
 from ..diagnostics import HpcconfError
 from ..knowledge import charts
-from ..knowledge.rocm import (AMD_GPU_OPERATOR_CHART, AMD_GPU_OPERATOR_GITHUB, AMD_GPU_OPERATOR_ONLY_KEYS,
-                              AMD_GPU_OPERATOR_REPO)
+from ..knowledge.rocm import AMD_GPU_OPERATOR_CHART, AMD_GPU_OPERATOR_GITHUB, AMD_GPU_OPERATOR_ONLY_KEYS, AMD_GPU_OPERATOR_REPO
 from ..safe_io import read_text
 
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")

@@ -25,8 +25,8 @@ from ...knowledge.k8s_openapi import (
 from ...knowledge.k8s_validation import (
     APPS_WORKLOADS,
     container_name_problems,
-    controller_volumes,
     containers,
+    controller_volumes,
     env_name_problems,
     is_placeholder,
     metadata_problems,
