@@ -92,8 +92,11 @@ def unknown_variable(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
     Warning for a name NCCL once read (removed or renamed) or a near-miss of one it reads: NCCL ignores
     names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`), so the setting meant for
     NCCL does nothing. Info for a name no NCCL release and no known consumer ever read (it may be a
-    variable of the user's own scripts), and for RCCL-only names where the file does not say which GPUs
-    run it.
+    variable of the user's own scripts), for RCCL-only names where the file does not say which GPUs
+    run it, and for a name NCCL's documentation marks deprecated whose purpose became the default:
+    ``NCCL_CHECKS_DISABLE`` ("since 2.0.5, deprecated in 2.2.12", NVIDIA/nccl ``docs/userguide/source/env.rst``)
+    turned off argument checks for latency, and from 2.2.12 the pointer checks are off unless
+    ``NCCL_CHECK_POINTERS=1``: the line does nothing, and nothing is lost.
 
     ## Example
     ```text
@@ -140,6 +143,14 @@ def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Docume
                                   hint="set --sku to decide", column=setting.column,
                                   end_column=setting.column + len(setting.name), severity=Severity.INFO)
                 continue
+        deprecated = nccl_env.deprecated_default(setting.name)
+        if deprecated is not None and nccl_env.lookup(setting.name) is None:
+            yield doc.at_line(setting.line, f"{setting.name} was deprecated in NCCL {deprecated.deprecated_in} and no "
+                                            f"release since reads it; {deprecated.default_now}, so the line does "
+                                            "nothing and nothing is lost",
+                              hint="delete it", column=setting.column, end_column=setting.column + len(setting.name),
+                              severity=Severity.INFO)
+            continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         if not suggestions and nccl_env.lookup(setting.name) is None:
             # no NCCL release ever read it and it is no near-miss of a name one reads: a variable of the user's
