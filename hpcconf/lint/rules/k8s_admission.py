@@ -348,7 +348,9 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
-    the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
+    the pod templates of Volcano Jobs, MPIJobs, JobSets, LeaderWorkerSets (leader and worker templates),
+    KubeRay's RayCluster, RayJob and RayService (head and worker groups) and other workloads, against
+    Kubernetes' OpenAPI schema of
     the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
     kubernetes-validate package: unknown fields and wrong types (the packaged schema carries no enums for core
     fields), and a pod spec's
