@@ -19,9 +19,7 @@ OTHER_CHECKED_KINDS = frozenset({
     ("scheduling.volcano.sh", "Queue"), ("scheduling.volcano.sh", "PodGroup"), ("kubeflow.org", "MPIJob"),
     ("mellanox.com", "HostDeviceNetwork"), ("mellanox.com", "NicClusterPolicy"), ("mellanox.com", "IPoIBNetwork"),
     ("mellanox.com", "MacvlanNetwork"), ("nv-ipam.nvidia.com", "IPPool"), ("nfd.k8s-sigs.io", "NodeFeatureRule"),
-    ("amd.com", "DeviceConfig"), ("nvidia.com", "ClusterPolicy"), ("k8s.cni.cncf.io", "NetworkAttachmentDefinition"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
-    ("ray.io", "RayService")})
+    ("amd.com", "DeviceConfig"), ("nvidia.com", "ClusterPolicy"), ("k8s.cni.cncf.io", "NetworkAttachmentDefinition")})
 
 
 @rule(code="K8S038", name="manifest-not-validated", severity=Severity.INFO, kinds=(Kind.K8S_MANIFEST,),
