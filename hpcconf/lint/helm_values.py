@@ -13,7 +13,8 @@ A values file is recognised (hpcconf.lint.detect) by, in this order:
 AMD's GPU operator chart (ROCm/gpu-operator) is also called gpu-operator in file names, in its early Chart.yaml and
 in umbrella charts' dependencies: its values are told from NVIDIA's by their own top-level keys (``kmm``,
 ``deviceConfig``, ``controllerManager``...: :data:`hpcconf.knowledge.rocm.AMD_GPU_OPERATOR_ONLY_KEYS`), by a
-Chart.yaml whose home or sources is ROCm/gpu-operator, or by a dependency from AMD's Helm repository.
+Chart.yaml whose home or sources is ROCm/gpu-operator, by a dependency from AMD's Helm repository, or by
+``amd``/``rocm`` beside ``gpu-operator`` in the file or directory name.
 """
 
 from __future__ import annotations
@@ -54,11 +55,15 @@ class ChartPlacement:
     source: str  # where the version was read ("Chart.lock"), or why there is none
 
 
+# "gpu-operator" beside the vendor's word in one name (rocm-gpu-operator-values.yaml, amd_gpu-operator/): AMD's.
+_AMD_WORD = re.compile(r"(?<![a-z0-9])(?:amd|rocm)(?![a-z0-9])")
+
+
 def chart_in_name(name: str) -> Optional[str]:
     lower = name.lower()
     for needle, chart in CHART_IN_NAME:
         if needle in lower:
-            return chart
+            return "amd-gpu-operator" if chart == "gpu-operator" and _AMD_WORD.search(lower) else chart
     return None
 
 

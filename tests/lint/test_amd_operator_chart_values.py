@@ -108,3 +108,12 @@ def test_amd_only_keys_are_in_no_nvidia_release():
     tree = charts.chart_tree("gpu-operator")
     assert tree is not None
     assert not AMD_GPU_OPERATOR_ONLY_KEYS & {p[0] for p in tree.keys}
+
+
+def test_amd_or_rocm_beside_gpu_operator_in_the_name():
+    from hpcconf.lint.helm_values import chart_in_name  # noqa: PLC0415
+
+    assert chart_in_name("rocm-gpu-operator-values.yaml") == "amd-gpu-operator"
+    assert chart_in_name("ROCm+gpu-operator_values.yaml") == "amd-gpu-operator"
+    assert chart_in_name("gpu-operator-values.yaml") == "gpu-operator"
+    assert chart_in_name("gpu-operator-camd.yaml") == "gpu-operator"  # a word, not a substring
