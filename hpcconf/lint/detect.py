@@ -17,7 +17,14 @@ from typing import Any
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
 from .document import DisplayPath, Document
-from .helm_values import ChartPlacement, chart_by_directory, chart_in_name, is_amd_gpu_operator_values, placements
+from .helm_values import (
+    ChartPlacement,
+    chart_by_directory,
+    chart_in_name,
+    is_amd_gpu_operator_values,
+    is_nvidia_gpu_operator_values,
+    placements,
+)
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
               Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
@@ -134,6 +141,8 @@ def _values_kind(chart: str, values: Any) -> str:
     vendors call their chart gpu-operator), not NVIDIA's."""
     if chart == "gpu-operator" and is_amd_gpu_operator_values(values):
         return Kind.HELM_AMD_GPU_OPERATOR
+    if chart == "amd-gpu-operator" and is_nvidia_gpu_operator_values(values):
+        return Kind.HELM_GPU_OPERATOR  # named amd-..., but driver/toolkit/devicePlugin keys: NVIDIA's chart
     return HELM_KIND_BY_CHART[chart]
 
 

@@ -126,17 +126,25 @@ def _is_amd_chart(chart_yaml: dict[str, Any]) -> bool:
 _SHARED_GPU_OPERATOR_KEYS = frozenset({"node-feature-discovery", "draDriver", "global"})
 
 
+def _nvidia_only_keys(values: dict[Any, Any]) -> set[str]:
+    tree = charts.chart_tree("gpu-operator")
+    nvidia = {p[0] for p in tree.keys} - _SHARED_GPU_OPERATOR_KEYS if tree is not None else set()
+    return {str(k) for k in values} & nvidia
+
+
 def is_amd_gpu_operator_values(values: Any) -> bool:
     """Values for a chart called gpu-operator that are AMD's: a top-level key only AMD's chart has, and none that
     only NVIDIA's has (NVIDIA's keys: every gpu-operator release hpcconf read)."""
-    if not isinstance(values, dict):
+    if not isinstance(values, dict) or not {str(k) for k in values} & AMD_GPU_OPERATOR_ONLY_KEYS:
         return False
-    keys = {str(k) for k in values}
-    if not keys & AMD_GPU_OPERATOR_ONLY_KEYS:
-        return False
-    tree = charts.chart_tree("gpu-operator")
-    nvidia = {p[0] for p in tree.keys} - _SHARED_GPU_OPERATOR_KEYS if tree is not None else set()
-    return not keys & nvidia
+    return not _nvidia_only_keys(values)
+
+
+def is_nvidia_gpu_operator_values(values: Any) -> bool:
+    """Values that only NVIDIA's gpu-operator reads (driver, toolkit, devicePlugin...) and none of AMD's own keys:
+    NVIDIA's, whatever a name says."""
+    return isinstance(values, dict) and bool(_nvidia_only_keys(values)) and \
+        not {str(k) for k in values} & AMD_GPU_OPERATOR_ONLY_KEYS
 
 
 def _placement(chart: str, root: tuple[str, ...], version: Any, where: str) -> ChartPlacement:

@@ -117,3 +117,11 @@ def test_amd_or_rocm_beside_gpu_operator_in_the_name():
     assert chart_in_name("ROCm+gpu-operator_values.yaml") == "amd-gpu-operator"
     assert chart_in_name("gpu-operator-values.yaml") == "gpu-operator"
     assert chart_in_name("gpu-operator-camd.yaml") == "gpu-operator"  # a word, not a substring
+
+
+def test_nvidia_values_under_an_amd_name_stay_nvidias(tmp_path):
+    from hpcconf.lint.detect import detect_documents  # noqa: PLC0415
+
+    text = "driver:\n  enabled: false\ntoolkit:\n  enabled: true\n"
+    docs = detect_documents("amd-gpu-operator-values.yaml", text, source_path=str(tmp_path / "x.yaml"))
+    assert {d.kind for d in docs} == {Kind.HELM_GPU_OPERATOR}
