@@ -92,15 +92,16 @@ def placements(source_path: str) -> Optional[list[ChartPlacement]]:
     name = str(chart_yaml.get("name", ""))
     if name == "gpu-operator" and _is_amd_chart(chart_yaml):
         name = AMD_GPU_OPERATOR_CHART
-    if name in HELM_CHARTS:
+    dependencies = [dep for dep in chart_yaml.get("dependencies") or [] if isinstance(dep, dict)]
+    # An umbrella named after the chart it wraps (giantswarm/gpu-operator-app: chart gpu-operator depending on
+    # NVIDIA's gpu-operator): the dependency's values sit under its key, the umbrella's own are not the chart's.
+    if name in HELM_CHARTS and not any(str(dep.get("name")) == name for dep in dependencies):
         return [_placement(name, (), chart_yaml.get("version"), "its Chart.yaml")]
     found = []
     if name in CHART_YAML_NAMES:  # the chart's own values, and below its dependencies' under their keys
         found.append(_placement(CHART_YAML_NAMES[name], (), chart_yaml.get("version"), "its Chart.yaml"))
     locked = _locked_versions(path.parent / "Chart.lock")
-    for dep in chart_yaml.get("dependencies") or []:
-        if not isinstance(dep, dict):
-            continue
+    for dep in dependencies:
         dep_name = str(dep.get("name"))
         chart = CHART_YAML_NAMES.get(dep_name, dep_name)
         if chart == "gpu-operator" and AMD_GPU_OPERATOR_REPO in str(dep.get("repository") or "").lower():

@@ -125,3 +125,16 @@ def test_nvidia_values_under_an_amd_name_stay_nvidias(tmp_path):
     text = "driver:\n  enabled: false\ntoolkit:\n  enabled: true\n"
     docs = detect_documents("amd-gpu-operator-values.yaml", text, source_path=str(tmp_path / "x.yaml"))
     assert {d.kind for d in docs} == {Kind.HELM_GPU_OPERATOR}
+
+
+def test_umbrella_named_like_the_chart_it_wraps(tmp_path):
+    # review r20c miss 4 (paul2126/homelab deployments/gpu-operator; also giantswarm/gpu-operator-app): an umbrella
+    # chart called gpu-operator whose dependency is NVIDIA's gpu-operator; its values sit under `gpu-operator:`
+    (tmp_path / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: gpu-operator\nversion: 1.0.1\ndependencies:\n"
+        "- {name: gpu-operator, version: v25.3.4, repository: 'https://helm.ngc.nvidia.com/nvidia'}\n")
+    (tmp_path / "values.yaml").write_text("gpu-operator:\n  driver:\n    enabled: false\n")
+    assert [(p.chart, p.root, p.version) for p in placements(str(tmp_path / "values.yaml"))] == \
+        [("gpu-operator", ("gpu-operator",), "25.3.4")]
+    result = lint_paths([str(tmp_path / "values.yaml")], LintContext())
+    assert [f.code for f in result.findings if f.code == "HELM001"] == []
