@@ -35,6 +35,11 @@ CRDS_WITH_POD_TEMPLATE_SCHEMA = {
     ("kubeflow.org/v2beta1", "MPIJob"): "kubeflow/mpi-operator v0.8.0 deploy/v2beta1/mpi-operator.yaml",
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): "kubernetes-sigs/jobset config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml "
                                             "(v0.5.2 and v0.12.0)",
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "kubernetes-sigs/lws config/crd/bases/"
+                                                        "leaderworkerset.x-k8s.io_leaderworkersets.yaml (v0.10.0)",
+    ("ray.io/v1", "RayCluster"): "ray-project/kuberay ray-operator/config/crd/bases/ray.io_rayclusters.yaml (v1.7.0)",
+    ("ray.io/v1", "RayJob"): "ray-project/kuberay ray-operator/config/crd/bases/ray.io_rayjobs.yaml (v1.7.0)",
+    ("ray.io/v1", "RayService"): "ray-project/kuberay ray-operator/config/crd/bases/ray.io_rayservices.yaml (v1.7.0)",
 }
 
 

@@ -237,9 +237,33 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and PLACEHOLDER.match(value) is not None
 
 
+# Volumes kubeflow/mpi-operator's controller appends to the pods it creates from an MPIJob's replica templates,
+# by (apiVersion, replica type). kubeflow.org/v2beta1 (v2/pkg/controller at v0.3.0, pkg/controller/mpi_job_controller.go
+# v0.4.0 to v0.8.0): setupSSHOnPod adds `ssh-auth` (Secret <job>-ssh) to the launcher and every worker, and
+# newLauncherPodTemplate `mpi-job-config` (ConfigMap <job>-config: hostfile, discover_hosts.sh) to the launcher.
+# kubeflow.org/v1 (pkg/controllers/v1/mpi_job_controller.go at v0.3.0): newWorker adds `mpi-job-config`, newLauncher
+# `mpi-job-kubectl` and `mpi-job-config`. A template may mount them (an init container reading the hostfile).
+MPIJOB_CONTROLLER_VOLUMES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("kubeflow.org/v2beta1", "Launcher"): ("mpi-job-config", "ssh-auth"),
+    ("kubeflow.org/v2beta1", "Worker"): ("ssh-auth",),
+    ("kubeflow.org/v1", "Launcher"): ("mpi-job-kubectl", "mpi-job-config"),
+    ("kubeflow.org/v1", "Worker"): ("mpi-job-config",),
+}
+MPIJOB_CONTROLLER_SOURCE = ("kubeflow/mpi-operator pkg/controller/mpi_job_controller.go (v2beta1, v0.4.0 to v0.8.0) "
+                            "and pkg/controllers/v1/mpi_job_controller.go (v1, v0.3.0)")
+
+
+def controller_volumes(api_version: str, kind: str, replica_type: str) -> tuple[str, ...]:
+    """The volumes a workload's controller adds to the pods of one replica type before it creates them."""
+    if kind != "MPIJob":
+        return ()
+    return MPIJOB_CONTROLLER_VOLUMES.get((api_version, replica_type), ())
+
+
 def volume_problems(spec: dict[str, Any], claim_templates: tuple[str, ...] = ()) -> Iterator[Problem]:
-    """Volume names, and the mounts that name them (ValidateVolumes, ValidateVolumeMounts). A StatefulSet's
-    ``volumeClaimTemplates`` are volumes too: its controller adds them to every pod it creates."""
+    """Volume names, and the mounts that name them (ValidateVolumes, ValidateVolumeMounts). ``claim_templates``:
+    the volumes the workload's controller adds to every pod it creates (a StatefulSet's ``volumeClaimTemplates``,
+    a JobSet's claim policies, mpi-operator's ``ssh-auth``/``mpi-job-config``)."""
     volumes: set[str] = set(claim_templates)
     for index, volume in enumerate(_list(spec.get("volumes"))):
         if not isinstance(volume, dict):

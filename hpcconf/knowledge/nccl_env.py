@@ -83,6 +83,31 @@ VersionLike = Union[str, NcclVersion]
 
 
 @dataclass(frozen=True)
+class DeprecatedDefault:
+    """A name NCCL stopped reading before the oldest release the table scans, whose purpose became the default."""
+
+    name: str
+    deprecated_in: str
+    default_now: str  # what NCCL does without it, which is what setting it asked for
+
+
+# NVIDIA/nccl docs/userguide/source/env.rst: NCCL_CHECKS_DISABLE "(since 2.0.5, deprecated in 2.2.12)" disabled the
+# argument checks "to improve performance in production"; from 2.2.12 the costly pointer checks are off by default
+# (NCCL_CHECK_POINTERS "The default is 0 ... Setting to 1 restores the original behavior of NCCL prior to 2.2.12").
+# No release from 2.3.5 reads it (no NCCL_PARAM(ChecksDisable) in src/ at any tag), nor RCCL (rocm-6.2.2).
+DEPRECATED_DEFAULTS = {
+    "NCCL_CHECKS_DISABLE": DeprecatedDefault(
+        "NCCL_CHECKS_DISABLE", "2.2.12",
+        "the pointer checks it turned off are off by default since then (NCCL_CHECK_POINTERS=0)"),
+}
+
+
+def deprecated_default(name: str) -> DeprecatedDefault | None:
+    """The deprecation of a name whose intent NCCL now follows without it; None for any other name."""
+    return DEPRECATED_DEFAULTS.get(name)
+
+
+@dataclass(frozen=True)
 class VarInfo:
     name: str
     first: NcclVersion  # first release tag that reads it

@@ -77,6 +77,16 @@ AMD_GPU_OPERATOR_CHART = "gpu-operator-charts"
 AMD_GPU_OPERATOR_VERSION = "1.5.1"
 AMD_GPU_OPERATOR_SOURCE = ("ROCm/gpu-operator helm-charts-k8s/values.yaml at tag v1.5.1 "
                            "(858cf255c7dd27cebf1cc5db400eee3aa06ecbbc)")
+# Top-level values keys of AMD's chart (helm-charts/values.yaml at v1.0.0 to v1.2.x, helm-charts-k8s/values.yaml
+# from v1.3.0 to v1.5.1) that no NVIDIA gpu-operator release has: they tell AMD's values from NVIDIA's, whose chart
+# is also named gpu-operator (AMD's own Chart.yaml said `name: gpu-operator` at f9ca606b, v1.0.0's first commit).
+# Shared by both: node-feature-discovery, draDriver, global.
+AMD_GPU_OPERATOR_ONLY_KEYS = frozenset({
+    "kmm", "installdefaultNFDRule", "controllerManager", "kmmDevicePlugin", "kmmModuleLoader",
+    "kubernetesClusterDomain", "managerConfig", "metricsService", "nodeLabeller", "metricsExporter", "testRunner",
+    "upgradeCRD", "crds", "deviceConfig", "configManager", "utilsContainer", "remediation", "defaultDCMConfigMap"})
+AMD_GPU_OPERATOR_KEYS_SOURCE = "ROCm/gpu-operator helm-charts{,-k8s}/values.yaml at tags v1.0.0 to v1.5.1"
+AMD_GPU_OPERATOR_GITHUB = "github.com/rocm/gpu-operator"  # Chart.yaml home/sources of AMD's chart, lower-cased
 # The operator's prerequisite (helm-charts-k8s/README.md, Prerequisites): cert-manager, the version its
 # README installs.
 CERT_MANAGER_REPO = "https://charts.jetstack.io"

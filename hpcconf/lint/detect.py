@@ -17,7 +17,14 @@ from typing import Any
 from ..artifacts import Kind
 from ..yamlpos import YamlDocument, load_documents
 from .document import DisplayPath, Document
-from .helm_values import ChartPlacement, chart_by_directory, chart_in_name, placements
+from .helm_values import (
+    ChartPlacement,
+    chart_by_directory,
+    chart_in_name,
+    is_amd_gpu_operator_values,
+    is_nvidia_gpu_operator_values,
+    placements,
+)
 
 YAML_KINDS = {Kind.SPEC, Kind.VOLCANO_JOB, Kind.HOST_DEVICE_NETWORK, Kind.NIC_CLUSTER_POLICY, Kind.K8S_MANIFEST,
               Kind.HELM_NETWORK_OPERATOR, Kind.HELM_GPU_OPERATOR, Kind.HELM_NFD, Kind.AZHOP_CONFIG,
@@ -123,9 +130,20 @@ def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: s
             helm_charts = [c for c in charts if c in HELM_KIND_BY_CHART]
             chart = helm_charts[0] if len(helm_charts) == 1 else None
         placed = [ChartPlacement(chart, (), None, "")] if chart else []
-    return [Document(path=display, kind=HELM_KIND_BY_CHART[p.chart], text=text, yaml=yaml_doc, source_path=source_path,
+    return [Document(path=display, kind=_values_kind(p.chart, yaml_doc.data.get(p.root[0]) if p.root else yaml_doc.data),
+                     text=text, yaml=yaml_doc, source_path=source_path,
                      values_root=p.root, chart_version=p.version, chart_version_source=p.source)
             for p in placed if not p.root or isinstance(yaml_doc.data.get(p.root[0]), dict)]
+
+
+def _values_kind(chart: str, values: Any) -> str:
+    """The kind of one chart's values: "gpu-operator" values with AMD's own keys are AMD's operator's (both
+    vendors call their chart gpu-operator), not NVIDIA's."""
+    if chart == "gpu-operator" and is_amd_gpu_operator_values(values):
+        return Kind.HELM_AMD_GPU_OPERATOR
+    if chart == "amd-gpu-operator" and is_nvidia_gpu_operator_values(values):
+        return Kind.HELM_GPU_OPERATOR  # named amd-..., but driver/toolkit/devicePlugin keys: NVIDIA's chart
+    return HELM_KIND_BY_CHART[chart]
 
 
 _TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:", re.M)

@@ -134,6 +134,24 @@ def deployment_dir(file: Path, top: Path, memo: dict[tuple[Path, Path], str | No
     return found if found is not None else str(directory)
 
 
+def _repository_root(directory: Path) -> Path | None:
+    """The git work tree a directory lies in (the nearest one at or above it holding ``.git``), else None."""
+    resolved = directory.resolve()
+    for candidate in [resolved, *resolved.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def named_directories_are_one_group(paths: list[str]) -> bool:
+    """Whether the directories named on the command line are compared together: several directories (and only
+    directories) are what the user says belongs together, unless they lie in different git repositories: two
+    repositories are two deployments (linting ``repo-a repo-b`` never pairs one's job with the other's network)."""
+    if sum(1 for given in paths if Path(given).is_dir()) < 2 or not all(Path(given).is_dir() for given in paths):
+        return False
+    return len({_repository_root(Path(given)) for given in paths}) == 1
+
+
 SECRET_RULES = ("SEC001", "SEC002", "SEC003", "SEC004")
 
 
@@ -194,8 +212,7 @@ def load_paths(paths: list[str], ctx: LintContext, forced_kind: str | None,
     files = 0
     unknown_named: list[str] = []
     missing = lambda given: UsageError(f"no such file or directory: {given}")  # noqa: E731
-    several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
-        all(Path(given).is_dir() for given in paths)
+    several_directories = named_directories_are_one_group(paths)
     unlisted: list[tuple[str, OSError]] = []
     deployments: dict[tuple[Path, Path], str | None] = {}  # deployment_dir's walks in this run
     listed = candidates(paths, ctx.config.excluded, skipped, missing, unlisted, kind_forced=forced_kind is not None) \
@@ -485,7 +502,8 @@ def cluster_groups(documents: list[Document]) -> list[list[Document]]:
     manifest (``out/<cluster>/``). Files found by walking a directory belong to their deployment:
     the nearest kustomization or Helm chart directory above them, else their own directory (a
     multi-document file is inside it), when one directory is linted. Files and directories named
-    together on the command line are compared together, as the user asked. Without this, linting a repository root would compare one deployment's job
+    together on the command line are compared together, as the user asked, unless the directories lie in
+    different git repositories. Without this, linting a repository root would compare one deployment's job
     with another's HostDeviceNetwork.
     """
     groups: dict[str, list[Document]] = {}

@@ -9,6 +9,12 @@ A values file is recognised (hpcconf.lint.detect) by, in this order:
 - the chart's name in the file name (``gpu-operator-values.yaml``, ``values-network-operator.yaml``);
 - a values file (``values.yaml``, ``values-*.yaml``, ``*-values.yaml``) in a directory named after the chart
   (``configs/values/gpu-operator/values.yaml``).
+
+AMD's GPU operator chart (ROCm/gpu-operator) is also called gpu-operator in file names, in its early Chart.yaml and
+in umbrella charts' dependencies: its values are told from NVIDIA's by their own top-level keys (``kmm``,
+``deviceConfig``, ``controllerManager``...: :data:`hpcconf.knowledge.rocm.AMD_GPU_OPERATOR_ONLY_KEYS`), by a
+Chart.yaml whose home or sources is ROCm/gpu-operator, by a dependency from AMD's Helm repository, or by
+``amd``/``rocm`` beside ``gpu-operator`` in the file or directory name.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ..diagnostics import HpcconfError
-from ..knowledge.rocm import AMD_GPU_OPERATOR_CHART
+from ..knowledge import charts
+from ..knowledge.rocm import AMD_GPU_OPERATOR_CHART, AMD_GPU_OPERATOR_GITHUB, AMD_GPU_OPERATOR_ONLY_KEYS, AMD_GPU_OPERATOR_REPO
 from ..safe_io import read_text
 
 HELM_CHARTS = ("network-operator", "gpu-operator", "node-feature-discovery")
@@ -48,11 +55,15 @@ class ChartPlacement:
     source: str  # where the version was read ("Chart.lock"), or why there is none
 
 
+# "gpu-operator" beside the vendor's word in one name (rocm-gpu-operator-values.yaml, amd_gpu-operator/): AMD's.
+_AMD_WORD = re.compile(r"(?<![a-z0-9])(?:amd|rocm)(?![a-z0-9])")
+
+
 def chart_in_name(name: str) -> Optional[str]:
     lower = name.lower()
     for needle, chart in CHART_IN_NAME:
         if needle in lower:
-            return chart
+            return "amd-gpu-operator" if chart == "gpu-operator" and _AMD_WORD.search(lower) else chart
     return None
 
 
@@ -79,22 +90,62 @@ def placements(source_path: str) -> Optional[list[ChartPlacement]]:
     if not isinstance(chart_yaml, dict):
         return None
     name = str(chart_yaml.get("name", ""))
-    if name in HELM_CHARTS:
+    if name == "gpu-operator" and _is_amd_chart(chart_yaml):
+        name = AMD_GPU_OPERATOR_CHART
+    dependencies = [dep for dep in chart_yaml.get("dependencies") or [] if isinstance(dep, dict)]
+    # An umbrella named after the chart it wraps (giantswarm/gpu-operator-app: chart gpu-operator depending on
+    # NVIDIA's gpu-operator): the dependency's values sit under its key, the umbrella's own are not the chart's.
+    if name in HELM_CHARTS and not any(str(dep.get("name")) == name for dep in dependencies):
         return [_placement(name, (), chart_yaml.get("version"), "its Chart.yaml")]
     found = []
     if name in CHART_YAML_NAMES:  # the chart's own values, and below its dependencies' under their keys
         found.append(_placement(CHART_YAML_NAMES[name], (), chart_yaml.get("version"), "its Chart.yaml"))
     locked = _locked_versions(path.parent / "Chart.lock")
-    for dep in chart_yaml.get("dependencies") or []:
-        if not isinstance(dep, dict) or str(dep.get("name")) not in HELM_CHARTS:
+    for dep in dependencies:
+        dep_name = str(dep.get("name"))
+        chart = CHART_YAML_NAMES.get(dep_name, dep_name)
+        if chart == "gpu-operator" and AMD_GPU_OPERATOR_REPO in str(dep.get("repository") or "").lower():
+            chart = "amd-gpu-operator"
+        if chart not in HELM_CHARTS and chart not in CHART_YAML_NAMES.values():
             continue
-        dep_name = str(dep["name"])
         root = (str(dep.get("alias") or dep_name),)
         if dep_name in locked:
-            found.append(_placement(dep_name, root, locked[dep_name], "Chart.lock"))
+            found.append(_placement(chart, root, locked[dep_name], "Chart.lock"))
         else:
-            found.append(_placement(dep_name, root, dep.get("version"), "the Chart.yaml dependency"))
+            found.append(_placement(chart, root, dep.get("version"), "the Chart.yaml dependency"))
     return found
+
+
+def _is_amd_chart(chart_yaml: dict[str, Any]) -> bool:
+    """A Chart.yaml of AMD's operator (ROCm/gpu-operator f9ca606b named it gpu-operator): its home or sources."""
+    sources = chart_yaml.get("sources")
+    named = [chart_yaml.get("home"), *(sources if isinstance(sources, list) else [sources])]
+    return any(AMD_GPU_OPERATOR_GITHUB in str(url).lower() for url in named if url)
+
+
+# Keys both operators' charts have: they tell neither from the other.
+_SHARED_GPU_OPERATOR_KEYS = frozenset({"node-feature-discovery", "draDriver", "global"})
+
+
+def _nvidia_only_keys(values: dict[Any, Any]) -> set[str]:
+    tree = charts.chart_tree("gpu-operator")
+    nvidia = {p[0] for p in tree.keys} - _SHARED_GPU_OPERATOR_KEYS if tree is not None else set()
+    return {str(k) for k in values} & nvidia
+
+
+def is_amd_gpu_operator_values(values: Any) -> bool:
+    """Values for a chart called gpu-operator that are AMD's: a top-level key only AMD's chart has, and none that
+    only NVIDIA's has (NVIDIA's keys: every gpu-operator release hpcconf read)."""
+    if not isinstance(values, dict) or not {str(k) for k in values} & AMD_GPU_OPERATOR_ONLY_KEYS:
+        return False
+    return not _nvidia_only_keys(values)
+
+
+def is_nvidia_gpu_operator_values(values: Any) -> bool:
+    """Values that only NVIDIA's gpu-operator reads (driver, toolkit, devicePlugin...) and none of AMD's own keys:
+    NVIDIA's, whatever a name says."""
+    return isinstance(values, dict) and bool(_nvidia_only_keys(values)) and \
+        not {str(k) for k in values} & AMD_GPU_OPERATOR_ONLY_KEYS
 
 
 def _placement(chart: str, root: tuple[str, ...], version: Any, where: str) -> ChartPlacement:

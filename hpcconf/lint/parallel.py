@@ -31,6 +31,7 @@ from .engine import (
     lint_documents,
     lint_paths,
     load_paths,
+    named_directories_are_one_group,
     validate_config_selectors,
 )
 from .walker import Candidate, candidates
@@ -148,8 +149,7 @@ def lint_paths_parallel(paths: list[str], ctx: LintContext, forced_kind: str | N
         skipped_walk.clear()
         listed.append(candidate)
     walk_skips.extend((len(listed), display, why) for display, why in skipped_walk)
-    several_directories = sum(1 for given in paths if Path(given).is_dir()) > 1 and \
-        all(Path(given).is_dir() for given in paths)
+    several_directories = named_directories_are_one_group(paths)
     grouping = _Groups(several_directories)
     groups: dict[str, list[int]] = {}
     for index, candidate in enumerate(listed):

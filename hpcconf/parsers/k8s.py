@@ -1,7 +1,8 @@
 """The pod model of Kubernetes workloads and Volcano jobs, read from plain YAML data.
 
 Pods are found in Volcano jobs (``spec.tasks[].template``), Kubeflow MPIJobs
-(``spec.mpiReplicaSpecs.<role>.template``) and in ordinary workloads (Pod,
+(``spec.mpiReplicaSpecs.<role>.template``), JobSets, LeaderWorkerSets, KubeRay's RayCluster/RayJob/RayService
+and in ordinary workloads (Pod,
 Deployment, StatefulSet, DaemonSet, Job, CronJob, PodTemplate). Each container comes with its
 YAML path, so a finding can point at the exact key. Also the network-operator's SR-IOV device
 plugin resources (Helm values or a NicClusterPolicy), which cross-file checks match pods against.
@@ -89,6 +90,9 @@ def pods(doc: YamlSource) -> Iterator[PodRef]:
     if data.get("kind") == "JobSet":
         yield from _jobset_pods(data)
         return
+    if str(data.get("kind")) in _TEMPLATES_OF_CRDS:
+        yield from _crd_template_pods(data, _TEMPLATES_OF_CRDS[str(data.get("kind"))])
+        return
     path = _TEMPLATE_PATHS.get(str(data.get("kind", "")))
     if path is None:
         return
@@ -118,6 +122,50 @@ def _replica_pods(data: dict[str, Any], key: str) -> Iterator[PodRef]:
         base = ("spec", key, role, "template")
         yield PodRef(base + ("spec",), as_dict(template.get("spec")), base + ("metadata",),
                      as_dict(template.get("metadata")), {"name": str(role), **replica}, index)
+
+
+# Custom resources whose pod templates (PodTemplateSpec) sit at fixed paths; "*" is each item of a list, whose
+# `name` or `groupName` names the task. LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, kubernetes-sigs/lws
+# config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml): spec.leaderWorkerTemplate.leaderTemplate and
+# .workerTemplate. KubeRay (ray.io/v1, ray-project/kuberay ray-operator/config/crd/bases at v1.7.0): a RayCluster's
+# spec.headGroupSpec.template and spec.workerGroupSpecs[].template, the same under a RayJob's spec.rayClusterSpec
+# and a RayService's spec.rayClusterConfig.
+_RAY_CLUSTER = (("headGroupSpec", "template"), ("workerGroupSpecs", "*", "template"))
+_TEMPLATES_OF_CRDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "LeaderWorkerSet": (("spec", "leaderWorkerTemplate", "leaderTemplate"),
+                        ("spec", "leaderWorkerTemplate", "workerTemplate")),
+    "RayCluster": tuple(("spec",) + p for p in _RAY_CLUSTER),
+    "RayJob": tuple(("spec", "rayClusterSpec") + p for p in _RAY_CLUSTER),
+    "RayService": tuple(("spec", "rayClusterConfig") + p for p in _RAY_CLUSTER),
+}
+
+
+def _crd_template_pods(data: dict[str, Any], template_paths: tuple[tuple[str, ...], ...]) -> Iterator[PodRef]:
+    index = 0
+    for template_path in template_paths:
+        for path, template, owner in _walk(data, template_path, ()):
+            if not isinstance(template, dict):
+                continue
+            name = str(owner.get("groupName") or owner.get("name") or path[-2]) if owner else str(path[-1])
+            task = {"name": name, "replicas": owner.get("replicas")} if owner else {"name": name}
+            yield PodRef(path + ("spec",), as_dict(template.get("spec")), path + ("metadata",),
+                         as_dict(template.get("metadata")), task, index)
+            index += 1
+
+
+def _walk(node: Any, rest: tuple[str, ...], at: tuple[Any, ...], owner: Optional[dict[str, Any]] = None
+          ) -> Iterator[tuple[tuple[Any, ...], Any, Optional[dict[str, Any]]]]:
+    """The nodes at a path with ``*`` for each list item, with the path taken and the innermost list item."""
+    if not rest:
+        yield at, node, owner
+        return
+    key, tail = rest[0], rest[1:]
+    if key == "*":
+        for number, item in enumerate(node if isinstance(node, list) else []):
+            if isinstance(item, dict):
+                yield from _walk(item, tail, at + (number,), item)
+    elif isinstance(node, dict) and key in node:
+        yield from _walk(node[key], tail, at + (key,), owner)
 
 
 def _jobset_pods(data: dict[str, Any]) -> Iterator[PodRef]:

@@ -64,6 +64,22 @@ def test_dev_shm_warning_only_where_a_collective_runs():
     assert (6, "K8S003", "info") in found(burn, "pod.yaml")
 
 
+
+_MPIJOB = ("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {{name: t}}\nspec:\n  mpiReplicaSpecs:\n"
+           "    Launcher:\n      template:\n        spec:\n          containers:\n"
+           "          - {{name: l, image: i, command: [mpirun, -np, '4', {program}]}}\n"
+           "    Worker:\n      template:\n        spec:\n          containers:\n"
+           "          - name: w\n            image: i\n            command: [/usr/sbin/sshd, -De]\n"
+           "            resources: {{limits: {{nvidia.com/gpu: 2}}}}\n")
+
+
+def test_dev_shm_in_an_mpijob_needs_nccl_somewhere_in_the_job():
+    # review r20c: NVIDIA's nvbandwidth MPIJob runs CUDA copies over IMEX; "MPIJob" alone is no NCCL
+    assert (15, "K8S003", "info") in found(_MPIJOB.format(program="nvbandwidth"), "job.yaml")
+    # the launcher's nccl-tests binary shows NCCL for the sshd workers
+    assert (15, "K8S003", "warning") in found(_MPIJOB.format(program="/opt/nccl-tests/all_reduce_perf"), "job.yaml")
+
+
 # -- device plugin semantics --------------------------------------------------------------------------
 
 def test_shared_rdma_unit_serves_every_attachment():

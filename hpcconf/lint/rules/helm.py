@@ -45,7 +45,9 @@ def values_key_not_in_chart(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     each key path with the versions that have it). Free-form sections (``nodeSelector``, ``tolerations``,
     ``env``, ``resources``, anything ``{}`` by default or rendered with ``toYaml``) take any sub-key. When
     no version is known, only keys in no version read at all are reported (HELM006 says the version is
-    unknown).
+    unknown). Values of AMD's GPU operator (ROCm/gpu-operator, whose chart is also called gpu-operator; told by
+    its own top-level keys ``kmm``, ``deviceConfig``, ``controllerManager``...) are not NVIDIA's and are not
+    judged: hpcconf holds no key tree of AMD's chart.
 
     ## Why is this bad?
     None of these charts ships a values schema that rejects unknown keys, so ``helm upgrade -i``

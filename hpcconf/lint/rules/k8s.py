@@ -152,12 +152,17 @@ def rdma_without_ipc_lock(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
                               severity=Severity.INFO)
 
 
-# What a container's command shows of a collective across its GPUs (NCCL through a launcher, a framework
-# or nccl-tests); without it, a multi-GPU container may run one process per GPU that never shares memory.
-_COLLECTIVE_COMMAND = re.compile(r"torchrun|torch\.distributed|\bmpirun\b|\bmpiexec\b|deepspeed|accelerate\s+launch|"
+# What a container's command shows of NCCL across its GPUs (a launcher that sets up torch.distributed or
+# DeepSpeed, a framework that shards over NCCL, nccl-tests/rccl-tests). A bare mpirun, mpiexec or srun is no
+# evidence: it launches anything (NVIDIA's nvbandwidth MPIJob runs CUDA copies over IMEX, no NCCL).
+_COLLECTIVE_COMMAND = re.compile(r"torchrun|torch\.distributed|deepspeed|accelerate\s+launch|"
                                  r"horovodrun|_perf\b|nccl|rccl|--nproc[-_]per[-_]node|--tensor[-_]parallel[-_]size|"
-                                 r"--tp[-_]size|\bsrun\b|megatron|nemo|lightning|\btrain\w*\.py", re.IGNORECASE)
-# Replica kinds whose workers are ranks of one distributed job by construction.
+                                 r"--tp[-_]size|megatron|nemo|lightning|\btrain\w*\.py", re.IGNORECASE)
+_NCCL_ENV_PREFIXES = ("NCCL_", "TORCH_NCCL_", "RCCL_")
+# Kinds whose pods are ranks of one distributed job: a PyTorchJob is torch.distributed by construction (the
+# training-operator sets MASTER_ADDR/WORLD_SIZE; NCCL is torch's GPU backend); the others launch whatever their
+# command says, so NCCL must show somewhere in the job (the launcher often holds the command, the workers sshd).
+_NCCL_BY_CONSTRUCTION = {"PyTorchJob"}
 _DISTRIBUTED_KINDS = {"MPIJob", "PyTorchJob", "JobSet", "LeaderWorkerSet"}
 
 
@@ -174,14 +179,23 @@ def shm_volumes(pod_spec: dict[str, Any]) -> set[str]:
     return names
 
 
-def runs_collective(doc: Document, container: dict[str, Any]) -> bool:
-    """Whether the file shows this container running a collective library across its GPUs."""
-    if isinstance(doc.data, dict) and str(doc.data.get("kind")) in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
-        return True
+def _shows_nccl(container: dict[str, Any]) -> bool:
     names = [str(e.get("name", "")) for e in container.get("env") or [] if isinstance(e, dict)]
-    if any(n.startswith(("NCCL_", "TORCH_NCCL_", "RCCL_")) for n in names):
+    return any(n.startswith(_NCCL_ENV_PREFIXES) for n in names) or \
+        _COLLECTIVE_COMMAND.search(command_text(container)) is not None
+
+
+def runs_collective(doc: Document, container: dict[str, Any]) -> bool:
+    """Whether the file shows this container running NCCL across its GPUs: in its own env or command, or, in a
+    distributed job (MPIJob, JobSet, LeaderWorkerSet, Volcano job), in any of the job's containers."""
+    if _shows_nccl(container):
         return True
-    return _COLLECTIVE_COMMAND.search(command_text(container)) is not None
+    kind = str(doc.data.get("kind")) if isinstance(doc.data, dict) else ""
+    if kind in _NCCL_BY_CONSTRUCTION:
+        return True
+    if kind in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB:
+        return any(_shows_nccl(other) for pod in pods(doc) for _path, other in pod.containers(init=True))
+    return False
 
 
 @rule(code="K8S003", name="gpu-pod-without-shm", severity=Severity.WARNING, kinds=POD_KINDS)
@@ -191,10 +205,12 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ## What it catches
     A container that requests two or more ``nvidia.com/gpu`` with nothing memory-backed mounted at
     ``/dev/shm``: no ``emptyDir`` with ``medium: Memory``, no ``hostPath`` of the host's ``/dev/shm``,
-    and the pod not using ``hostIPC``. A warning when the file shows a collective (an MPIJob,
-    PyTorchJob, JobSet, LeaderWorkerSet or Volcano job, ``NCCL_*`` in the container's env, or a launcher
-    such as ``torchrun``, ``mpirun``, ``deepspeed`` or an nccl-tests binary in its command); info when
-    it does not (a container running one process per GPU, such as gpu-burn, never uses ``/dev/shm``).
+    and the pod not using ``hostIPC``. A warning when the file shows NCCL: a PyTorchJob (torch.distributed by
+    construction), ``NCCL_*`` in the container's env, or a launcher such as ``torchrun``, ``deepspeed`` or an
+    nccl-tests binary in its command; in an MPIJob, JobSet, LeaderWorkerSet or Volcano job, in any container of
+    the job (the launcher's ``mpirun ... all_reduce_perf`` for workers that run sshd). Info when it does not:
+    a container running one process per GPU (gpu-burn) never uses ``/dev/shm``, and an ``mpirun`` of a
+    program that is not NCCL (NVIDIA's nvbandwidth MPIJob: CUDA copies over IMEX) needs no NCCL segments.
 
     ## Why is this bad?
     Containers get a 64 MiB ``/dev/shm`` (the container runtime's default). NCCL's shared-memory
@@ -240,8 +256,12 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                                     "/dev/shm; NCCL's shared-memory transport needs more",
                                   hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm")
             else:
+                kind = str(as_dict(doc.data).get("kind", ""))
+                shown = (f"the {kind} shows no NCCL (no NCCL_* variable, nccl-tests binary or torch.distributed "
+                         "launch)" if kind in _DISTRIBUTED_KINDS or doc.kind == Kind.VOLCANO_JOB
+                         else "nothing in the file shows a collective across them")
                 yield doc.at_path(path + ("name",), f"container '{name}' uses {count} GPUs with the default 64 MiB "
-                                                    "/dev/shm; nothing in the file shows a collective across them: "
+                                                    f"/dev/shm; {shown}: "
                                                     "if it runs NCCL, its shared-memory transport needs more",
                                   hint="mount an emptyDir {medium: Memory, sizeLimit: 8Gi} at /dev/shm",
                                   severity=Severity.INFO)

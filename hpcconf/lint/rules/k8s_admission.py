@@ -26,6 +26,7 @@ from ...knowledge.k8s_validation import (
     APPS_WORKLOADS,
     container_name_problems,
     containers,
+    controller_volumes,
     env_name_problems,
     is_placeholder,
     metadata_problems,
@@ -36,7 +37,7 @@ from ...knowledge.k8s_validation import (
     volume_problems,
     workload_problems,
 )
-from ...parsers.k8s import POD_KINDS, as_dict, pods
+from ...parsers.k8s import POD_KINDS, PodRef, as_dict, pods
 from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
@@ -165,6 +166,14 @@ def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     yield from _pod_findings(doc, ctx, port_problems, "port names: a-z, 0-9 and '-', at most 15 characters")
 
 
+def _controller_volumes(doc: Document, pod: PodRef) -> tuple[str, ...]:
+    """The volumes a controller adds to a pod before it creates it: claim templates (:func:`_claim_templates`), and
+    mpi-operator's for an MPIJob's launcher and workers (``knowledge.k8s_validation.MPIJOB_CONTROLLER_VOLUMES``)."""
+    data = as_dict(doc.data)
+    role = str(pod.task.get("name", "")) if pod.task is not None else ""
+    return _claim_templates(doc) + controller_volumes(str(data.get("apiVersion", "")), str(data.get("kind", "")), role)
+
+
 def _claim_templates(doc: Document) -> tuple[str, ...]:
     """The volumes a controller adds to each pod from claim templates: a StatefulSet's ``volumeClaimTemplates``;
     a JobSet's ``volumeClaimPolicies[].templates`` (jobset v0.11+: ``addVolumes`` in
@@ -191,7 +200,10 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     that are missing, not DNS-1123 labels or repeated, and a volume with no source (``must specify a volume
     type``) (``ValidateVolumes``, ``ValidateVolumeMounts``).
     A StatefulSet's ``volumeClaimTemplates`` and a JobSet's ``volumeClaimPolicies[].templates`` count as
-    volumes (their controllers add them to each pod).
+    volumes (their controllers add them to each pod), and so do the volumes mpi-operator adds to an MPIJob's
+    pods: ``ssh-auth`` to the launcher and workers and ``mpi-job-config`` to the launcher (kubeflow.org/v2beta1:
+    ``setupSSHOnPod`` and ``newLauncherPodTemplate`` in ``pkg/controller/mpi_job_controller.go``, v0.4.0 to
+    v0.8.0); ``mpi-job-config`` to both and ``mpi-job-kubectl`` to the launcher (kubeflow.org/v1, v0.3.0).
 
     ## Why is this bad?
     The API server refuses the pod: ``volumeMounts[0].name: Not found: "dshm"``. Jobs assembled from
@@ -206,9 +218,11 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     ## Fix
     Use one name for the volume and its mounts.
     """
-    claims = _claim_templates(doc)
-    yield from _pod_findings(doc, ctx, lambda spec: volume_problems(spec, claims),
-                             "name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
+    for pod in pods(doc):
+        for path, message in volume_problems(pod.spec, _controller_volumes(doc, pod)):
+            full = pod.spec_path + path
+            yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}",
+                              hint="name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
 
 
 @rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
@@ -334,7 +348,9 @@ def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     Built-in kinds (Pod, Deployment, DaemonSet, Job, Service, ConfigMap, RBAC, ...) validated whole, and
-    the pod templates of Volcano Jobs, MPIJobs and other workloads, against Kubernetes' OpenAPI schema of
+    the pod templates of Volcano Jobs, MPIJobs, JobSets, LeaderWorkerSets (leader and worker templates),
+    KubeRay's RayCluster, RayJob and RayService (head and worker groups) and other workloads, against
+    Kubernetes' OpenAPI schema of
     the cluster's version (the spec's ``kubernetes_version``; the newest installed otherwise), from the
     kubernetes-validate package: unknown fields and wrong types (the packaged schema carries no enums for core
     fields), and a pod spec's

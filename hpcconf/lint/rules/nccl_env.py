@@ -92,8 +92,11 @@ def unknown_variable(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
     Warning for a name NCCL once read (removed or renamed) or a near-miss of one it reads: NCCL ignores
     names it does not read without a message (NVIDIA/nccl `src/misc/param.cc`), so the setting meant for
     NCCL does nothing. Info for a name no NCCL release and no known consumer ever read (it may be a
-    variable of the user's own scripts), and for RCCL-only names where the file does not say which GPUs
-    run it.
+    variable of the user's own scripts), for RCCL-only names where the file does not say which GPUs
+    run it, and for a name NCCL's documentation marks deprecated whose purpose became the default:
+    ``NCCL_CHECKS_DISABLE`` ("since 2.0.5, deprecated in 2.2.12", NVIDIA/nccl ``docs/userguide/source/env.rst``)
+    turned off argument checks for latency, and from 2.2.12 the pointer checks are off unless
+    ``NCCL_CHECK_POINTERS=1``: the line does nothing, and nothing is lost.
 
     ## Example
     ```text
@@ -140,6 +143,14 @@ def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Docume
                                   hint="set --sku to decide", column=setting.column,
                                   end_column=setting.column + len(setting.name), severity=Severity.INFO)
                 continue
+        deprecated = nccl_env.deprecated_default(setting.name)
+        if deprecated is not None and nccl_env.lookup(setting.name) is None:
+            yield doc.at_line(setting.line, f"{setting.name} was deprecated in NCCL {deprecated.deprecated_in} and no "
+                                            f"release since reads it; {deprecated.default_now}, so the line does "
+                                            "nothing and nothing is lost",
+                              hint="delete it", column=setting.column, end_column=setting.column + len(setting.name),
+                              severity=Severity.INFO)
+            continue
         suggestions = nccl_env.suggest(setting.name, ctx.nccl_version)
         if not suggestions and nccl_env.lookup(setting.name) is None:
             # no NCCL release ever read it and it is no near-miss of a name one reads: a variable of the user's
@@ -226,7 +237,9 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     VF stays in NCCL's rail list).
     Without ``--sku``: entries that can name no RDMA device anywhere: network interface names
     (``^ens,eth,docker``, which belong in ``NCCL_SOCKET_IFNAME``) and look-alike typos of HCA
-    names (``^m1x5_0`` with a digit one, ``MLX5_0`` in capitals).
+    names (``^m1x5_0`` with a digit one, ``MLX5_0`` in capitals). In a script: a value built by a command
+    substitution that prints one device per line (a loop that echoes each name, ``ls /sys/class/infiniband``,
+    ``ibv_devices``, ``ibdev2netdev``) with nothing joining the lines by commas.
 
     ## Why is this bad?
     NCCL matches these names as prefixes and silently drops what matches nothing; when no HCA is
@@ -235,6 +248,8 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     VF) because NCCL would otherwise try it as an IB rail (Azure/azurehpc-health-checks
     ``conf/nd96isr_h200_v5.conf``). An exclusion that matches nothing (``NCCL_IB_HCA=^m1x5_0``,
     found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
+    NCCL splits the list on ``,`` only (``parseStringList``, NVIDIA/nccl ``src/misc/utils.cc`` at v2.26.6-1), so
+    ``mlx5_0\nmlx5_1`` is one prefix that matches no device (``matchIf`` compares ``strlen(ref)`` bytes).
 
     ## Severity
     Error when the value does not parse (NCCL refuses the list); warning when names match no RDMA device
@@ -253,6 +268,7 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     yield from _value_findings(doc, ctx, ("NCCL_IB_HCA",))
     yield from _hca_name_findings(doc)
+    yield from _hca_list_by_lines(doc)
     ib = getattr(ctx.sku, "infiniband", None) if ctx.sku is not None else None
     if ctx.sku is None:
         return
@@ -330,6 +346,58 @@ def _hca_typo(name: str) -> str | None:
         if swapped != name and any(swapped.startswith(f) for f in HCA_FAMILIES):
             return swapped
     return None
+
+
+# A command substitution whose output is one device per line: a loop that echoes each name, or a listing of the
+# RDMA devices (ls prints one name per line into a pipe; ibv_devices, ibdev2netdev and ibstat -l print lines).
+_PER_LINE_OUTPUT = re.compile(r"\b(?:for|while)\b[^\n]*?\bdo\b.*?\b(?:echo|printf)\b.*?\bdone\b|"
+                              r"\bls\b[^|)]*(?:/sys/class/infiniband|/dev/infiniband)|\bibv_devices\b|"
+                              r"\bibdev2netdev\b|\bibstat\s+-l\b", re.S)
+# What joins the lines (or keeps one): a comma anywhere (paste -sd, tr '\n' ',', printf "%s,"), or a filter that
+# keeps a single line.
+_JOINED = re.compile(r",|\bpaste\b|\btr\b|\bxargs\b|\bsed\b|\bORS\b|\b(?:head|tail)\s+-(?:n\s*)?1\b")
+
+
+def _command_substitution(doc: Document, setting: Setting) -> str | None:
+    """The text of the ``$(...)`` (or backquoted) command an assignment's value starts with, across lines; None
+    when the value is no command substitution."""
+    start_line = setting.value_at
+    text = "\n".join(doc.lines[start_line - 1:])
+    offset = setting.value_column - 1
+    rest = text[offset:]
+    if rest.startswith('"'):
+        rest = rest[1:]
+    if rest.startswith("`"):
+        end = rest.find("`", 1)
+        return rest[1:end] if end > 0 else None
+    if not rest.startswith("$("):
+        return None
+    depth = 0
+    for index, char in enumerate(rest):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return rest[2:index]
+    return None
+
+
+def _hca_list_by_lines(doc: Document) -> Iterator[Diagnostic]:
+    """``NCCL_IB_HCA=$(...)`` whose command prints one device per line: NCCL splits the list on ',' only."""
+    if doc.kind not in (Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
+        return
+    for setting in _nccl_settings(doc):
+        if setting.name != "NCCL_IB_HCA":
+            continue
+        command = _command_substitution(doc, setting)
+        if command is None or not _PER_LINE_OUTPUT.search(command) or _JOINED.search(command):
+            continue
+        yield doc.at_line(setting.value_at, "NCCL_IB_HCA is built by a command that prints one device per line; "
+                                            "NCCL splits the list on ',' only, so with two or more HCAs the value "
+                                            "is one name that matches no device and NCCL falls back to sockets",
+                          hint="join the names with commas: `... | paste -sd, -`", column=setting.value_column,
+                          end_column=setting.value_column + 2, severity=Severity.WARNING)
 
 
 def _hca_name_findings(doc: Document) -> Iterator[Diagnostic]:
