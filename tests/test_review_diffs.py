@@ -71,7 +71,9 @@ CASES = {
                    # nodes, ranks (8 GPUs per node) and Volcano's minAvailable (workers + launcher)
                    {"4": "5", "32": "40", "5": "6",
                     # alltoall's derived floor: the share of traffic that crosses the network grows with the nodes
-                    "16.1": "15.2", "32.2917": "30.4688"},
+                    "16.1": "15.2", "32.2917": "30.4688",
+                    # a derived floor decides from 16 MiB per rank (32 -> 40 ranks)
+                    "536870912": "671088640"},
                    {"aks/provision.sh", "aks/volcano-job.yaml", "azhop/config.yml", "slurm/gpu/all_reduce_perf.sbatch"}),
     "SKU": ("sku: Standard_ND96amsr_A100_v4", "sku: Standard_ND96asr_v4",   # same NDv4 topology, 40 GB A100
             # the workers' memory request follows the size's memory (1900 GiB vs 900 GiB)

@@ -249,7 +249,7 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ``conf/nd96isr_h200_v5.conf``). An exclusion that matches nothing (``NCCL_IB_HCA=^m1x5_0``,
     found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
     NCCL splits the list on ``,`` only (``parseStringList``, NVIDIA/nccl ``src/misc/utils.cc`` at v2.26.6-1), so
-    ``mlx5_0\nmlx5_1`` is one prefix that matches no device (``matchIf`` compares ``strlen(ref)`` bytes).
+    two names on two lines (``mlx5_0`` newline ``mlx5_1``) are one prefix that matches no device (``matchIf`` compares ``strlen(ref)`` bytes).
 
     ## Severity
     Error when the value does not parse (NCCL refuses the list); warning when names match no RDMA device
