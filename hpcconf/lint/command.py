@@ -210,12 +210,14 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     errors instead of any object (exit 1)."""
     import dataclasses
 
-    from ..knowledge.k8s_defaults import defaulted, knows, refused_at_admission
+    from ..knowledge.k8s_defaults import defaulted, knows
+    from ..rules_registry import REGISTRY
     from ..yamlio import dump_yaml
     from ..yamlpos import load_documents
     from .formats import render
 
-    errors = [f for f in result.findings if f.severity == Severity.ERROR and refused_at_admission(f.code)]
+    errors = [f for f in result.findings if f.severity == Severity.ERROR and f.code in REGISTRY
+              and REGISTRY[f.code].admission]
     if errors:  # only what the API server or a webhook refuses stops the object (not, say, a secret finding)
         typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
         typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)

@@ -79,7 +79,7 @@ def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator
             yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}", hint=hint)
 
 
-@rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Pod-level ``resources`` the API server refuses.
 
@@ -113,7 +113,7 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
                              "keep pod-level requests between the containers' sum and the pod's limit", with_version=True)
 
 
-@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A container with no name, a name that is not a DNS-1123 label, or a name another container has.
 
@@ -139,7 +139,7 @@ def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                                                                 "container")
 
 
-@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A container port the API server refuses.
 
@@ -190,7 +190,7 @@ def _claim_templates(doc: Document) -> tuple[str, ...]:
     return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
 
 
-@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A volume mount that names no volume of the pod, or volumes and mounts the API server refuses.
 
@@ -225,7 +225,7 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
                               hint="name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
 
 
-@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An environment variable name the API server of the cluster's version refuses.
 
@@ -252,7 +252,7 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
                              "write the name alone and the value in value:", with_version=True)
 
 
-@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A resource request or limit that is no Kubernetes quantity, negative, a fraction of a countable device, or a
     request its limit does not cover.
@@ -296,7 +296,7 @@ def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagn
                                           hint="fill it in before applying, or render the template first")
 
 
-@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def metadata_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An object name, namespace, label or annotation the API server refuses.
 
@@ -342,7 +342,7 @@ def _label_hint(path: tuple[Any, ...]) -> str:
 OBJECT_META_FIELDS = ("labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences")
 
 
-@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Kubernetes object, or a pod template inside a custom resource, that the API server's schema refuses.
 
@@ -445,7 +445,7 @@ def _unknown_field_hint(problem: SchemaProblem) -> str:
     return "check the spelling and the level (`kubectl explain <kind>.<path>`)"
 
 
-@rule(code="K8S041", name="crd-schema-invalid", severity=Severity.ERROR,
+@rule(code="K8S041", name="crd-schema-invalid", severity=Severity.ERROR, admission=True,
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A custom resource that its own CRD's schema refuses (MPIJob, NicClusterPolicy, HostDeviceNetwork, IPPool,
@@ -505,7 +505,7 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         yield doc.at_path(problem.path, message, hint=hint)
 
 
-@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, since="0.3.0",
+@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_validation_rule_failed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A custom resource that a CEL rule of its own CRD (``x-kubernetes-validations``) refuses on create.
@@ -592,7 +592,7 @@ def _crd_field_hint(problem: CrdProblem, schema: dict[str, Any]) -> str:
     return f"did you mean '{close[0]}'?" if close else "check the spelling and the level (`kubectl explain`)"
 
 
-@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, admission=True, kinds=(Kind.K8S_MANIFEST,))
 def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A built-in kind under an ``apiVersion`` Kubernetes does not (or no longer) serve.
 
@@ -634,7 +634,7 @@ def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                            f"\"{found.api_version}\")", hint=f"use {found.use}")
 
 
-@rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+@rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, admission=True, kinds=(Kind.K8S_MANIFEST,))
 def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Job, CronJob, Deployment, DaemonSet, StatefulSet or ReplicaSet that the API server refuses as a whole.
 
