@@ -6,7 +6,10 @@ from __future__ import annotations
 import difflib
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable, Iterator
+
+from ruamel.yaml import YAML
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -634,6 +637,46 @@ def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                            f"\"{found.api_version}\")", hint=f"use {found.use}")
 
 
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def _kustomize_patches(directory: str) -> frozenset[str]:
+    """The files a kustomization in ``directory`` merges as patches (``patches[].path``,
+    ``patchesStrategicMerge[]``, ``patchesJson6902[].path``), as resolved paths."""
+    from ...yamlpos import MAX_YAML_BYTES
+
+    found: set[str] = set()
+    for name in KUSTOMIZATION_FILES:
+        file = Path(directory) / name
+        try:
+            if not file.is_file() or file.stat().st_size > MAX_YAML_BYTES:
+                continue
+            data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001  (an unreadable kustomization names no patch; lint reports it itself)
+            continue
+        if not isinstance(data, dict):
+            continue
+        entries: list[Any] = []
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge"):
+            value = data.get(key)
+            entries += value if isinstance(value, list) else []
+        for entry in entries:
+            path = entry.get("path") if isinstance(entry, dict) else entry
+            if isinstance(path, str) and "\n" not in path:  # an inline patch (a YAML string) is not a file
+                found.add(str((Path(directory) / path).resolve()))
+    return frozenset(found)
+
+
+def is_kustomize_patch(source_path: str) -> bool:
+    """Whether a kustomization beside the file merges it as a patch: a partial object by design, which the API
+    server never sees alone (kustomize's ``patches`` field, https://kubectl.docs.kubernetes.io/references/kustomize/
+    kustomization/patches/)."""
+    if not source_path:
+        return False
+    file = Path(source_path)
+    return str(file.resolve()) in _kustomize_patches(str(file.parent.resolve()))
+
+
 @rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, admission=True, kinds=(Kind.K8S_MANIFEST,))
 def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Job, CronJob, Deployment, DaemonSet, StatefulSet or ReplicaSet that the API server refuses as a whole.
@@ -644,7 +687,8 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     sets a ``restartPolicy`` other than ``Always``, has no ``spec.selector``, or whose selector does not match
     the template's labels (``ValidateJobSpec`` in ``pkg/apis/batch/validation``;
     ``ValidatePodTemplateSpecForReplicaSet``, ``ValidateDaemonSetSpec`` and the StatefulSet equivalent in
-    ``pkg/apis/apps/validation``, kubernetes 1.34).
+    ``pkg/apis/apps/validation``, kubernetes 1.34). A file that a kustomization beside it merges as a patch
+    (``patches``, ``patchesStrategicMerge``) is partial by design: a missing field is not reported there.
 
     ## Why is this bad?
     The API server refuses the object: ``spec.template.spec.restartPolicy: Required value: valid values:
@@ -666,7 +710,12 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     template's ``metadata.labels`` carry.
     """
     data = as_dict(doc.data)
+    patch: bool | None = None  # read the kustomization beside the file only when a field is missing
     for path, message in workload_problems(data):
+        if message.startswith("Required value"):
+            patch = is_kustomize_patch(doc.source_path) if patch is None else patch
+            if patch:
+                continue  # a patch is merged into the resource it targets, which holds the field
         yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')}",
                           hint="a Job's pods: restartPolicy Never or OnFailure; apps/v1: a selector the template's "
                                "labels match")

@@ -1,0 +1,36 @@
+"""The breaks a second independent review of the admission rules found (issue #24, review 24b), one test each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hpcconf.cli import app
+
+JOB_PATCH = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  template:\n    spec:\n"
+             "      containers:\n        - name: worker\n          resources: {limits: {nvidia.com/gpu: 8}}\n")
+DEPLOYMENT_PATCH = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager}\nspec:\n  template:\n    spec:\n"
+                    "      containers:\n        - name: manager\n          args: [--config=/etc/config.yaml]\n")
+
+
+def _codes(*paths: Path) -> list[tuple[str, str, str]]:
+    result = CliRunner().invoke(app, ["lint", "--format", "json", *map(str, paths)])
+    return [(Path(f["file"]).name, f["code"], f["severity"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def test_files_a_kustomization_beside_them_merges_as_patches_are_not_judged_for_missing_fields(tmp_path: Path) -> None:
+    (tmp_path / "job-patch.yaml").write_text(JOB_PATCH)
+    (tmp_path / "manager_config_patch.yaml").write_text(DEPLOYMENT_PATCH)
+    (tmp_path / "legacy-patch.yaml").write_text(JOB_PATCH)
+    (tmp_path / "job.yaml").write_text(JOB_PATCH)  # a resource, not a patch: the API server sees it alone
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [job.yaml]\npatches:\n  - path: job-patch.yaml\n  - path: manager_config_patch.yaml\n"
+        "  - patch: |-\n      - op: replace\n        path: /spec/completions\n        value: 32\n"
+        "patchesStrategicMerge: [legacy-patch.yaml]\n")
+    for found in (_codes(tmp_path), _codes(tmp_path / "job-patch.yaml", tmp_path / "job.yaml")):
+        k8s040 = [f for f in found if f[1] == "K8S040"]
+        assert k8s040 == [("job.yaml", "K8S040", "error")], found
+    (tmp_path / "kustomization.yaml").write_text("resources: [job.yaml]\n")
+    assert ("job-patch.yaml", "K8S040", "error") in _codes(tmp_path / "job-patch.yaml")
