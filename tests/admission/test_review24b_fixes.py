@@ -34,3 +34,14 @@ def test_files_a_kustomization_beside_them_merges_as_patches_are_not_judged_for_
         assert k8s040 == [("job.yaml", "K8S040", "error")], found
     (tmp_path / "kustomization.yaml").write_text("resources: [job.yaml]\n")
     assert ("job-patch.yaml", "K8S040", "error") in _codes(tmp_path / "job-patch.yaml")
+
+
+def test_a_container_name_left_for_envsubst_or_helm_is_not_judged_as_in_metadata(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: '${APP_NAME}'}\nspec:\n  containers:\n"
+           "    - {name: '${APP_NAME}', image: busybox:1.36}\n    - {name: '{{ .Values.sidecar }}', image: busybox:1.36}\n"
+           "    - {name: 'worker-${RANK}', image: busybox:1.36}\n")
+    (tmp_path / "pod.yaml").write_text(pod)
+    assert [f for f in _codes(tmp_path / "pod.yaml") if f[2] == "error"] == []
+    (tmp_path / "pod.yaml").write_text(pod.replace("worker-${RANK}", "Worker_1").replace("{{ .Values.sidecar }}",
+                                                                                        "${APP_NAME}"))
+    assert [f[1] for f in _codes(tmp_path / "pod.yaml") if f[2] == "error"] == ["K8S032", "K8S032"]

@@ -123,7 +123,8 @@ def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ## What it catches
     ``containers``, ``initContainers`` and ``ephemeralContainers`` names: required, lower-case letters,
     digits and ``-`` (at most 63), unique across the three lists (``validateContainers``,
-    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``).
+    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``). A name a tool fills
+    before applying (``${APP_NAME}``, ``{{ .Values.name }}``) is passed over, as in ``metadata``.
 
     ## Why is this bad?
     The API server refuses the pod: ``spec.containers[0].name: Invalid value: "Nccl_Test": a lowercase
