@@ -45,3 +45,16 @@ def test_a_container_name_left_for_envsubst_or_helm_is_not_judged_as_in_metadata
     (tmp_path / "pod.yaml").write_text(pod.replace("worker-${RANK}", "Worker_1").replace("{{ .Values.sidecar }}",
                                                                                         "${APP_NAME}"))
     assert [f[1] for f in _codes(tmp_path / "pod.yaml") if f[2] == "error"] == ["K8S032", "K8S032"]
+
+
+def test_a_kubernetes_version_newer_than_the_schemas_held_is_said_on_stderr(tmp_path: Path) -> None:
+    from hpcconf.knowledge.k8s_openapi import schema_versions
+
+    newest = schema_versions()[-1]
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                                       "  containers: [{name: c, image: 'busybox:1.36'}]\n")
+    result = CliRunner().invoke(app, ["lint", "--kubernetes-version", "1.99", str(tmp_path / "pod.yaml")])
+    assert result.exit_code == 0
+    assert f"Kubernetes 1.99 is newer than the newest schemas hpcconf holds ({newest})" in result.stderr
+    result = CliRunner().invoke(app, ["lint", "--kubernetes-version", newest, str(tmp_path / "pod.yaml")])
+    assert result.exit_code == 0 and "newer than" not in result.stderr
