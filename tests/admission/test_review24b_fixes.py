@@ -58,3 +58,20 @@ def test_a_kubernetes_version_newer_than_the_schemas_held_is_said_on_stderr(tmp_
     assert f"Kubernetes 1.99 is newer than the newest schemas hpcconf holds ({newest})" in result.stderr
     result = CliRunner().invoke(app, ["lint", "--kubernetes-version", newest, str(tmp_path / "pod.yaml")])
     assert result.exit_code == 0 and "newer than" not in result.stderr
+
+
+JOBSET = ("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: d}\nspec:\n  replicatedJobs:\n"
+          "    - name: initializer\n      template:\n        spec:\n          template:\n            spec:\n"
+          "              restartPolicy: Never\n              containers: [{name: i, image: 'busybox:1.36'}]\n"
+          "    - name: launcher\n      dependsOn: [{name: initializer, status: STATUS}]\n      template:\n"
+          "        spec:\n          template:\n            spec:\n              restartPolicy: Never\n"
+          "              containers: [{name: l, image: 'busybox:1.36'}]\n")
+
+
+def test_an_object_every_crd_version_refuses_each_for_its_own_reason_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "js.yaml").write_text(JOBSET.replace("STATUS", "Done"))
+    found = [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"]
+    assert found == [("js.yaml", "K8S041", "error")] * 2, found  # v0.12.0's enum and v0.5.2's unknown field
+    # v0.12.0 accepts it and only v0.5.2 lacks dependsOn: which CRD is installed is cluster state, so no error
+    (tmp_path / "js.yaml").write_text(JOBSET.replace("STATUS", "Complete"))
+    assert [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"] == []
