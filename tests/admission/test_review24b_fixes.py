@@ -33,7 +33,7 @@ def test_files_a_kustomization_beside_them_merges_as_patches_are_not_judged_for_
         k8s040 = [f for f in found if f[1] == "K8S040"]
         assert k8s040 == [("job.yaml", "K8S040", "error")], found
     (tmp_path / "kustomization.yaml").write_text("resources: [job.yaml]\n")
-    assert ("job-patch.yaml", "K8S040", "error") in _codes(tmp_path / "job-patch.yaml")
+    assert ("job-patch.yaml", "K8S040", "info") in _codes(tmp_path / "job-patch.yaml")  # no longer listed
 
 
 def test_a_container_name_left_for_envsubst_or_helm_is_not_judged_as_in_metadata(tmp_path: Path) -> None:
@@ -75,3 +75,12 @@ def test_an_object_every_crd_version_refuses_each_for_its_own_reason_is_an_error
     # v0.12.0 accepts it and only v0.5.2 lacks dependsOn: which CRD is installed is cluster state, so no error
     (tmp_path / "js.yaml").write_text(JOBSET.replace("STATUS", "Complete"))
     assert [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"] == []
+
+
+def test_a_file_named_as_a_patch_with_no_kustomization_beside_it_gets_info_for_a_missing_field(tmp_path: Path) -> None:
+    (tmp_path / "job-patch.yaml").write_text(JOB_PATCH)
+    (tmp_path / "manager_config_patch.yaml").write_text(DEPLOYMENT_PATCH)
+    (tmp_path / "job.yaml").write_text(JOB_PATCH)
+    found = [f for f in _codes(tmp_path) if f[1] == "K8S040"]
+    assert sorted(found) == [("job-patch.yaml", "K8S040", "info"), ("job.yaml", "K8S040", "error"),
+                             ("manager_config_patch.yaml", "K8S040", "info")], found

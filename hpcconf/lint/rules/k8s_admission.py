@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -708,6 +709,9 @@ def _kustomize_patches(directory: str) -> frozenset[str]:
     return frozenset(found)
 
 
+PATCH_NAME = re.compile(r"(?:^|[-_.])patch(?:es)?(?:$|[-_.])", re.IGNORECASE)  # job-patch, manager_config_patch
+
+
 def is_kustomize_patch(source_path: str) -> bool:
     """Whether a kustomization beside the file merges it as a patch: a partial object by design, which the API
     server never sees alone (kustomize's ``patches`` field, https://kubectl.docs.kubernetes.io/references/kustomize/
@@ -729,7 +733,8 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     the template's labels (``ValidateJobSpec`` in ``pkg/apis/batch/validation``;
     ``ValidatePodTemplateSpecForReplicaSet``, ``ValidateDaemonSetSpec`` and the StatefulSet equivalent in
     ``pkg/apis/apps/validation``, kubernetes 1.34). A file that a kustomization beside it merges as a patch
-    (``patches``, ``patchesStrategicMerge``) is partial by design: a missing field is not reported there.
+    (``patches``, ``patchesStrategicMerge``) is partial by design: a missing field is not reported there; in a
+    file named as a patch (``job-patch.yaml``) that no kustomization beside it lists, it is info.
 
     ## Why is this bad?
     The API server refuses the object: ``spec.template.spec.restartPolicy: Required value: valid values:
@@ -757,6 +762,15 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
             patch = is_kustomize_patch(doc.source_path) if patch is None else patch
             if patch:
                 continue  # a patch is merged into the resource it targets, which holds the field
+            if PATCH_NAME.search(Path(doc.source_path or doc.path).stem):
+                # Named as a patch, but no kustomization beside it says so (copied alone, or listed from elsewhere)
+                yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')} "
+                                        "if it is applied alone, and nothing if a kustomization merges this file "
+                                        "as a patch (its name says it is one; none beside it lists it)",
+                                  severity=Severity.INFO,
+                                  hint="list it under a kustomization's patches:, or add the field if it is applied "
+                                       "alone")
+                continue
         yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')}",
                           hint="a Job's pods: restartPolicy Never or OnFailure; apps/v1: a selector the template's "
                                "labels match")
