@@ -62,6 +62,9 @@ class Rule:
     # A config-file rule whose judgement also applies to the spec (AzHOP settings exist in both):
     # ``spec_check(loaded, catalog)`` maps the spec onto the same judgement, under the same code.
     spec_check: Callable[..., Any] | None = None
+    # Its errors are refusals at admission (the API server, a CRD's schema, a webhook) or a file that cannot be
+    # read as objects at all: the object is never stored, so ``lint --defaulted`` prints the errors, not it.
+    admission: bool = False
 
     @property
     def summary(self) -> str:
@@ -114,12 +117,13 @@ def plain_literals(text: str) -> str:
 
 def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
          scope: Scope = "document", since: str = FIRST_RELEASE,
-         formerly: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+         formerly: Iterable[str] = (), admission: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as lint rule ``code``; its docstring is the rule page."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         _register(Rule(code=code, name=name, severity=severity, kinds=tuple(kinds), scope=scope, check=func,
-                       doc=inspect.cleandoc(func.__doc__ or ""), since=since, formerly=tuple(formerly)))
+                       doc=inspect.cleandoc(func.__doc__ or ""), since=since, formerly=tuple(formerly),
+                       admission=admission))
         return func
 
     return decorate
@@ -162,10 +166,10 @@ def _check_adapter(target: Rule, name: str, severity: Severity) -> None:
 
 
 def engine_rule(*, code: str, name: str, severity: Severity, doc: str, since: str = FIRST_RELEASE,
-                formerly: Iterable[str] = ()) -> Rule:
+                formerly: Iterable[str] = (), admission: bool = False) -> Rule:
     """Register a finding the loader or the lint engine emits itself (parse errors, suppression problems)."""
     new = Rule(code=code, name=name, severity=severity, kinds=(), scope="engine", check=None,
-               doc=inspect.cleandoc(doc), since=since, formerly=tuple(formerly))
+               doc=inspect.cleandoc(doc), since=since, formerly=tuple(formerly), admission=admission)
     _register(new)
     return new
 

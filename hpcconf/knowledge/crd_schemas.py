@@ -86,6 +86,13 @@ def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) 
             yield from problems(item, schema["items"], path + (index,))
 
 
+def problems_by_version(data: dict[str, Any]) -> dict[str, list[CrdProblem]]:
+    """What each CRD version hpcconf holds for this apiVersion/kind refuses in the object, by source (oldest
+    first); empty when hpcconf holds no CRD for it."""
+    return {source: list(problems(data, schema))
+            for source, schema in crd_sources(str(data.get("apiVersion")), str(data.get("kind"))).items()}
+
+
 def refused_by_every_version(data: dict[str, Any]) -> tuple[list[CrdProblem], list[str]]:
     """The problems every CRD version hpcconf holds for this apiVersion/kind agrees on (the version
     installed is cluster state), and the sources judged."""

@@ -237,14 +237,3 @@ def knows(obj: dict[str, Any]) -> bool:
     """Whether :func:`defaulted` has anything for this kind."""
     api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
     return (api_version, kind) in BUILT_IN or bool(_crd_table(api_version, kind, None))
-
-
-# Rules whose errors are refusals by the API server or Volcano's webhook (docs/admission.md): with any of
-# them the object is not stored, so there is nothing to default.
-ADMISSION_RULES = frozenset({"K8S001", "K8S004", "VOL001", "VOL002", "VOL008", "VOL009",
-                             "HPC000", "HPC001", "HPC092", "HPC093", "HPC094"}  # unreadable or not YAML
-                            | {f"K8S0{n}" for n in range(30, 41)} | {f"VOL0{n}" for n in range(20, 30)})
-
-
-def refused_at_admission(code: str) -> bool:
-    return code in ADMISSION_RULES

@@ -171,7 +171,9 @@ def container_name_problems(spec: dict[str, Any]) -> Iterator[Problem]:
         if not name:
             yield path, "Required value"
             continue
-        problem = dns_label_problem(str(name))
+        # A name a tool fills before applying (``${APP_NAME}``) is judged when filled, as in metadata; the same
+        # text twice is still the same name twice.
+        problem = None if holds_placeholder(name) else dns_label_problem(str(name))
         if problem:
             yield path, f'Invalid value: "{name}": {problem}'
         elif str(name) in seen:
@@ -274,7 +276,7 @@ def volume_problems(spec: dict[str, Any], claim_templates: tuple[str, ...] = ())
         if not name:
             yield ("volumes", index, "name"), "Required value"
             continue
-        problem = dns_label_problem(str(name))
+        problem = None if holds_placeholder(name) else dns_label_problem(str(name))
         if problem:
             yield ("volumes", index, "name"), f'Invalid value: "{name}": {problem}'
         elif str(name) in volumes:

@@ -90,7 +90,8 @@ def _note_redirects(config: LintConfig) -> None:
             typer.echo(f"hpcconf: {note}", err=True)
 
 
-def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, where: str = "") -> None:
+def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, where: str = "",
+                           kubernetes_version: str | None = None) -> None:
     """A version outside hpcconf's tables is judged by the nearest one it knows: say so, once, on stderr."""
     from ..knowledge import charts as chart_table
     from ..knowledge.nccl_env import NcclVersion, known_versions
@@ -113,6 +114,13 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
             typer.echo(f"hpcconf: warning: {where}NCCL {nccl_version} is outside the releases hpcconf knows "
                        f"({versions[0]} to {versions[-1]}); variables are judged as in the nearest known release",
                        err=True)
+    if kubernetes_version:
+        from ..knowledge.k8s_openapi import schema_version
+
+        held = schema_version(kubernetes_version)  # below the oldest was refused already (--kubernetes-version)
+        if version_key(kubernetes_version)[:2] > version_key(held)[:2]:
+            typer.echo(f"hpcconf: warning: {where}Kubernetes {kubernetes_version} is newer than the newest schemas "
+                       f"hpcconf holds ({held}): manifests are judged as for {held}", err=True)
 
 
 def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_version: Optional[str],
@@ -151,9 +159,9 @@ def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_
         ctx.charts = dict(parse_chart_option(c) for c in chart or [])
         if kubernetes_version:
             ctx.kubernetes_version = checked_kubernetes_version(kubernetes_version, "--kubernetes-version")
-        _warn_unknown_versions(ctx.charts, nccl_version)
+        _warn_unknown_versions(ctx.charts, nccl_version, kubernetes_version=ctx.kubernetes_version)
         for table in config.path_contexts:
-            _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ")
+            _warn_unknown_versions(table.charts, table.nccl_version, f"{table.where}: ", table.kubernetes_version)
         if sku:
             ctx.sku = lookup_sku(sku, config.sku_dirs)
         if provider:
@@ -210,12 +218,14 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     errors instead of any object (exit 1)."""
     import dataclasses
 
-    from ..knowledge.k8s_defaults import defaulted, knows, refused_at_admission
+    from ..knowledge.k8s_defaults import defaulted, knows
+    from ..rules_registry import REGISTRY
     from ..yamlio import dump_yaml
     from ..yamlpos import load_documents
     from .formats import render
 
-    errors = [f for f in result.findings if f.severity == Severity.ERROR and refused_at_admission(f.code)]
+    errors = [f for f in result.findings if f.severity == Severity.ERROR and f.code in REGISTRY
+              and REGISTRY[f.code].admission]
     if errors:  # only what the API server or a webhook refuses stops the object (not, say, a secret finding)
         typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
         typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)

@@ -28,7 +28,7 @@ RULE_CRASHED = engine_rule(code="HPC090", name="rule-crashed", severity=Severity
     Report the message with the input file. Meanwhile ``--ignore CODE`` skips the rule that crashed.
     """)
 
-YAML_SYNTAX = engine_rule(code="HPC001", name="yaml-syntax", severity=Severity.ERROR, doc="""
+YAML_SYNTAX = engine_rule(code="HPC001", name="yaml-syntax", severity=Severity.ERROR, admission=True, doc="""
     The YAML file does not parse.
 
     ## What it catches

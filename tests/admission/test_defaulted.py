@@ -120,3 +120,32 @@ def test_a_file_that_is_not_yaml_prints_its_located_error_and_no_object(tmp_path
     result = CliRunner().invoke(app, ["lint", "--defaulted", str(manifest)])
     assert result.exit_code == 1 and "HPC001" in result.output and "Traceback" not in result.output
     assert "apiVersion" not in result.stdout
+
+
+def _admission_rules() -> list[str]:
+    from hpcconf.lint.rule_loading import load_rules
+
+    return [code for code, r in load_rules().items() if r.admission]
+
+
+def test_every_rule_of_the_admission_modules_is_marked_as_refused_at_admission() -> None:
+    """A new rule in a module of admission checks cannot be left out of what stops ``--defaulted``."""
+    from hpcconf.lint.rule_loading import load_rules
+
+    for code, r in load_rules().items():
+        module = r.check.__module__ if r.check else ""
+        if module.rsplit(".", 1)[-1] in ("k8s_admission", "volcano_admission") and r.severity.value == "error":
+            assert r.admission, f"{code} judges admission but is not marked admission=True"
+
+
+@pytest.mark.parametrize("code", _admission_rules())
+def test_each_admission_rules_bad_fixture_prints_errors_and_no_object(code: str) -> None:
+    fixtures = sorted((ROOT / "tests" / "rules" / code).glob("bad*.yaml"))
+    if not fixtures:
+        pytest.skip(f"{code} has no YAML bad fixture")
+    for fixture in fixtures:
+        result = CliRunner().invoke(app, ["lint", "--defaulted", str(fixture)])
+        if f"error[{code}]" not in result.output:
+            continue  # the fixture needs context it does not carry alone (another file of its set)
+        assert result.exit_code == 1, (fixture.name, result.output)
+        assert "nothing to default" in result.output and "apiVersion" not in result.stdout, fixture.name

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...diagnostics import Severity
 from ...rules_registry import engine_rule
 
-engine_rule(code="HPC092", name="special-file", severity=Severity.ERROR, doc="""
+engine_rule(code="HPC092", name="special-file", severity=Severity.ERROR, admission=True, doc="""
     A fifo, socket or device was found where a file was expected; it is refused, never opened.
 
     ## What it catches
@@ -30,7 +30,7 @@ engine_rule(code="HPC092", name="special-file", severity=Severity.ERROR, doc="""
     Remove it, or list it in ``[tool.hpcconf] exclude``.
     """)
 
-engine_rule(code="HPC093", name="link-outside-tree", severity=Severity.ERROR, doc="""
+engine_rule(code="HPC093", name="link-outside-tree", severity=Severity.ERROR, admission=True, doc="""
     A symbolic link leads outside the tree being read, or into ``/proc``, ``/sys`` or ``/dev``; it is not followed.
 
     ## What it catches
@@ -53,7 +53,7 @@ engine_rule(code="HPC093", name="link-outside-tree", severity=Severity.ERROR, do
     Commit the file itself instead of a link, or point the link at a file inside the repository.
     """)
 
-engine_rule(code="HPC094", name="file-too-large", severity=Severity.ERROR, doc="""
+engine_rule(code="HPC094", name="file-too-large", severity=Severity.ERROR, admission=True, doc="""
     A file is larger than hpcconf reads for its kind; it is refused unread.
 
     ## What it catches

@@ -35,7 +35,7 @@ from ..document import Document
 
 # --------------------------------------------------------------------------- rules
 
-@rule(code="K8S001", name="extended-resource-without-limit", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S001", name="extended-resource-without-limit", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def extended_resource_without_limit(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An extended resource (GPU, IB VF) is requested without an equal limit.
 
@@ -267,7 +267,7 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                   severity=Severity.INFO)
 
 
-@rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR,
+@rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR, admission=True,
       kinds=(Kind.HOST_DEVICE_NETWORK,))
 def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A HostDeviceNetwork's ``spec.ipam`` is not a usable IPAM JSON object.

@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, Iterator
+
+from ruamel.yaml import YAML
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.crd_schemas import CrdProblem, cel_rules_failed, crd_sources, refused_by_every_version
+from ...knowledge.crd_schemas import (
+    CrdProblem,
+    cel_rules_failed,
+    crd_sources,
+    problems_by_version,
+    refused_by_every_version,
+)
 from ...knowledge.k8s_openapi import (
     BUILT_IN_GROUPS,
     CRDS_WITH_POD_TEMPLATE_SCHEMA,
@@ -79,7 +89,7 @@ def _pod_findings(doc: Document, ctx: LintContext, check: Callable[..., Iterator
             yield doc.at_path(full, f"{_dotted(full)}: {message}; {_refused_by(doc)}", hint=hint)
 
 
-@rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S031", name="pod-level-resources-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Pod-level ``resources`` the API server refuses.
 
@@ -113,14 +123,15 @@ def pod_level_resources_invalid(doc: Document, ctx: LintContext) -> Iterator[Dia
                              "keep pod-level requests between the containers' sum and the pod's limit", with_version=True)
 
 
-@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S032", name="container-name-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A container with no name, a name that is not a DNS-1123 label, or a name another container has.
 
     ## What it catches
     ``containers``, ``initContainers`` and ``ephemeralContainers`` names: required, lower-case letters,
     digits and ``-`` (at most 63), unique across the three lists (``validateContainers``,
-    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``).
+    ``validateInitContainers`` in kubernetes ``pkg/apis/core/validation/validation.go``). A name a tool fills
+    before applying (``${APP_NAME}``, ``{{ .Values.name }}``) is passed over, as in ``metadata``.
 
     ## Why is this bad?
     The API server refuses the pod: ``spec.containers[0].name: Invalid value: "Nccl_Test": a lowercase
@@ -139,7 +150,7 @@ def container_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                                                                 "container")
 
 
-@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S033", name="container-port-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def container_port_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A container port the API server refuses.
 
@@ -190,7 +201,7 @@ def _claim_templates(doc: Document) -> tuple[str, ...]:
     return tuple(str(as_dict(t.get("metadata")).get("name")) for t in templates or [] if isinstance(t, dict))
 
 
-@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S034", name="volume-mount-unresolved", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A volume mount that names no volume of the pod, or volumes and mounts the API server refuses.
 
@@ -225,7 +236,7 @@ def volume_mount_unresolved(doc: Document, ctx: LintContext) -> Iterator[Diagnos
                               hint="name each mount after a volume of the pod (or a StatefulSet's volumeClaimTemplates)")
 
 
-@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S035", name="env-var-name-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An environment variable name the API server of the cluster's version refuses.
 
@@ -252,7 +263,7 @@ def env_var_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
                              "write the name alone and the value in value:", with_version=True)
 
 
-@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S036", name="resource-quantity-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A resource request or limit that is no Kubernetes quantity, negative, a fraction of a countable device, or a
     request its limit does not cover.
@@ -296,7 +307,7 @@ def resource_quantity_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagn
                                           hint="fill it in before applying, or render the template first")
 
 
-@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S037", name="metadata-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def metadata_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An object name, namespace, label or annotation the API server refuses.
 
@@ -342,7 +353,7 @@ def _label_hint(path: tuple[Any, ...]) -> str:
 OBJECT_META_FIELDS = ("labels", "annotations", "name", "namespace", "generateName", "finalizers", "ownerReferences")
 
 
-@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, kinds=POD_KINDS)
+@rule(code="K8S030", name="k8s-schema-invalid", severity=Severity.ERROR, admission=True, kinds=POD_KINDS)
 def k8s_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Kubernetes object, or a pod template inside a custom resource, that the API server's schema refuses.
 
@@ -445,7 +456,7 @@ def _unknown_field_hint(problem: SchemaProblem) -> str:
     return "check the spelling and the level (`kubectl explain <kind>.<path>`)"
 
 
-@rule(code="K8S041", name="crd-schema-invalid", severity=Severity.ERROR,
+@rule(code="K8S041", name="crd-schema-invalid", severity=Severity.ERROR, admission=True,
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A custom resource that its own CRD's schema refuses (MPIJob, NicClusterPolicy, HostDeviceNetwork, IPPool,
@@ -461,7 +472,8 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     replicated job too), against the CRD's structural schema (``data/crd_schemas.json``, generated by
     ``tools/gen_crd_schemas.py`` from the upstream CRDs at those tags): unknown fields, wrong types,
     values off an enum, missing required fields. The CRD version installed is cluster state, so a
-    finding is made only when every version hpcconf holds agrees.
+    finding is made only when every version hpcconf holds refuses the object: for the same problem, or each
+    for its own (``dependsOn`` that v0.5.2 lacks, with a status off v0.12.0's enum).
 
     ## Why is this bad?
     The API server refuses a wrong type, enum or missing required field. An unknown field is refused by
@@ -503,9 +515,42 @@ def crd_schema_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             message = f"{where}: {problem.message} ({kind}, CRD {judged}); the API server refuses it"
             hint = f"see `kubectl explain {kind.lower()}.{where}` for the field"
         yield doc.at_path(problem.path, message, hint=hint)
+    if not found:
+        yield from _refused_by_each_version_differently(doc, data, kind)
 
 
-@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, since="0.3.0",
+def _refused_by_each_version_differently(doc: Document, data: dict[str, Any], kind: str) -> Iterator[Diagnostic]:
+    """Every CRD version held refuses the object, each for a reason of its own (an enum one version has, a field
+    another lacks): whichever is installed refuses it, so each problem is an error naming the versions it holds
+    for."""
+    # A required field a mutating webhook fills before validation (JobSet's names its failurePolicy rules) does
+    # not count here: jobset v0.12.0's own examples leave it out.
+    by_version = {source: [p for p in found if not p.check.startswith("required:")]
+                  for source, found in problems_by_version(data).items()}
+    if len(by_version) < 2 or not all(by_version.values()):
+        return
+    seen: set[tuple[tuple[Any, ...], str]] = set()
+    for source, found in reversed(list(by_version.items())):  # the newest CRD's problems first
+        for problem in found:
+            if (problem.path, problem.check) in seen:
+                continue
+            seen.add((problem.path, problem.check))
+            holding = tuple(s for s, other in by_version.items()
+                            if any(q.path == problem.path and q.check == problem.check for q in other))
+            others = tuple(s for s in by_version if s not in holding)
+            where = _dotted(problem.path[:-1] if problem.unknown_field else problem.path)
+            what = f"unknown field '{problem.unknown_field}' in {where}" if problem.unknown_field else \
+                f"{where}: {problem.message}"
+            refused = "refused by kubectl apply's strict field validation (its default since 1.27)" \
+                if problem.unknown_field else "the API server refuses it"
+            message = (f"{what} ({kind}, CRD {_tags(holding)}); {refused}; {_tags(others)} refuses the object for "
+                       "another reason, so no CRD version hpcconf holds accepts it")
+            hint = _crd_field_hint(problem, crd_sources(str(data.get("apiVersion")), kind)[source]) \
+                if problem.unknown_field else f"see `kubectl explain {kind.lower()}.{where}` for the field"
+            yield doc.at_path(problem.path, message, hint=hint)
+
+
+@rule(code="K8S042", name="crd-validation-rule-failed", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST, Kind.VOLCANO_JOB, Kind.NIC_CLUSTER_POLICY, Kind.HOST_DEVICE_NETWORK))
 def crd_validation_rule_failed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A custom resource that a CEL rule of its own CRD (``x-kubernetes-validations``) refuses on create.
@@ -592,7 +637,7 @@ def _crd_field_hint(problem: CrdProblem, schema: dict[str, Any]) -> str:
     return f"did you mean '{close[0]}'?" if close else "check the spelling and the level (`kubectl explain`)"
 
 
-@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+@rule(code="K8S039", name="api-version-removed", severity=Severity.ERROR, admission=True, kinds=(Kind.K8S_MANIFEST,))
 def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A built-in kind under an ``apiVersion`` Kubernetes does not (or no longer) serve.
 
@@ -634,7 +679,50 @@ def api_version_removed(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                            f"\"{found.api_version}\")", hint=f"use {found.use}")
 
 
-@rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, kinds=(Kind.K8S_MANIFEST,))
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def _kustomize_patches(directory: str) -> frozenset[str]:
+    """The files a kustomization in ``directory`` merges as patches (``patches[].path``,
+    ``patchesStrategicMerge[]``, ``patchesJson6902[].path``), as resolved paths."""
+    from ...yamlpos import MAX_YAML_BYTES
+
+    found: set[str] = set()
+    for name in KUSTOMIZATION_FILES:
+        file = Path(directory) / name
+        try:
+            if not file.is_file() or file.stat().st_size > MAX_YAML_BYTES:
+                continue
+            data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001  (an unreadable kustomization names no patch; lint reports it itself)
+            continue
+        if not isinstance(data, dict):
+            continue
+        entries: list[Any] = []
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge"):
+            value = data.get(key)
+            entries += value if isinstance(value, list) else []
+        for entry in entries:
+            path = entry.get("path") if isinstance(entry, dict) else entry
+            if isinstance(path, str) and "\n" not in path:  # an inline patch (a YAML string) is not a file
+                found.add(str((Path(directory) / path).resolve()))
+    return frozenset(found)
+
+
+PATCH_NAME = re.compile(r"(?:^|[-_.])patch(?:es)?(?:$|[-_.])", re.IGNORECASE)  # job-patch, manager_config_patch
+
+
+def is_kustomize_patch(source_path: str) -> bool:
+    """Whether a kustomization beside the file merges it as a patch: a partial object by design, which the API
+    server never sees alone (kustomize's ``patches`` field, https://kubectl.docs.kubernetes.io/references/kustomize/
+    kustomization/patches/)."""
+    if not source_path:
+        return False
+    file = Path(source_path)
+    return str(file.resolve()) in _kustomize_patches(str(file.parent.resolve()))
+
+
+@rule(code="K8S040", name="workload-spec-invalid", severity=Severity.ERROR, admission=True, kinds=(Kind.K8S_MANIFEST,))
 def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Job, CronJob, Deployment, DaemonSet, StatefulSet or ReplicaSet that the API server refuses as a whole.
 
@@ -644,7 +732,9 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     sets a ``restartPolicy`` other than ``Always``, has no ``spec.selector``, or whose selector does not match
     the template's labels (``ValidateJobSpec`` in ``pkg/apis/batch/validation``;
     ``ValidatePodTemplateSpecForReplicaSet``, ``ValidateDaemonSetSpec`` and the StatefulSet equivalent in
-    ``pkg/apis/apps/validation``, kubernetes 1.34).
+    ``pkg/apis/apps/validation``, kubernetes 1.34). A file that a kustomization beside it merges as a patch
+    (``patches``, ``patchesStrategicMerge``) is partial by design: a missing field is not reported there; in a
+    file named as a patch (``job-patch.yaml``) that no kustomization beside it lists, it is info.
 
     ## Why is this bad?
     The API server refuses the object: ``spec.template.spec.restartPolicy: Required value: valid values:
@@ -666,7 +756,21 @@ def workload_spec_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
     template's ``metadata.labels`` carry.
     """
     data = as_dict(doc.data)
+    patch: bool | None = None  # read the kustomization beside the file only when a field is missing
     for path, message in workload_problems(data):
+        if message.startswith("Required value"):
+            patch = is_kustomize_patch(doc.source_path) if patch is None else patch
+            if patch:
+                continue  # a patch is merged into the resource it targets, which holds the field
+            if PATCH_NAME.search(Path(doc.source_path or doc.path).stem):
+                # Named as a patch, but no kustomization beside it says so (copied alone, or listed from elsewhere)
+                yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')} "
+                                        "if it is applied alone, and nothing if a kustomization merges this file "
+                                        "as a patch (its name says it is one; none beside it lists it)",
+                                  severity=Severity.INFO,
+                                  hint="list it under a kustomization's patches:, or add the field if it is applied "
+                                       "alone")
+                continue
         yield doc.at_path(path, f"{_dotted(path)}: {message}; the API server refuses the {data.get('kind')}",
                           hint="a Job's pods: restartPolicy Never or OnFailure; apps/v1: a selector the template's "
                                "labels match")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...diagnostics import Severity
 from ...rules_registry import engine_rule
 
-engine_rule(code="HPC000", name="unreadable-file", severity=Severity.ERROR, doc="""
+engine_rule(code="HPC000", name="unreadable-file", severity=Severity.ERROR, admission=True, doc="""
     A spec or SKU file cannot be read: it does not exist, is a directory, or is not UTF-8 text.
 
     ## What it catches

@@ -68,7 +68,7 @@ def _runs_mpirun(doc: Document) -> bool:
     return any(True for _ in mpirun_calls(doc))
 
 
-@rule(code="VOL001", name="duplicate-task-name", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL001", name="duplicate-task-name", severity=Severity.ERROR, admission=True, kinds=JOB)
 def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Two tasks of one Volcano job have the same name.
 
@@ -108,7 +108,7 @@ def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
             seen[name] = index
 
 
-@rule(code="VOL002", name="min-available-exceeds-replicas", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL002", name="min-available-exceeds-replicas", severity=Severity.ERROR, admission=True, kinds=JOB)
 def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``minAvailable`` asks for more pods than the job (or task) has.
 
@@ -444,7 +444,7 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                               hint=f"write `{name}: []`")
 
 
-@rule(code="VOL008", name="job-or-task-name-invalid", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL008", name="job-or-task-name-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
 def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Job, task or pod names that Volcano or Kubernetes cannot use.
 
@@ -489,7 +489,7 @@ def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
                               hint="shorten the job or task name")
 
 
-@rule(code="VOL009", name="invalid-lifecycle-policy", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL009", name="invalid-lifecycle-policy", severity=Severity.ERROR, admission=True, kinds=JOB)
 def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job or task policy that Volcano's admission rejects.
 

@@ -52,7 +52,7 @@ def _report(doc: Document, ctx: LintContext, check: str, hint: str) -> Iterator[
         yield doc.at_path(found.path, f"Volcano's webhook refuses the {what}: {found.message}", hint=hint)
 
 
-@rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, admission=True, kinds=JOB)
 def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano job with no tasks.
 
@@ -75,7 +75,7 @@ def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     yield from _report(doc, ctx, "no-tasks", "add spec.tasks")
 
 
-@rule(code="VOL021", name="mpi-master-task-missing", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL021", name="mpi-master-task-missing", severity=Severity.ERROR, admission=True, kinds=JOB)
 def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The ``mpi`` plugin's master task is not a task of the job.
 
@@ -99,7 +99,7 @@ def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnos
     yield from _report(doc, ctx, "mpi-master", "name the launcher task in --master=<task>")
 
 
-@rule(code="VOL022", name="unknown-job-plugin", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL022", name="unknown-job-plugin", severity=Severity.ERROR, admission=True, kinds=JOB)
 def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job plugin the Volcano version does not have.
 
@@ -122,7 +122,7 @@ def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     yield from _report(doc, ctx, "plugin", "use one of the plugins the Volcano version registers")
 
 
-@rule(code="VOL023", name="job-volume-invalid", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL023", name="job-volume-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
 def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job-level volume the webhook refuses.
 
@@ -147,7 +147,7 @@ def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     yield from _report(doc, ctx, "volume", "give each volume one mountPath and one claim")
 
 
-@rule(code="VOL024", name="task-dependencies-not-dag", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL024", name="task-dependencies-not-dag", severity=Severity.ERROR, admission=True, kinds=JOB)
 def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Task ``dependsOn`` that loops, or names a task the job does not have.
 
@@ -172,7 +172,7 @@ def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagn
     yield from _report(doc, ctx, "dependencies", "make dependsOn a DAG of the job's own task names")
 
 
-@rule(code="VOL025", name="partition-policy-invalid", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL025", name="partition-policy-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
 def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task's ``partitionPolicy`` whose numbers do not add up.
 
@@ -196,7 +196,8 @@ def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
     yield from _report(doc, ctx, "partition-policy", "replicas = totalPartitions x partitionSize")
 
 
-@rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, kinds=JOB + (Kind.K8S_MANIFEST,))
+@rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, admission=True,
+      kinds=JOB + (Kind.K8S_MANIFEST,))
 def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``networkTopology`` with both ``highestTierAllowed`` and ``highestTierName``.
 
@@ -220,7 +221,7 @@ def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[
     yield from _report(doc, ctx, "network-topology", "keep highestTierAllowed or highestTierName")
 
 
-@rule(code="VOL027", name="topology-policy-fractional-cpu", severity=Severity.ERROR, kinds=JOB)
+@rule(code="VOL027", name="topology-policy-fractional-cpu", severity=Severity.ERROR, admission=True, kinds=JOB)
 def topology_policy_fractional_cpu(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task with a NUMA ``topologyPolicy`` whose containers do not ask for whole CPUs.
 
@@ -260,7 +261,7 @@ def _queue_facts(docs: DocumentSet) -> Optional[QueueFacts]:
     return QueueFacts(parents, states) if parents else None
 
 
-@rule(code="VOL028", name="job-queue-refused", severity=Severity.ERROR, kinds=JOB + (Kind.K8S_MANIFEST,),
+@rule(code="VOL028", name="job-queue-refused", severity=Severity.ERROR, admission=True, kinds=JOB + (Kind.K8S_MANIFEST,),
       scope="set")
 @per_deployment
 def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
