@@ -62,7 +62,8 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     """The IB device-plugin resource is named differently in the operator, the network and the job.
 
     ## What it catches
-    Among the files linted together: a HostDeviceNetwork ``resourceName`` or a pod's
+    Among the files linted together: a HostDeviceNetwork ``resourceName``, an SriovNetwork or
+    SriovIBNetwork ``resourceName`` (sriov-network-operator) or a pod's
     ``nvidia.com/<name>`` / ``rdma/<name>`` request that no sriov device-plugin resource
     (network-operator ``sriovDevicePlugin.resources[].name`` up to 24.7, NicClusterPolicy
     ``resourceList[]`` from 24.10) nor RDMA shared device-plugin resource (``rdma/<name>`` from
