@@ -695,7 +695,7 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
+    commands without ``set -e`` or ``bash -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
     (warning, where the script's failure reaches the container's status: the job reruns the test
     instead of failing), and a launcher with ``restartPolicy: Never`` whose
     task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
