@@ -249,6 +249,9 @@ def test_plot_series_are_the_logs_numbers():
     assert len(series) == 2 and series[0].sizes[-1] == 8 << 30 and series[0].busbw[-1] == 225.06
     assert series[1].busbw[-1] == 57.8
     assert {(level.kind, level.gbps) for level in levels} == {("floor", 193.0), ("limit", 300.0), ("line rate", 300.0)}
+    # the legend says where the floor comes from: the NHC threshold is published
+    (floor,) = [level for level in levels if level.kind == "floor"]
+    assert floor.label.startswith("floor 193 GB/s (published, ")
 
 
 def test_plot_writes_svg_or_says_what_is_missing(tmp_path):

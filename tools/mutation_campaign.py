@@ -4,7 +4,8 @@
 
 hpcconf/lint/rules/: a fixed-seed sample (about 200 of the 1,321 mutation points, each module in
 proportion) against tests/rules/ for that module's codes; hpcconf/nccl_report/verdict.py and
-command.py's target/report functions, whole, against the nccl-report tests; the YAML limits
+command.py's target/report functions (target_from_spec, report, run_nccl_report), whole, against the
+nccl-report tests; the YAML limits
 (yamlpos._refuse_oversized, _refuse_deep_nesting, _could_nest_deeply), whole, against
 tests/test_input_limits.py. ONLY=<substring> limits it to matching targets; PRINT_JOBS=1 prints the jobs
 (JSON lines) for tools/mutation_parallel.py instead of running them. ``before`` leaves out
@@ -37,10 +38,12 @@ for name, n in TOTAL.items():
         continue
     sample = max(2, math.ceil(n * 200 / 1321))
     jobs.append((f"hpcconf/lint/rules/{name}.py", ["tests/rules/", "-k", " or ".join(cs)], sample))
-report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py", "tests/test_nccl_verdict_limits.py"]
-                                               if PHASE == "after" else [])
+# test_nccl_log_findings.py pins what nccl-tests' own errors do to the report and its exit status (command.py)
+report_tests = ["tests/test_nccl_report.py"] + (["tests/test_nccl_verdict_boundaries.py", "tests/test_nccl_verdict_limits.py",
+                                                "tests/test_nccl_log_findings.py"] if PHASE == "after" else [])
 jobs.append(("hpcconf/nccl_report/verdict.py", report_tests, None))
-jobs.append(("hpcconf/nccl_report/command.py:target_from_spec,report,nccl_report_command", report_tests, None))
+# run_nccl_report is what nccl_report_command was before the options moved to hpcconf.commands.nccl_report
+jobs.append(("hpcconf/nccl_report/command.py:target_from_spec,report,run_nccl_report", report_tests, None))
 jobs.append(("hpcconf/yamlpos.py:_refuse_oversized,_refuse_deep_nesting,_could_nest_deeply", ["tests/test_input_limits.py"], None))
 only = os.environ.get("ONLY")
 for target, tests, sample in jobs:

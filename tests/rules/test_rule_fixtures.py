@@ -40,7 +40,9 @@ def _fixture(code: str, stem: str) -> Path:
 
 def lint_fixture(code: str, path: Path, options: dict) -> list:
     ctx = fixture_context(options)
-    result = lint_paths([str(path)], ctx, forced_kind=options.get("kind"))
+    # ``paths:`` (a case directory's sub-paths): named together on the command line, `hpcconf lint etc/ jobs/`
+    targets = [str(path / p) for p in options["paths"]] if options.get("paths") else [str(path)]
+    result = lint_paths(targets, ctx, forced_kind=options.get("kind"))
     # A rule that crashes on a fixture reports HPC090 instead of its own code: never a silent pass.
     crashes = [f.message for f in result.findings if f.code == "HPC090"]
     assert not crashes, f"a rule crashed on tests/rules/{code}/{path.name}: {crashes}"

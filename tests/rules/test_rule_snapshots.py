@@ -40,7 +40,8 @@ def _render(code: str, directory: Path, name: str, options: dict) -> list[str]:
     cwd = Path.cwd()
     os.chdir(directory)
     try:
-        result = lint_paths([name], fixture_context(options), forced_kind=options.get("kind"))
+        targets = [f"{name}/{p}" for p in options["paths"]] if options.get("paths") else [name]
+        result = lint_paths(targets, fixture_context(options), forced_kind=options.get("kind"))
     finally:
         os.chdir(cwd)
     findings = sorted((f for f in result.findings if f.code == code), key=Diagnostic.sort_key)

@@ -28,7 +28,8 @@ def schema(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     object is closed), missing required keys, wrong types (``version: "7.9"`` where a number is
     expected), values outside an enum (``slurm_version``, ``homefs_service_level``, AMLFS ``sku``),
     names breaking a pattern or length (infra VM names, queue names) and numbers out of range
-    (ANF 4-100 TB). Legacy keys of older az-hop releases get a hint saying what replaced them.
+    (ANF 4-100 TB). Legacy keys of older az-hop releases get a hint saying what replaced them, and so
+    do ASG names the schema does not list (``network.asg.names``: ``asg-pbs``, ``asg-mysql-client``).
 
     ## Why is this bad?
     ``build.sh`` runs ``validate_config.sh`` before every deploy and stops on the first schema error;

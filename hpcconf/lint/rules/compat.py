@@ -53,7 +53,7 @@ def retired_vm_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     A pool whose ``sku`` is a retired Azure size, e.g. the NCv3 sizes (``Standard_NC24rs_v3``),
-    retired on 2025-09-30.
+    retired on 2025-09-30, in any spelling the catalog takes (``nc24rs_v3``).
 
     ## Why is this bad?
     Azure no longer allocates retired sizes: ``az aks nodepool add``, CycleCloud and az-hop all fail to

@@ -62,7 +62,8 @@ def ib_resource_name_mismatch(docs: DocumentSet, ctx: LintContext) -> Iterator[D
     """The IB device-plugin resource is named differently in the operator, the network and the job.
 
     ## What it catches
-    Among the files linted together: a HostDeviceNetwork ``resourceName`` or a pod's
+    Among the files linted together: a HostDeviceNetwork ``resourceName``, an SriovNetwork or
+    SriovIBNetwork ``resourceName`` (sriov-network-operator) or a pod's
     ``nvidia.com/<name>`` / ``rdma/<name>`` request that no sriov device-plugin resource
     (network-operator ``sriovDevicePlugin.resources[].name`` up to 24.7, NicClusterPolicy
     ``resourceList[]`` from 24.10) nor RDMA shared device-plugin resource (``rdma/<name>`` from
@@ -142,7 +143,8 @@ def network_annotation_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Di
 
     ## What it catches
     A pod that lists N HostDeviceNetwork attachments in ``k8s.v1.cni.cncf.io/networks`` but requests a
-    different number of that network's device-plugin units; and, when HostDeviceNetworks are
+    different number of that network's device-plugin units (so also for SriovNetwork and SriovIBNetwork
+    attachments, whose ``resourceName`` has no prefix); and, when HostDeviceNetworks are
     linted too, entries naming a network that none of them defines.
 
     ## Why is this bad?
@@ -621,8 +623,8 @@ def aks_driver_and_operator_driver(docs: DocumentSet, ctx: LintContext) -> Itera
     """A GPU node pool keeps the AKS-managed driver while gpu-operator is told to install its own.
 
     ## What it catches
-    An ``az aks nodepool add`` / ``az aks create`` of a GPU VM size with no GPU-driver opt-out
-    (``--gpu-driver none``, ``--skip-gpu-driver-install`` or the ``SkipGPUDriverInstall`` tag), linted
+    An ``az aks nodepool add`` / ``az aks create`` of a GPU VM size (named, or a shell variable the script
+    sets) with no GPU-driver opt-out (``--gpu-driver none``, ``--skip-gpu-driver-install`` or the ``SkipGPUDriverInstall`` tag), linted
     together with gpu-operator values whose ``driver.enabled`` is true (the chart's default).
 
     ## Why is this bad?

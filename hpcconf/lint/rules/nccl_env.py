@@ -955,7 +955,7 @@ def plugin_path_not_in_image(doc: Document, ctx: LintContext) -> Iterator[Diagno
     ## What it catches
     ``ENV NCCL_NET_PLUGIN``, ``NCCL_TUNER_PLUGIN``, ``NCCL_PROFILER_PLUGIN`` or ``NCCL_ENV_PLUGIN`` set to
     an absolute path, in an image built from a base that ships no NCCL plugin (an OS image, NVIDIA's
-    ``nvidia/cuda`` images), where no ``COPY``, ``ADD`` or ``RUN`` of the Dockerfile names the file or
+    ``nvidia/cuda`` images; also through named build stages, ``FROM base AS runtime``), where no ``COPY``, ``ADD`` or ``RUN`` of the Dockerfile names the file or
     its directory, and no build installs under a prefix above it (``./configure --prefix=/opt/aws-ofi-nccl``
     puts the plugin in ``/opt/aws-ofi-nccl/lib``; also ``CMAKE_INSTALL_PREFIX=``, ``PREFIX=``). Images built
     on other bases (NGC PyTorch ships HPC-X's plugin) are not judged.

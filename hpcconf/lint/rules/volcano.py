@@ -53,9 +53,15 @@ def _tasks(doc: Document) -> list[tuple[int, dict[str, Any]]]:
     return [(i, t) for i, t in enumerate(_spec(doc).get("tasks") or []) if isinstance(t, dict)]
 
 
-def _replicas(task: dict[str, Any]) -> int:
-    value = quantity(task.get("replicas", 1))
-    return value if value is not None else 1
+def _replicas(task: dict[str, Any]) -> Optional[int]:
+    """The task's pod count (1 when unset); None when it is no number (``${WORKERS}`` of a template, filled in
+    before the file is applied): judgements that need the count are then skipped, not made on a guess."""
+    return quantity(task.get("replicas", 1))
+
+
+def _total_replicas(doc: Document) -> Optional[int]:
+    counts = [_replicas(t) for _, t in _tasks(doc)]
+    return None if None in counts else sum(c for c in counts if c is not None)
 
 
 def volcano_version(ctx: LintContext) -> Optional[str]:
@@ -114,7 +120,8 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
 
     ## What it catches
     ``spec.minAvailable`` greater than the sum of the tasks' ``replicas``, or a task's
-    ``minAvailable`` greater than its ``replicas``.
+    ``minAvailable`` greater than its ``replicas``. A ``replicas`` that is no number (``${WORKERS}`` of a
+    template, filled in before the job is applied) leaves the count unknown: nothing is claimed on it.
 
     ## Why is this bad?
     Volcano's webhook rejects it ("job 'minAvailable' should not be greater than total replicas in
@@ -137,18 +144,18 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
     (1 + 2 = 3 here).
     """
     spec = _spec(doc)
-    total = sum(_replicas(t) for _, t in _tasks(doc))
+    total = _total_replicas(doc)
     job_min = quantity(spec.get("minAvailable"))
-    if job_min is not None and _tasks(doc) and job_min > total:
+    if job_min is not None and total is not None and _tasks(doc) and job_min > total:
         yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} is more than the {total} pods the tasks "
                                                     "create; Volcano rejects the job",
                           hint=f"set minAvailable: {total}")
     for index, task in _tasks(doc):
-        task_min = quantity(task.get("minAvailable"))
-        if task_min is not None and task_min > _replicas(task):
+        task_min, replicas = quantity(task.get("minAvailable")), _replicas(task)
+        if task_min is not None and replicas is not None and task_min > replicas:
             yield doc.at_path(("spec", "tasks", index, "minAvailable"),
-                              f"task '{task.get('name', index)}' minAvailable {task_min} > replicas {_replicas(task)}",
-                              hint=f"set it to at most {_replicas(task)}")
+                              f"task '{task.get('name', index)}' minAvailable {task_min} > replicas {replicas}",
+                              hint=f"set it to at most {replicas}")
 
 
 @rule(code="VOL003", name="mpi-job-partial-gang", severity=Severity.WARNING, kinds=JOB)
@@ -186,8 +193,8 @@ def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     """
     spec = _spec(doc)
     job_min = quantity(spec.get("minAvailable"))
-    total = sum(_replicas(t) for _, t in _tasks(doc))
-    if job_min is None or job_min >= total or not _runs_mpirun(doc) or _launchers_wait_for_workers(doc) \
+    total = _total_replicas(doc)
+    if job_min is None or total is None or job_min >= total or not _runs_mpirun(doc) or _launchers_wait_for_workers(doc) \
             or _launchers_guarded_by_init(doc):
         return
     yield doc.at_path(("spec", "minAvailable"), f"minAvailable {job_min} < {total} replicas: mpirun can start before "
@@ -301,7 +308,8 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     With ``-hostfile /etc/volcano/<worker>.host``: ``-np`` different from the worker task's
     ``replicas`` × its ``nvidia.com/gpu`` per pod, and ``-npernode`` / ``--map-by ppr:N:node``
-    different from the GPUs per pod.
+    different from the GPUs per pod. A worker ``replicas`` that is no number (``${WORKERS}`` of a template)
+    leaves ``-np`` unjudged.
 
     ## Why is this bad?
     One NCCL rank per GPU is the layout nccl-tests' ``-g 1`` expects. Too many ranks oversubscribe
@@ -330,9 +338,9 @@ def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         if not gpus:
             continue
         replicas = _replicas(task)
-        expected = replicas * gpus
+        expected = replicas * gpus if replicas is not None else None
         np = quantity(call.np)
-        if np is not None and np != expected:
+        if np is not None and expected is not None and np != expected:
             # more ranks than GPUs cannot run (Duplicate GPU detected); fewer run with GPUs idle
             yield at_text(doc, path + ("command",), call.tokens["np"],
                           f"mpirun -np {np}, but task '{task.get('name')}' has {replicas} pods x {gpus} GPUs = {expected}",
@@ -482,7 +490,7 @@ def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
             yield doc.at_path(("spec", "tasks", index, "name"), f"task name '{name}' is not a DNS-1123 label",
                               hint="lower-case letters, digits and '-' (no '_')")
             continue
-        pod = f"{job}-{name}-{max(_replicas(task) - 1, 0)}"
+        pod = f"{job}-{name}-{max((_replicas(task) or 1) - 1, 0)}"  # an unknown count: the shortest, index 0
         if job and len(pod) > MAX_NAME:
             yield doc.at_path(("spec", "tasks", index, "name"),
                               f"pod name '{pod}' is {len(pod)} characters; pod names are limited to {MAX_NAME}",
@@ -695,7 +703,7 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     In a task whose ``mpirun`` runs nccl-tests/rccl-tests (``all_reduce_perf`` and the other ``*_perf``
     binaries): a script whose ``mpirun`` failure does not become the container's exit status
     (``mpirun ... | tee log`` without ``set -o pipefail``; an unchecked ``mpirun`` followed by other
-    commands without ``set -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
+    commands without ``set -e`` or ``bash -e``; warning), a launcher pod ``restartPolicy: OnFailure`` or ``Always``
     (warning, where the script's failure reaches the container's status: the job reruns the test
     instead of failing), and a launcher with ``restartPolicy: Never`` whose
     task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
