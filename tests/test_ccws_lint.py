@@ -41,14 +41,14 @@ def test_tab_indented_json_is_read_with_its_positions(tmp_path):
     data["parameters"]["slurmSettings"]["value"]["version"] = "24.05.4-2"
     text = json.dumps(data, indent="\t")
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "24.05.4-2" in ln)
-    assert ("CCWS004", line, "warning") in _codes(tmp_path, "ccw.json", text)
+    assert ("CCWS004", line, "error") in _codes(tmp_path, "ccw.json", text)
 
 
 def test_commented_json_is_read_with_its_positions(tmp_path):
     text = GOOD.read_text().replace('"contentVersion"', '// written by hand\n  /* ccw */ "contentVersion"', 1)
     text = text.replace('"25.11.5",', '"23.11.7-1", // stale')
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "23.11.7-1" in ln)
-    assert ("CCWS004", line, "warning") in _codes(tmp_path, "ccw.json", text)
+    assert ("CCWS004", line, "error") in _codes(tmp_path, "ccw.json", text)
 
 
 def test_project_version_chooses_the_release(tmp_path):

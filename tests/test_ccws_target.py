@@ -15,6 +15,7 @@ import pytest
 from hpcconf.catalog import Catalog
 from hpcconf.diagnostics import HpcconfError
 from hpcconf.init_spec import _refusal, init_context, render_init_spec
+from hpcconf.knowledge import ccws as kb_ccws
 from hpcconf.lint.context import LintContext
 from hpcconf.lint.engine import lint_paths
 from hpcconf.pipeline import compile_spec
@@ -166,7 +167,7 @@ def test_a_missing_required_storage_field_is_refused_at_its_line(generated, tmp_
 
 def test_a_slurm_version_the_tag_does_not_ship_is_refused_at_its_line(generated, tmp_path):
     text = generated.replace('"version": "25.11.5"', '"version": "23.11.7-1"')
-    assert ("CCWS004", _line_of(text, '"version": "23.11.7-1"'), "warning") in _findings(tmp_path, text)
+    assert ("CCWS004", _line_of(text, '"version": "23.11.7-1"'), "error") in _findings(tmp_path, text)
 
 
 def test_a_subnet_that_does_not_fit_is_refused_at_its_line(generated, tmp_path):
@@ -193,3 +194,15 @@ def test_deploy_script_pins_the_release_commit_and_the_az_cli():
     assert f"RELEASE_COMMIT={build.cluster.ccws.commit}" in text and "AZ_CLI_VERSION=2.75.0" in text
     assert 'az deployment sub create --name "$DEPLOYMENT_NAME"' in text and '"@$HERE/parameters.json"' in text
     assert 'adminPassword="$CCWS_ADMIN_PASSWORD"' in text
+
+
+def test_open_ondemand_needs_an_existing_entra_app_where_the_release_registers_none():
+    """From 2025.12.01 ccw.bicep sets registerOODApp = false: asking CCWS to register the app would deploy a portal
+    with an empty client id (review26 B2). Refused at the ood line; an existing app builds."""
+    found = _refused(_spec("  ood: {enabled: true, register_entra_app: true}\n"))
+    assert [code for code, _ in found] == ["HPC005"] and found[0][1] == 8, found
+    ids = "app_id: 00000000-0000-0000-0000-000000000001, app_tenant_id: 00000000-0000-0000-0000-000000000002"
+    build = _build(_spec("  ood: {enabled: true, " + ids + "}\n"))
+    assert '"registerEntraIDApp": false' in _artifact(build, "ccws/parameters.json")
+    # an older release still registers it: not refused by this check (CCWS001 refuses ood there for other reasons)
+    assert kb_ccws.registers_ood_app("2025.09.15") and not kb_ccws.registers_ood_app("2026.07.02")

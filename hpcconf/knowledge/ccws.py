@@ -69,6 +69,18 @@ def releases() -> dict[str, Release]:
     return {tag: found[tag] for tag in sorted(found, key=tag_key)}
 
 
+# From this release on ccw.bicep sets `registerOODApp = false // ood.?registerEntraIDApp ?? false` ("Temporary
+# deprecation of automatic registration of Entra app registration", bicep/ccw.bicep at 2025.12.01 .. 2026.07.02):
+# Open OnDemand then needs an existing Entra ID application, or it gets an empty client id and no one signs in.
+OOD_APP_REGISTRATION_OFF_FROM = "2025.12.01"
+
+
+def registers_ood_app(tag: str | None) -> bool:
+    """Whether the release's ccw.bicep still registers an Entra ID application for Open OnDemand."""
+    chosen = release(tag)
+    return chosen is None or tag_key(chosen.tag) < tag_key(OOD_APP_REGISTRATION_OFF_FROM)
+
+
 def newest() -> Release:
     return list(releases().values())[-1]
 

@@ -197,9 +197,10 @@ class OpenOnDemand(StrictModel):
 
     @model_validator(mode="after")
     def _app(self) -> "OpenOnDemand":
-        if self.enabled and not self.register_entra_app and not (self.app_id and self.app_tenant_id and self.app_managed_identity_id):
-            raise ValueError("Open OnDemand signs users in with Entra ID: set register_entra_app: true or give app_id, "
-                             "app_tenant_id and app_managed_identity_id of an existing application")
+        # ccw.bicep creates the managed identity when appManagedIdentityId is absent (createOODMI), not the app
+        if self.enabled and not self.register_entra_app and not (self.app_id and self.app_tenant_id):
+            raise ValueError("Open OnDemand signs users in with Entra ID: give app_id and app_tenant_id of an existing "
+                             "Entra ID application (app_managed_identity_id is optional: CCWS creates one)")
         return self
 
 
@@ -277,6 +278,17 @@ class CcwsSettings(StrictModel):
     @classmethod
     def _known_release(cls, value: Optional[str]) -> Optional[str]:
         return _release(value)
+
+    @model_validator(mode="after")
+    def _ood_app(self) -> "CcwsSettings":
+        if self.ood.enabled and self.ood.register_entra_app and not kb.registers_ood_app(self.release):
+            chosen = kb.release(self.release)
+            raise ValueError(
+                f"CCWS {chosen.tag if chosen is not None else self.release} does not register an Entra ID "
+                f"application for Open OnDemand (its ccw.bicep turned registration off from {kb.OOD_APP_REGISTRATION_OFF_FROM}): "
+                "ood.register_entra_app would leave the portal with an empty client id; register an application yourself "
+                "and give ood.app_id and ood.app_tenant_id")
+        return self
 
     @field_validator("ssh_public_key")
     @classmethod

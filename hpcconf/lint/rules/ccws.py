@@ -181,7 +181,7 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 # -- CCWS004 -------------------------------------------------------------------------------------------------
 
-@rule(code="CCWS004", name="ccws-slurm-version", severity=Severity.WARNING, kinds=KINDS, since="0.4.0")
+@rule(code="CCWS004", name="ccws-slurm-version", severity=Severity.ERROR, kinds=KINDS, since="0.4.0")
 def slurm_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The cluster's Slurm version is not one the CCWS release ships, or is left to ``mainTemplate.bicep``'s stale default.
 
@@ -199,6 +199,13 @@ def slurm_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     node's OS, and lacks what the release configures for its own (``--segment``, ``switch/nvidia_imex`` need 24.05).
     ``mainTemplate.bicep`` has kept ``version: '23.11.7-1'`` as its default since 2024.08.30 while the portal moved
     on (Azure/cyclecloud-slurm-workspace issue #346).
+
+    ## Severity
+    Error for a version the release does not offer: a user who set one got "a scheduler vm with no slurm installed",
+    and the maintainers answered that "the versions supported are limited to the ones provided in the UI" because of
+    the strict mapping between CycleCloud, the autoscaler and Slurm (Azure/cyclecloud-slurm-workspace issue #141).
+    Warning for a file without ``slurmSettings``: the stale default deploys with a warning in CycleCloud (issue #346),
+    on a Slurm older than the release was tested with.
 
     ## Example
     ```json
@@ -219,7 +226,8 @@ def slurm_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         default = rel.bicep_slurm_version_default
         if default and default not in rel.slurm_versions:
             yield doc.at_path(("parameters",), f"no slurmSettings: {how} deploys mainTemplate.bicep's default Slurm "
-                              f"{default}, which the release does not ship (issue #346)", hint=hint)
+                              f"{default}, which the release does not ship (issue #346)", hint=hint,
+                              severity=Severity.WARNING)
         return
     settings = values.get("slurmSettings")
     version = settings.get("version") if isinstance(settings, dict) else None

@@ -3,8 +3,11 @@
 # Creates or updates CycleCloud Workspace for Slurm 2026.07.02 for cluster ccws-ndv5 in eastus:
 # `az deployment sub create` of the release's bicep/mainTemplate.bicep (as upstream's util/deploy_sandbox_params.py
 # deploys it) with parameters.json beside this script. The deployment is named after the cluster and ARM deploys in
-# incremental mode, so running this again after a reviewed change to the spec updates what changed and leaves the
-# rest alone; it never deletes a resource. Secrets are never in parameters.json: they come from the environment.
+# incremental mode, so running it again is safe and never deletes a resource. It updates the Azure resources
+# (network, storage, VMs) only: the Slurm cluster itself is created once, by install.sh on the CycleCloud VM's first
+# boot (bicep/vm.bicep customData), so a changed GPU size, node count, Slurm version or cluster-init reaches the
+# cluster through CycleCloud (edit the cluster, or `cyclecloud import_cluster --force`), not through a re-run.
+# Secrets are never in parameters.json: they come from the environment.
 # Written for az CLI 2.75.0 (or newer) and git. Run it from anywhere: paths are relative to this script.
 # Subnets bicep/network-new.bicep carves out of 10.0.0.0/22 at 2026.07.02:
 #   cyclecloud  10.0.0.0/29
