@@ -685,15 +685,16 @@ KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 def _kustomize_patches(directory: str) -> frozenset[str]:
     """The files a kustomization in ``directory`` merges as patches (``patches[].path``,
     ``patchesStrategicMerge[]``, ``patchesJson6902[].path``), as resolved paths."""
-    from ...yamlpos import MAX_YAML_BYTES
+    from ...safe_io import read_text
 
     found: set[str] = set()
     for name in KUSTOMIZATION_FILES:
         file = Path(directory) / name
         try:
-            if not file.is_file() or file.stat().st_size > MAX_YAML_BYTES:
+            if not file.exists():
                 continue
-            data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))
+            # the one safe reader: regular files inside the tree only, size-limited (a link to /proc names no patch)
+            data = YAML(typ="safe").load(read_text(file, "linted", tree=directory))
         except Exception:  # noqa: BLE001  (an unreadable kustomization names no patch; lint reports it itself)
             continue
         if not isinstance(data, dict):
