@@ -110,13 +110,11 @@ def efficiencies() -> tuple[Efficiency, ...]:
 
 
 def efficiency(collective: str, scope: str) -> Optional[Efficiency]:
-    """The factor for ``collective`` in ``scope`` (intra, inter, nvlink_domain); a ``*`` scope is intra or inter,
-    never an NVLink domain (MNNVL runs are only bounded where a factor names that scope)."""
+    """The factor for ``collective`` in ``scope`` (intra, inter, nvlink_domain); a ``*`` row covers every scope:
+    outside the shapes it was measured on it gives a reference-only floor."""
     for row in efficiencies():
-        if row.collective in (collective, "*") and (row.scope == scope or (row.scope == "*" and scope != "nvlink_domain")):
+        if row.collective in (collective, "*") and row.scope in (scope, "*"):
             return row
-    if scope == "nvlink_domain":
-        return None
     raise LookupError(f"no derivation row for {collective} ({scope}) in {DATA_FILE.name}")
 
 
@@ -163,16 +161,47 @@ def network(sku: Sku) -> Optional[tuple[float, str]]:
     return ib.count * ib.gbps / 8, f"SKU catalog {sku.name}: {ib.count} x {ib.gbps} Gb/s {ib.rate}"
 
 
+def nvlink_domains(sku: Sku, nodes: int) -> int:
+    """How many NVLink domains ``nodes`` full nodes span; 0 where the SKU's NVLink ends at the node."""
+    domain = int(sku.nvlink.domain_gpus or 0)
+    if domain <= sku.gpu.count:
+        return 0
+    return -(-nodes * sku.gpu.count // domain)
+
+
 def in_nvlink_domain(sku: Sku, nodes: int) -> bool:
     """Nodes whose GPUs share one NVLink domain (GB200/GB300 NVL72): NCCL's MNNVL moves the data over NVLink,
     not the network, so the network does not bound the run."""
-    domain = sku.nvlink.domain_gpus
-    return bool(domain) and nodes * sku.gpu.count <= int(domain or 0) and nodes > 1
+    return nodes > 1 and nvlink_domains(sku, nodes) == 1
+
+
+def across_nvlink_domains(sku: Sku, nodes: int) -> bool:
+    """A run over several NVLink domains (NVL72 racks): inside each the data moves over NVLink (NVLS), between
+    them over the network of every GPU of the domain, so the domain, not the node, is the unit the network joins."""
+    return nvlink_domains(sku, nodes) > 1
+
+
+def published_single_node(sku: Sku, table: FloorTable) -> Optional[Floor]:
+    """The SKU's published single-node all_reduce floor on every GPU: a healthy node's ring moves at least that
+    much busbw, so it bounds the node's own bottleneck from below where its links do not say (NVLink pairs, a
+    hybrid cube mesh, PCIe)."""
+    return table.floor(sku.name, "all_reduce", 1, sku.gpu.count)
 
 
 def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> Optional[tuple[float, str]]:
     """The ring-algorithm ceiling (GB/s busbw) and how it was computed; None when a link is unknown."""
-    link = gpu_link(sku, load_floors(), upper)
+    table = load_floors()
+    link = gpu_link(sku, table, upper)
+    single = published_single_node(sku, table) if link is None and not upper else None
+    if link is None and single is not None and (nodes > 1 or collective in RING_FAMILY):
+        # the links do not say which path the ring takes; Azure's node check says it carries at least this much
+        link = single.gbps, (f"at least the published single-node all_reduce floor, {single.gbps:g} GB/s "
+                             f"({single.citation()}): "
+                             "the GPUs are not all linked, so the ring's path inside the node is bounded by a healthy "
+                             "node's all_reduce, not by a link rate")
+    if link is None and upper and nodes > 1 and network(sku) is not None and nvlink_domains(sku, nodes) == 0:
+        # whatever path the GPUs take inside the node, every ring channel crosses the node's NICs
+        link = float("inf"), "the GPUs' own path (not bounded: PCIe)"
     if link is None:
         return None
     rate, source = link
@@ -184,6 +213,11 @@ def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> 
         return None
     width, net_source = net
     gpus, ranks = sku.gpu.count, nodes * sku.gpu.count
+    if across_nvlink_domains(sku, nodes):
+        # the NVLink domain is the unit the network joins: its width is every GPU's NICs
+        domain = int(sku.nvlink.domain_gpus or 0)
+        width, gpus, nodes = width * domain / sku.gpu.count, domain, nvlink_domains(sku, nodes)
+        net_source = f"{net_source} per {sku.gpu.count} GPUs, {domain} GPUs per NVLink domain"
     if collective in RING_FAMILY:
         crossing, how = width, "the node's network"
     elif collective == "alltoall":
@@ -194,7 +228,8 @@ def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> 
     else:
         return None
     if crossing < rate:
-        return crossing, f"{how}: {net_source}"
+        narrower = f", narrower than the GPUs' path inside the node ({source})" if single is not None else ""
+        return crossing, f"{how}: {net_source}{narrower}"
     return rate, f"one direction of the GPU link ({source}), narrower than {how}"
 
 
@@ -241,9 +276,15 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
                 return Bound(round(min(in_switch, wire), 1), "derived",
                              "limit with NVLS and SHARP (in-network reduction)",
                              f"min(GPU link, network) x 2(n-1)/n: {net[1]}; {link[1]}; SHARP: {sharp}{assumed}")
-            tree = net[0] * nodes / (nodes - 1) * (ranks - 1) / ranks
-            return Bound(round(min(in_switch, tree), 1), "derived", "limit with NVLSTree (node-local reduction first)",
-                         f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n): {net[1]}; {link[1]}{assumed}")
+            width, units, unit = net[0], nodes, "node"
+            if across_nvlink_domains(sku, nodes):
+                # NVLS reduces inside each NVLink domain, the tree joins the domains over all their GPUs' NICs
+                width, units, unit = (net[0] * int(sku.nvlink.domain_gpus or 0) / sku.gpu.count,
+                                      nvlink_domains(sku, nodes), "NVLink domain")
+            tree = width * units / (units - 1) * (ranks - 1) / ranks
+            return Bound(round(min(in_switch, tree), 1), "derived", f"limit with NVLSTree ({unit}-local reduction first)",
+                         f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n, N {unit}s): {net[1]}; "
+                         f"{link[1]}{assumed}")
     return Bound(round(gbps, 1), "derived", "limit (ring)", how)
 
 
@@ -260,10 +301,8 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
         return published_bound(published)
     if ranks is not None and ranks != nodes * sku.gpu.count:
         return None
-    scope = "intra" if nodes == 1 else ("nvlink_domain" if in_nvlink_domain(sku, nodes) else "inter")
+    scope = "intra" if nodes == 1 else ("nvlink_domain" if nvlink_domains(sku, nodes) else "inter")
     factor = efficiency(collective, scope)
-    if factor is None:
-        return None  # MNNVL: no published healthy run of this collective across an NVLink domain
     ring = ring_ceiling(sku, collective, nodes)
     if ring is None:
         return None
@@ -274,7 +313,7 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
     source = f"{ring[1]}; efficiency: {factor.source}"
     if scaled:
         source = f"{source}; at {nodes} nodes: {factor.scaled_source}"
-    single = table.floor(sku.name, "all_reduce", 1, sku.gpu.count)
+    single = published_single_node(sku, table)
     if nodes == 1 and single is not None and gbps > single.gbps:
         # never ask more of a node than the SKU's own published all_reduce threshold does
         gbps, source = single.gbps, f"{source}; capped at the published single-node all_reduce floor ({single.citation()})"
@@ -288,6 +327,24 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
                   f"not {nodes} node(s) x {sku.gpu.count} GPUs ({fabric})")
     return Bound(round(gbps, 1), "derived", f"derived floor: {used:g} x {ring[0]:g} GB/s", source,
                  decisive=decisive)
+
+
+# Why a full-node run has no floor or no limit, the only cases the bounds table leaves empty (tests assert it).
+NO_PEER = "one GPU per node: on one node a collective has no peer to move data to"
+NO_NETWORK = ("no InfiniBand in the catalog: across nodes NCCL falls back to TCP sockets on the front-end NIC, "
+              "whose rate no source gives")
+UNLINKED = ("the GPUs are not all linked (PCIe, NVLink pairs): which path this collective takes inside the node "
+            "depends on which GPUs talk, and no published run of this SKU bounds it")
+NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED)
+
+
+def no_bound_reason(sku: Sku, nodes: int) -> str:
+    """Why a full-node run on ``nodes`` nodes of ``sku`` gets no floor (or no limit): one of ``NO_BOUND_REASONS``."""
+    if nodes == 1 and sku.gpu.count < 2:
+        return NO_PEER
+    if nodes > 1 and network(sku) is None:
+        return NO_NETWORK
+    return UNLINKED
 
 
 def published_bound(row: Floor) -> Bound:

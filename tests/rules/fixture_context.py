@@ -3,7 +3,11 @@ one definition for the fixture test and the rendered-snapshot test, so the two n
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hpcconf.lint.context import LintContext, lookup_sku, parse_chart_option
+
+HERE = Path(__file__).resolve().parent
 
 
 def fixture_context(expect: dict) -> LintContext:
@@ -11,7 +15,8 @@ def fixture_context(expect: dict) -> LintContext:
     if expect.get("nccl_version"):
         ctx.nccl_version = str(expect["nccl_version"])
     if expect.get("sku"):
-        ctx.sku = lookup_sku(str(expect["sku"]))
+        # ``sku_dirs``: SKU files of the fixture itself (a drafted `hpcconf sku import` file), relative to tests/rules
+        ctx.sku = lookup_sku(str(expect["sku"]), [HERE / d for d in expect.get("sku_dirs") or ()])
     if expect.get("openmpi_version"):
         ctx.openmpi_version = str(expect["openmpi_version"])
     if expect.get("provider"):
