@@ -15,14 +15,17 @@ nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/
   InfiniBand switches reduce too (SHARP, NCCL's CollNet: ``in_network_reduction``) each node sends its data once
   each way: ``min(L, W)*2(n-1)/n``;
 - across the nodes of one NVLink domain (MNNVL, NVL72): NVLS spans the domain, ``L*2(n-1)/n``; a ring ``L``;
+  across several domains the domain is the unit the network joins (``W`` x GPUs per domain / ``G``, ``N`` the
+  number of domains): NVLS inside each, NVLSTree between them;
 - alltoall: each rank sends ``(N-1)/N`` of its buffer off the node, so ``min(L, W*N/(G*(N-1))*(n-1)/n)``;
 - sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
 
 A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
 with its source), for full-node runs only. It is decisive (a run below it fails) only on the shapes its factor
 was measured on (``measured_on``: nodes x GPUs per node, on which GPU fabric); elsewhere it is reference only, reported, never
-failing. SKUs whose GPUs are not all linked (PCIe, NVLink pairs) get
-no derived floor within a node: their bottleneck depends on which GPUs talk.
+failing. Where the GPUs are not all linked (PCIe, NVLink pairs, a hybrid cube mesh) the links do not bound the
+ring's path; the SKU's published single-node all_reduce floor does, from below, for the ring-family collectives
+in the node and every collective across nodes; without one such a SKU gets no floor (``no_bound_reason``).
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ def efficiencies() -> tuple[Efficiency, ...]:
                  for r in data.get("derivation", []))
 
 
-def efficiency(collective: str, scope: str) -> Optional[Efficiency]:
+def efficiency(collective: str, scope: str) -> Efficiency:
     """The factor for ``collective`` in ``scope`` (intra, inter, nvlink_domain); a ``*`` row covers every scope:
     outside the shapes it was measured on it gives a reference-only floor."""
     for row in efficiencies():
