@@ -604,3 +604,13 @@ def test_other_collectives_across_an_nvl72_rack_get_a_reference_floor(tmp_path: 
     result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND128isr_GB300_v6",
                                  "--collective", "all_gather"])
     assert result.exit_code == 0 and "below reference" in result.output, result.output
+
+
+def test_a_run_without_a_floor_says_why_for_its_shape() -> None:
+    """The "no floor" verdict named every possible reason at once ("a part of a node, an NVLink domain, or GPUs not
+    all linked"), one of them no longer true: it names the run's own (here 2 of the 8 GPUs of an H200 node)."""
+    logs = _logs()
+    result = runner.invoke(app, ["nccl-report", str(logs / "allreduce-default.txt"), "--sku", "Standard_ND96isr_H200_v5"])
+    assert result.exit_code == 0
+    assert "none derived (a part of the node(s): 2 of 8 GPUs; derived floors hold for full nodes)" in result.output
+    assert "an NVLink domain" not in result.output
