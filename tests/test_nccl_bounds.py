@@ -568,15 +568,16 @@ def test_a_long_plot_title_wraps_and_one_floor_names_every_size_it_was_read_at(t
     assert all(len(line) <= TITLE_WIDTH for line in title.split("\n")) and "verdict: " in title
 
 
-@pytest.mark.parametrize("busbw,code,text", [
-    (793.06, 0, "pass (derived floor): 793.06 >= 594 GB/s at 8G"),
-    (400.0, 1, "below the derived floor: 400 GB/s at 8G, derived floor 594 GB/s"),
+@pytest.mark.parametrize("busbw,text", [
+    (793.06, "pass (derived floor, reference only): 793.06 >= 594 GB/s at 8G"),
+    (200.0, "below reference"),
 ])
-def test_two_nvl72_racks_are_judged_as_one_nvlink_fabric(tmp_path: Path, busbw: float, code: int, text: str) -> None:
+def test_two_nvl72_racks_are_judged_as_one_nvlink_fabric(tmp_path: Path, busbw: float, text: str) -> None:
     """Issue #25: across NVL72 racks the limit was the NVLSTree bound of 36 nodes each joined by its own 4 NICs
     (204 GB/s), under CoreWeave's healthy 2-rack GB200 run (144 GPUs: 793 GB/s at 8G, 820 at 16G; coreweave/nccl-tests
     README.md @cb865533). NVLS reduces inside each rack and every GPU's NIC joins the racks, so the rack is the unit:
-    the limit is the in-switch bound, and the 0.66 rack factor, measured there too, decides."""
+    the limit is the in-switch bound. The rack factor's floor is reference only there: Azure's GB300 inter-rack
+    (IB-only) line is ~200 GB/s, so a run at 200 is reported, never failed."""
     gb200 = Catalog.load().get("Standard_ND128isr_NDR_GB200_v6")
     lim = limit(gb200, "all_reduce", 36)
     assert lim is not None and lim.gbps == 1787.5 and "NVLink domain" in lim.label
@@ -585,7 +586,7 @@ def test_two_nvl72_racks_are_judged_as_one_nvlink_fabric(tmp_path: Path, busbw: 
     log = tmp_path / "all_reduce.log"
     log.write_text(_rack_log(36, 4, "GB200", busbw, top=8 << 30))
     result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND128isr_NDR_GB200_v6"])
-    assert result.exit_code == code, result.output
+    assert result.exit_code == 0, result.output
     assert text in result.output
 
 
