@@ -41,7 +41,7 @@ def table() -> str:
         for nodes in NODES:
             lines.append(f"| {name} | {nodes} | " + " | ".join(_cell(sku, c, nodes) for c in MATRIX) + " |")
     lines.append("")
-    lines += [f"n/a ({letter}): {reason}." for reason, letter in NOTE.items()]
+    lines += [f"- n/a ({letter}): {reason}." for reason, letter in NOTE.items()]
     return "\n".join(lines) + "\n"
 
 
