@@ -363,6 +363,9 @@ class Sku(_Strict):
     nvlink: NvLink
     infiniband: Infiniband | None = None
     ethernet_interface: str = "eth0"
+    # The front-end network (Gb/s, the size's "expected network bandwidth"): what NCCL's socket transport gets
+    # across nodes where there is no InfiniBand. None: unknown.
+    ethernet_gbps: int | None = Field(default=None, ge=1)
     numa: list[NumaNode] = []  # guest NUMA nodes; empty when unknown
     nccl: NcclDefaults = NcclDefaults()
     topology: Topology | None = None  # None: let NCCL auto-detect (no topo file)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from hpcconf.catalog import Catalog
@@ -46,11 +48,12 @@ def _reason_holds(sku, nodes: int, collective: str, reason: str) -> bool:
     if reason == NO_PEER:
         return nodes == 1 and sku.gpu.count < 2
     if reason == NO_NETWORK:
-        return nodes > 1 and sku.infiniband is None
+        return nodes > 1 and sku.infiniband is None and sku.ethernet_gbps is None
     all_linked = sku.nvlink.nvswitch or sku.gpu.vendor == "amd"
     published = load_floors().floor(sku.name, "all_reduce", 1, sku.gpu.count) is not None
     bounded = published and (nodes > 1 or collective in RING_FAMILY)
-    return reason == UNLINKED and not all_linked and not bounded and (nodes == 1 or sku.infiniband is not None)
+    return reason == UNLINKED and not all_linked and not bounded and (
+        nodes == 1 or sku.infiniband is not None or sku.ethernet_gbps is not None)
 
 
 @pytest.mark.parametrize("name", sorted(Catalog.load().names()))
@@ -615,3 +618,41 @@ def test_a_run_without_a_floor_says_why_for_its_shape() -> None:
     assert result.exit_code == 0
     assert "none derived (a part of the node(s): 2 of 8 GPUs; derived floors hold for full nodes)" in result.output
     assert "an NVLink domain" not in result.output
+
+
+def test_without_infiniband_the_front_end_ethernet_is_the_network_and_its_floors_are_reference_only() -> None:
+    """NC sizes have no InfiniBand: NCCL's socket transport runs over the front-end NIC, whose rate Azure publishes
+    per size (the catalog's ethernet_gbps, checked against the upstream SKU table below)."""
+    sku = Catalog.load().get("Standard_NC24ads_A100_v4")
+    lim = limit(sku, "all_reduce", 2)
+    assert lim is not None and lim.gbps == 2.5 and "front-end Ethernet 20 Gb/s" in lim.source
+    f = floor(sku, "all_reduce", 2, 2)
+    assert f is not None and f.derived and not f.decisive and "front-end Ethernet" in f.source and "reference only" in f.source
+    assert floor(sku, "all_reduce", 1, 1) is None and no_bound_reason(sku, 1) == NO_PEER
+
+
+def test_pcie_only_gpus_are_bounded_above_by_their_pcie_link_but_get_no_floor() -> None:
+    sku = Catalog.load().get("Standard_NC24rs_v3")
+    lim = limit(sku, "all_gather", 1)
+    assert lim is not None and lim.gbps == 16 and "PCIe Gen3 32 GB/s" in lim.source
+    assert floor(sku, "all_gather", 1, 4) is None and no_bound_reason(sku, 1) == UNLINKED
+
+
+def test_catalog_ethernet_rates_match_the_upstream_sku_table() -> None:
+    """The NC sizes' front-end rates against ../shared's SKU table ("Ethernet up to N NICs / X Gbps" from Azure's
+    size pages), so a typo in a SKU file fails here."""
+    table = ROOT.parent / "shared" / "upstream" / "skus" / "azure-gpu-skus.yaml"
+    if not table.is_file():
+        pytest.skip(f"{table} is absent (CI checks out ../shared)")
+    skus = YAML(typ="safe").load(table.read_text())["skus"]
+    catalog = Catalog.load()
+    checked = 0
+    for name in catalog.names():
+        row = skus.get(name, {}).get("ib", {})
+        if row.get("value") != "none":
+            continue
+        stated = re.search(r"(\d+) Gbps", str(row.get("note", "")))
+        assert stated, name
+        assert catalog.get(name).ethernet_gbps == int(stated.group(1)), name
+        checked += 1
+    assert checked == 5

@@ -144,8 +144,14 @@ def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple
     """One direction of one GPU's link to the others (GB/s) and its source; None when the GPUs are not
     all linked to each other (PCIe only, NVLink pairs: the bottleneck depends on which GPUs talk), unless
     ``upper``: then the GPU's own NVLink rate still bounds what any collective can move per GPU."""
-    if sku.gpu.count < 2 or not (sku.nvlink.present or sku.gpu.vendor == "amd"):
-        return None  # one GPU has no peer; PCIe-only GPUs: the bottleneck depends on the host's PCIe tree
+    if sku.gpu.count < 2:
+        return None  # one GPU has no peer
+    if not (sku.nvlink.present or sku.gpu.vendor == "amd"):
+        # PCIe-only GPUs: the path depends on the host's PCIe tree; each GPU's own PCIe link still bounds it
+        pcie = table.pcie_rate(sku.gpu.model) if upper else None
+        if pcie is None:
+            return None
+        return pcie.gbps / 2, f"{pcie.source}; an upper bound: one direction of each GPU's PCIe link"
     rate = table.nvlink_rate(sku.gpu.model)
     if rate is None:
         return None
@@ -158,10 +164,24 @@ def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple
 
 
 def network(sku: Sku) -> Optional[tuple[float, str]]:
+    """The node's network in GB/s and its source: the InfiniBand NICs, else the front-end Ethernet, over which
+    NCCL's socket transport runs (NCCL falls back to it where no IB device is found); None where neither is known."""
     ib = sku.infiniband
-    if ib is None:
+    if ib is not None:
+        return ib.count * ib.gbps / 8, f"SKU catalog {sku.name}: {ib.count} x {ib.gbps} Gb/s {ib.rate}"
+    if sku.ethernet_gbps is not None:
+        return sku.ethernet_gbps / 8, (f"SKU catalog {sku.name}: front-end Ethernet {sku.ethernet_gbps} Gb/s, no "
+                                       "InfiniBand (NCCL's socket transport)")
+    return None
+
+
+def nic_path(sku: Sku, table: FloorTable) -> Optional[tuple[float, str]]:
+    """One GPU per node: its only path to the NIC is its PCIe link (one direction, GB/s), unambiguous unlike the
+    paths between PCIe GPUs of one node."""
+    pcie = table.pcie_rate(sku.gpu.model) if sku.gpu.count == 1 else None
+    if pcie is None:
         return None
-    return ib.count * ib.gbps / 8, f"SKU catalog {sku.name}: {ib.count} x {ib.gbps} Gb/s {ib.rate}"
+    return pcie.gbps / 2, f"one direction of the GPU's PCIe link to the NIC ({pcie.source})"
 
 
 def nvlink_domains(sku: Sku, nodes: int) -> int:
@@ -194,7 +214,7 @@ def published_single_node(sku: Sku, table: FloorTable) -> Optional[Floor]:
 def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> Optional[tuple[float, str]]:
     """The ring-algorithm ceiling (GB/s busbw) and how it was computed; None when a link is unknown."""
     table = load_floors()
-    link = gpu_link(sku, table, upper)
+    link = gpu_link(sku, table, upper) or (nic_path(sku, table) if nodes > 1 else None)
     single = published_single_node(sku, table) if link is None and not upper else None
     if link is None and single is not None and (nodes > 1 or collective in RING_FAMILY):
         # the links do not say which path the ring takes; Azure's node check says it carries at least this much
@@ -334,8 +354,8 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
 
 # Why a full-node run has no floor or no limit, the only cases the bounds table leaves empty (tests assert it).
 NO_PEER = "one GPU per node: on one node a collective has no peer to move data to"
-NO_NETWORK = ("no InfiniBand in the catalog: across nodes NCCL falls back to TCP sockets on the front-end NIC, "
-              "whose rate no source gives")
+NO_NETWORK = ("neither InfiniBand nor the front-end network's rate in the catalog: nothing bounds the run across "
+              "nodes")
 UNLINKED = ("the GPUs are not all linked (PCIe, NVLink pairs): which path this collective takes inside the node "
             "depends on which GPUs talk, and no published run of this SKU bounds it")
 NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED)

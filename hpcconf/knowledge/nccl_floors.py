@@ -54,6 +54,7 @@ class FloorTable:
     floors: tuple[Floor, ...]
     references: tuple[Floor, ...]
     nvlink: tuple[LinkRate, ...]
+    pcie: tuple[LinkRate, ...] = ()
 
     def floor(self, sku: str, collective: str, nodes: int, ranks: Optional[int]) -> Optional[Floor]:
         return _match(self.floors, sku, collective, nodes, ranks)
@@ -66,6 +67,9 @@ class FloorTable:
 
     def nvlink_rate(self, gpu_model: str) -> Optional[LinkRate]:
         return next((rate for rate in self.nvlink if rate.gpu == gpu_model), None)
+
+    def pcie_rate(self, gpu_model: str) -> Optional[LinkRate]:
+        return next((rate for rate in self.pcie if rate.gpu == gpu_model), None)
 
 
 def _match(rows: tuple[Floor, ...], sku: str, collective: str, nodes: int, ranks: Optional[int]) -> Optional[Floor]:
@@ -90,4 +94,5 @@ def load_floors(path: Path = DATA_FILE) -> FloorTable:
         floors=tuple(_floor(row) for row in data["floors"]),
         references=tuple(_floor(row) for row in data.get("references", [])),
         nvlink=tuple(LinkRate(row["gpu"], float(row["gbps"]), row["source"]) for row in data.get("nvlink_gbps", [])),
+        pcie=tuple(LinkRate(row["gpu"], float(row["gbps"]), row["source"]) for row in data.get("pcie_gbps", [])),
     )
