@@ -253,7 +253,7 @@ def run_rules(*, fmt: str) -> None:
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
                                 "kinds": list(r.kinds), "summary": plain_literals(r.summary),
-                                "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
+                                "since": r.since, "formerly": list(r.formerly), "spec": r.refuses_spec} for r in rules.values()], indent=2))
         return
     if fmt != "text":
         _fail_usage("--format must be text or json")
