@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from ..artifacts import Kind
-from ..diagnostics import HpcconfError, Severity, render_all
+from ..diagnostic_text import render_all
+from ..diagnostics import HpcconfError, Severity
 from ..exit_codes import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
 from ..sku_dirs import checked_sku_dirs
 from ..term import COLOR_CHOICES

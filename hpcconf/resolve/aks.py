@@ -20,7 +20,8 @@ from .compat import ResolvedVersions, aks_kubernetes_version, aks_os_sku
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import PoolSkus, ResolvedCluster, ResolvedPool
+    from .model import ResolvedCore
+    from .pool import PoolSkus, ResolvedPool
 
 # The names the 2023 NDm_v4 AKS walkthroughs use; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
@@ -195,7 +196,7 @@ def cidr_options(settings: AksSettings) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
+def infiniband_vf_ids(cluster: "ResolvedCore", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
     """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
     InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
     class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
@@ -211,7 +212,7 @@ def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "P
     return tuple(sorted({d for group in ids if group for d in group}))
 
 
-def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
+def ib_vf_rule(cluster: "ResolvedCore", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
     ids = infiniband_vf_ids(cluster, pool, skus)
     if ids is None:
         return None
@@ -250,7 +251,7 @@ def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str
     return None
 
 
-def amd_driver_version(cluster: "ResolvedCluster") -> str:
+def amd_driver_version(cluster: "ResolvedCore") -> str:
     """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
     ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
     kernel module match."""
@@ -287,14 +288,14 @@ def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
     return tuple(mca.items())
 
 
-def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
+def tested_pools(cluster: "ResolvedCore") -> tuple["ResolvedPool", ...]:
     """The pools that get an NCCL test job: the one ``nccl_test.pool`` names, else every GPU pool."""
     if cluster.nccl_test.pool:
         return (cluster.pool(cluster.nccl_test.pool),)
     return cluster.gpu_pools
 
 
-def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
+def pool_jobs(cluster: "ResolvedCore", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
@@ -304,13 +305,13 @@ def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSk
                  for p in pools)
 
 
-def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
+def ipam_nodes_and_nics(cluster: "ResolvedCore") -> tuple[int, int]:
     """Nodes on the InfiniBand network (every IB GPU pool's) and the most NICs one of them has."""
     ib_pools = [p for p in cluster.gpu_pools if p.ib_nics_per_node] or [p for p in (cluster.test_pool,) if p]
     return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
 
 
-def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
+def resolve_aks(cluster: "ResolvedCore", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
     settings = spec_settings or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
