@@ -31,6 +31,18 @@ class CollectiveLibrary(enum.Enum):
 
 
 @dataclass(frozen=True)
+class OperatorChart:
+    """The Helm chart that installs a profile's operator."""
+
+    chart: str
+    repository: str
+    version_prefix: str  # how the repository spells a version: "v" + 25.3.0
+    version_pin: str  # the spec's ``versions`` field that pins it
+    needs_cert_manager: bool = False  # the chart's prerequisite (its README installs cert-manager first)
+    values_source: str = ""  # where the values keys hpcconf writes were read
+
+
+@dataclass(frozen=True)
 class AcceleratorProfile:
     vendor: str  # the SKU catalog's gpu.vendor this row describes
     collective_library: CollectiveLibrary
@@ -50,6 +62,8 @@ class AcceleratorProfile:
     runtime_path: Optional[str]  # the GPU runtime the tests load (ROCM_PATH); None: nothing to export
     azure_image_env: tuple[tuple[str, str], ...]  # what Azure's own tests of its image pass to every rank
     azure_image_layouts: tuple[tuple[str, str], ...] = ()  # (host arch, knowledge.images layout) of Azure's images
+    operator_chart: Optional[OperatorChart] = None  # None only for a profile no AKS build uses
+    driver_image: Optional[str] = None  # where the operator pushes the driver it builds (under the test image's registry)
 
     @property
     def collective(self) -> str:
@@ -71,6 +85,8 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         runtime_path=row.get("runtime_path"),
         azure_image_env=tuple((str(key), str(value)) for key, value in row["azure_image_env"]),
         azure_image_layouts=tuple((str(arch), str(name)) for arch, name in row.get("azure_image_layouts", {}).items()),
+        operator_chart=OperatorChart(**row["operator_chart"]) if row.get("operator_chart") else None,
+        driver_image=row.get("driver_image"),
     )
 
 
