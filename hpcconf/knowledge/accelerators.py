@@ -76,6 +76,7 @@ class AcceleratorProfile:
     azure_image_layouts: tuple[tuple[str, str], ...] = ()  # (host arch, knowledge.images layout) of Azure's images
     operator_chart: Optional[OperatorChart] = None  # None only for a profile no AKS build uses
     driver_image: Optional[str] = None  # where the operator pushes the driver it builds (under the test image's registry)
+    driver_name: Optional[str] = None  # the kernel driver the operator builds (amdgpu)
     nhc: Optional[NhcProfile] = None  # None: Azure's health checks do not know the vendor
     gpu_mesh: Optional[str] = None  # the fabric that links every GPU of a node to every other (xgmi); None: nvlink says
     sku_nvidia_sections: bool = False  # SKU files may give nvlink, topology and nccl sections for its GPUs
@@ -102,7 +103,7 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         azure_image_env=tuple((str(key), str(value)) for key, value in row["azure_image_env"]),
         azure_image_layouts=tuple((str(arch), str(name)) for arch, name in row.get("azure_image_layouts", {}).items()),
         operator_chart=OperatorChart(**row["operator_chart"]) if row.get("operator_chart") else None,
-        driver_image=row.get("driver_image"),
+        driver_image=row.get("driver_image"), driver_name=row.get("driver_name"),
         nhc=_nhc(row["nhc"]) if row.get("nhc") else None, gpu_mesh=row.get("gpu_mesh"),
         sku_nvidia_sections=bool(row.get("sku_nvidia_sections", False)),
         slurm_gres_files=str(row.get("slurm_gres_files", "nvidia")),

@@ -49,10 +49,6 @@ class ResolvedPool:
         return self.gpus_per_node > 0
 
     @property
-    def gpu_vendor(self) -> str:
-        return self.accelerator.vendor
-
-    @property
     def collective_library(self) -> str:
         """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
         return self.collective.library

@@ -141,17 +141,19 @@ def nvidia_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str
 
 
 def amd_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
-    """cert-manager (the AMD operator's prerequisite) and AMD's operator."""
-    chart, cert_manager = _pinned(aks.gpu_operator_chart), _pinned(aks.cert_manager)
-    return [
+    """cert-manager (when the operator's chart needs it) and the operator KMM builds the driver with."""
+    chart, cert_manager = _pinned(aks.gpu_operator_chart), aks.cert_manager
+    prerequisite = [] if cert_manager is None else [
         {"name": "cert-manager", "chart": cert_manager.chart, "repo": cert_manager.repo,
          "version": sh_quote(cert_manager.helm_version), "values_file": None, "then": [],
          "sets": [("crds.enabled", "true")],
-         "comment": f"cert-manager {cert_manager.version}: the AMD GPU operator's prerequisite (its chart README)"},
+         "comment": f"cert-manager {cert_manager.version}: {aks.accelerator.operator_label}'s prerequisite (its chart README)"}]
+    return [
+        *prerequisite,
         {"name": "amd-gpu-operator", "chart": chart.chart, "repo": chart.repo,
          "version": sh_quote(chart.helm_version), "values_file": gpu_operator.AMD_FILE, "then": [],
-         "comment": f"AMD GPU operator {cluster.versions.amd_gpu_operator}: amdgpu driver (KMM), device plugin ({aks.gpu_resource}), "
-                    "node labeller; the chart renders the DeviceConfig"},
+         "comment": f"{aks.accelerator.operator_label.removeprefix('the ')} {chart.version}: {aks.accelerator.driver_name} "
+                    f"driver (KMM), device plugin ({aks.gpu_resource}), node labeller; the chart renders the DeviceConfig"},
     ]
 
 
