@@ -53,6 +53,8 @@ pools:
 test_image: {registry: acmeacr.azurecr.io, name: nccl-tests, tag: "1.0"}
 aks: {namespace: default}
 """
+# The image the ACME operator's driver must match (its user space release): the operator builds driver 7.0.
+ACME_SPEC = SPEC.replace('tag: "1.0"}', 'tag: "1.0", base: "registry.acme.example/acme-dev:7.0"}')
 
 
 # Every field its own: a profile copied from NVIDIA's would pass with targets that still assume NVIDIA.
@@ -89,7 +91,7 @@ def _build(tmp_path: Path):
     skus.mkdir()
     (skus / "Standard_ACME8_v1.yaml").write_text(SKU, encoding="utf-8")
     spec = tmp_path / "acme.yaml"
-    spec.write_text(SPEC, encoding="utf-8")
+    spec.write_text(ACME_SPEC, encoding="utf-8")
     return compile_spec(spec, [skus])
 
 
@@ -120,6 +122,7 @@ def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
     provision = texts["aks/provision.sh"]
     assert "acme-operator \\\n  --repo https://charts.acme.example \\\n  --version '1.5.1'" in provision
     assert "ACCL test job" in provision
+    assert "the ACME operator installs driver 7.0 (acmegpu, built by KMM)" in provision
     # the operator builds the profile's driver and pushes it where the profile says
     values = _documents(texts["aks/amd-gpu-operator-values.yaml"])[0]
     assert values["deviceConfig"]["spec"]["driver"]["image"] == "acmeacr.azurecr.io/acme-driver"

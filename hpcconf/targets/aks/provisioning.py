@@ -179,7 +179,7 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     v = cluster.versions
     driver_note = v.gpu_driver or "(the chart's default)"
     if aks.accelerator.driver_built_by_operator:
-        driver_note = aks.operator_driver_version + " (amdgpu, built by KMM)"
+        driver_note = f"{aks.operator_driver_version} ({aks.accelerator.driver_name}, built by KMM)"
     installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster, aks)) + \
         f" and Volcano {v.volcano}"
     text = render_template(
