@@ -16,7 +16,8 @@ import typer
 
 from . import output_dir
 from .build_lint import lint_builds, report_lint
-from .diagnostics import HpcconfError, render_all
+from .diagnostic_text import render_all
+from .diagnostics import HpcconfError
 from .exit_codes import EXIT_INVALID, EXIT_OK
 from .pipeline import Build, compile_spec
 

@@ -61,7 +61,8 @@ def report_lint(builds: Sequence[Build], results: dict[str, LintResult], *, acti
     "diff". Returns True when some build has a lint error and ``action`` is "write" or "check":
     the build then stops (exit 1) and writes nothing.
     """
-    from .diagnostics import Severity, SourceCache, render_text
+    from .diagnostic_text import SourceCache, render_text
+    from .diagnostics import Severity
 
     failed = [b for b in builds if results[b.name].failed(Severity.ERROR)]
     for build in builds:

@@ -12,9 +12,9 @@ import datetime as _dt
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Iterator, Literal, Sequence
+from typing import Annotated, Any, Iterator, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .catalog_errors import sku_dir_problem as sku_dir_problem  # likewise: `lint` checks --sku-dir first
@@ -45,7 +45,10 @@ class _Strict(BaseModel):
 
 # --------------------------------------------------------------------------- hardware facts
 
-Collective = Literal["nccl", "rccl"]
+# The collective library a profile's GPUs run (data/accelerators.yaml collective_library, lower-cased): the schema
+# lists the table's; the validator below holds each GPU to its vendor's.
+Collective = Annotated[str, WithJsonSchema({"enum": list(dict.fromkeys(p.collective for p in accelerator_profiles().values())),
+                                            "type": "string"})]
 CpuArch = Literal["x86_64", "arm64"]
 
 
@@ -57,7 +60,7 @@ class Gpu(_Strict):
     memory_gb: int = Field(ge=1)  # per GPU
     # CUDA compute capability x10 (70 V100, 80 A100, 90 H100/H200, 100 B200/GB200); NVIDIA only.
     sm: int | None = Field(default=None, ge=30)
-    collective: Collective | None = None  # derived from vendor when omitted: nccl (NVIDIA), rccl (AMD)
+    collective: Collective | None = None  # derived from vendor when omitted: its profile's library
     pci_device: str | None = Field(default=None, pattern=_HEX4)  # e.g. "0x20b5" (A100 PCIe 80GB)
     pci_vendor: str | None = Field(default=None, pattern=_HEX4)  # derived from vendor when omitted
     pci_subsystem_device: str | None = Field(default=None, pattern=_HEX4)
@@ -399,7 +402,8 @@ class Sku(_Strict):
                              f"(a domain holds whole VMs)")
         if self.topology is not None and self.topology.cpu.arch != self.cpu.arch:
             raise ValueError(f"topology.cpu.arch {self.topology.cpu.arch} contradicts cpu.arch {self.cpu.arch}")
-        if self.gpu.vendor != "nvidia" and (self.nvlink.present or self.topology is not None or self.nccl != NcclDefaults()):
+        if not accelerator_profiles()[self.gpu.vendor].sku_nvidia_sections \
+                and (self.nvlink.present or self.topology is not None or self.nccl != NcclDefaults()):
             raise ValueError(f"nvlink, topology and nccl describe NVIDIA GPUs; a {self.gpu.vendor} SKU leaves them "
                              f"at present: false / null / {{}}")
 

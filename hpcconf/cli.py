@@ -29,7 +29,8 @@ from .commands import (
     skus,
     version,
 )
-from .diagnostics import HpcconfError, render_all
+from .diagnostic_text import render_all
+from .diagnostics import HpcconfError
 from .exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.

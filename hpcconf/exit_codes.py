@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import typer
 
-from .diagnostics import HpcconfError, render_all
+from .diagnostic_text import render_all
+from .diagnostics import HpcconfError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # lint findings, a stale or hand-edited output, a run below its floor, a refused write

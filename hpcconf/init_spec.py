@@ -12,7 +12,8 @@ from typing import Any, List, Optional
 
 import typer
 
-from .diagnostics import HpcconfError, render_all
+from .diagnostic_text import render_all
+from .diagnostics import HpcconfError
 from .exit_codes import EXIT_INVALID, usage_error
 from .sku_dirs import with_settings_dirs
 
@@ -251,7 +252,7 @@ def run_init(*, sku: str, nodes: int, platform: List[str], name: Optional[str], 
     try:
         _validate(text, shown, spec_path)
     except HpcconfError as error:  # a bad --location/--registry value, or a bug: never write a broken spec
-        from .diagnostics import SourceCache
+        from .diagnostic_text import SourceCache
 
         typer.echo(render_all(error.diagnostics, SourceCache({shown: text})), err=True)
         typer.echo("\nhpcconf init wrote nothing: the values above come from --name, --location or --registry; "

@@ -7,16 +7,22 @@ Three decorators register a function; its docstring is the rule page (a summary 
 ``## What it catches``, ``## Why is this bad?`` with public evidence, ``## Example``, ``## Fix``):
 
 ``@rule(code, name, severity, kinds=..., scope="document"|"set")``
-    A lint rule: ``check(doc, ctx)`` per document of a kind in ``kinds``, or
-    ``check(doc_set, ctx)`` once per cluster of files (``scope="set"``).
-``@spec_rule(code, name, severity)``
-    A cross-field check of an hpcconf spec: ``check(loaded, catalog)`` runs in
-    :func:`hpcconf.spec.checks.check_spec` after the spec validated field by field. Any
-    finding stops ``hpcconf build`` (exit 2) and is an always-selected error in ``hpcconf lint``.
-``@spec_adapter(code, name)``
-    The spec side of a config-file rule (AzHOP settings exist in a spec and in config.yml):
-    ``check(loaded, catalog)`` fills the same typed view the config side fills, and both call
-    one judgement, so a code has one meaning wherever it is reported.
+    A file rule: ``check(doc, ctx)`` per document of a kind in ``kinds``, or
+    ``check(doc_set, ctx)`` once per cluster of files (``scope="set"``). It never judges a spec
+    (``kinds`` holding ``Kind.SPEC`` is refused): that is ``@spec_rule``'s.
+``@spec_rule(code, name, severity, moment=Moment.REFUSE|Moment.JUDGE, file_rule=False)``
+    The one way to judge an hpcconf spec; the moment is data:
+
+    - ``Moment.REFUSE``, before resolving: ``check(loaded, catalog)`` runs in
+      :func:`hpcconf.spec.checks.check_spec` after the spec validated field by field. Its errors stop
+      ``hpcconf build`` (exit 2) and ``hpcconf lint`` reports them whatever suppressions say.
+    - ``Moment.JUDGE``, after resolving: ``check(compiled)`` reads the spec and the cluster it resolved
+      to (:class:`hpcconf.lint.compiled_spec.CompiledSpec`); its findings are lint findings, selected,
+      ignored and suppressed like any other.
+
+    ``file_rule=True`` makes the function the spec side of the file rule registered under the same
+    code (AzHOP settings exist in a spec and in config.yml): the rule page is the file rule's docstring,
+    ``name`` and ``severity`` must match it, and both sides call one judgement.
 ``engine_rule(code, name, severity, doc)``
     A finding the loader or the lint engine reports itself (YAML syntax, unknown key, ...).
 
@@ -30,11 +36,13 @@ cover what the rule reports (a code that was renamed or split): ``--ignore OLD``
 
 from __future__ import annotations
 
+import enum
 import inspect
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
+from .artifacts import Kind
 from .diagnostics import Severity
 
 REQUIRED_SECTIONS = ("## What it catches", "## Why is this bad?", "## Example", "## Fix")
@@ -48,6 +56,17 @@ SCOPES = ("document", "set", "spec", "engine")
 Scope = str  # one of SCOPES
 
 
+class Moment(enum.Enum):
+    """When a spec rule judges a spec (see the module docstring)."""
+
+    REFUSE = "refuse"  # before resolving: a finding refuses the spec (build exit 2), never suppressed
+    JUDGE = "judge"  # after resolving: judges the resolved cluster; a lint finding, suppressible
+
+
+# How many arguments a spec check of each moment takes: (loaded, catalog), (compiled).
+_MOMENT_ARGUMENTS = {Moment.REFUSE: 2, Moment.JUDGE: 1}
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -59,9 +78,10 @@ class Rule:
     doc: str
     since: str = FIRST_RELEASE
     formerly: tuple[str, ...] = ()  # old codes that now point here (renamed or split)
-    # A config-file rule whose judgement also applies to the spec (AzHOP settings exist in both):
-    # ``spec_check(loaded, catalog)`` maps the spec onto the same judgement, under the same code.
+    # A file rule whose judgement also applies to the spec (AzHOP settings exist in both): its spec side
+    # (``@spec_rule(file_rule=True)``) maps the spec onto the same judgement, under the same code.
     spec_check: Callable[..., Any] | None = None
+    moment: Moment | None = None  # when the spec side (``spec_runner``) runs; None: the rule judges no spec
     # Its errors are refusals at admission (the API server, a CRD's schema, a webhook) or a file that cannot be
     # read as objects at all: the object is never stored, so ``lint --defaulted`` prints the errors, not it.
     admission: bool = False
@@ -91,6 +111,16 @@ class Rule:
         return self.check if self.scope == "spec" else self.spec_check
 
     @property
+    def refuses_spec(self) -> bool:
+        """Its spec side runs before resolving: a finding refuses the spec."""
+        return self.moment is Moment.REFUSE
+
+    @property
+    def judges_resolved_spec(self) -> bool:
+        """Its spec side runs in lint, on the spec and the cluster it resolved to."""
+        return self.moment is Moment.JUDGE
+
+    @property
     def applies_to(self) -> str:
         if self.scope == "spec":
             return "hpcconf spec"
@@ -118,10 +148,13 @@ def plain_literals(text: str) -> str:
 def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
          scope: Scope = "document", since: str = FIRST_RELEASE,
          formerly: Iterable[str] = (), admission: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as lint rule ``code``; its docstring is the rule page."""
+    """Register the decorated function as file rule ``code``; its docstring is the rule page."""
+    checked_kinds = tuple(kinds)
+    if Kind.SPEC in checked_kinds or scope == "spec":
+        raise ValueError(f"rule {code}: a spec is judged by @spec_rule(moment=...), not @rule(kinds=(Kind.SPEC,))")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        _register(Rule(code=code, name=name, severity=severity, kinds=tuple(kinds), scope=scope, check=func,
+        _register(Rule(code=code, name=name, severity=severity, kinds=checked_kinds, scope=scope, check=func,
                        doc=inspect.cleandoc(func.__doc__ or ""), since=since, formerly=tuple(formerly),
                        admission=admission))
         return func
@@ -129,39 +162,51 @@ def rule(*, code: str, name: str, severity: Severity, kinds: Iterable[str] = (),
     return decorate
 
 
-def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, since: str = FIRST_RELEASE,
-              formerly: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register ``check(loaded, catalog) -> Iterator[Diagnostic]`` as a cross-field spec check.
+SpecCheck = TypeVar("SpecCheck", bound=Callable[..., Iterable[Any]])
 
-    A module under ``hpcconf/spec/checks/`` only has to exist for its rules to run:
-    :func:`hpcconf.spec.checks.check_spec` imports every module of that package.
+
+def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, moment: Moment = Moment.REFUSE,
+              file_rule: bool = False, since: str = FIRST_RELEASE,
+              formerly: Iterable[str] = ()) -> Callable[[SpecCheck], SpecCheck]:
+    """Register a spec check at ``moment``: ``check(loaded, catalog)`` before resolving (``Moment.REFUSE``),
+    ``check(compiled)`` after (``Moment.JUDGE``); each yields diagnostics.
+
+    A ``Moment.REFUSE`` rule lives in any module of ``hpcconf/spec/checks/`` (importing the package runs
+    it); a ``Moment.JUDGE`` rule in a module of ``hpcconf/lint/rules/``, as it reads the resolved cluster.
+    With ``file_rule=True`` the check is the spec side of the file rule ``code`` (see the module docstring).
     """
-    return rule(code=code, name=name, severity=severity, scope="spec", since=since, formerly=formerly)
 
-
-def spec_adapter(*, code: str, name: str, severity: Severity) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Run the config-file rule ``code`` on the spec too: ``check(loaded, catalog)`` maps the spec's
-    settings onto the rule's shared judgement. The rule page is the config-file rule's docstring;
-    ``name`` and ``severity`` must match it (checked when both are registered)."""
-
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        existing = REGISTRY.get(code)
-        if existing is not None:
-            _check_adapter(existing, name, severity)
-            REGISTRY[code] = replace(existing, spec_check=func)
+    def decorate(func: SpecCheck) -> SpecCheck:
+        wanted = _MOMENT_ARGUMENTS[moment]
+        if len(inspect.signature(func).parameters) != wanted:
+            raise ValueError(f"spec rule {code}: a {moment.value} check takes {wanted} argument(s)")
+        if file_rule:
+            _attach_spec_side(code, name, severity, func, moment)
         else:
-            _PENDING_ADAPTERS[code] = (name, severity, func)
+            _register(Rule(code=code, name=name, severity=severity, kinds=(Kind.SPEC,) if moment is Moment.JUDGE else (),
+                           scope="spec", check=func, doc=inspect.cleandoc(func.__doc__ or ""), since=since,
+                           formerly=tuple(formerly), moment=moment))
         return func
 
     return decorate
 
 
-_PENDING_ADAPTERS: dict[str, tuple[str, Severity, Callable[..., Any]]] = {}
+def _attach_spec_side(code: str, name: str, severity: Severity, func: Callable[..., Any], moment: Moment) -> None:
+    existing = REGISTRY.get(code)
+    if existing is not None:
+        _check_spec_side(existing, name, severity)
+        REGISTRY[code] = replace(existing, spec_check=func, moment=moment)
+    else:
+        _PENDING_SPEC_SIDES[code] = (name, severity, func, moment)
 
 
-def _check_adapter(target: Rule, name: str, severity: Severity) -> None:
+# Spec sides registered before their file rule (``hpcconf build`` imports no lint module): attached when it is.
+_PENDING_SPEC_SIDES: dict[str, tuple[str, Severity, Callable[..., Any], Moment]] = {}
+
+
+def _check_spec_side(target: Rule, name: str, severity: Severity) -> None:
     if target.name != name or target.severity != severity or target.scope == "spec":
-        raise ValueError(f"spec adapter {target.code} {name} ({severity.value}) does not match rule "
+        raise ValueError(f"spec side of {target.code} {name} ({severity.value}) does not match rule "
                          f"{target.code} {target.name} ({target.severity.value})")
 
 
@@ -192,10 +237,10 @@ def _register(new: Rule) -> None:
     for other in REGISTRY.values():
         if other.name == new.name and other.code != new.code:
             raise ValueError(f"rule name {new.name} used by {other.code} and {new.code}")
-    pending = _PENDING_ADAPTERS.get(new.code)
+    pending = _PENDING_SPEC_SIDES.get(new.code)
     if pending is not None:
-        _check_adapter(new, pending[0], pending[1])
-        new = replace(new, spec_check=pending[2])
+        _check_spec_side(new, pending[0], pending[1])
+        new = replace(new, spec_check=pending[2], moment=pending[3])
     REGISTRY[new.code] = new
 
 
@@ -204,14 +249,16 @@ def _origin(r: Rule) -> str:
 
 
 def spec_checks() -> list[tuple[str, str, Severity, Callable[..., Any]]]:
-    """(code, name, severity, check) of every spec rule and spec adapter, by code.
+    """(code, name, severity, check) of every spec check that refuses a spec (``Moment.REFUSE``), by code.
 
-    Adapters whose config-file rule is not loaded (``hpcconf build`` imports no lint module) still
-    run; the lint registry attaches them to their rule when it loads.
+    Spec sides whose file rule is not loaded (``hpcconf build`` imports no lint module) still run; the
+    lint registry attaches them to their rule when it loads.
     """
-    found = {r.code: (r.code, r.name, r.severity, r.spec_runner) for r in REGISTRY.values() if r.spec_runner}
-    for code, (name, severity, func) in _PENDING_ADAPTERS.items():
-        found.setdefault(code, (code, name, severity, func))
+    found = {r.code: (r.code, r.name, r.severity, r.spec_runner) for r in REGISTRY.values()
+             if r.spec_runner is not None and r.refuses_spec}
+    for code, (name, severity, func, moment) in _PENDING_SPEC_SIDES.items():
+        if moment is Moment.REFUSE:
+            found.setdefault(code, (code, name, severity, func))
     return [found[code] for code in sorted(found)]
 
 

@@ -22,7 +22,7 @@ from typing import IO, Any, Iterator
 
 COLOR_CHOICES = ("auto", "always", "never")
 PROGRESS_DELAY = 0.5  # seconds; below this a spinner would only flicker
-# Styles of the text report's parts (hpcconf.diagnostics.render_text); regexes over the plain text.
+# Styles of the text report's parts (hpcconf.diagnostic_text.render_text); regexes over the plain text.
 _STYLES = (
     (r"(?m)^\S[^\n]*?:\d+(:\d+)?(?=: (error|warning|info)\[)", "bold"),
     (r"\berror\[[A-Z]+\d+\]", "bold red"),

@@ -1,7 +1,9 @@
 """A new accelerator is a row of data/accelerators.yaml: a fictitious vendor builds on Slurm and AKS.
 
-The profile is added here only (the fixture extends the table in memory); nothing under hpcconf/targets/
-knows the vendor, so the build passing shows the targets read the profile instead of comparing vendors.
+The profile is added here only (the fixture extends the table in memory), written from scratch, not copied
+from NVIDIA's: its own collective library (ACCL), device resource, tests directory, operator chart, driver
+image, visible-devices variable, health-check tool and gres device files. Nothing under hpcconf/targets/ knows
+the vendor, so each of those values reaching its artifact shows the targets read the profile.
 """
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
-from hpcconf.knowledge import accelerators
+from hpcconf.diagnostics import HpcconfError
+from hpcconf.knowledge import accelerators, rocm
+from hpcconf.knowledge.accelerators import AcceleratorProfile, GpuOperator, NhcFloor, NhcProfile, OperatorChart
 from hpcconf.knowledge.nhc import load_nhc_data
 from hpcconf.pipeline import compile_spec
 
@@ -25,7 +30,7 @@ family: ACME v1
 vcpus: 96
 memory_gib: 1800
 cpu: {arch: x86_64, vendor: Intel, model: Xeon Sapphire Rapids, sockets: 2}
-gpu: {vendor: acme, model: ACME X1, count: 8, memory_gb: 96, collective: nccl, pci_vendor: "0x1eac"}
+gpu: {vendor: acme, model: ACME X1, count: 8, memory_gb: 96, pci_vendor: "0x1eac"}
 nvlink: {present: false, description: "none"}
 infiniband: {count: 8, rate: NDR, gbps: 400, hca: ConnectX-7, pci_vendor: "15b3",
              devices: [mlx5_ib0, mlx5_ib1, mlx5_ib2, mlx5_ib3, mlx5_ib4, mlx5_ib5, mlx5_ib6, mlx5_ib7]}
@@ -48,15 +53,31 @@ pools:
 test_image: {registry: acmeacr.azurecr.io, name: nccl-tests, tag: "1.0"}
 aks: {namespace: default}
 """
+# The image the ACME operator's driver must match (its user space release): the operator builds driver 7.0.
+ACME_SPEC = SPEC.replace('tag: "1.0"}', 'tag: "1.0", base: "registry.acme.example/acme-dev:7.0"}')
+
+
+# Every field its own: a profile copied from NVIDIA's would pass with targets that still assume NVIDIA.
+ACME = AcceleratorProfile(
+    vendor=VENDOR, collective_library="ACCL", pci_vendor="0x1eac", cuda_compute_capability=False,
+    operator=GpuOperator.AMD,  # an operator whose chart builds the driver on the node (its own chart below)
+    operator_label="the ACME operator", device_resource="acme.example/gpu", visible_devices_env="ACME_VISIBLE_DEVICES",
+    gpu_runtime_class=False, device_order_env=False, nfd_workers_on_every_node=True, nfd_extra_pci_classes=("12",),
+    driver_built_by_operator=True, collective_tests="accl-tests", reads_nccl_conf=False, runtime_path="/opt/acme",
+    azure_image_env=(("ACME_FAST", "1"),), azure_image_layouts=(),
+    operator_chart=OperatorChart(chart="acme-operator", repository="https://charts.acme.example", version_prefix="",
+                                 version_pin="amd_gpu_operator", values_source="the ACME operator's values.yaml"),
+    driver_image="acme-driver", driver_name="acmegpu",
+    nhc=NhcProfile(gpu_count_args=("acme",), smi_checks=False, allreduce_check="check_accl_allreduce",
+                   allreduce_floor=NhcFloor.NHC_CONF),
+    gpu_mesh="acme-link", sku_nvidia_sections=False, slurm_gres_files="dri-render")
 
 
 @pytest.fixture
 def acme_profile(monkeypatch):
-    """The table plus a fictitious vendor: NVIDIA's operator kind, its own device resource and visible-devices variable."""
+    """The table plus the fictitious vendor."""
     table = dict(accelerators.profiles())
-    table[VENDOR] = replace(table["nvidia"], vendor=VENDOR, device_resource="acme.example/gpu",
-                            visible_devices_env="ACME_VISIBLE_DEVICES", operator_label="the ACME operator",
-                            pci_vendor="0x1eac", cuda_compute_capability=False)
+    table[VENDOR] = ACME
     accelerators.profiles.cache_clear()
     monkeypatch.setattr(accelerators, "profiles", lambda: table)
     monkeypatch.setattr("hpcconf.catalog.accelerator_profiles", lambda: table)
@@ -65,22 +86,76 @@ def acme_profile(monkeypatch):
     yield table[VENDOR]
 
 
-def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
+def _build(tmp_path: Path):
     skus = tmp_path / "skus"
     skus.mkdir()
     (skus / "Standard_ACME8_v1.yaml").write_text(SKU, encoding="utf-8")
     spec = tmp_path / "acme.yaml"
-    spec.write_text(SPEC, encoding="utf-8")
-    build = compile_spec(spec, [skus])
+    spec.write_text(ACME_SPEC, encoding="utf-8")
+    return compile_spec(spec, [skus])
+
+
+def _documents(text: str) -> list:
+    return [d for d in YAML(typ="safe").load_all(text) if d]
+
+
+def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
+    build = _build(tmp_path)
     assert build.cluster.pools[0].accelerator is acme_profile
     texts = {a.path: a.content for a in build.artifacts}
-    platforms = {a.target for a in build.artifacts}
-    assert {"aks", "slurm"} <= platforms
-    aks_text = "\n".join(t for p, t in texts.items() if p.startswith("aks/"))
-    assert "acme\\.example/gpu" in aks_text or "acme.example/gpu" in aks_text  # the device plugin's resource
-    assert "ACME_VISIBLE_DEVICES" in aks_text  # the health-check pods name the profile's variable
-    assert "NVIDIA_VISIBLE_DEVICES" not in aks_text
-    assert any(p.startswith("slurm/") for p in texts)
+    assert {"aks", "slurm"} <= {a.target for a in build.artifacts}
+    every = "\n".join(texts.values())
+    for other in ("nvidia.com/gpu", "NVIDIA_VISIBLE_DEVICES", "helm.ngc.nvidia.com/nvidia/gpu-operator", "rocm.github.io",
+                  "cert-manager", "/dev/nvidia", "amdgpu-driver:"):
+        assert other not in every, other
+    # AKS: the worker's GPUs are the profile's device resource, in the job's limits and requests
+    (job,) = _documents(texts["aks/volcano-job.yaml"])
+    worker = next(t for t in job["spec"]["tasks"] if t["name"] == build.cluster.aks.worker_task)
+    (container,) = worker["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["acme.example/gpu"] == 8
+    assert container["resources"]["requests"]["acme.example/gpu"] == 8
+    # the health-check pods see the GPUs through the profile's variable
+    pods = [d for d in _documents(texts["aks/health-checks.yaml"]) if d.get("kind") == "DaemonSet"]
+    env = {e["name"]: e.get("value") for p in pods for c in p["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])}
+    assert env.get("ACME_VISIBLE_DEVICES") == "all"
+    # provision.sh installs the profile's operator chart from its repository, spelt as that repository spells versions
+    provision = texts["aks/provision.sh"]
+    assert "acme-operator \\\n  --repo https://charts.acme.example \\\n  --version '1.5.1'" in provision
+    assert "ACCL test job" in provision
+    assert "the ACME operator installs driver 7.0 (acmegpu, built by KMM)" in provision
+    # the operator builds the profile's driver and pushes it where the profile says
+    values = _documents(texts["aks/amd-gpu-operator-values.yaml"])[0]
+    assert values["deviceConfig"]["spec"]["driver"]["image"] == "acmeacr.azurecr.io/acme-driver"
+    # Slurm: the profile's library names the job, its tests directory holds the binaries, Azure's image settings
+    sbatch = texts["slurm/gpu/all_reduce_perf.sbatch"]
+    assert "#SBATCH --job-name=accl-all_reduce-gpu" in sbatch
+    assert "/opt/accl-tests/build/all_reduce_perf" in sbatch
+    assert "export ACME_FAST=1" in sbatch and "export ROCM_PATH=/opt/acme" in sbatch
+    # Azure's health checks count the GPUs with the profile's tool; no NVIDIA-only check
+    nhc = texts["health/gpu/nhc.conf"]
+    assert " * || check_gpu_count 8 acme" in nhc.splitlines()
+    assert "check_gpu_ecc" not in nhc and "check_nvlink_status" not in nhc
+    assert "single-node ACCL all_reduce floor" in nhc
+    assert not any(p.endswith("nccl.conf") for p in texts)  # ACCL reads no /etc/nccl.conf
+
+
+def test_fictitious_accelerator_sku_facts_come_from_its_profile(acme_profile, tmp_path):
+    """gres.conf device files and the GPUs' fabric are the profile's, not NVIDIA's defaults."""
+    from hpcconf.catalog import Catalog
+    from hpcconf.knowledge import nccl_bounds, slurm_gres
+
+    skus = tmp_path / "skus"
+    skus.mkdir()
+    (skus / "Standard_ACME8_v1.yaml").write_text(SKU, encoding="utf-8")
+    sku = Catalog.load([skus]).get("Standard_ACME8_v1")
+    assert sku.gpu.collective == "accl"
+    assert slurm_gres.gpu_devices(sku) == "/dev/dri/renderD[128,136,144,152,160,168,176,184]"
+    assert nccl_bounds.gpu_fabric(sku) == "acme-link"
+
+
+def test_the_amd_profiles_chart_is_the_one_lint_recognises():
+    chart = accelerators.profile("amd").operator_chart
+    assert chart is not None and (chart.chart, chart.repository) == (rocm.AMD_GPU_OPERATOR_CHART, rocm.AMD_GPU_OPERATOR_REPO)
 
 
 def test_unknown_vendor_is_refused(tmp_path):
@@ -89,7 +164,7 @@ def test_unknown_vendor_is_refused(tmp_path):
     (skus / "Standard_ACME8_v1.yaml").write_text(SKU, encoding="utf-8")
     spec = tmp_path / "acme.yaml"
     spec.write_text(SPEC, encoding="utf-8")
-    with pytest.raises(Exception, match="acme"):
+    with pytest.raises(HpcconfError, match="unknown GPU vendor 'acme'"):
         compile_spec(spec, [skus])
 
 

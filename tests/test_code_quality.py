@@ -7,6 +7,7 @@ Run them alone with ``pytest -m code_quality``; the type check alone with ``pyte
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import subprocess
@@ -64,15 +65,90 @@ def test_targets_are_forbidden_knowledge_catalog_and_spec() -> None:
 
 # A branch on the GPU vendor or the collective library, in a target or a template: a profile field
 # (data/accelerators.yaml) or a resolved field reads it instead, so a new accelerator touches neither.
-VENDOR_COMPARISON = r"""(==|!=)\s*["'](nvidia|amd|nccl|rccl|NCCL|RCCL)["']|["'](nvidia|amd|nccl|rccl)["']\s*(==|!=)"""
+def _vendor_names() -> set[str]:
+    """Every vendor and collective library the profile table names, lower-cased, plus the two known today."""
+    from hpcconf.knowledge.accelerators import profiles
+
+    names = {"nvidia", "amd", "nccl", "rccl", "cuda", "rocm"}
+    for vendor, profile in profiles().items():
+        names |= {vendor.lower(), profile.collective_library.lower()}
+    return names
 
 
-def test_no_vendor_or_library_comparison_in_targets_resolve_or_templates() -> None:
+# Calls that compare a string with their argument: x.startswith("amd"), re.match("nvidia", x), d.get("amd").
+_COMPARING_CALLS = {"startswith", "endswith", "match", "fullmatch", "search", "find", "index", "count", "get",
+                    "removeprefix", "removesuffix", "casefold_equals"}
+# What a target must not reach for: the vendor's name, however it is spelt.
+_VENDOR_ATTRIBUTES = {"gpu_vendor", "catalog_sku"}
+
+
+def _is_vendor(node: ast.AST, names: set[str]) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip().lower() in names
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_is_vendor(element, names) for element in node.elts)
+    return False
+
+
+def _is_field_check(node: ast.Compare) -> bool:
+    """``"nccl" in spec.versions.model_fields_set``: a question about the spec's field named nccl, not the library."""
+    return all(isinstance(c, ast.Attribute) and c.attr == "model_fields_set" for c in node.comparators)
+
+
+def vendor_comparisons(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, what) of every comparison of a value with a vendor or library name in ``source``, in any form:
+    ==/!=/in/is against a literal (or a tuple of them), a comparing call, match/case, a table keyed by vendor,
+    and reads of the vendor's name (``.vendor`` of a profile, ``gpu_vendor``, the raw catalog entry)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(_is_vendor(part, names) for part in [node.left, *node.comparators]) \
+                and not _is_field_check(node):
+            found.append((node.lineno, "comparison with a vendor name"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) \
+                and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _COMPARING_CALLS \
+                and any(_is_vendor(arg, names) for arg in node.args):
+            found.append((node.lineno, "comparing call with a vendor name"))
+        elif isinstance(node, ast.MatchValue) and _is_vendor(node.value, names):
+            found.append((node.lineno, "case on a vendor name"))
+        elif isinstance(node, ast.Dict) and any(key is not None and _is_vendor(key, names) for key in node.keys):
+            found.append((node.lineno, "table keyed by vendor name"))
+        elif isinstance(node, ast.Attribute) and (node.attr in _VENDOR_ATTRIBUTES or (
+                node.attr == "vendor" and isinstance(node.value, (ast.Attribute, ast.Name))
+                and (node.value.attr if isinstance(node.value, ast.Attribute) else node.value.id) in ("accelerator", "profile"))):
+            found.append((node.lineno, f"reads .{node.attr}"))
+    return found
+
+
+@pytest.mark.parametrize("source", [
+    'if pool.vendor == "amd": pass', 'x = v in ("Nvidia", "other")', 'ok = name.startswith("AMD")',
+    'match v:\n    case "rccl": pass', 'TABLE = {"nvidia": 1}', 'v = pool.accelerator.vendor', 'v = pool.gpu_vendor',
+    'x = "nccl" != library', 'x = re.match("amd", v)', 'x = pool.catalog_sku.gpu'])
+def test_the_vendor_guard_sees_every_form(source: str) -> None:
+    assert vendor_comparisons(source, _vendor_names())
+
+
+def test_the_vendor_guard_leaves_other_strings_alone() -> None:
+    assert not vendor_comparisons('path = f"nccl/{pool}/nccl.conf"\nok = x == "nvidia.com/gpu"\nrule.vendor\n'
+                                  'pinned = "nccl" in spec.versions.model_fields_set', _vendor_names())
+
+
+def test_no_vendor_or_library_comparison_in_targets_or_resolve() -> None:
     """resolve/ too: what differs between accelerators is a profile field, so a new one is a data row."""
-    pattern = re.compile(VENDOR_COMPARISON)
-    files = (sorted((ROOT / "hpcconf" / "targets").rglob("*.py")) + sorted((ROOT / "hpcconf" / "resolve").rglob("*.py"))
-             + sorted((ROOT / "templates").rglob("*.j2")))
-    hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in files
+    names = _vendor_names()
+    files = sorted((ROOT / "hpcconf" / "targets").rglob("*.py")) + sorted((ROOT / "hpcconf" / "resolve").rglob("*.py"))
+    hits = [f"{path.relative_to(ROOT)}:{line}: {what}" for path in files
+            for line, what in vendor_comparisons(path.read_text(encoding="utf-8"), names)]
+    assert not hits, "\n".join(hits)
+
+
+# Templates are not Python: a Jinja test or comparison against a quoted vendor name, in any of Jinja's forms.
+TEMPLATE_VENDOR_COMPARISON = (r"""(==|!=|\bin\b|\bis\s+(not\s+)?sameas|startswith\(|endswith\()\s*\(?\s*["']"""
+                              r"""(nvidia|amd|nccl|rccl|cuda|rocm)["']|["'](nvidia|amd|nccl|rccl|cuda|rocm)["']\s*(==|!=|\bin\b)""")
+
+
+def test_no_vendor_or_library_comparison_in_templates() -> None:
+    pattern = re.compile(TEMPLATE_VENDOR_COMPARISON, re.IGNORECASE)
+    hits = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in sorted((ROOT / "templates").rglob("*.j2"))
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not hits, "\n".join(hits)
 

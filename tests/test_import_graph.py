@@ -14,15 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "hpcconf"
 
 # Cycles that remain, each with the reason and who removes it. The test fails for any other cycle;
-# an entry may vanish (then delete it here).
-KNOWN_CYCLES = {
-    # ResolvedCluster (hpcconf.resolve) is named by the per-platform modules, which it imports to build
-    # itself: part of issue #23's resolved-model rework (hpcconf/resolve is another change's).
-    frozenset({"hpcconf.resolve", "hpcconf.resolve.aks", "hpcconf.resolve.azhop", "hpcconf.resolve.ccws",
-               "hpcconf.resolve.compat", "hpcconf.resolve.slurm"}),
-    # SourceCache (diagnostics) quotes a source line through the safe reader, whose refusals are diagnostics.
-    frozenset({"hpcconf.diagnostics", "hpcconf.safe_io"}),
-}
+# an entry may vanish (then delete it here). None remain: the resolve loop became resolve.pool <- resolve.model
+# <- the platform modules <- resolve (ResolvedCluster), and the renderer that quotes source lines left
+# diagnostics for diagnostic_text.
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def module_graph(root: Path) -> dict[str, set[str]]:

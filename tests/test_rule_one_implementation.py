@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 # config.yml rules whose spec side fills a typed view and calls the same judgement.
 SHARED_VIEW = {"AZH002": "judge_queue_names", "AZH010": "judge_image_refs", "AZH012": "judge_queue_limits",
                "AZH013": "judge_identities"}
+# Two-sided rules of another family: both sides ask the knowledge base the same question.
+SHARED_FACT = {"HPC206": "cyclecloud_slurm_gpu_count_fix"}
 # spec rules split off a config.yml rule in 0.2.0: the AZH code lives on for config.yml only.
 SPLIT_OFF = {"SPEC040": "AZH004", "SPEC041": "AZH005", "SPEC042": "AZH006", "SPEC043": "AZH007",
              "SPEC044": "AZH008", "SPEC045": "AZH009", "SPEC046": "AZH011"}
@@ -35,7 +37,21 @@ def _judgements(func) -> set[str]:
 def test_two_sided_codes_are_exactly_those_sharing_a_view():
     rules = load_rules()
     two_sided = {code for code, r in rules.items() if r.scope != "spec" and r.check is not None and r.spec_check is not None}
-    assert two_sided == set(SHARED_VIEW)
+    assert two_sided == set(SHARED_VIEW) | set(SHARED_FACT)
+
+
+def _calls(func, depth: int = 1) -> set[str]:
+    """The names ``func`` calls, and those its module's helpers it calls call (``depth`` levels)."""
+    names = set(re.findall(r"\b(\w+)\(", inspect.getsource(func)))
+    module = inspect.getmodule(func)
+    helpers = [getattr(module, n) for n in names if n.startswith("_") and inspect.isfunction(getattr(module, n, None))]
+    return names.union(*(_calls(h, depth - 1) for h in helpers)) if depth else names
+
+
+@pytest.mark.parametrize("code", sorted(SHARED_FACT))
+def test_both_sides_ask_one_fact(code):
+    r = load_rules()[code]
+    assert SHARED_FACT[code] in _calls(r.check) and SHARED_FACT[code] in _calls(r.spec_check)
 
 
 @pytest.mark.parametrize("code", sorted(SHARED_VIEW))

@@ -7,7 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from ..diagnostics import HpcconfError, render_all
+from ..diagnostic_text import render_all
+from ..diagnostics import HpcconfError
 from ..exit_codes import EXIT_INVALID, usage_error
 from ..sku_dirs import sku_dir_option, with_settings_dirs
 

@@ -7,7 +7,8 @@ from typing import List
 
 import typer
 
-from ..diagnostics import HpcconfError, render_all
+from ..diagnostic_text import render_all
+from ..diagnostics import HpcconfError
 from ..exit_codes import EXIT_INVALID, EXIT_OK
 
 

@@ -25,15 +25,39 @@ class GpuOperator(enum.Enum):
     AMD = "amd-gpu-operator"
 
 
-class CollectiveLibrary(enum.Enum):
-    NCCL = "NCCL"
-    RCCL = "RCCL"
+class NhcFloor(enum.Enum):
+    """Where the single-node all_reduce floor of Azure's health check comes from."""
+
+    NCCL_FLOORS = "nccl_floors"  # hpcconf's floors table (data/nccl_floors.yaml), with the topology file
+    NHC_CONF = "nhc_conf"  # the value Azure's own conf gives the size (data/nhc.yaml)
+
+
+@dataclass(frozen=True)
+class NhcProfile:
+    """How Azure's node health checks (azurehpc-health-checks) test this vendor's GPUs."""
+
+    gpu_count_args: tuple[str, ...]  # after the count: ``check_gpu_count 8 rocm``
+    smi_checks: bool  # the ECC and NVLink checks (they read nvidia-smi) apply
+    allreduce_check: str  # the single-node collective check's name
+    allreduce_floor: NhcFloor
+
+
+@dataclass(frozen=True)
+class OperatorChart:
+    """The Helm chart that installs a profile's operator."""
+
+    chart: str
+    repository: str
+    version_prefix: str  # how the repository spells a version: "v" + 25.3.0
+    version_pin: str  # the spec's ``versions`` field that pins it
+    needs_cert_manager: bool = False  # the chart's prerequisite (its README installs cert-manager first)
+    values_source: str = ""  # where the values keys hpcconf writes were read
 
 
 @dataclass(frozen=True)
 class AcceleratorProfile:
     vendor: str  # the SKU catalog's gpu.vendor this row describes
-    collective_library: CollectiveLibrary
+    collective_library: str  # its name as comments and job names print it: NCCL, RCCL
     pci_vendor: str  # the PCI vendor id its GPUs report (0x10de)
     cuda_compute_capability: bool  # its SKU files give gpu.sm
     operator: GpuOperator
@@ -50,16 +74,23 @@ class AcceleratorProfile:
     runtime_path: Optional[str]  # the GPU runtime the tests load (ROCM_PATH); None: nothing to export
     azure_image_env: tuple[tuple[str, str], ...]  # what Azure's own tests of its image pass to every rank
     azure_image_layouts: tuple[tuple[str, str], ...] = ()  # (host arch, knowledge.images layout) of Azure's images
+    operator_chart: Optional[OperatorChart] = None  # None only for a profile no AKS build uses
+    driver_image: Optional[str] = None  # where the operator pushes the driver it builds (under the test image's registry)
+    driver_name: Optional[str] = None  # the kernel driver the operator builds (amdgpu)
+    nhc: Optional[NhcProfile] = None  # None: Azure's health checks do not know the vendor
+    gpu_mesh: Optional[str] = None  # the fabric that links every GPU of a node to every other (xgmi); None: nvlink says
+    sku_nvidia_sections: bool = False  # SKU files may give nvlink, topology and nccl sections for its GPUs
+    slurm_gres_files: str = "nvidia"  # the device-file scheme of gres.conf File= (knowledge.slurm_gres.DEVICE_FILES)
 
     @property
     def collective(self) -> str:
         """The SKU catalog's gpu.collective: ``nccl`` or ``rccl``."""
-        return self.collective_library.value.lower()
+        return self.collective_library.lower()
 
 
 def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
     return AcceleratorProfile(
-        vendor=vendor, collective_library=CollectiveLibrary(row["collective_library"]),
+        vendor=vendor, collective_library=str(row["collective_library"]),
         pci_vendor=str(row["pci_vendor"]), cuda_compute_capability=bool(row["cuda_compute_capability"]),
         operator=GpuOperator(row["operator"]), operator_label=str(row["operator_label"]),
         device_resource=str(row["device_resource"]), visible_devices_env=row.get("visible_devices_env"),
@@ -71,7 +102,17 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         runtime_path=row.get("runtime_path"),
         azure_image_env=tuple((str(key), str(value)) for key, value in row["azure_image_env"]),
         azure_image_layouts=tuple((str(arch), str(name)) for arch, name in row.get("azure_image_layouts", {}).items()),
+        operator_chart=OperatorChart(**row["operator_chart"]) if row.get("operator_chart") else None,
+        driver_image=row.get("driver_image"), driver_name=row.get("driver_name"),
+        nhc=_nhc(row["nhc"]) if row.get("nhc") else None, gpu_mesh=row.get("gpu_mesh"),
+        sku_nvidia_sections=bool(row.get("sku_nvidia_sections", False)),
+        slurm_gres_files=str(row.get("slurm_gres_files", "nvidia")),
     )
+
+
+def _nhc(row: dict[str, Any]) -> NhcProfile:
+    return NhcProfile(gpu_count_args=tuple(str(a) for a in row["gpu_count_args"]), smi_checks=bool(row["smi_checks"]),
+                      allreduce_check=str(row["allreduce_check"]), allreduce_floor=NhcFloor(row["allreduce_floor"]))
 
 
 @lru_cache(maxsize=1)

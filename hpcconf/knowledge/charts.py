@@ -94,6 +94,8 @@ class Chart:
     versions: tuple[str, ...]
     free_form: tuple[str, ...]
     keys: dict[str, ChartKey]
+    helm_repository: Optional[str] = None  # the Helm repository provision.sh installs it from (None: not installed)
+    version_prefix: str = ""  # how that repository spells a version: "v" + 25.3.0
 
 
 @lru_cache(maxsize=1)
@@ -109,7 +111,8 @@ def _table() -> dict[str, Chart]:
         }
         versions = tuple(sorted((str(v) for v in body["versions"]), key=version_key))
         charts[name] = Chart(name=name, repo=body["repo"], versions=versions,
-                             free_form=tuple(body.get("free_form") or ()), keys=keys)
+                             free_form=tuple(body.get("free_form") or ()), keys=keys,
+                             helm_repository=body.get("helm_repository"), version_prefix=str(body.get("version_prefix") or ""))
     return charts
 
 

@@ -36,6 +36,7 @@ from typing import Literal, Optional
 
 from .. import data_tables
 from ..catalog import Sku
+from .accelerators import profile
 from .nccl_floors import DATA_FILE, Floor, FloorTable, load_floors
 
 Origin = Literal["published", "derived"]
@@ -124,8 +125,9 @@ def efficiency(collective: str, scope: str) -> Efficiency:
 def gpu_fabric(sku: Sku) -> str:
     """What links the SKU's GPUs, as ``measured_on`` names it: a factor measured on one fabric is not decisive on
     another (another library and topology: RCCL over xGMI, NVLink-bridge pairs)."""
-    if sku.gpu.vendor == "amd":
-        return "xgmi"
+    mesh = profile(sku.gpu.vendor).gpu_mesh
+    if mesh is not None:
+        return mesh
     if not sku.nvlink.present:
         return "pcie"
     if sku.nvlink.domain_gpus and sku.nvlink.domain_gpus > sku.gpu.count:
@@ -144,9 +146,10 @@ def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple
     """One direction of one GPU's link to the others (GB/s) and its source; None when the GPUs are not
     all linked to each other (PCIe only, NVLink pairs: the bottleneck depends on which GPUs talk), unless
     ``upper``: then the GPU's own NVLink rate still bounds what any collective can move per GPU."""
+    mesh = profile(sku.gpu.vendor).gpu_mesh is not None  # a vendor's own full mesh (MI300X: xGMI)
     if sku.gpu.count < 2:
         return None  # one GPU has no peer
-    if not (sku.nvlink.present or sku.gpu.vendor == "amd"):
+    if not (sku.nvlink.present or mesh):
         # PCIe-only GPUs: the path depends on the host's PCIe tree; each GPU's own PCIe link still bounds it
         pcie = table.pcie_rate(sku.gpu.model) if upper else None
         if pcie is None:
@@ -155,7 +158,7 @@ def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple
     rate = table.nvlink_rate(sku.gpu.model)
     if rate is None:
         return None
-    all_linked = sku.nvlink.nvswitch or sku.gpu.vendor == "amd"  # MI300X: a full xGMI mesh
+    all_linked = sku.nvlink.nvswitch or mesh
     if not all_linked and sku.gpu.count > 2:
         if not upper:
             return None

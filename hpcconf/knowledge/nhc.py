@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from .. import data_tables
 from ..catalog import Sku
+from .accelerators import NhcFloor, NhcProfile, profile
 from .nccl_floors import load_floors
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc.yaml"
@@ -109,10 +110,17 @@ def _number(value: float) -> str:
     return f"{float(value):g}" if float(value) != int(float(value)) else str(int(float(value)))
 
 
+def _nhc_profile(sku: Sku) -> NhcProfile:
+    nhc = profile(sku.gpu.vendor).nhc
+    if nhc is None:
+        raise LookupError(f"data/accelerators.yaml gives {sku.gpu.vendor} no nhc section: Azure's health checks do not know it")
+    return nhc
+
+
 def gpu_checks(sku: Sku, row: dict[str, Any], data: NhcData) -> list[Check]:
-    count = Check("check_gpu_count", (str(sku.gpu.count),) + (("rocm",) if sku.gpu.vendor == "amd" else ()),
-                  f"{sku.gpu.count} x {sku.gpu.model} visible")
-    if sku.gpu.vendor != "nvidia":
+    nhc = _nhc_profile(sku)
+    count = Check("check_gpu_count", (str(sku.gpu.count), *nhc.gpu_count_args), f"{sku.gpu.count} x {sku.gpu.model} visible")
+    if not nhc.smi_checks:
         return [count]  # ECC and NVLink checks read nvidia-smi
     ecc = data.gpu_ecc.get(sku.gpu.model, data.gpu_ecc["nvidia"])
     checks = [count, Check("check_gpu_ecc", ecc, "no uncorrectable ECC errors, remapped rows or SRAM errors over the thresholds")]
@@ -147,19 +155,20 @@ def ib_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[str]]:
 
 
 def collective_checks(sku: Sku, row: dict[str, Any]) -> tuple[list[Check], list[str]]:
-    if sku.gpu.vendor == "amd":
-        rccl = row.get("rccl_allreduce")
-        if rccl is None:
-            return [], [f"single-node RCCL all_reduce floor: none published for {sku.name}"]
-        return [Check("check_rccl_allreduce", (_number(rccl["gbps"]), "1", str(rccl["size"])),
+    nhc, library = _nhc_profile(sku), profile(sku.gpu.vendor).collective_library
+    if nhc.allreduce_floor is NhcFloor.NHC_CONF:
+        conf = row.get(f"{sku.gpu.collective}_allreduce")
+        if conf is None:
+            return [], [f"single-node {library} all_reduce floor: none published for {sku.name}"]
+        return [Check(nhc.allreduce_check, (_number(conf["gbps"]), "1", str(conf["size"])),
                       "single-node all_reduce busbw floor (GB/s)")], []
     if sku.gpu.count < 2:
         return [], []  # one GPU: no collective to measure
     floor = load_floors().floor(sku.name, NCCL_COLLECTIVE, 1, sku.gpu.count)
     if floor is None:
-        return [], [f"single-node NCCL all_reduce floor: none published for {sku.name}"]
+        return [], [f"single-node {library} all_reduce floor: none published for {sku.name}"]
     topo = (f"$AZ_NHC_ROOT/topofiles/{row['nccl_topo']}",) if "nccl_topo" in row else ()
-    return [Check("check_nccl_allreduce", (_number(floor.gbps), "1", floor.message_size) + topo,
+    return [Check(nhc.allreduce_check, (_number(floor.gbps), "1", floor.message_size) + topo,
                   f"single-node all_reduce busbw floor (GB/s), {floor.citation()}")], []
 
 

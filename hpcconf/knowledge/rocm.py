@@ -72,11 +72,11 @@ def all_vars() -> list[RcclVar]:
 # ROCm/gpu-operator: Helm repository and chart name (helm-charts-k8s/README.md), and the release pinned
 # by default: tag v1.5.1 (commit 858cf255c7dd27cebf1cc5db400eee3aa06ecbbc, 2026-07-21), whose
 # helm-charts-k8s/values.yaml the values below are written for.
+# The build installs the chart the AMD profile names (data/accelerators.yaml operator_chart); these, for
+# recognising AMD's chart in hand-written files, equal it (tests/test_accelerator_profile.py).
 AMD_GPU_OPERATOR_REPO = "https://rocm.github.io/gpu-operator"
 AMD_GPU_OPERATOR_CHART = "gpu-operator-charts"
 AMD_GPU_OPERATOR_VERSION = "1.5.1"
-AMD_GPU_OPERATOR_SOURCE = ("ROCm/gpu-operator helm-charts-k8s/values.yaml at tag v1.5.1 "
-                           "(858cf255c7dd27cebf1cc5db400eee3aa06ecbbc)")
 # Top-level values keys of AMD's chart (helm-charts/values.yaml at v1.0.0 to v1.2.x, helm-charts-k8s/values.yaml
 # from v1.3.0 to v1.5.1) that no NVIDIA gpu-operator release has: they tell AMD's values from NVIDIA's, whose chart
 # is also named gpu-operator (AMD's own Chart.yaml said `name: gpu-operator` at f9ca606b, v1.0.0's first commit).

@@ -24,10 +24,12 @@ topology its README asks for ("GB200/GB300": ``TopologyPlugin=topology/block``, 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import mnnvl
+from .accelerators import profile
 
 if TYPE_CHECKING:
     from ..catalog import Sku
@@ -61,7 +63,29 @@ def gpu_devices(sku: Sku, count: int | None = None, first: int = 0) -> str:
     if gpu is None:
         raise ValueError(f"{sku.name} has no GPU")
     n = gpu.count if count is None else count
-    return amd_devices(n, first) if gpu.vendor == "amd" else nvidia_devices(n, first)
+    return DEVICE_FILES[device_scheme(sku)].files(n, first)
+
+
+@dataclass(frozen=True)
+class DeviceFiles:
+    """One way GPUs appear under /dev: how gres.conf names them, and a pattern that recognises one."""
+
+    files: Callable[[int, int], str]  # (count, first index) -> the File= value
+    pattern: re.Pattern[str]  # one device file of the scheme
+    label: str  # how a message names GPUs of this scheme
+    indexed: bool  # the number in a file's name is the GPU's index (0 to count - 1)
+
+
+# The schemes accelerator profiles name (data/accelerators.yaml slurm_gres_files).
+DEVICE_FILES = {
+    "nvidia": DeviceFiles(nvidia_devices, re.compile(r"^/dev/nvidia(\d+)$"), "an NVIDIA", indexed=True),
+    "dri-render": DeviceFiles(amd_devices, re.compile(r"^/dev/dri/renderD(\d+)$"), "an AMD", indexed=False),
+}
+
+
+def device_scheme(sku: Sku) -> str:
+    """The scheme of the size's GPUs' device files: its accelerator profile's."""
+    return profile(sku.gpu.vendor).slurm_gres_files
 
 
 @dataclass(frozen=True)

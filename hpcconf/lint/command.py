@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from ..artifacts import Kind
-from ..diagnostics import HpcconfError, Severity, render_all
+from ..diagnostic_text import render_all
+from ..diagnostics import HpcconfError, Severity
 from ..exit_codes import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
 from ..sku_dirs import checked_sku_dirs
 from ..term import COLOR_CHOICES
@@ -253,7 +254,7 @@ def run_rules(*, fmt: str) -> None:
 
         typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
                                 "kinds": list(r.kinds), "summary": plain_literals(r.summary),
-                                "since": r.since, "formerly": list(r.formerly), "spec": r.spec_runner is not None} for r in rules.values()], indent=2))
+                                "since": r.since, "formerly": list(r.formerly), "spec": r.refuses_spec} for r in rules.values()], indent=2))
         return
     if fmt != "text":
         _fail_usage("--format must be text or json")

@@ -22,13 +22,14 @@ import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..artifacts import Artifact, Kind
 from ..diagnostics import Diagnostic, HpcconfError, Severity
 from ..knowledge.nhc_checks import layout_root
 from ..safe_io import UnsafeFile, unreadable_directory
 from ..settings.config import LintConfig
+from .compiled_spec import compiled_spec
 from .context import CHART_VERSION_FIELDS, LintContext, UsageError
 from .detect import detect_documents
 from .document import DisplayPath, Document, DocumentSet, current_rule
@@ -445,12 +446,14 @@ def _engine_finding(rule: Rule, file: str, line: int, message: str, hint: str = 
                       end_column=end_column)
 
 
-def _run(rule: Rule, args: tuple[Any, ...], where: Document | None) -> list[Diagnostic]:
-    if rule.check is None:
+def _run(rule: Rule, args: tuple[Any, ...], where: Document | None, check: Callable[..., Any] | None = None) -> list[Diagnostic]:
+    """Run ``check`` (the rule's file check unless given) on ``args``; a crash becomes a finding."""
+    check = check or rule.check
+    if check is None:
         return []  # an engine finding: nothing to run
     token = current_rule.set(rule)
     try:
-        produced = list(rule.check(*args) or ())
+        produced = list(check(*args) or ())
     except Exception as exc:  # noqa: BLE001 - a crashing rule must become a finding, not a traceback
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         file = where.path if where else ""
@@ -479,6 +482,8 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
         for rule in active:
             if rule.scope == "document" and doc.kind in rule.kinds:
                 findings.extend(_run(rule, (doc, doc_ctx), doc))
+        if doc.kind == Kind.SPEC:
+            findings.extend(_judge_spec(doc, doc_ctx, rules))
     for group in cluster_groups(documents):
         doc_set = DocumentSet(group)
         group_ctx = _shared_context(group, ctx)
@@ -486,6 +491,15 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
             if rule.scope == "set":
                 findings.extend(_run(rule, (doc_set, group_ctx), None))
     return findings
+
+
+def _judge_spec(doc: Document, ctx: LintContext, rules: dict[str, Rule]) -> list[Diagnostic]:
+    """The ``Moment.JUDGE`` spec rules on a compiled spec (the refusals ran when it compiled)."""
+    compiled = compiled_spec(doc, ctx)
+    if compiled is None:
+        return []
+    return [finding for rule in rules.values() if rule.judges_resolved_spec and is_enabled(rule, ctx.config)
+            for finding in _run(rule, (compiled,), doc, rule.spec_runner)]
 
 
 def _shared_context(group: list[Document], ctx: LintContext) -> LintContext:

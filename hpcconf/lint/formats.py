@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from .. import __version__
-from ..diagnostics import Diagnostic, SourceCache, render_text
+from ..diagnostic_text import SourceCache, render_text
+from ..diagnostics import Diagnostic
 from .engine import LintResult
 from .locations import real_location
 from .rule_loading import Rule, load_rules, plain_literals

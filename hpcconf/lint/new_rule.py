@@ -22,10 +22,18 @@ FIXTURE_NAMES = {Kind.NCCL_CONF: "{stem}.nccl.conf", Kind.ENV_FILE: "{stem}.env"
                  Kind.NCCL_GRAPH: "{stem}.xml"}
 KIND_CONSTANTS = {value: name for name, value in vars(Kind).items() if name.isupper() and isinstance(value, str)}
 
+# A spec is judged by @spec_rule, never a file rule: with --kind spec the stub judges the resolved cluster
+# (moment JUDGE, a suppressible lint finding); a check that refuses the spec belongs in hpcconf/spec/checks/.
+SIGNATURES = {
+    "file": '''@rule(code="{code}", name="{name}", severity=Severity.{severity}, kinds=(Kind.{kind_constant},))
+def {function}(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:''',
+    "spec": '''@spec_rule(code="{code}", name="{name}", severity=Severity.{severity}, moment=Moment.JUDGE)
+def {function}(compiled: CompiledSpec) -> Iterator[Diagnostic]:''',
+}
+
 TEMPLATE = '''
 
-@rule(code="{code}", name="{name}", severity=Severity.{severity}, kinds=(Kind.{kind_constant},))
-def {function}(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+{signature}
     """One line: the pattern this rule flags.
 
     ## What it catches
@@ -52,12 +60,14 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ...artifacts import Kind
-from ...diagnostics import Diagnostic, Severity
-from ..context import LintContext
-from ..document import Document
-from ...rules_registry import rule
+{imports}
 '''
+IMPORTS = {
+    "file": "from ...artifacts import Kind\nfrom ...diagnostics import Diagnostic, Severity\nfrom ..context import LintContext\n"
+            "from ..document import Document\nfrom ...rules_registry import rule",
+    "spec": "from ...diagnostics import Diagnostic, Severity\nfrom ..compiled_spec import CompiledSpec\n"
+            "from ...rules_registry import Moment, spec_rule",
+}
 
 
 def scaffold(code: str, name: str, kind: str, severity: str, module: str) -> list[Path]:
@@ -70,9 +80,12 @@ def scaffold(code: str, name: str, kind: str, severity: str, module: str) -> lis
     if kind not in KIND_CONSTANTS:
         raise SystemExit(f"--kind must be one of {', '.join(sorted(KIND_CONSTANTS))}")
     path = REPO / "hpcconf" / "lint" / "rules" / f"{module}.py"
-    text = path.read_text(encoding="utf-8") if path.exists() else MODULE_HEADER.format(title=module.replace("_", " "))
-    text += TEMPLATE.format(code=code, name=name, severity=severity.upper(), kind_constant=KIND_CONSTANTS[kind],
-                            function=name.replace("-", "_"))
+    form = "spec" if kind == Kind.SPEC else "file"
+    text = path.read_text(encoding="utf-8") if path.exists() else \
+        MODULE_HEADER.format(title=module.replace("_", " "), imports=IMPORTS[form])
+    signature = SIGNATURES[form]
+    text += TEMPLATE.replace("{signature}", signature).format(
+        code=code, name=name, severity=severity.upper(), kind_constant=KIND_CONSTANTS[kind], function=name.replace("-", "_"))
     path.write_text(text, encoding="utf-8")
     fixtures = REPO / "tests" / "rules" / code
     fixtures.mkdir(parents=True, exist_ok=True)

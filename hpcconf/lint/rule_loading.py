@@ -25,8 +25,10 @@ diagnostics; the engine fills in code, name and default severity, so a rule may 
 
 Rule modules live in ``hpcconf/lint/rules/``; every module there is imported by
 :func:`load_rules`, so adding a file is all it takes to add a family. The spec's cross-field
-checks (``hpcconf/spec/checks/``, ``@spec_rule``) are loaded too, so ``hpcconf rules``,
-``explain`` and ``docs/rules.md`` cover every code.
+checks that refuse a spec (``hpcconf/spec/checks/``, ``@spec_rule``) are loaded too, so ``hpcconf rules``,
+``explain`` and ``docs/rules.md`` cover every code. A spec rule that judges the resolved cluster
+(``@spec_rule(moment=Moment.JUDGE)``) lives in a rule module and reads a
+:class:`~hpcconf.lint.compiled_spec.CompiledSpec`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..rules_registry import (
     NAME_PATTERN,
     REGISTRY,
     REQUIRED_SECTIONS,
+    Moment,
     Rule,
     Scope,
     engine_rule,
@@ -51,7 +54,7 @@ from ..rules_registry import (
     successors,
 )
 
-__all__ = ["CODE_PATTERN", "DOCS_URL", "NAME_PATTERN", "REGISTRY", "REQUIRED_SECTIONS",
+__all__ = ["CODE_PATTERN", "DOCS_URL", "Moment", "NAME_PATTERN", "REGISTRY", "REQUIRED_SECTIONS",
            "Rule", "Scope", "engine_rule", "find_rule", "load_rules", "load_rules_for", "missing_sections", "plain_literals", "redirect_note",
            "rule", "spec_rule", "successors"]
 

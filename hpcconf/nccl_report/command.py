@@ -103,7 +103,8 @@ def run_nccl_report(*, logs: list[Path], sku: Optional[str], nodes: Optional[int
         raise _error("give --spec or --sku, not both")
     if not 0 < tolerance <= 1.5:
         raise _error(f"--tolerance must be a ratio above 0 and at most 1.5, not {tolerance:g}")
-    from ..diagnostics import HpcconfError, render_all
+    from ..diagnostic_text import render_all
+    from ..diagnostics import HpcconfError
 
     sku_dir = with_settings_dirs(sku_dir)
     try:
@@ -141,7 +142,8 @@ def run_nccl_report(*, logs: list[Path], sku: Optional[str], nodes: Optional[int
 
 
 def _against_baseline(verdicts: list["Verdict"], path: Path, tolerance: float) -> list[Any]:
-    from ..diagnostics import HpcconfError, render_all
+    from ..diagnostic_text import render_all
+    from ..diagnostics import HpcconfError
     from ..safe_io import read_bytes
     from .baseline import BaselineError, compare, load_baseline
 

@@ -9,109 +9,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import Optional
 
 from ..catalog import Catalog, Sku
-from ..knowledge.accelerators import AcceleratorProfile, profile
 from ..knowledge.accelerators import GpuOperator as GpuOperator  # the profile's types are the model's: targets read them here
+from ..knowledge.accelerators import profile
 from ..safe_io import read_text
 from ..spec.model import Cluster, NodePool
-from .collective import (
-    PoolCollective,
-    ResolvedTestImage,
-    TestImageBuild,
-    pool_collective,
-    resolve_test_image,
-    resolved_test_image,
-)
-from .compat import ResolvedVersions, derived_versions
-from .health import PoolHealth, ResolvedHealthChecks, pool_health, resolve_health_checks
-from .nccl import PoolNccl, resolve_pool_nccl
-from .network import ResolvedInfiniband, resolved_infiniband
-from .sku import ResolvedSku, resolve_sku
-from .test_passes import ResolvedNcclTest, resolved_nccl_test
-
-PoolSkus = Mapping[str, Sku]  # pool name -> its catalog entry (an input of resolve, never a field of the model)
-
-if TYPE_CHECKING:  # platform sections are resolved by their own modules
-    from .aks import ResolvedAks
-    from .azhop import ResolvedAzhop
-    from .ccws import ResolvedCcws
-    from .slurm import ResolvedSlurm
+from . import aks, azhop, ccws, slurm
+from .aks import ResolvedAks
+from .azhop import ResolvedAzhop
+from .ccws import ResolvedCcws
+from .collective import pool_collective, resolve_test_image, resolved_test_image
+from .compat import derived_versions
+from .health import pool_health, resolve_health_checks
+from .model import ResolvedCore
+from .nccl import resolve_pool_nccl
+from .network import resolved_infiniband
+from .pool import PoolSkus as PoolSkus  # re-exported: the model's names are resolve's
+from .pool import ResolvedPool as ResolvedPool
+from .sku import resolve_sku
+from .slurm import ResolvedSlurm
+from .test_passes import resolved_nccl_test
 
 
 @dataclass(frozen=True)
-class ResolvedPool:
-    name: str
-    sku: ResolvedSku  # the facts targets read (resolve's sub-resolvers get the catalog entry as PoolSkus)
-    count: int
-    image: Optional[str]
-    colocate: bool
-    os_disk_gb: int
-    infiniband: bool  # the SKU has IB and the spec did not turn it off
-    nccl: PoolNccl
-    accelerator: AcceleratorProfile  # the row of data/accelerators.yaml for the SKU's GPU vendor
-    collective: PoolCollective  # the library its GPUs run (the profile's), and where its tests live
-    # (file name, text) of the SKU file when it is the user's, not hpcconf's: jobs that judge their own
-    # run on the nodes (hpcconf nccl-report --sku) need that definition there, so it ships with them.
-    sku_file: Optional[tuple[str, str]] = None
-    health: Optional[PoolHealth] = None  # Azure's node health checks for the pool (GPU pools, when enabled)
+class ResolvedCluster(ResolvedCore):
+    """The whole resolved model: the core and each platform's section (None where not targeted)."""
 
-    @property
-    def gpus_per_node(self) -> int:
-        return self.sku.gpu_count
-
-    @property
-    def ranks(self) -> int:
-        return self.count * self.gpus_per_node
-
-    @property
-    def ib_nics_per_node(self) -> int:
-        return self.sku.ib_nics if self.infiniband else 0
-
-    @property
-    def has_gpus(self) -> bool:
-        return self.gpus_per_node > 0
-
-    @property
-    def gpu_vendor(self) -> str:
-        return self.accelerator.vendor
-
-    @property
-    def collective_library(self) -> str:
-        """``nccl`` (NVIDIA) or ``rccl`` (AMD): which library reads the pool's ``NCCL_*`` settings."""
-        return self.collective.library
-
-
-@dataclass(frozen=True)
-class ResolvedCluster:
-    spec_file: str
-    name: str
-    location: str
-    resource_group: str
-    platforms: tuple[str, ...]
-    pools: tuple[ResolvedPool, ...]
-    test_pool: Optional[ResolvedPool]
-    versions: ResolvedVersions
-    ib_network: ResolvedInfiniband
-    ib_resource: str  # "nvidia.com/<resource_name>": the one name the device plugin, network and job share
-    test_image: Optional[ResolvedTestImage]
-    test_image_ref: Optional[str]  # registry/name:tag
-    nccl_test: ResolvedNcclTest
-    mpi_env: tuple[tuple[str, str], ...]
-    health_checks: ResolvedHealthChecks
-    test_image_build: Optional[TestImageBuild] = None  # set with test_image and a GPU test pool
     aks: Optional["ResolvedAks"] = None
     azhop: Optional["ResolvedAzhop"] = None
     slurm: Optional["ResolvedSlurm"] = None
     ccws: Optional["ResolvedCcws"] = None
-
-    @property
-    def gpu_pools(self) -> tuple[ResolvedPool, ...]:
-        return tuple(p for p in self.pools if p.has_gpus)
-
-    def pool(self, name: str) -> ResolvedPool:
-        return next(p for p in self.pools if p.name == name)
 
 
 def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedCluster:
@@ -174,8 +103,6 @@ def _test_pool(spec: Cluster, pools: tuple[ResolvedPool, ...]) -> Optional[Resol
 
 def _with_platforms(cluster: ResolvedCluster, spec: Cluster, skus: PoolSkus) -> ResolvedCluster:
     """Each platform's section, from the cluster resolved so far and the spec's settings for that platform."""
-    from . import aks, azhop, ccws, slurm
-
     if "aks" in cluster.platforms:
         cluster = replace(cluster, aks=aks.resolve_aks(cluster, spec.aks, skus))
     if "azhop" in cluster.platforms:

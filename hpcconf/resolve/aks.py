@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ..knowledge import aznhc, charts, pci_ids, rocm
-from ..knowledge.accelerators import AcceleratorProfile, GpuOperator
+from ..knowledge.accelerators import AcceleratorProfile
 from ..knowledge.volcano import WORKER_TASK, job_names
 from ..spec.aks import AksSettings
 from .collective import ResolvedTestImage
@@ -20,7 +20,8 @@ from .compat import ResolvedVersions, aks_kubernetes_version, aks_os_sku
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import PoolSkus, ResolvedCluster, ResolvedPool
+    from .model import ResolvedCore
+    from .pool import PoolSkus, ResolvedPool
 
 # The names the 2023 NDm_v4 AKS walkthroughs use; the svc plugin writes /etc/volcano/<task>.host, `-` becoming `_`.
 LAUNCHER_TASK = "mpimaster"
@@ -47,6 +48,12 @@ class ChartPin:
     repo: str
     version: str  # without a leading v
     source: str = ""  # where the values' keys were read
+    version_prefix: str = "v"  # how the repository spells a version
+
+    @property
+    def helm_version(self) -> str:
+        """What ``helm install --version`` is given."""
+        return self.version_prefix + self.version
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,6 @@ class ResolvedAks:
     sku: str
     worker_replicas: int
     gpus_per_worker: int
-    gpu_vendor: str  # "nvidia" or "amd": which GPU operator, device-plugin resource and test image
     gpu_resource: str  # the device plugin's resource: nvidia.com/gpu or amd.com/gpu
     accelerator: AcceleratorProfile  # the worker pool's: operator, runtime class, NFD labels
     gpu_runtime_class_name: str  # the RuntimeClass gpu-operator installs (pods name it where the profile says so)
@@ -170,8 +176,10 @@ class ResolvedAks:
     network_operand_tag: Optional[str] = None  # the NicClusterPolicy operands' tag (None: the CRD's defaults)
     nfd_rules_key: bool = False  # the installed network-operator chart has nfd.deployNodeFeatureRules
     ib_vf_rule: Optional[IbVfRule] = None  # set when pci-15b3.present must come from a rule, not the PCI class
-    cert_manager: Optional[ChartPin] = None  # the AMD GPU operator's prerequisite
-    amd_gpu_operator: Optional[ChartPin] = None
+    gpu_operator_chart: Optional[ChartPin] = None  # the chart of the worker profile's operator
+    network_operator_chart: Optional[ChartPin] = None
+    nfd_chart: Optional[ChartPin] = None
+    cert_manager: Optional[ChartPin] = None  # the prerequisite of an operator chart that needs it
 
     @property
     def infiniband(self) -> bool:
@@ -195,7 +203,7 @@ def cidr_options(settings: AksSettings) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
+def infiniband_vf_ids(cluster: "ResolvedCore", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[tuple[str, ...]]:
     """The IB VF device ids to label pci-15b3.present by, when the whitelist would also label nodes without
     InfiniBand: NFD workers on every node (AMD pools), or a GPU pool without IB beside one with it. None when the
     class whitelist is enough, or when an IB pool's HCA has no VF id of its own (then the whitelist stays)."""
@@ -211,7 +219,7 @@ def infiniband_vf_ids(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "P
     return tuple(sorted({d for group in ids if group for d in group}))
 
 
-def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
+def ib_vf_rule(cluster: "ResolvedCore", pool: "ResolvedPool", skus: "PoolSkus") -> Optional[IbVfRule]:
     ids = infiniband_vf_ids(cluster, pool, skus)
     if ids is None:
         return None
@@ -219,11 +227,29 @@ def ib_vf_rule(cluster: "ResolvedCluster", pool: "ResolvedPool", skus: "PoolSkus
                     pci_class=pci_ids.INFINIBAND_CLASS, reference=pci_ids.REFERENCE)
 
 
-def amd_charts(versions: ResolvedVersions) -> tuple[ChartPin, ChartPin]:
-    """cert-manager and AMD's GPU operator chart, for pools whose profile names AMD's operator."""
-    return (ChartPin(chart="cert-manager", repo=rocm.CERT_MANAGER_REPO, version=rocm.CERT_MANAGER_VERSION),
-            ChartPin(chart=rocm.AMD_GPU_OPERATOR_CHART, repo=rocm.AMD_GPU_OPERATOR_REPO,
-                     version=versions.amd_gpu_operator.lstrip("v"), source=rocm.AMD_GPU_OPERATOR_SOURCE))
+def operator_chart(accelerator: AcceleratorProfile, versions: ResolvedVersions) -> Optional[ChartPin]:
+    """The chart of the profile's operator, at the version the spec's ``versions`` field it names pins."""
+    chart = accelerator.operator_chart
+    if chart is None:
+        return None
+    pinned = {"gpu_operator": versions.gpu_operator, "amd_gpu_operator": versions.amd_gpu_operator}[chart.version_pin]
+    return ChartPin(chart=chart.chart, repo=chart.repository, version=pinned.lstrip("v"), source=chart.values_source,
+                    version_prefix=chart.version_prefix)
+
+
+def cert_manager_chart(accelerator: AcceleratorProfile) -> Optional[ChartPin]:
+    """cert-manager, for an operator chart whose README installs it first."""
+    if accelerator.operator_chart is None or not accelerator.operator_chart.needs_cert_manager:
+        return None
+    return ChartPin(chart="cert-manager", repo=rocm.CERT_MANAGER_REPO, version=rocm.CERT_MANAGER_VERSION)
+
+
+def helm_chart(name: str, version: str) -> ChartPin:
+    """A chart of hpcconf's chart table (data/chart_keys.yaml) at ``version``."""
+    known = charts.chart(name)
+    if known.helm_repository is None:
+        raise LookupError(f"data/chart_keys.yaml names no Helm repository for {name}")
+    return ChartPin(chart=name, repo=known.helm_repository, version=version.lstrip("v"), version_prefix=known.version_prefix)
 
 
 def hostfile_path(task: str) -> str:
@@ -250,7 +276,7 @@ def acr_name_for(settings: AksSettings, registry: Optional[str]) -> Optional[str
     return None
 
 
-def amd_driver_version(cluster: "ResolvedCluster") -> str:
+def amd_driver_version(cluster: "ResolvedCore") -> str:
     """The amdgpu driver KMM builds: the ROCm release of the test image's base (the driver version is the
     ROCm version before ROCm 7.1: ROCm/gpu-operator docs/drivers/installation.md), so user space and
     kernel module match."""
@@ -287,14 +313,14 @@ def _mpirun_mca(mpi_env: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
     return tuple(mca.items())
 
 
-def tested_pools(cluster: "ResolvedCluster") -> tuple["ResolvedPool", ...]:
+def tested_pools(cluster: "ResolvedCore") -> tuple["ResolvedPool", ...]:
     """The pools that get an NCCL test job: the one ``nccl_test.pool`` names, else every GPU pool."""
     if cluster.nccl_test.pool:
         return (cluster.pool(cluster.nccl_test.pool),)
     return cluster.gpu_pools
 
 
-def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
+def pool_jobs(cluster: "ResolvedCore", job_name: Optional[str], skus: "PoolSkus") -> tuple[AksPoolJob, ...]:
     pools = tested_pools(cluster)
     names = job_names(job_name, cluster.nccl_test.collective, [(p.name, p.collective_library) for p in pools])
     return tuple(AksPoolJob(pool=p, job_name=names[p.name], gpus_per_worker=p.gpus_per_node,
@@ -304,13 +330,13 @@ def pool_jobs(cluster: "ResolvedCluster", job_name: Optional[str], skus: "PoolSk
                  for p in pools)
 
 
-def ipam_nodes_and_nics(cluster: "ResolvedCluster") -> tuple[int, int]:
+def ipam_nodes_and_nics(cluster: "ResolvedCore") -> tuple[int, int]:
     """Nodes on the InfiniBand network (every IB GPU pool's) and the most NICs one of them has."""
     ib_pools = [p for p in cluster.gpu_pools if p.ib_nics_per_node] or [p for p in (cluster.test_pool,) if p]
     return sum(p.count for p in ib_pools), max((p.ib_nics_per_node for p in ib_pools), default=0)
 
 
-def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
+def resolve_aks(cluster: "ResolvedCore", spec_settings: Optional[AksSettings], skus: "PoolSkus") -> ResolvedAks:
     settings = spec_settings or AksSettings()
     pool = cluster.test_pool
     assert pool is not None, "check_spec guarantees a GPU pool for aks"
@@ -325,7 +351,6 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
     kubernetes = aks_kubernetes_version(settings.kubernetes_version)
     jobs = pool_jobs(cluster, settings.job_name, skus)
     ipam_nodes, ipam_nics = ipam_nodes_and_nics(cluster)
-    cert_manager, amd_operator = amd_charts(versions) if pool.accelerator.operator is GpuOperator.AMD else (None, None)
     return ResolvedAks(
         settings=ResolvedAksSettings(**settings.model_dump()),
         namespace=settings.namespace,
@@ -342,10 +367,9 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
         sku=pool.sku.name,
         worker_replicas=pool.count,
         gpus_per_worker=pool.gpus_per_node,
-        gpu_vendor=pool.gpu_vendor,
         gpu_resource=pool.accelerator.device_resource,
         accelerator=pool.accelerator,
-        gpu_runtime_class_name=charts.GPU_OPERATOR_RUNTIME_CLASS,
+        gpu_runtime_class_name=charts.GPU_OPERATOR_RUNTIME_CLASS if pool.accelerator.gpu_runtime_class else "",
         operator_driver_version=amd_driver_version(cluster) if pool.accelerator.driver_built_by_operator else "",
         ib_nics_per_worker=nics,
         resource_name=ib.resource_name,
@@ -373,6 +397,8 @@ def resolve_aks(cluster: "ResolvedCluster", spec_settings: Optional[AksSettings]
         nfd_rules_key=nics > 0 and charts.chart_has_key("network-operator", versions.network_operator,
                                                          "nfd.deployNodeFeatureRules"),
         ib_vf_rule=ib_vf_rule(cluster, pool, skus),
-        cert_manager=cert_manager,
-        amd_gpu_operator=amd_operator,
+        gpu_operator_chart=operator_chart(pool.accelerator, versions),
+        network_operator_chart=helm_chart("network-operator", versions.network_operator),
+        nfd_chart=helm_chart("node-feature-discovery", versions.node_feature_discovery),
+        cert_manager=cert_manager_chart(pool.accelerator),
     )

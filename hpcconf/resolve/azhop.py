@@ -18,7 +18,8 @@ from ..spec.azhop_plan import plan_subnets, slurm_versions
 from .compat import supported_azhop_images
 
 if TYPE_CHECKING:
-    from . import PoolSkus, ResolvedCluster, ResolvedPool
+    from .model import ResolvedCore
+    from .pool import PoolSkus, ResolvedPool
 
 # GPU families whose sizes accept EnableAcceleratedNetworking (az-hop's config.tpl.yml enables it on
 # its NC24ads_A100_v4 gpu queue; Azure's ND A100 v4 / ND H100 v5 / ND H200 v5 size pages list it, and
@@ -321,7 +322,7 @@ def amlfs_note(settings: AzhopSettings) -> Optional[str]:
     return f"{lustre.capacity_tib} TiB = {lustre.capacity_tib // step} x {step} TiB steps of {lustre.sku}"
 
 
-def gpu_count_override(cluster: "ResolvedCluster", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
+def gpu_count_override(cluster: "ResolvedCore", queues: list[AzhopQueue]) -> Optional[GpuCountOverride]:
     """For the GPU sizes cyclecloud-slurm may count wrong (knowledge/compat cyclecloud_slurm gpu_count): the
     documented autoscale.json ``slurm_gpus`` override, which the scheduler-side script writes and checks."""
     fixes = {pool.sku.name: fix for pool in cluster.gpu_pools if (fix := compat.cyclecloud_slurm_gpu_count_fixed_for(pool.sku.name))}
@@ -339,7 +340,7 @@ def _slurm_versions(slurm: Optional[str], cyclecloud_slurm: Optional[str]) -> Az
     return AzhopSlurmVersions(slurm=pair.slurm, cyclecloud_slurm=pair.cyclecloud_slurm, source=pair.source)
 
 
-def resolve_azhop(cluster: "ResolvedCluster", spec_settings: Optional[AzhopSettings], skus: "PoolSkus") -> ResolvedAzhop:
+def resolve_azhop(cluster: "ResolvedCore", spec_settings: Optional[AzhopSettings], skus: "PoolSkus") -> ResolvedAzhop:
     settings = supported_azhop_images(spec_settings or AzhopSettings())  # no end-of-life infra image
     queues = [_pool_queue(p, skus[p.name], settings) for p in cluster.pools]
     queues += [_extra_queue(q, settings) for q in settings.extra_queues]

@@ -32,7 +32,8 @@ from ..spec.ccws import (
 
 if TYPE_CHECKING:
     from ..catalog import Sku
-    from . import PoolSkus, ResolvedCluster, ResolvedPool
+    from .model import ResolvedCore
+    from .pool import PoolSkus, ResolvedPool
 
 TEMPLATE_FILE = "bicep/mainTemplate.bicep"  # what upstream deploys (util/deploy_sandbox_params.py at 2026.07.02)
 REPOSITORY_URL = f"https://github.com/{kb.REPOSITORY}"
@@ -188,7 +189,7 @@ def _entra(settings: CcwsSettings) -> dict[str, Any]:
     return {"type": "enabled", "tenantId": entra.tenant_id, "clientId": entra.client_id}
 
 
-def _slurm_version(cluster: "ResolvedCluster", rel: kb.Release) -> str:
+def _slurm_version(cluster: "ResolvedCore", rel: kb.Release) -> str:
     if cluster.versions.slurm:
         return cluster.versions.slurm  # SPEC090 refused one the release does not ship
     if rel.slurm_version_default:
@@ -219,7 +220,7 @@ OPTIONAL_FIELDS = {"entraIdInfo": "entra_id", "additionalFilesystem": "storage",
                    "acceptMarketplaceTerms": "accept_marketplace_terms"}
 
 
-def parameter_values(cluster: "ResolvedCluster", settings: CcwsSettings, pool: "ResolvedPool", rel: kb.Release,
+def parameter_values(cluster: "ResolvedCore", settings: CcwsSettings, pool: "ResolvedPool", rel: kb.Release,
                      slurm_version: str, cluster_name: str) -> dict[str, Any]:
     """Every parameter hpcconf writes, before the release's parameter list is applied (mainTemplate's order)."""
     values: dict[str, Any] = {
@@ -352,7 +353,7 @@ def subnet_plan(settings: CcwsSettings, rel: kb.Release) -> tuple[tuple[tuple[st
 
 # -- the gpu partition --------------------------------------------------------------------------------------
 
-def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", sku: "Sku", cluster_name: str,
+def gpu_partition(cluster: "ResolvedCore", pool: "ResolvedPool", sku: "Sku", cluster_name: str,
                   slurm_version: str, cyclecloud_slurm: Optional[str]) -> CcwsGpuPartition:
     groups = -(-pool.count // kb.PLACEMENT_GROUP_NODES)
     prefix = f"{cluster_name}-{GPU_NODEARRAY}-"
@@ -377,7 +378,7 @@ def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", sku: "Sku", 
         nccl_conf_node_path="/etc/nccl.conf", gpu_count_override=sku.gpu.count if fix is not None else None)
 
 
-def resolve_ccws(cluster: "ResolvedCluster", settings: Optional[CcwsSettings], skus: "PoolSkus") -> ResolvedCcws:
+def resolve_ccws(cluster: "ResolvedCore", settings: Optional[CcwsSettings], skus: "PoolSkus") -> ResolvedCcws:
     if settings is None:  # the spec model requires the block with platform ccws
         raise ValueError("platform ccws without a ccws: block")
     rel = kb.release(settings.release)

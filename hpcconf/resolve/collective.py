@@ -53,7 +53,7 @@ def pool_collective(accelerator: AcceleratorProfile) -> PoolCollective:
     """The collective library of the accelerator's profile; its tests project names both tests directories
     (nccl-tests and ROCm/rccl-tests build the same binary names)."""
     tests = accelerator.collective_tests
-    return PoolCollective(library=accelerator.collective, label=accelerator.collective_library.value,
+    return PoolCollective(library=accelerator.collective, label=accelerator.collective_library,
                           image_tests_dir=f"{IMAGE_WORKDIR}/{tests}", node_tests_dir=f"/opt/{tests}/build",
                           reads_nccl_conf=accelerator.reads_nccl_conf, rocm_path=accelerator.runtime_path)
 

@@ -21,7 +21,7 @@ from ..spec.azhop import AzhopSettings
 from ..spec.model import Cluster
 
 if TYPE_CHECKING:
-    from . import PoolSkus, ResolvedPool
+    from .pool import PoolSkus, ResolvedPool
 
 # az-hop config.tpl.yml: "For AlmaLinux 8.7 use almalinux:almalinux-x86_64:8_7-gen2:latest".
 SUPPORTED_LINUX_BASE = "almalinux:almalinux-x86_64:8_7-gen2:latest"

@@ -20,7 +20,8 @@ from ..spec.slurm import CrusoeSlurm, SlurmSettings
 from .test_passes import TestRuns, job_runs
 
 if TYPE_CHECKING:
-    from . import PoolSkus, ResolvedCluster, ResolvedPool
+    from .model import ResolvedCore
+    from .pool import PoolSkus, ResolvedPool
 
 CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every compute node in PartitionName=batch
 # crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
@@ -230,7 +231,7 @@ def ucx_env(pool: "ResolvedPool", sku: Sku) -> list[tuple[str, str]]:
     return env
 
 
-def mpi_env(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> tuple[tuple[str, str], ...]:
+def mpi_env(cluster: "ResolvedCore", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> tuple[tuple[str, str], ...]:
     """The collectives path as environment variables, then the spec's mpi_env (last word)."""
     env: list[tuple[str, str]] = []
     openmpi = Version.parse_or_none(cluster.versions.openmpi)
@@ -301,7 +302,7 @@ def required_files(pool: "ResolvedPool") -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- partitions
 
-def is_crusoe_cluster(cluster: "ResolvedCluster") -> bool:
+def is_crusoe_cluster(cluster: "ResolvedCore") -> bool:
     return "slurm" in cluster.platforms and any(p.sku.provider == "crusoe" for p in cluster.gpu_pools)
 
 
@@ -309,7 +310,7 @@ def _crusoe_module_version(settings: SlurmSettings) -> Optional[str]:
     return settings.crusoe.module_version if settings.crusoe else None
 
 
-def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool") -> str:
+def partition_name(cluster: "ResolvedCore", settings: SlurmSettings, pool: "ResolvedPool") -> str:
     on_crusoe = pool.sku.provider == "crusoe" and "slurm" in cluster.platforms
     if on_crusoe and _crusoe_module_version(settings) not in (None, "v3.0.0"):
         return CRUSOE_LEGACY_PARTITION  # the module's slurm.conf names it; tfvars cannot rename it
@@ -318,7 +319,7 @@ def partition_name(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "R
     return pool.name  # AzHOP: the queue name; Crusoe v3.0.0: the partitions entry hpcconf writes
 
 
-def crusoe_partitions(cluster: "ResolvedCluster", settings: SlurmSettings, skus: "PoolSkus") -> tuple[CrusoePartition, ...]:
+def crusoe_partitions(cluster: "ResolvedCore", settings: SlurmSettings, skus: "PoolSkus") -> tuple[CrusoePartition, ...]:
     crusoe = settings.crusoe
     if crusoe is None:
         return ()
@@ -385,7 +386,7 @@ def source_title(sku: Sku, key: str) -> str:
     return citation.split(": ", 1)[0]
 
 
-def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> SlurmPartition:
+def resolve_partition(cluster: "ResolvedCore", settings: SlurmSettings, pool: "ResolvedPool", sku: Sku) -> SlurmPartition:
     masks, numa = pin_masks(sku)
     nodes = test_nodes(settings, pool)
     layout = images.layout(sku)
@@ -406,7 +407,7 @@ def resolve_partition(cluster: "ResolvedCluster", settings: SlurmSettings, pool:
     )
 
 
-def resolve_slurm(cluster: "ResolvedCluster", spec_settings: Optional[SlurmSettings], skus: "PoolSkus") -> ResolvedSlurm:
+def resolve_slurm(cluster: "ResolvedCore", spec_settings: Optional[SlurmSettings], skus: "PoolSkus") -> ResolvedSlurm:
     settings = spec_settings or SlurmSettings()
     partitions = tuple(resolve_partition(cluster, settings, pool, skus[pool.name]) for pool in cluster.gpu_pools)
     crusoe = is_crusoe_cluster(cluster)

@@ -28,7 +28,8 @@ FORMATS = ("text", "markdown", "json")
 
 def run_review(base: Optional[str], head: Optional[str], output_format: str, output: Optional[Path],
                sku_dirs: List[Path], config_file: Optional[Path], detailed_exitcode: bool = False) -> int:
-    from ..diagnostics import HpcconfError, render_all
+    from ..diagnostic_text import render_all
+    from ..diagnostics import HpcconfError
     from ..settings.config import ConfigError, load_settings
     from ..term import working
     from .git import GitError, Tree, commit_of, default_base, repository_root

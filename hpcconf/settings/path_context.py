@@ -142,7 +142,8 @@ def _parse_entry(glob: str, entry: object, order: int, at: Locate, base: Path | 
 def _catalog(cache: list[Catalog], sku_dirs: Sequence[Path]) -> Catalog:
     if not cache:
         from ..catalog import Catalog
-        from ..diagnostics import HpcconfError, render_all
+        from ..diagnostic_text import render_all
+        from ..diagnostics import HpcconfError
 
         try:
             cache.append(Catalog.load(extra_dirs=sku_dirs))

@@ -66,7 +66,7 @@ def _name_line(text: str) -> int | None:
 def _warn_if_replacing(name: str, path: str, text: str) -> None:
     replaced = catalog_entry_replaced(name, path, text)
     if replaced is not None:
-        from ..diagnostics import render_text
+        from ..diagnostic_text import render_text
 
         typer.echo(render_text(replaced), err=True)
 

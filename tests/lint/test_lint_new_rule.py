@@ -28,6 +28,16 @@ def test_scaffold_writes_rule_and_fixtures(tmp_path, monkeypatch):
     assert module in written
 
 
+def test_a_spec_rule_scaffold_is_a_spec_rule_judging_the_resolved_cluster(tmp_path, monkeypatch):
+    (tmp_path / "hpcconf" / "lint" / "rules").mkdir(parents=True)
+    monkeypatch.setattr(new_rule, "REPO", tmp_path)
+    new_rule.scaffold("HPC299", "spec-example-pattern", "spec", "warning", "spec_extra")
+    source = (tmp_path / "hpcconf" / "lint" / "rules" / "spec_extra.py").read_text()
+    ast.parse(source)
+    assert '@spec_rule(code="HPC299", name="spec-example-pattern", severity=Severity.WARNING, moment=Moment.JUDGE)' in source
+    assert "def spec_example_pattern(compiled: CompiledSpec)" in source and "kinds=(Kind.SPEC" not in source
+
+
 @pytest.mark.parametrize("args, message", [
     (("FOO1", "x-y", "dockerfile"), "family prefix"),
     (("DKR902", "Bad_Name", "dockerfile"), "kebab-case"),

@@ -47,7 +47,8 @@ def test_every_spec_check_is_a_registered_rule_with_one_code():
     assert len(codes) == len(set(codes))
     assert all(code in RULES for code in codes)
     # AzHOP settings are judged once per code, on config.yml and on the spec
-    assert {c for c in codes if c.startswith("AZH")} == {c for c, r in RULES.items() if r.spec_check is not None}
+    assert {c for c in codes if c.startswith("AZH")} == {c for c, r in RULES.items() if r.spec_check is not None
+                                                         and r.refuses_spec}
 
 
 def test_a_spec_that_does_not_compile_never_lints_clean():
@@ -119,6 +120,6 @@ def test_registry_refuses_bad_lifecycle_metadata():
     with pytest.raises(ValueError, match="formerly"):
         spec_rule(code="SPEC999", name="test-bad-formerly", formerly=("SPEC999",))(lambda loaded, catalog: iter(()))
     with pytest.raises(ValueError, match="does not match"):
-        rules_registry.spec_adapter(code="AZH013", name="azhop-users-groups", severity=Severity.WARNING)(
+        rules_registry.spec_rule(code="AZH013", name="azhop-users-groups", severity=Severity.WARNING, file_rule=True)(
             lambda loaded, catalog: iter(()))
     assert "SPEC999" not in REGISTRY

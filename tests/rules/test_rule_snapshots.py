@@ -24,7 +24,8 @@ import pytest
 from fixture_context import fixture_context
 from ruamel.yaml import YAML
 
-from hpcconf.diagnostics import Diagnostic, SourceCache, render_text
+from hpcconf.diagnostic_text import SourceCache, render_text
+from hpcconf.diagnostics import Diagnostic
 from hpcconf.lint.engine import lint_paths
 
 HERE = Path(__file__).resolve().parent

@@ -9,7 +9,7 @@ artifacts hpcconf generated from a spec, whose spec rule already reports the sam
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -17,24 +17,17 @@ from ...knowledge import azhop as azhop_kb
 from ...knowledge import charts, compat, nccl_env
 from ...knowledge.versions import version_key
 from ...parsers.k8s import get
-from ...rules_registry import rule
+from ...rules_registry import Moment, rule, spec_rule
 from ..chart_version import chart_version
+from ..compiled_spec import CompiledSpec, set_by_user
 from ..context import LintContext
 from ..document import Document
 
+if TYPE_CHECKING:
+    from ...resolve.aks import ResolvedAks
+
 CHART_FIELDS = {"network-operator": "network_operator", "gpu-operator": "gpu_operator",
                 "node-feature-discovery": "node_feature_discovery", "volcano": "volcano"}
-
-
-def _spec_parts(doc: Document, ctx: LintContext) -> tuple[Any, Any]:
-    """(spec model, resolved cluster), or (None, None) when the spec did not compile."""
-    loaded, cluster = ctx.spec, ctx.cluster
-    spec = getattr(loaded, "cluster", None)
-    return (spec, cluster) if spec is not None and cluster is not None else (None, None)
-
-
-def _set_by_user(model: Any, field: str) -> bool:
-    return field in getattr(model, "model_fields_set", set())
 
 
 def _generated(doc: Document) -> bool:
@@ -47,8 +40,8 @@ def _today() -> dt.date:
 
 # -- spec rules -----------------------------------------------------------------------------------
 
-@rule(code="HPC200", name="retired-vm-size", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def retired_vm_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC200", name="retired-vm-size", severity=Severity.ERROR, moment=Moment.JUDGE)
+def retired_vm_size(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """A pool uses a VM size Azure has retired.
 
     ## What it catches
@@ -69,24 +62,21 @@ def retired_vm_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     Move the pool to a current size (the message names the replacement, e.g. NC A100 v4).
     """
-    spec, _ = _spec_parts(doc, ctx)
-    if spec is None:
-        return
+    spec = compiled.spec
     for i, pool in enumerate(spec.pools):
-        retired = compat.sku_retirement(_catalog_name(ctx, pool.name) or pool.sku)
+        retired = compat.sku_retirement(_catalog_name(compiled, pool.name) or pool.sku)
         if retired is not None and retired.passed(_today()):
-            yield doc.at_path(("pools", i, "sku"), f"{pool.sku} ({retired.name}) was retired on "
+            yield compiled.at(("pools", i, "sku"), f"{pool.sku} ({retired.name}) was retired on "
                               f"{retired.date.isoformat()}: Azure no longer creates these VMs",
                               hint=f"use {retired.replacement} (source: {retired.source})", prefer_value=True)
 
 
-def _catalog_name(ctx: LintContext, pool_name: str) -> Optional[str]:
-    pools = getattr(ctx.cluster, "pools", ()) or ()
-    return next((p.sku.name for p in pools if p.name == pool_name), None)
+def _catalog_name(compiled: CompiledSpec, pool_name: str) -> Optional[str]:
+    return next((p.sku.name for p in compiled.cluster.pools if p.name == pool_name), None)
 
 
-@rule(code="HPC201", name="gpu-driver-drops-architecture", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC201", name="gpu-driver-drops-architecture", severity=Severity.ERROR, moment=Moment.JUDGE)
+def gpu_driver_drops_architecture(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """The GPU driver gpu-operator installs no longer supports the pool's GPU architecture.
 
     ## What it catches
@@ -112,22 +102,22 @@ def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[D
     Pin an R580 driver (``gpu_driver: 580.126.20``, gpu-operator 26.3.3's default) or drop
     ``gpu_driver``: hpcconf then pins the R580 driver itself for such pools.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    if spec is None or "aks" not in spec.platforms:
+    spec, cluster = compiled.spec, compiled.cluster
+    if "aks" not in spec.platforms:
         return
     driver = cluster.versions.gpu_driver or compat.gpu_operator_default_driver(cluster.versions.gpu_operator)
     if not driver:
         return
-    field = next((f for f in ("gpu_driver", "gpu_operator") if _set_by_user(spec.versions, f)), None)
+    field = next((f for f in ("gpu_driver", "gpu_operator") if set_by_user(spec.versions, f)), None)
     path = ("versions", field) if field else ("platforms",)
     for pool in cluster.gpu_pools:
-        gpu = ctx.pool_skus[pool.name].gpu
+        gpu = compiled.pool_skus[pool.name].gpu
         if compat.driver_drives(gpu.sm, driver) is False:
             arch = compat.gpu_architecture(gpu.sm)
             if arch is None:  # driver_drives() is False only for a known architecture
                 continue
             pin = compat.legacy_driver_pin(gpu.sm)
-            yield doc.at_path(path,
+            yield compiled.at(path,
                               f"driver {driver} (R{compat.driver_branch(driver)}) cannot drive pool '{pool.name}': "
                               f"{gpu.model} is {arch.name}, supported up to R{arch.last_branch}",
                               hint=f"pin versions.gpu_driver to an R{arch.last_branch} driver"
@@ -135,8 +125,8 @@ def gpu_driver_drops_architecture(doc: Document, ctx: LintContext) -> Iterator[D
                               prefer_value=True)
 
 
-@rule(code="HPC202", name="hca-without-rdma-stack", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def hca_without_rdma_stack(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC202", name="hca-without-rdma-stack", severity=Severity.ERROR, moment=Moment.JUDGE)
+def hca_without_rdma_stack(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """A pool uses InfiniBand through an HCA no current RDMA driver stack supports.
 
     ## What it catches
@@ -157,21 +147,21 @@ def hca_without_rdma_stack(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     Use a size with a ConnectX-5 or newer HCA, or set ``network.infiniband.enabled: false`` and run
     NCCL over TCP.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    if spec is None or not spec.network.infiniband.enabled:
+    spec, cluster = compiled.spec, compiled.cluster
+    if not spec.network.infiniband.enabled:
         return
     for i, pool in enumerate(cluster.pools):
-        ib = ctx.pool_skus[pool.name].infiniband
+        ib = compiled.pool_skus[pool.name].infiniband
         hca = compat.hca_generation(ib.hca) if ib else None
         if hca is not None and not hca.has_current_rdma_stack:
-            yield doc.at_path(("pools", i, "sku"), f"{pool.sku.name}'s {hca.generation} HCA has no RDMA stack: "
+            yield compiled.at(("pools", i, "sku"), f"{pool.sku.name}'s {hca.generation} HCA has no RDMA stack: "
                               f"MLNX_OFED dropped it in {hca.unsupported_since} and DOCA never supported it",
                               hint="use a size with a ConnectX-5 or newer HCA, or set network.infiniband.enabled: "
                                    f"false (source: {hca.source})", prefer_value=True)
 
 
-@rule(code="HPC203", name="nccl-contradicts-base-image", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def nccl_contradicts_base_image(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC203", name="nccl-contradicts-base-image", severity=Severity.ERROR, moment=Moment.JUDGE)
+def nccl_contradicts_base_image(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """``versions.nccl`` names another NCCL than the one the AKS test image's base ships.
 
     ## What it catches
@@ -196,20 +186,20 @@ def nccl_contradicts_base_image(doc: Document, ctx: LintContext) -> Iterator[Dia
     Delete ``versions.nccl`` (hpcconf then takes the image's), or set it to the image's NCCL, or pick
     a base image that ships the NCCL you want.
     """
-    spec, _ = _spec_parts(doc, ctx)
-    if spec is None or "aks" not in spec.platforms or spec.test_image is None:
+    spec = compiled.spec
+    if "aks" not in spec.platforms or spec.test_image is None:
         return
     release = compat.ngc_release(spec.test_image.base)
-    if release is None or not _set_by_user(spec.versions, "nccl"):
+    if release is None or not set_by_user(spec.versions, "nccl"):
         return
     if version_key(spec.versions.nccl) != version_key(release.nccl):
-        yield doc.at_path(("versions", "nccl"), f"versions.nccl {spec.versions.nccl} contradicts test_image.base: "
+        yield compiled.at(("versions", "nccl"), f"versions.nccl {spec.versions.nccl} contradicts test_image.base: "
                           f"pytorch:{release.tag}-py3 ships NCCL {release.nccl} (CUDA {release.cuda})",
                           hint=f"set nccl: {release.nccl} or delete it (source: {release.source})", prefer_value=True)
 
 
-@rule(code="HPC204", name="unknown-version", severity=Severity.WARNING, kinds=(Kind.SPEC,))
-def unknown_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC204", name="unknown-version", severity=Severity.WARNING, moment=Moment.JUDGE)
+def unknown_version(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """A pinned version is outside what hpcconf's tables know, so its facts are not checked.
 
     ## What it catches
@@ -232,25 +222,26 @@ def unknown_version(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Pin a release hpcconf knows (the hint lists the newest), or accept the finding knowingly with
     ``# hpcconf: ignore[HPC204] reason`` on the line.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    if spec is None:
-        return
+    spec, cluster = compiled.spec, compiled.cluster
     if "aks" in spec.platforms:
-        yield from _unknown_charts(doc, spec)
-    yield from _unknown_nccl(doc, spec, cluster)
+        yield from _unknown_charts(compiled)
+    yield from _unknown_nccl(compiled)
     if "aks" in spec.platforms and spec.test_image is not None:
         tag = compat.ngc_pytorch_tag(spec.test_image.base)
         if tag is not None and compat.ngc_release(spec.test_image.base) is None:
             known = ", ".join(r.tag for r in compat.ngc_pytorch_releases())
-            yield doc.at_path(("test_image", "base"), f"hpcconf does not know which NCCL pytorch:{tag}-py3 ships; "
+            yield compiled.at(("test_image", "base"), f"hpcconf does not know which NCCL pytorch:{tag}-py3 ships; "
                               f"versions.nccl {cluster.versions.nccl} is taken as given",
                               hint=f"check NVIDIA's PyTorch release notes for {tag} (tags hpcconf knows: {known})",
                               prefer_value=True, severity=Severity.INFO)
 
 
-def _unknown_charts(doc: Document, spec: Any) -> Iterator[Diagnostic]:
+def _unknown_charts(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    spec = compiled.spec
+    pinned = {"network-operator": spec.versions.network_operator, "gpu-operator": spec.versions.gpu_operator,
+              "node-feature-discovery": spec.versions.node_feature_discovery, "volcano": spec.versions.volcano}
     for chart, field in CHART_FIELDS.items():
-        version = getattr(spec.versions, field)
+        version = pinned[chart]
         known = charts.known_versions(chart)
         if not known:
             continue
@@ -258,24 +249,25 @@ def _unknown_charts(doc: Document, spec: Any) -> Iterator[Diagnostic]:
         if key(known[0]) <= key(version) <= key(known[-1]):
             continue
         newest = charts.newest_version(chart)
-        path = ("versions", field) if _set_by_user(spec.versions, field) else ("versions",)
-        yield doc.at_path(path, f"{chart} {version} is outside the releases hpcconf knows ({known[0]} to {known[-1]}): "
+        path = ("versions", field) if set_by_user(spec.versions, field) else ("versions",)
+        yield compiled.at(path, f"{chart} {version} is outside the releases hpcconf knows ({known[0]} to {known[-1]}): "
                           "its values keys and defaults are not checked",
                           hint=f"pin a known release such as {newest}", prefer_value=True)
 
 
-def _unknown_nccl(doc: Document, spec: Any, cluster: Any) -> Iterator[Diagnostic]:
+def _unknown_nccl(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    spec, cluster = compiled.spec, compiled.cluster
     version = str(cluster.versions.nccl)
     newest = str(nccl_env.newest_version())
     if version_key(version) <= version_key(newest):
         return
-    path = ("versions", "nccl") if _set_by_user(spec.versions, "nccl") else ("test_image", "base")
-    yield doc.at_path(path, f"NCCL {version} is newer than the NCCL variable table ({newest}): variables it added "
+    path = ("versions", "nccl") if set_by_user(spec.versions, "nccl") else ("test_image", "base")
+    yield compiled.at(path, f"NCCL {version} is newer than the NCCL variable table ({newest}): variables it added "
                       "or dropped are not checked", hint=f"pin NCCL {newest} or older", prefer_value=True)
 
 
-@rule(code="HPC205", name="doca-driver-node-os", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC205", name="doca-driver-node-os", severity=Severity.ERROR, moment=Moment.JUDGE)
+def doca_driver_node_os(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """The doca-driver image does not exist for the OS the AKS nodes run.
 
     ## What it catches
@@ -300,9 +292,9 @@ def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
     ## Fix
     Use an ``aks.os_sku`` (or a Kubernetes version whose default Ubuntu) the tag is published for.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    aks = getattr(cluster, "aks", None)
-    if spec is None or aks is None or not aks.infiniband or aks.ncp_from_values:
+    cluster = compiled.cluster
+    aks = cluster.aks
+    if aks is None or not aks.infiniband or aks.ncp_from_values:
         return
     tag = compat.doca_driver_tag(aks.ofed_version)
     if tag is None:
@@ -312,12 +304,12 @@ def doca_driver_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
         return
     settings = aks.settings
     path = ("aks", "os_sku") if settings.os_sku else ("aks", "kubernetes_version") if settings.kubernetes_version else ("platforms",)
-    yield doc.at_path(path, f"AKS nodes run {aks.os_sku} (Kubernetes {aks.kubernetes_version}); doca-driver "
+    yield compiled.at(path, f"AKS nodes run {aks.os_sku} (Kubernetes {aks.kubernetes_version}); doca-driver "
                       f"{tag.tag} is published only for {', '.join(tag.os)}",
                       hint=f"choose an aks.os_sku the tag is published for (source: {tag.source})", prefer_value=True)
 
 
-@rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.INFO, kinds=(Kind.SPEC, Kind.AZHOP_CONFIG))
+@rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.INFO, kinds=(Kind.AZHOP_CONFIG,))
 def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The cyclecloud-slurm release AzHOP installs cannot correct a wrong GPU count for the queue's size.
 
@@ -349,20 +341,23 @@ def cyclecloud_slurm_gpu_count(doc: Document, ctx: LintContext) -> Iterator[Diag
     nothing before 3.0.6), writes the override, runs ``azslurm scale`` (which restarts slurmctld) and
     checks the Gres Slurm has for each partition.
     """
-    if doc.kind == Kind.AZHOP_CONFIG:
-        if not _generated(doc):  # a generated config.yml: its spec's finding says it
-            yield from _gpu_count_in_config(doc)
-        return
-    spec, cluster = _spec_parts(doc, ctx)
-    azhop = getattr(cluster, "azhop", None)
-    if spec is None or azhop is None:
+    if not _generated(doc):  # a generated config.yml: its spec's finding says it
+        yield from _gpu_count_in_config(doc)
+
+
+@spec_rule(code="HPC206", name="cyclecloud-slurm-gpu-count", severity=Severity.INFO, moment=Moment.JUDGE,
+           file_rule=True)
+def cyclecloud_slurm_gpu_count_in_spec(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    spec, cluster = compiled.spec, compiled.cluster
+    azhop = cluster.azhop
+    if azhop is None:
         return
     version = azhop.slurm.cyclecloud_slurm
-    path = ("versions", "cyclecloud_slurm") if _set_by_user(spec.versions, "cyclecloud_slurm") else None
+    path = ("versions", "cyclecloud_slurm") if set_by_user(spec.versions, "cyclecloud_slurm") else None
     for i, pool in enumerate(cluster.pools):
         fix = compat.cyclecloud_slurm_gpu_count_fix(pool.sku.name, version)
         if fix is not None:
-            yield doc.at_path(path or ("pools", i, "sku"), _gpu_count_message(pool.sku.name, version, fix),
+            yield compiled.at(path or ("pools", i, "sku"), _gpu_count_message(pool.sku.name, version, fix),
                               hint=_GPU_COUNT_HINT.format(source=fix.source), prefer_value=True)
 
 
@@ -395,8 +390,8 @@ def _gpu_count_in_config(doc: Document) -> Iterator[Diagnostic]:
                           prefer_value=True)
 
 
-@rule(code="HPC207", name="aks-kubernetes-version-unsupported", severity=Severity.ERROR, kinds=(Kind.SPEC,))
-def aks_kubernetes_version_unsupported(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC207", name="aks-kubernetes-version-unsupported", severity=Severity.ERROR, moment=Moment.JUDGE)
+def aks_kubernetes_version_unsupported(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """The AKS Kubernetes version is past its end of life: ``az aks create`` refuses it.
 
     ## What it catches
@@ -419,9 +414,9 @@ def aks_kubernetes_version_unsupported(doc: Document, ctx: LintContext) -> Itera
     Pin a supported minor (``az aks get-versions --location <region>`` lists them), or delete the key to
     get the newest version hpcconf knows.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    aks = getattr(cluster, "aks", None)
-    if spec is None or aks is None:
+    cluster = compiled.cluster
+    aks = cluster.aks
+    if aks is None:
         return
     support = compat.aks_kubernetes_support(aks.kubernetes_version)
     if support is None:
@@ -432,20 +427,20 @@ def aks_kubernetes_version_unsupported(doc: Document, ctx: LintContext) -> Itera
     path = ("aks", "kubernetes_version") if aks.settings.kubernetes_version else ("platforms",)
     if state == "lts":
         assert support.lts_end_of_life is not None
-        yield doc.at_path(path, f"AKS Kubernetes {support.minor} reached end of life on {support.end_of_life.isoformat()}: "
+        yield compiled.at(path, f"AKS Kubernetes {support.minor} reached end of life on {support.end_of_life.isoformat()}: "
                           "az aks create refuses it unless the cluster has long-term support (Premium tier), "
                           f"until {support.lts_end_of_life.isoformat()}",
                           hint=f"pin a supported version, or create the cluster with --tier premium "
                                f"--k8s-support-plan AKSLongTermSupport (source: {support.source})", prefer_value=True)
         return
     ended = support.lts_end_of_life or support.end_of_life
-    yield doc.at_path(path, f"AKS Kubernetes {support.minor} is past its end of life ({ended.isoformat()}): "
+    yield compiled.at(path, f"AKS Kubernetes {support.minor} is past its end of life ({ended.isoformat()}): "
                       "az aks create refuses it", hint=f"pin a supported version (source: {support.source})",
                       prefer_value=True)
 
 
-@rule(code="HPC208", name="aks-gpu-driver-opt-out-retired", severity=Severity.WARNING, kinds=(Kind.SPEC,))
-def aks_gpu_driver_opt_out_retired(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC208", name="aks-gpu-driver-opt-out-retired", severity=Severity.WARNING, moment=Moment.JUDGE)
+def aks_gpu_driver_opt_out_retired(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """The pinned az CLI can only opt out of AKS's GPU driver with a tag AKS no longer reads.
 
     ## What it catches
@@ -466,12 +461,12 @@ def aks_gpu_driver_opt_out_retired(doc: Document, ctx: LintContext) -> Iterator[
     ## Fix
     Pin ``versions.az_cli`` to 2.72.2 or newer (hpcconf then writes ``--gpu-driver none``), or delete it.
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    aks = getattr(cluster, "aks", None)
-    if spec is None or aks is None or aks.gpu_driver_opt_out != "tag":
+    spec, cluster = compiled.spec, compiled.cluster
+    aks = cluster.aks
+    if aks is None or aks.gpu_driver_opt_out != "tag":
         return
-    path = ("versions", "az_cli") if _set_by_user(spec.versions, "az_cli") else ("versions",)
-    yield doc.at_path(path, f"az CLI {spec.versions.az_cli} has no --gpu-driver flag, so provision.sh uses the "
+    path = ("versions", "az_cli") if set_by_user(spec.versions, "az_cli") else ("versions",)
+    yield compiled.at(path, f"az CLI {spec.versions.az_cli} has no --gpu-driver flag, so provision.sh uses the "
                       "SkipGPUDriverInstall tag, which AKS stopped honouring on 2025-07-14: AKS installs its own "
                       "GPU driver and the pinned one is not used",
                       hint=f"pin versions.az_cli >= {charts.AZ_GPU_DRIVER_FLAG_SINCE} to get --gpu-driver none",
@@ -481,8 +476,8 @@ def aks_gpu_driver_opt_out_retired(doc: Document, ctx: LintContext) -> Iterator[
 NODE_OS_IDS = {"Ubuntu2204": "ubuntu22.04", "Ubuntu2404": "ubuntu24.04"}
 
 
-@rule(code="HPC209", name="gpu-operator-node-os", severity=Severity.WARNING, kinds=(Kind.SPEC,))
-def gpu_operator_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+@spec_rule(code="HPC209", name="gpu-operator-node-os", severity=Severity.WARNING, moment=Moment.JUDGE)
+def gpu_operator_node_os(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     """The pinned gpu-operator or GPU driver predates the Ubuntu release the AKS nodes run.
 
     ## What it catches
@@ -515,10 +510,10 @@ def gpu_operator_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     Pin ``aks.os_sku: Ubuntu2204`` to keep the nodes on 22.04, or move to gpu-operator 25.3.0 or newer
     with a driver that has an Ubuntu 24.04 image (delete ``gpu_driver`` to take the chart's default).
     """
-    spec, cluster = _spec_parts(doc, ctx)
-    aks = getattr(cluster, "aks", None)
-    node_os = NODE_OS_IDS.get(getattr(aks, "os_sku", ""), "")
-    if spec is None or aks is None or not cluster.gpu_pools or not node_os:
+    spec, cluster = compiled.spec, compiled.cluster
+    aks = cluster.aks
+    node_os = NODE_OS_IDS.get(aks.os_sku, "") if aks is not None else ""
+    if aks is None or not cluster.gpu_pools or not node_os:
         return
     operator = cluster.versions.gpu_operator
     driver = cluster.versions.gpu_driver or compat.gpu_operator_default_driver(operator)
@@ -526,18 +521,19 @@ def gpu_operator_node_os(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
                                                f"the default at Kubernetes {aks.kubernetes_version}") + ")"
     missing = compat.driver_image_missing(driver, node_os) if driver else None
     if missing is not None:
-        field = next((f for f in ("gpu_driver", "gpu_operator") if _set_by_user(spec.versions, f)), None)
-        yield doc.at_path(("versions", field) if field else _node_os_path(aks),
+        field = next((f for f in ("gpu_driver", "gpu_operator") if set_by_user(spec.versions, f)), None)
+        yield compiled.at(("versions", field) if field else _node_os_path(aks),
                           f"{where}, but nvcr.io/nvidia/driver:{driver}-{node_os} does not exist: the first R{missing.branch} "
                           f"driver with a {node_os} image is {missing.first}; the driver pod never starts",
                           hint=f"pin gpu_driver >= {missing.first} with gpu-operator >= 25.3.0, or aks.os_sku: Ubuntu2204 "
                                f"(source: {missing.source})", prefer_value=True, severity=Severity.ERROR)
         return
-    yield from _operator_predates_os(doc, spec, aks, node_os, where, driver)
+    yield from _operator_predates_os(compiled, aks, node_os, where, driver)
 
 
-def _operator_predates_os(doc: Document, spec: Any, aks: Any, node_os: str, where: str,
+def _operator_predates_os(compiled: CompiledSpec, aks: ResolvedAks, node_os: str, where: str,
                           driver: Optional[str]) -> Iterator[Diagnostic]:
+    spec = compiled.spec
     support = compat.gpu_operator_os_support(node_os)
     operator = spec.versions.gpu_operator
     old_operator = support is not None and not compat.version_at_least(operator, support.since)
@@ -548,14 +544,14 @@ def _operator_predates_os(doc: Document, spec: Any, aks: Any, node_os: str, wher
               ([f"no R{compat.driver_branch(str(driver))} driver image for {node_os} was published (the first, on "
                 f"{compat.FIRST_UBUNTU2404_DRIVER_IMAGES.isoformat()}, were R550 and R570)"] if old_branch else [])
     field = "gpu_operator" if old_operator else "gpu_driver"
-    path = ("versions", field) if _set_by_user(spec.versions, field) else _node_os_path(aks)
-    yield doc.at_path(path, f"{where}: " + "; ".join(reasons),
+    path = ("versions", field) if set_by_user(spec.versions, field) else _node_os_path(aks)
+    yield compiled.at(path, f"{where}: " + "; ".join(reasons),
                       hint="pin aks.os_sku: Ubuntu2204, or gpu-operator >= 25.3.0 with a driver of R550 (>= 550.144.03) "
                            f"or newer (source: {support.source if support else 'NVIDIA/gpu-driver-container#38'})",
                       prefer_value=True)
 
 
-def _node_os_path(aks: Any) -> tuple[Any, ...]:
+def _node_os_path(aks: ResolvedAks) -> tuple[Any, ...]:
     settings = aks.settings
     return ("aks", "os_sku") if settings.os_sku else ("aks", "kubernetes_version") if settings.kubernetes_version \
         else ("platforms",)

@@ -5,7 +5,7 @@ is leaked the moment it is pushed. The scanner is :mod:`hpcconf.secret_scan`: ca
 from detect-secrets' plugins (Yelp/detect-secrets), then its heuristic filters and the file's
 context decide (placeholders, references, substitutions and public keys never count). Findings never quote the
 value: messages name the key, and every source line shown under a finding has the value
-replaced by ``****`` (hpcconf.diagnostics.SourceCache), in every output format.
+replaced by ``****`` (hpcconf.diagnostic_text.SourceCache), in every output format.
 
 Specs are checked by the loader itself (a spec with a secret is refused before anything is
 generated from it, so the secret is never copied into out/): these rules look at every other file.

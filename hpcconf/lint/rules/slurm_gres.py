@@ -66,10 +66,6 @@ def expand_files(value: str) -> list[str] | None:
     return files
 
 
-_NVIDIA = re.compile(r"^/dev/nvidia(\d+)$")
-_AMD = re.compile(r"^/dev/dri/renderD(\d+)$")
-
-
 @rule(code="SLURM101", name="gres-gpus-not-the-size", severity=Severity.ERROR, kinds=(Kind.GRES_CONF,),
       since="0.4.0")
 def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
@@ -105,7 +101,8 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     if sku is None or sku.gpu is None:
         return
     expected = sku.gpu.count
-    amd = sku.gpu.vendor == "amd"
+    own = slurm_gres.DEVICE_FILES[slurm_gres.device_scheme(sku)]
+    others = [scheme for scheme in slurm_gres.DEVICE_FILES.values() if scheme is not own]
     totals: dict[str, tuple[int, GresLine]] = {}
     for line in gres_lines(doc.text):
         if line.fields.get("name", "").lower() != "gpu":
@@ -117,16 +114,15 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
         files = expanded
         column = line.columns.get("file") or line.columns.get("files") or 1
         for path in files:
-            nvidia, render = _NVIDIA.match(path), _AMD.match(path)
-            if (nvidia and amd) or (render and not amd):
-                other = "an AMD" if amd else "an NVIDIA"
-                yield doc.at_line(line.number, f"{path} is not a GPU device of {sku.name} ({other} size, "
+            mine = own.pattern.match(path)
+            if any(scheme.pattern.match(path) for scheme in others):
+                yield doc.at_line(line.number, f"{path} is not a GPU device of {sku.name} ({own.label} size, "
                                   f"{expected} GPUs): slurmd cannot stat it, or binds jobs to the wrong device",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
                 break
-            if nvidia and int(nvidia.group(1)) >= expected:
-                yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: /dev/nvidia0 "
-                                  f"to /dev/nvidia{expected - 1}): slurmd stops (can't stat gres.conf file)",
+            if mine and own.indexed and int(mine.group(1)) >= expected:
+                yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: {own.files(1, 0)} "
+                                  f"to {own.files(1, expected - 1)}): slurmd stops (can't stat gres.conf file)",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
                 break
         count = len(files) if files else _count(line.fields.get("count"))

@@ -11,10 +11,11 @@ what the user hit. Adding one is writing a function in any module of this packag
         if ...:
             yield at(loaded, ("versions", "nccl"), "what is wrong", "how to fix it")
 
-and a fixture directory ``tests/rules/SPEC016/`` (bad.yaml, good.yaml, expect.yaml). The rule runs in
-``hpcconf build`` (any finding refuses the spec, exit 2) and ``hpcconf lint SPEC`` (an always-selected
-error), and ``hpcconf rules`` / ``explain`` / ``docs/rules.md`` list it. A check that splits an
-existing code names it in ``formerly=("HPC005",)`` so suppressions of the old code keep working.
+and a fixture directory ``tests/rules/SPEC016/`` (bad.yaml, good.yaml, expect.yaml). The moment is
+``Moment.REFUSE`` (the default): the rule runs in ``hpcconf build`` (any finding refuses the spec, exit 2)
+and ``hpcconf lint SPEC`` (an always-selected error). A check that needs the resolved cluster is
+``@spec_rule(moment=Moment.JUDGE)`` in a lint rule module instead (:mod:`hpcconf.rules_registry`).
+``hpcconf rules`` / ``explain`` / ``docs/rules.md`` list both kinds. A check that splits an existing code names it in ``formerly=("HPC005",)`` so suppressions of the old code keep working.
 """
 
 from __future__ import annotations

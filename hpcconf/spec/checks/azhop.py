@@ -1,7 +1,7 @@
 """AzHOP settings of a spec.
 
 AZH002, AZH010, AZH012 and AZH013 are config.yml rules (:mod:`hpcconf.lint.rules.azhop_*`) whose
-spec side (``@spec_adapter``) fills the typed views of :mod:`hpcconf.knowledge.azhop_view`, so both
+spec side (``@spec_rule(file_rule=True)``) fills the typed views of :mod:`hpcconf.knowledge.azhop_view`, so both
 sides call one judgement. SPEC040-SPEC046 judge what only the spec decides (hpcconf plans the
 subnets, pairs the Slurm versions, places the pools) with the same knowledge
 (:mod:`hpcconf.knowledge.azhop`); they are spec rules of their own, formerly reported as
@@ -29,7 +29,7 @@ from ...knowledge.azhop_view import (
     judge_queue_limits,
     judge_queue_names,
 )
-from ...rules_registry import spec_adapter, spec_rule
+from ...rules_registry import spec_rule
 from ...yamlpos import value_at
 from ..azhop_plan import explicit_size_problems, plan_subnets, slurm_versions, spec_queue_nodes
 from . import at
@@ -133,14 +133,14 @@ def image_refs_view(loaded: LoadedSpec, settings: AzhopSettings) -> ImageRefsVie
 
 # -- adapters sharing the config.yml judgement ---------------------------------------------------------
 
-@spec_adapter(code="AZH002", name="azhop-queue-name", severity=Severity.ERROR)
+@spec_rule(code="AZH002", name="azhop-queue-name", severity=Severity.ERROR, file_rule=True)
 def queue_names(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     settings = _settings(loaded)
     if settings is not None:
         yield from _report(loaded, judge_queue_names(queues_view(loaded, settings, catalog)), Severity.ERROR)
 
 
-@spec_adapter(code="AZH012", name="azhop-queue-limits", severity=Severity.WARNING)
+@spec_rule(code="AZH012", name="azhop-queue-limits", severity=Severity.WARNING, file_rule=True)
 def queue_limits(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     """In a spec these are errors: hpcconf would write a queue setting it knows has no effect
     (config.yml, written by hand, gets the rule's warning)."""
@@ -149,14 +149,14 @@ def queue_limits(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
         yield from _report(loaded, judge_queue_limits(queues_view(loaded, settings, catalog)), Severity.ERROR)
 
 
-@spec_adapter(code="AZH010", name="azhop-image-reference", severity=Severity.ERROR)
+@spec_rule(code="AZH010", name="azhop-image-reference", severity=Severity.ERROR, file_rule=True)
 def image_references(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     settings = _settings(loaded)
     if settings is not None:
         yield from _report(loaded, judge_image_refs(image_refs_view(loaded, settings)), Severity.ERROR)
 
 
-@spec_adapter(code="AZH013", name="azhop-users-groups", severity=Severity.ERROR)
+@spec_rule(code="AZH013", name="azhop-users-groups", severity=Severity.ERROR, file_rule=True)
 def users_groups(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
     settings = _settings(loaded)
     if settings is not None:

@@ -28,7 +28,6 @@ from ._yaml import path, yaml_file
 FILE = "gpu-operator-values.yaml"
 AMD_FILE = "amd-gpu-operator-values.yaml"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"  # AKS puts it on every node of a node pool
-AMD_DRIVER_IMAGE = "amdgpu-driver"  # repository under the test image's registry that KMM pushes to
 AMD_DRIVER_SECRET = "amdgpu-driver-registry"  # docker-registry secret provision.sh creates for KMM's push
 
 
@@ -45,7 +44,6 @@ def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
 
 
 def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
-    registry = aks.test_image.registry
     return {
         "node-feature-discovery": {"enabled": False},  # installed on its own (nfd-values.yaml)
         "kmm": {"enabled": True},  # builds and loads the amdgpu module on the nodes
@@ -56,7 +54,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
                 "enable": True,
                 "blacklist": True,  # the out-of-tree module replaces the inbox amdgpu
                 "version": aks.operator_driver_version,
-                "image": f"{registry}/{AMD_DRIVER_IMAGE}",
+                "image": driver_image(aks),
                 "imageRegistrySecret": {"name": AMD_DRIVER_SECRET},
             },
             "devicePlugin": {"enableDevicePlugin": True, "enableNodeLabeller": True},
@@ -64,14 +62,19 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
     }
 
 
-def amd_chart(aks: ResolvedAks) -> ChartPin:
-    if aks.amd_gpu_operator is None:  # resolve_aks pins it for every pool whose profile names AMD's operator
-        raise RuntimeError("AMD GPU operator pool without a resolved AMD GPU operator chart")
-    return aks.amd_gpu_operator
+def driver_image(aks: ResolvedAks) -> str:
+    """The image the operator pushes the driver it builds to: the profile's repository under the test image's registry."""
+    return f"{aks.test_image.registry}/{aks.accelerator.driver_image}"
+
+
+def operator_chart(aks: ResolvedAks) -> ChartPin:
+    if aks.gpu_operator_chart is None:  # resolve_aks pins it for every profile with an operator chart
+        raise RuntimeError("GPU pool without a resolved operator chart")
+    return aks.gpu_operator_chart
 
 
 def render_amd(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    chart = amd_chart(aks)
+    chart = operator_chart(aks)
     text = yaml_file(cluster, [amd_values(cluster, aks)],
                      f"AMD GPU operator chart ({chart.chart}) v{chart.version} values for {cluster.name}; keys of {chart.source}.")
     return [Artifact(path(AMD_FILE), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]

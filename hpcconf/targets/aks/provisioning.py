@@ -13,18 +13,16 @@ GPU-driver opt-out is spelled the way the pinned az CLI needs (``--gpu-driver no
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from ...artifacts import Artifact, Kind
 from ...resolve import GpuOperator, ResolvedCluster
-from ...resolve.aks import ResolvedAks
+from ...resolve.aks import ChartPin, ResolvedAks
 from ...templating import generated_by, render_template
 from . import gpu_operator, health_checks, host_device_network, network_operator, nfd_values, volcano_job
 from ._yaml import path
 
 FILE = "provision.sh"
-NFD_REPO = "https://kubernetes-sigs.github.io/node-feature-discovery/charts"
-NVIDIA_REPO = "https://helm.ngc.nvidia.com/nvidia"
 QUOTE = "'"
 NCP_CRD = "nicclusterpolicies.mellanox.com"
 IPPOOL_CRD = "ippools.nv-ipam.nvidia.com"  # installed once the NicClusterPolicy deploys nv-ipam
@@ -112,14 +110,15 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, 
     no_comment = (f"network-operator {v.network_operator}: NicClusterPolicy rendered by the chart from values"
                   if aks.ncp_from_values else
                   f"network-operator {v.network_operator}: the chart no longer renders the NicClusterPolicy; apply it")
+    nfd, network = _pinned(aks.nfd_chart), _pinned(aks.network_operator_chart)
     releases: list[dict[str, Any]] = [
-        {"name": "node-feature-discovery", "chart": "node-feature-discovery", "repo": NFD_REPO,
-         "version": sh_quote(v.node_feature_discovery.lstrip("v")), "values_file": nfd_values.FILE,
+        {"name": "node-feature-discovery", "chart": nfd.chart, "repo": nfd.repo,
+         "version": sh_quote(nfd.helm_version), "values_file": nfd_values.FILE,
          "then": ([{"wait_crd": nfd_values.NODE_FEATURE_RULE_CRD}, {"apply": nfd_values.RULE_FILE}]
                   if aks.ib_vf_rule else []),
          "comment": f"node-feature-discovery {v.node_feature_discovery}: labels the operators select on"},
-        {"name": "network-operator", "chart": "network-operator", "repo": NVIDIA_REPO,
-         "version": sh_quote("v" + v.network_operator.lstrip("v")), "values_file": network_operator.VALUES_FILE,
+        {"name": "network-operator", "chart": network.chart, "repo": network.repo,
+         "version": sh_quote(network.helm_version), "values_file": network_operator.VALUES_FILE,
          "then": network_steps, "comment": no_comment},
         *gpu_operator_releases(cluster, aks),
     ]
@@ -128,27 +127,33 @@ def helm_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, 
     return [r for r in releases if r["name"] != "network-operator" or aks.infiniband]
 
 
+def _pinned(chart: Optional[ChartPin]) -> ChartPin:
+    if chart is None:  # resolve_aks pins every chart provision.sh installs
+        raise RuntimeError("AKS build without a resolved chart pin")
+    return chart
+
+
 def nvidia_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
-    v = cluster.versions
-    return [{"name": "gpu-operator", "chart": "gpu-operator", "repo": NVIDIA_REPO,
-             "version": sh_quote("v" + v.gpu_operator.lstrip("v")), "values_file": gpu_operator.FILE, "then": [],
+    v, chart = cluster.versions, _pinned(aks.gpu_operator_chart)
+    return [{"name": "gpu-operator", "chart": chart.chart, "repo": chart.repo,
+             "version": sh_quote(chart.helm_version), "values_file": gpu_operator.FILE, "then": [],
              "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
 
 
 def amd_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
-    """cert-manager (the AMD operator's prerequisite) and AMD's operator."""
-    chart, cert_manager = gpu_operator.amd_chart(aks), aks.cert_manager
-    if cert_manager is None:  # resolve_aks pins it with the AMD chart
-        raise RuntimeError("AMD GPU operator pool without a resolved cert-manager chart")
-    return [
+    """cert-manager (when the operator's chart needs it) and the operator KMM builds the driver with."""
+    chart, cert_manager = _pinned(aks.gpu_operator_chart), aks.cert_manager
+    prerequisite = [] if cert_manager is None else [
         {"name": "cert-manager", "chart": cert_manager.chart, "repo": cert_manager.repo,
-         "version": sh_quote("v" + cert_manager.version), "values_file": None, "then": [],
+         "version": sh_quote(cert_manager.helm_version), "values_file": None, "then": [],
          "sets": [("crds.enabled", "true")],
-         "comment": f"cert-manager {cert_manager.version}: the AMD GPU operator's prerequisite (its chart README)"},
+         "comment": f"cert-manager {cert_manager.version}: {aks.accelerator.operator_label}'s prerequisite (its chart README)"}]
+    return [
+        *prerequisite,
         {"name": "amd-gpu-operator", "chart": chart.chart, "repo": chart.repo,
-         "version": sh_quote("v" + chart.version), "values_file": gpu_operator.AMD_FILE, "then": [],
-         "comment": f"AMD GPU operator {cluster.versions.amd_gpu_operator}: amdgpu driver (KMM), device plugin ({aks.gpu_resource}), "
-                    "node labeller; the chart renders the DeviceConfig"},
+         "version": sh_quote(chart.helm_version), "values_file": gpu_operator.AMD_FILE, "then": [],
+         "comment": f"{aks.accelerator.operator_label.removeprefix('the ')} {chart.version}: {aks.accelerator.driver_name} "
+                    f"driver (KMM), device plugin ({aks.gpu_resource}), node labeller; the chart renders the DeviceConfig"},
     ]
 
 
@@ -167,14 +172,14 @@ def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
     if not aks.accelerator.driver_built_by_operator:
         return None
     return {"name": gpu_operator.AMD_DRIVER_SECRET, "acr": bool(aks.acr_name),
-            "image": f"{aks.test_image.registry}/{gpu_operator.AMD_DRIVER_IMAGE}"}
+            "image": gpu_operator.driver_image(aks)}
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     v = cluster.versions
     driver_note = v.gpu_driver or "(the chart's default)"
     if aks.accelerator.driver_built_by_operator:
-        driver_note = aks.operator_driver_version + " (amdgpu, built by KMM)"
+        driver_note = f"{aks.operator_driver_version} ({aks.accelerator.driver_name}, built by KMM)"
     installs = ", ".join(f"{r['name']} {r['version'].strip(QUOTE).lstrip('v')}" for r in helm_releases(cluster, aks)) + \
         f" and Volcano {v.volcano}"
     text = render_template(
