@@ -79,3 +79,12 @@ def test_a_spec_kubernetes_version_at_the_newest_schema_is_not_flagged(tmp_path:
     found = [f for f in _findings(str(tmp_path / "spec.yaml")) if f["code"] == "HPC204"]
     assert [(f["severity"], f["line"]) for f in found] == [("warning", 6)], found
     assert f"newest schemas hpcconf holds ({newest})" in found[0]["message"]
+
+
+def test_defaulted_prints_an_object_the_api_server_stores_even_when_its_operator_will_fail_it(tmp_path: Path) -> None:
+    # K8S004: ipam is a plain string in the HostDeviceNetwork CRD; the API server stores it, the pods fail at CNI ADD
+    (tmp_path / "hdn.yaml").write_text("apiVersion: mellanox.com/v1alpha1\nkind: HostDeviceNetwork\nmetadata: {name: h}\n"
+                                       "spec:\n  resourceName: hostdev\n  ipam: '{\"type\": \"whereabouts\",}'\n")
+    assert ("hdn.yaml", "K8S004", "error") in _codes(str(tmp_path / "hdn.yaml"))
+    result = CliRunner().invoke(app, ["lint", "--defaulted", str(tmp_path / "hdn.yaml")])
+    assert result.exit_code == 0 and "kind: HostDeviceNetwork" in result.stdout
