@@ -473,10 +473,11 @@ def _validate_queue_before_115(queue: Mapping[str, Any], spec: Mapping[str, Any]
                  ("guarantee", "capability", "guarantee should less equal than capability"),
                  ("guarantee", "deserved", "guarantee should less equal than deserved"))
         for small, big, words in pairs:
-            name = exceeds(small, big) if lists[big] else None
-            if name is not None:
-                path = ("spec", "deserved", name) if small == "deserved" else ("spec", "guarantee", "resource", name)
-                found.append(Rejection("resources", path, f"requestBody.spec.{small}: Invalid value: {words}"))
+            over = exceeds(small, big) if lists[big] else None
+            if over is not None:
+                at: Path = ("spec", "deserved", over) if small == "deserved" else \
+                    ("spec", "guarantee", "resource", over)
+                found.append(Rejection("resources", at, f"requestBody.spec.{small}: Invalid value: {words}"))
                 break  # validateResourceOfQueue returns at the first
     found += _hierarchy_annotations(queue)
     name = str(_dict(queue.get("metadata")).get("name") or "")
@@ -549,7 +550,7 @@ def validate_hypernode(hypernode: Mapping[str, Any]) -> list[Rejection]:
 def _re2_error(pattern: str) -> str:
     """Why RE2 refuses ``pattern`` ("" when it compiles, or when google-re2 is missing)."""
     try:
-        import re2  # google-re2, installed with cel-python
+        import re2  # type: ignore[import-untyped]  # google-re2, installed with cel-python (no type stubs)
     except ImportError:
         return ""
     options = re2.Options()
