@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterator, Mapping, Optional
 
+from .k8s_validation import is_integer_resource
 from .versions import version_key
 
 Path = tuple[Any, ...]
@@ -329,11 +330,6 @@ HIERARCHY_WEIGHT_ANNOTATION = "volcano.sh/hierarchy-weights"
 # The Queue CRD's pattern for a quantity (config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml, v1.15.1).
 QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)"
                     r"|(\.[0-9]+))))?$")
-# k8s.io/kubernetes pkg/apis/core/helper IsIntegerResourceName: extended resources and the object counts.
-_INTEGER_NATIVE = frozenset({"pods", "services", "secrets", "configmaps", "persistentvolumeclaims",
-                             "replicationcontrollers", "resourcequotas", "services.loadbalancers", "services.nodeports"})
-
-
 def mutate_queue(queue: Mapping[str, Any]) -> dict[str, Any]:
     """``createQueuePatch``: ``reclaimable: true`` and ``weight: 1`` when unset; a hierarchy annotation pair
     not rooted at ``root`` gets ``root/`` and ``1/`` prefixed."""
@@ -365,10 +361,6 @@ def _quantity(value: Any) -> Optional[Decimal]:
     from .k8s_quantity import parse_quantity
 
     return parse_quantity(text)
-
-
-def _is_integer_resource(name: str) -> bool:
-    return ("/" in name and "kubernetes.io/" not in name) or name in _INTEGER_NATIVE or name.startswith("count/")
 
 
 def _printed(value: Any) -> str:
@@ -412,7 +404,7 @@ def validate_queue(queue: Mapping[str, Any], volcano_version: Optional[str] = No
             if amount < 0:
                 found.append(Rejection("quantity", path + (name,), f"{shown}.{name}: Invalid value: \"{value}\": "
                                        "must be greater than or equal to 0"))
-            elif _is_integer_resource(str(name)) and amount != amount.to_integral_value():
+            elif is_integer_resource(str(name)) and amount != amount.to_integral_value():
                 found.append(Rejection("quantity", path + (name,), f"{shown}.{name}: Invalid value: \"{value}\": "
                                        "must be an integer"))
     deserved_raw = _dict(spec.get("deserved"))
@@ -461,7 +453,7 @@ def _validate_queue_before_115(queue: Mapping[str, Any], spec: Mapping[str, Any]
                 if amount is not None and amount < 0:
                     found.append(Rejection("quantity", path + (name,), f"{where}: Invalid value: \"{amount}\": "
                                            "must be greater than or equal to 0"))
-                elif amount is not None and _is_integer_resource(name) and amount != amount.to_integral_value():
+                elif amount is not None and is_integer_resource(name) and amount != amount.to_integral_value():
                     found.append(Rejection("quantity", path + (name,), f"{where}: Invalid value: \"{amount}\": "
                                            "must be an integer"))
     if version >= (1, 13):
