@@ -554,3 +554,30 @@ def _re2_error(pattern: str) -> str:
         detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         return f"error parsing regexp: {detail}" if detail else "invalid regular expression"
     return ""
+
+
+def queue_over_ancestor(queue: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]]) -> list[Rejection]:
+    """``validateChildAgainstAncestor`` (validate_queue.go, v1.15.1): each resource of the queue's ``capability``
+    against the nearest ancestor that caps it, the ancestors being ``queues`` (name -> Queue, those linted with
+    it). An ancestor outside ``queues`` ends the walk: the cluster's queues are not known."""
+    spec = _dict(queue.get("spec"))
+    name = str(_dict(queue.get("metadata")).get("name") or "")
+    found: list[Rejection] = []
+    for resource, value in _dict(spec.get("capability")).items():
+        mine = _quantity(value)
+        if mine is None:
+            continue
+        parent, seen = str(spec.get("parent") or ""), {name}
+        while parent and parent != "root" and parent in queues and parent not in seen:
+            seen.add(parent)
+            ancestor = _dict(queues[parent].get("spec"))
+            limit_text = _dict(ancestor.get("capability")).get(resource)
+            limit = _quantity(limit_text) if limit_text is not None else None
+            if limit is not None and limit > 0:
+                if mine > limit:
+                    found.append(Rejection("ancestor", ("spec", "capability", resource),
+                                           f"queue {name} capability[{resource}]={_printed(value)} exceeds its "
+                                           f"ancestor's capability={_printed(limit_text)}"))
+                break
+            parent = str(ancestor.get("parent") or "")
+    return found

@@ -159,6 +159,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('VOL028', 'volcano_admission', 'set', ('k8s-manifest', 'volcano-job')),
     ('VOL029', 'volcano_admission', 'document', ('k8s-manifest',)),
     ('VOL030', 'volcano_admission', 'document', ('k8s-manifest',)),
+    ('VOL031', 'volcano_admission', 'set', ('k8s-manifest',)),
     ('XA001', 'cross', 'set', ('helm-values/network-operator', 'hostdevicenetwork', 'nicclusterpolicy', 'volcano-job')),
     ('XA002', 'cross', 'set', ('k8s-manifest', 'volcano-job')),
     ('XA003', 'cross', 'set', ('dockerfile', 'k8s-manifest', 'volcano-job')),

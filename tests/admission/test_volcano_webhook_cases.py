@@ -13,7 +13,13 @@ from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from hpcconf.cli import app
-from hpcconf.knowledge.volcano_webhook import QueueFacts, validate_hypernode, validate_podgroup, validate_queue
+from hpcconf.knowledge.volcano_webhook import (
+    QueueFacts,
+    queue_over_ancestor,
+    validate_hypernode,
+    validate_podgroup,
+    validate_queue,
+)
 
 CASES = YAML(typ="safe").load((Path(__file__).parent / "volcano_webhooks_v1.15.1.yaml").read_text())
 API = {"queue": ("scheduling.volcano.sh/v1beta1", "Queue"), "podgroup": ("scheduling.volcano.sh/v1beta1", "PodGroup"),
@@ -50,6 +56,20 @@ def test_linting_the_case_gives_an_error_of_its_rule_or_none(group: str, case: d
         assert errors == [], case["case"]
     else:
         assert case["rule"] in errors, (case["case"], errors)
+
+
+ANCESTORS = CASES["queue_ancestors"]
+
+
+@pytest.mark.parametrize("case", ANCESTORS["cases"], ids=[c["case"] for c in ANCESTORS["cases"]])
+def test_a_child_queue_is_judged_against_its_ancestors_as_upstream_does(case: dict[str, Any], tmp_path: Path) -> None:
+    lister = {q["metadata"]["name"]: q for q in ANCESTORS["queues"]}
+    assert bool(queue_over_ancestor(case["object"], lister)) == (not case["allowed"])
+    queues = [{"apiVersion": API["queue"][0], "kind": "Queue", **q} for q in [*ANCESTORS["queues"], case["object"]]]
+    (tmp_path / "queues.yaml").write_text("\n---\n".join(json.dumps(q) for q in queues))
+    result = CliRunner().invoke(app, ["lint", "--format", "json", str(tmp_path / "queues.yaml")])
+    errors = [f["code"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
+    assert errors == ([] if case["allowed"] else [case["rule"]]), (case["case"], errors)
 
 
 def test_every_case_not_reproduced_says_why() -> None:

@@ -1,5 +1,5 @@
-"""Volcano admission (VOL020-VOL030): the rest of what the job webhook refuses, mutate then validate; the Queue
-and HyperNode webhooks (VOL029, VOL030).
+"""Volcano admission (VOL020-VOL031): the rest of what the job webhook refuses, mutate then validate; the Queue
+and HyperNode webhooks (VOL029-VOL031).
 
 ``hpcconf.knowledge.volcano_webhook`` transcribes ``pkg/webhooks/admission/jobs`` at v1.15.1; these
 rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 already make
@@ -17,6 +17,7 @@ from ...knowledge.volcano_webhook import (
     DEFAULT_QUEUE,
     QueueFacts,
     Rejection,
+    queue_over_ancestor,
     rejections,
     validate_hypernode,
     validate_podgroup,
@@ -419,3 +420,66 @@ def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     for found in validate_hypernode(as_dict(doc.data)):
         yield doc.at_path(found.path, f"Volcano's webhook refuses the HyperNode: {found.message}",
                           hint="at least one member; a regular expression in Go's syntax (RE2)")
+
+
+@rule(code="VOL031", name="queue-hierarchy-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
+      kinds=(Kind.K8S_MANIFEST,), scope="set")
+@per_deployment
+def queue_hierarchy_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Volcano Queue that the queue webhook refuses against its parent, among the Queues linted with it.
+
+    ## What it catches
+    A child queue whose ``capability`` for a resource is above that of its nearest ancestor capping the
+    resource, the ancestors being Queue manifests linted with it (``validateChildAgainstAncestor`` in
+    ``pkg/webhooks/admission/queues/validate/validate_queue.go``, volcano-sh/volcano v1.15.1); a ``parent``
+    that no Queue linted with it defines is info ("failed to get parent queue" when the cluster has none: the
+    cluster's queues are its state). An ancestor outside the files linted ends the walk. For a Volcano
+    before v1.14.4 (``--chart volcano=``, the spec's ``versions.volcano``) the capability check is not made.
+
+    Not judged: the sums of the children's ``guarantee`` and ``deserved`` against the parent's, depth, allocated
+    pods (the cluster's other queues and their state).
+
+    ## Why is this bad?
+    ``kubectl apply`` gets ``admission webhook "validatequeue.volcano.sh" denied the request: queue training
+    capability[nvidia.com/gpu]=32 exceeds its ancestor's capability=16``; the queue is not created and the jobs
+    sent to it are refused.
+
+    ## Example
+    ```yaml
+    kind: Queue
+    metadata: {name: eng}
+    spec: {capability: {nvidia.com/gpu: 16}}
+    ---
+    kind: Queue
+    metadata: {name: training}
+    spec: {parent: eng, capability: {nvidia.com/gpu: 32}}
+    ```
+
+    ## Fix
+    Keep a child's capability within its ancestors' (raise the parent's, or lower the child's).
+    """
+    queues: dict[str, Document] = {}
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        if _is(doc, "Queue", QUEUE_API):
+            name = str(as_dict(as_dict(doc.data).get("metadata")).get("name") or "")
+            if name:
+                queues.setdefault(name, doc)
+    if not queues:
+        return
+    version = _volcano_version(ctx)
+    from ...knowledge.versions import version_key
+
+    checks_ancestors = version is None or version_key(version) >= (1, 14, 4)  # added in v1.14.4
+    by_name = {name: as_dict(doc.data) for name, doc in queues.items()}
+    for name, doc in queues.items():
+        data = by_name[name]
+        parent = str(as_dict(data.get("spec")).get("parent") or "")
+        if parent and parent not in ("root", name) and parent not in queues:
+            yield doc.at_path(("spec", "parent"), f"parent queue '{parent}' is not defined in the files linted; "
+                                                  "Volcano's webhook refuses the Queue if the cluster has no such "
+                                                  "queue (\"failed to get parent queue\")", severity=Severity.INFO,
+                              hint="lint the parent's Queue manifest with it, or check `kubectl get queue`")
+        if checks_ancestors:
+            for found in queue_over_ancestor(data, by_name):
+                yield doc.at_path(found.path, f"Volcano's webhook refuses the Queue: {found.message}",
+                                  hint="keep a child's capability within its ancestors'")
