@@ -3,7 +3,8 @@
     python tools/gen_crd_schemas.py
 
 Sources (each recorded in the table with its tag and commit):
-- mpi-operator MPIJob, JobSet (github:kubernetes-sigs/jobset) and nv-ipam's IPPool from the bare mirrors of their
+- mpi-operator MPIJob, JobSet (github:kubernetes-sigs/jobset), nv-ipam's IPPool and CIDRPool, and Volcano's Queue,
+  PodGroup (v1.7.0, v1.15.1) and HyperNode (v1.15.1, the CRD is new in v1.12) from the bare mirrors of their
   repositories at a tag (``git show``): IPPool at nvidia-k8s-ipam v0.2.0 (what network-operator v24.7.0, the last
   chart that renders NicClusterPolicy, pins: ``nvIpam.version`` in its values.yaml) and the copy network-operator
   v26.4.1 deploys (``manifests/state-nv-ipam-cni``; its ``hack/release.yaml`` builds nv-ipam at the same tag);
@@ -59,6 +60,26 @@ SOURCES: list[tuple[str, object]] = [
     ("Mellanox/network-operator v26.4.1 (85afd6d9c6978eb871a3292b9897f49746cc43cd) "
      "manifests/state-nv-ipam-cni/005-nv-ipam.nvidia.com_ippools.yaml",
      ("Mellanox+network-operator", "v26.4.1", "manifests/state-nv-ipam-cni/005-nv-ipam.nvidia.com_ippools.yaml")),
+    ("Mellanox/nvidia-k8s-ipam v0.2.0 (ef6ff29c8cc5f2e94226ded32c1405b1afa113e6) deploy/crds/nv-ipam.nvidia.com_cidrpools.yaml",
+     ("Mellanox+nvidia-k8s-ipam", "v0.2.0", "deploy/crds/nv-ipam.nvidia.com_cidrpools.yaml")),
+    ("Mellanox/network-operator v26.4.1 (85afd6d9c6978eb871a3292b9897f49746cc43cd) "
+     "manifests/state-nv-ipam-cni/005-nv-ipam.nvidia.com_cidrpools.yaml",
+     ("Mellanox+network-operator", "v26.4.1", "manifests/state-nv-ipam-cni/005-nv-ipam.nvidia.com_cidrpools.yaml")),
+    # Volcano's scheduling CRDs: v1.7.0 is the commit of the release-1.7 Job CRD in ../shared.
+    ("volcano-sh/volcano v1.7.0 (1933d46bdc4434772518ebb74c4281671ddeffa1) config/crd/bases/scheduling.volcano.sh_queues.yaml",
+     ("volcano-sh+volcano", "v1.7.0", "config/crd/bases/scheduling.volcano.sh_queues.yaml")),
+    ("volcano-sh/volcano v1.15.1 (0a56ed331897f5455916a44d3075671376d731d6) "
+     "config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml",
+     ("volcano-sh+volcano", "v1.15.1", "config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml")),
+    ("volcano-sh/volcano v1.7.0 (1933d46bdc4434772518ebb74c4281671ddeffa1) "
+     "config/crd/bases/scheduling.volcano.sh_podgroups.yaml",
+     ("volcano-sh+volcano", "v1.7.0", "config/crd/bases/scheduling.volcano.sh_podgroups.yaml")),
+    ("volcano-sh/volcano v1.15.1 (0a56ed331897f5455916a44d3075671376d731d6) "
+     "config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml",
+     ("volcano-sh+volcano", "v1.15.1", "config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml")),
+    ("volcano-sh/volcano v1.15.1 (0a56ed331897f5455916a44d3075671376d731d6) "
+     "config/crd/volcano/bases/topology.volcano.sh_hypernodes.yaml",
+     ("volcano-sh+volcano", "v1.15.1", "config/crd/volcano/bases/topology.volcano.sh_hypernodes.yaml")),
 ]
 
 # The mirrors (github:<owner>/<name> fetched into /work/.mirror/<owner>+<name>) the table reads.

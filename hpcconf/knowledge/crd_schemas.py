@@ -36,9 +36,17 @@ def crd_schemas() -> dict[str, Any]:
     return dict(json.loads(text)["kinds"])
 
 
-def crd_sources(api_version: str, kind: str) -> dict[str, Any]:
-    """Source label -> schema, for the CRD versions hpcconf holds of this kind (empty when none)."""
-    return dict((crd_schemas().get(kind) or {}).get(api_version) or {})
+def crd_sources(api_version: str, kind: str, installed: dict[str, str] | None = None) -> dict[str, Any]:
+    """Source label -> schema, for the CRD versions hpcconf holds of this kind (empty when none). ``installed``
+    (project -> version, ``{"network-operator": "26.4.1"}``: the versions a spec pins) narrows them to the one
+    held at exactly that release, when there is one: the CRD installed is then known, not cluster state."""
+    sources = dict((crd_schemas().get(kind) or {}).get(api_version) or {})
+    for project, version in (installed or {}).items():
+        exact = [s for s in sources if s.split()[0].rsplit("/", 1)[-1] == project
+                 and s.split()[1].lstrip("v") == str(version).lstrip("v")]
+        if exact:
+            return {exact[-1]: sources[exact[-1]]}
+    return sources
 
 
 _TYPES = {"string": (str,), "boolean": (bool,), "object": (dict,), "array": (list,)}
@@ -86,17 +94,18 @@ def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) 
             yield from problems(item, schema["items"], path + (index,))
 
 
-def problems_by_version(data: dict[str, Any]) -> dict[str, list[CrdProblem]]:
+def problems_by_version(data: dict[str, Any], installed: dict[str, str] | None = None) -> dict[str, list[CrdProblem]]:
     """What each CRD version hpcconf holds for this apiVersion/kind refuses in the object, by source (oldest
     first); empty when hpcconf holds no CRD for it."""
     return {source: list(problems(data, schema))
-            for source, schema in crd_sources(str(data.get("apiVersion")), str(data.get("kind"))).items()}
+            for source, schema in crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed).items()}
 
 
-def refused_by_every_version(data: dict[str, Any]) -> tuple[list[CrdProblem], list[str]]:
+def refused_by_every_version(data: dict[str, Any], installed: dict[str, str] | None = None
+                             ) -> tuple[list[CrdProblem], list[str]]:
     """The problems every CRD version hpcconf holds for this apiVersion/kind agrees on (the version
     installed is cluster state), and the sources judged."""
-    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")))
+    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed)
     if not sources:
         return [], []
     found = [list(problems(data, schema)) for schema in sources.values()]
@@ -115,11 +124,12 @@ class CelJudgement:
     everywhere: bool
 
 
-def cel_rules_failed(data: dict[str, Any]) -> tuple[list[CelJudgement], list[tuple[str, CelSkipped]]]:
+def cel_rules_failed(data: dict[str, Any], installed: dict[str, str] | None = None
+                     ) -> tuple[list[CelJudgement], list[tuple[str, CelSkipped]]]:
     """The CEL rules of the CRD versions held for this apiVersion/kind that the object fails on a create, and
     the rules not evaluated (source, why). A version whose schema found a wrong type runs no rule (the API
     server does the same: it refuses the object for the type first)."""
-    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")))
+    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed)
     if not sources or not any(rules_in(schema) for schema in sources.values()):
         return [], []
     failures: dict[str, list[CelFailure]] = {}

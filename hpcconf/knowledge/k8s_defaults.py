@@ -5,8 +5,8 @@ Built-in kinds follow Kubernetes' defaulting functions (kubernetes/kubernetes, v
 ``SetDefaults_Pod`` (requests from limits), ``SetDefaults_Probe``, ``SetDefaults_Service``,
 ``SetDefaults_ConfigMapVolumeSource``/``SecretVolumeSource``; ``pkg/apis/apps/v1/defaults.go``
 ``SetDefaults_Deployment``/``DaemonSet``/``StatefulSet``; ``pkg/apis/batch/v1/defaults.go`` ``SetDefaults_Job``).
-Custom resources get their CRD's structural-schema defaults (``data/crd_defaults.yaml``) and, for
-Volcano Jobs, the mutating webhook's patch (:mod:`hpcconf.knowledge.volcano_webhook`). Values the
+Custom resources get their CRD's structural-schema defaults (``data/crd_defaults.yaml``: every CRD hpcconf
+holds) and, for Volcano Jobs and Queues, the mutating webhook's patch (:mod:`hpcconf.knowledge.volcano_webhook`). Values the
 server assigns at random or from cluster state (UIDs, clusterIP, node names) are left out.
 """
 
@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from .versions import version_key
 
 VOLCANO_JOB_API = "batch.volcano.sh/v1alpha1"
+VOLCANO_QUEUE_API = "scheduling.volcano.sh/v1beta1"
 DEFAULT_FILE_MODE = 420  # 0644
 
 
@@ -183,16 +184,18 @@ def crd_defaults() -> dict[str, Any]:
     return data_tables.load(data_tables.DATA_DIR / "crd_defaults.yaml") or {}
 
 
-def _crd_table(api_version: str, kind: str, source_tag: Optional[str]) -> dict[str, Any]:
-    tags = _dict(_dict(crd_defaults().get(kind)).get(api_version))
-    if not tags:
+def _crd_table(api_version: str, kind: str, installed: Mapping[str, str]) -> dict[str, Any]:
+    """The defaults of the CRD version in use: the one held at the release ``installed`` names for its project
+    (``{"volcano": "1.15.1"}``), else the newest one held at or before it, else the newest held."""
+    sources = _dict(_dict(crd_defaults().get(kind)).get(api_version))
+    if not sources:
         return {}
-    if source_tag is not None:
-        older = [t for t in tags if _tag_key(t) <= _tag_key(source_tag)]
-        chosen = max(older, key=_tag_key) if older else min(tags, key=_tag_key)
-    else:
-        chosen = max(tags, key=_tag_key)
-    return _dict(tags[chosen])
+    for project, version in installed.items():
+        same = [s for s in sources if s.split()[0].rsplit("/", 1)[-1] == project]
+        older = [s for s in same if _tag_key(s.split()[1]) <= _tag_key(str(version))]
+        if older:
+            return _dict(sources[max(older, key=lambda s: _tag_key(s.split()[1]))])
+    return _dict(sources[list(sources)[-1]])  # the table lists each kind's sources oldest first
 
 
 def _tag_key(tag: str) -> tuple[Any, ...]:
@@ -209,6 +212,10 @@ def _apply_path(node: Any, parts: list[str], value: Any) -> None:
         return
     if not isinstance(node, dict):
         return
+    if head == "{}":  # every value of a map (additionalProperties)
+        for item in node.values():
+            _apply_path(item, rest, value)
+        return
     if not rest:
         if head not in node:  # structural defaulting: an absent field, under a parent that exists
             node[head] = copy.deepcopy(value)
@@ -216,9 +223,11 @@ def _apply_path(node: Any, parts: list[str], value: Any) -> None:
     _apply_path(node.get(head), rest, value)
 
 
-def defaulted(obj: dict[str, Any], *, volcano_version: Optional[str] = None) -> dict[str, Any]:
-    """A copy of ``obj`` with what the API server (and, for Volcano Jobs, Volcano's mutating webhook) adds."""
-    from .volcano_webhook import mutate
+def defaulted(obj: dict[str, Any], *, volcano_version: Optional[str] = None,
+              installed: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+    """A copy of ``obj`` with what the API server (and, for Volcano Jobs and Queues, Volcano's mutating webhook)
+    adds. ``installed``: project -> release (``--chart``, the spec's versions) picks the CRD version."""
+    from .volcano_webhook import mutate, mutate_queue
 
     out = copy.deepcopy(obj)
     api_version, kind = str(out.get("apiVersion", "")), str(out.get("kind", ""))
@@ -226,14 +235,20 @@ def defaulted(obj: dict[str, Any], *, volcano_version: Optional[str] = None) -> 
     if built_in is not None:
         built_in(out)
         return out
-    for path, value in _crd_table(api_version, kind, volcano_version).items():
+    releases = dict(installed or {})
+    if volcano_version:
+        releases["volcano"] = volcano_version
+    for path, value in _crd_table(api_version, kind, releases).items():
         _apply_path(out, str(path).split("."), value)
     if (api_version, kind) == (VOLCANO_JOB_API, "Job"):
         out = mutate(out)
+    elif (api_version, kind) == (VOLCANO_QUEUE_API, "Queue"):
+        out = mutate_queue(out)
     return out
 
 
 def knows(obj: dict[str, Any]) -> bool:
     """Whether :func:`defaulted` has anything for this kind."""
     api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
-    return (api_version, kind) in BUILT_IN or bool(_crd_table(api_version, kind, None))
+    return (api_version, kind) in BUILT_IN or bool(_dict(crd_defaults().get(kind)).get(api_version)) \
+        or (api_version, kind) == (VOLCANO_QUEUE_API, "Queue")

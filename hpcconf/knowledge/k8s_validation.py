@@ -41,7 +41,9 @@ NAME_RULES = {"Namespace": "label", "Service": "dns1035", "Role": "segment", "Cl
 # Versions where a rule changed.
 RELAXED_ENV_FROM = (1, 32)  # RelaxedEnvironmentVariableValidation beta (on by default) in 1.32, GA in 1.34
 POD_LEVEL_RESOURCES_FROM = (1, 34)  # PodLevelResources beta (on by default) in 1.34; alpha (off) in 1.32/1.33
-INTEGER_NATIVE = {"pods", "services", "secrets", "configmaps", "persistentvolumeclaims", "replicationcontrollers"}
+# pkg/apis/core/helper/helpers.go integerResources (IsIntegerResourceName, with extended resources)
+INTEGER_NATIVE = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                            "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"})
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -341,6 +343,11 @@ def is_extended(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name
 
 
+def is_integer_resource(name: str) -> bool:
+    """``IsIntegerResourceName``: counted in whole units (extended resources such as nvidia.com/gpu, object counts)."""
+    return is_extended(name) or name in INTEGER_NATIVE
+
+
 def quantity_problems(resources: Any, path: Path) -> Iterator[Problem]:
     """Values of requests and limits: parseable, not negative, whole numbers where the resource counts things,
     hugepages in whole pages."""
@@ -356,7 +363,7 @@ def quantity_problems(resources: Any, path: Path) -> Iterator[Problem]:
                 continue
             if amount < 0:
                 yield where, f'Invalid value: "{value}": must be greater than or equal to 0'
-            elif (is_extended(str(name)) or str(name) in INTEGER_NATIVE) and amount != amount.to_integral_value():
+            elif is_integer_resource(str(name)) and amount != amount.to_integral_value():
                 yield where, f'Invalid value: "{value}": must be an integer'
             elif str(name).startswith("hugepages-"):
                 page = parse_quantity(str(name)[len("hugepages-"):])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterator, Mapping, Optional
 
+from .k8s_validation import is_integer_resource
 from .versions import version_key
 
 Path = tuple[Any, ...]
@@ -318,3 +319,265 @@ def validate_podgroup(podgroup: Mapping[str, Any], *, queues: Optional[QueueFact
 def rejections(job: Mapping[str, Any], **kwargs: Any) -> Iterator[Rejection]:
     """Mutate, then validate: what ``kubectl apply`` of this job gets back from Volcano."""
     yield from validate_create(mutate(job), **kwargs)
+
+
+# -- Queue and HyperNode webhooks ------------------------------------------------------------------
+# pkg/webhooks/admission/queues/{mutate/mutate_queue.go,validate/validate_queue.go} and
+# pkg/webhooks/admission/hypernodes/validate/admit_hypernode.go, v1.15.1; the annotation keys from
+# staging/src/volcano.sh/apis/pkg/apis/scheduling/v1beta1/labels.go.
+HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
+HIERARCHY_WEIGHT_ANNOTATION = "volcano.sh/hierarchy-weights"
+# The Queue CRD's pattern for a quantity (config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml, v1.15.1).
+QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)"
+                    r"|(\.[0-9]+))))?$")
+def mutate_queue(queue: Mapping[str, Any]) -> dict[str, Any]:
+    """``createQueuePatch``: ``reclaimable: true`` and ``weight: 1`` when unset; a hierarchy annotation pair
+    not rooted at ``root`` gets ``root/`` and ``1/`` prefixed."""
+    out = copy.deepcopy(dict(queue))
+    metadata = out.get("metadata")
+    annotations = _dict(metadata.get("annotations")) if isinstance(metadata, dict) else {}
+    hierarchy = str(annotations.get(HIERARCHY_ANNOTATION) or "")
+    weights = str(annotations.get(HIERARCHY_WEIGHT_ANNOTATION) or "")
+    if hierarchy and weights and not hierarchy.startswith("root"):
+        annotations[HIERARCHY_ANNOTATION] = f"root/{hierarchy}"
+        annotations[HIERARCHY_WEIGHT_ANNOTATION] = f"1/{weights}"
+    spec = out.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        return out
+    if spec.get("reclaimable") is None:
+        spec["reclaimable"] = True
+    if not _int(spec.get("weight")):
+        spec["weight"] = 1
+    return out
+
+
+def _quantity(value: Any) -> Optional[Decimal]:
+    """The value of a quantity the CRD's pattern admits (``100n``, ``2Gi``, ``1e3``, ``8``); None otherwise."""
+    text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+    if not re.fullmatch(QUANTITY_PATTERN, text):
+        return None
+    if text[-1:] in ("n", "u"):  # the two suffixes below milli that k8s_quantity leaves out
+        return Decimal(text[:-1]) * (Decimal("1e-9") if text[-1] == "n" else Decimal("1e-6"))
+    from .k8s_quantity import parse_quantity
+
+    return parse_quantity(text)
+
+
+def _printed(value: Any) -> str:
+    return str(value).strip()
+
+
+def validate_queue(queue: Mapping[str, Any], volcano_version: Optional[str] = None) -> list[Rejection]:
+    """What ``AdmitQueues`` refuses on a create that the Queue itself shows (``validateQueue``: the resource
+    quantities, deserved against guarantee and capability, the hierarchy annotations; ``validateHierarchicalQueue``:
+    a queue that is its own parent). The checks against other queues (the parent's existence, depth, allocated
+    pods, sibling sums, ancestors' capability) need the cluster's queues and are not made here. ``status.state``
+    is not judged: the API server drops ``status`` on a create (the CRD has a status subresource).
+
+    Before v1.15 the checks differ (``volcano_version``; None: v1.15.1's): up to v1.13 a weight that is not
+    positive (``validateWeightOfQueue``); v1.13 and v1.14 compare whole resource lists (``validateResourceOfQueue``,
+    ``LessPartly`` with absent resources as zero); the quantity checks and the own-parent check start at v1.14."""
+    queue = mutate_queue(queue)
+    spec = _dict(queue.get("spec"))
+    version = version_key(volcano_version) if volcano_version else (1, 15, 1)
+    if version < (1, 15):
+        return _validate_queue_before_115(queue, spec, version)
+    found: list[Rejection] = []
+    base = "requestBody.spec"
+    amounts: dict[str, dict[str, Decimal]] = {"capability": {}, "deserved": {}, "guarantee": {}}
+    groups = (("capability", ("spec", "capability"), _dict(spec.get("capability"))),
+              ("deserved", ("spec", "deserved"), _dict(spec.get("deserved"))),
+              ("guarantee", ("spec", "guarantee", "resource"), _dict(_dict(spec.get("guarantee")).get("resource"))))
+    for group, path, values in groups:
+        shown = f"{base}.{'.'.join(path[1:])}"
+        for name, value in values.items():
+            if isinstance(value, (dict, list, bool)) or value is None:
+                continue  # the CRD schema's finding (K8S041)
+            amount = _quantity(value)
+            if amount is None:
+                # The CRD's own pattern refuses it before the webhook runs (the API server's wording).
+                dotted = ".".join(str(part) for part in path + (name,))
+                found.append(Rejection("quantity-format", path + (name,), f"{dotted}: Invalid value: \"{value}\": "
+                                       f"{dotted} in body should match '{QUANTITY_PATTERN}'"))
+                continue
+            amounts[group][str(name)] = amount
+            if amount < 0:
+                found.append(Rejection("quantity", path + (name,), f"{shown}.{name}: Invalid value: \"{value}\": "
+                                       "must be greater than or equal to 0"))
+            elif is_integer_resource(str(name)) and amount != amount.to_integral_value():
+                found.append(Rejection("quantity", path + (name,), f"{shown}.{name}: Invalid value: \"{value}\": "
+                                       "must be an integer"))
+    deserved_raw = _dict(spec.get("deserved"))
+    guarantee_raw = _dict(_dict(spec.get("guarantee")).get("resource"))
+    capability_raw = _dict(spec.get("capability"))
+    for name, guarantee in amounts["guarantee"].items():
+        shown_g = _printed(guarantee_raw[name])
+        if name not in deserved_raw:
+            found.append(Rejection("resources", ("spec", "guarantee", "resource", name),
+                                   f"{base}.deserved.{name}: Invalid value: \"<nil>\": deserved[{name}] must be >= "
+                                   f"guarantee[{name}]={shown_g}"))
+        elif name in amounts["deserved"] and amounts["deserved"][name] < guarantee:
+            shown_d = _printed(deserved_raw[name])
+            found.append(Rejection("resources", ("spec", "deserved", name),
+                                   f"{base}.deserved.{name}: Invalid value: \"{shown_d}\": deserved[{name}]={shown_d} "
+                                   f"must be >= guarantee[{name}]={shown_g}"))
+    for name, deserved in amounts["deserved"].items():
+        if name in amounts["capability"] and deserved > amounts["capability"][name]:
+            shown_d, shown_c = _printed(deserved_raw[name]), _printed(capability_raw[name])
+            found.append(Rejection("resources", ("spec", "deserved", name),
+                                   f"{base}.deserved.{name}: Invalid value: \"{shown_d}\": deserved[{name}]={shown_d} "
+                                   f"must be <= capability[{name}]={shown_c}"))
+    found += _hierarchy_annotations(queue)
+    name = str(_dict(queue.get("metadata")).get("name") or "")
+    parent = str(spec.get("parent") or "")
+    if parent and parent != "root" and parent == name:
+        found.append(Rejection("parent", ("spec", "parent"), f"queue {name} cannot use itself as parent"))
+    return found
+
+
+def _validate_queue_before_115(queue: Mapping[str, Any], spec: Mapping[str, Any], version: tuple[Any, ...]
+                               ) -> list[Rejection]:
+    found: list[Rejection] = []
+    if version < (1, 14) and _int(spec.get("weight"), 1) <= 0:
+        found.append(Rejection("resources", ("spec", "weight"), f"requestBody.spec.weight: Invalid value: "
+                               f"{spec.get('weight')}: queue weight must be a positive integer"))
+    lists = {key: {str(n): _quantity(v) for n, v in values.items()}
+             for key, values in (("capability", _dict(spec.get("capability"))),
+                                 ("deserved", _dict(spec.get("deserved"))),
+                                 ("guarantee", _dict(_dict(spec.get("guarantee")).get("resource"))))}
+    if version >= (1, 14):
+        for key, path in (("capability", ("spec", "capability")), ("deserved", ("spec", "deserved")),
+                          ("guarantee", ("spec", "guarantee", "resource"))):
+            for name, amount in lists[key].items():
+                where = "requestBody." + ".".join(path) + f".{name}"
+                if amount is not None and amount < 0:
+                    found.append(Rejection("quantity", path + (name,), f"{where}: Invalid value: \"{amount}\": "
+                                           "must be greater than or equal to 0"))
+                elif amount is not None and is_integer_resource(name) and amount != amount.to_integral_value():
+                    found.append(Rejection("quantity", path + (name,), f"{where}: Invalid value: \"{amount}\": "
+                                           "must be an integer"))
+    if version >= (1, 13):
+        def exceeds(small: str, big: str) -> Optional[str]:
+            """A resource of ``small`` above ``big``'s (absent from ``big``: zero), as ``LessPartly`` finds it."""
+            return next((n for n, a in lists[small].items()
+                         if a is not None and n != "pods" and a > (lists[big].get(n) or 0)), None)
+        pairs = (("deserved", "capability", "deserved should less equal than capability"),
+                 ("guarantee", "capability", "guarantee should less equal than capability"),
+                 ("guarantee", "deserved", "guarantee should less equal than deserved"))
+        for small, big, words in pairs:
+            over = exceeds(small, big) if lists[big] else None
+            if over is not None:
+                at: Path = ("spec", "deserved", over) if small == "deserved" else \
+                    ("spec", "guarantee", "resource", over)
+                found.append(Rejection("resources", at, f"requestBody.spec.{small}: Invalid value: {words}"))
+                break  # validateResourceOfQueue returns at the first
+    found += _hierarchy_annotations(queue)
+    name = str(_dict(queue.get("metadata")).get("name") or "")
+    parent = str(spec.get("parent") or "")
+    if version >= (1, 14) and parent and parent != "root" and parent == name:
+        found.append(Rejection("parent", ("spec", "parent"), f"queue {name} cannot use itself as parent"))
+    return found
+
+
+def _hierarchy_annotations(queue: Mapping[str, Any]) -> list[Rejection]:
+    annotations = _dict(_dict(queue.get("metadata")).get("annotations"))
+    hierarchy = str(annotations.get(HIERARCHY_ANNOTATION) or "")
+    weights = str(annotations.get(HIERARCHY_WEIGHT_ANNOTATION) or "")
+    if not hierarchy and not weights:
+        return []
+    shown = "requestBody.metadata.annotations"
+    if len(hierarchy.split("/")) != len(weights.split("/")):
+        key = HIERARCHY_ANNOTATION if HIERARCHY_ANNOTATION in annotations else HIERARCHY_WEIGHT_ANNOTATION
+        return [Rejection("hierarchy", ("metadata", "annotations", key),
+                          f"{shown}: Invalid value: \"{hierarchy}\": {HIERARCHY_ANNOTATION} must have the same length "
+                          f"with {HIERARCHY_WEIGHT_ANNOTATION}")]
+    for weight in weights.split("/"):
+        number = _go_float(weight)
+        if number is None:
+            return [Rejection("hierarchy", ("metadata", "annotations", HIERARCHY_WEIGHT_ANNOTATION),
+                              f"{shown}: Invalid value: \"{weights}\": {weight} in the {weights} is invalid "
+                              f"number: strconv.ParseFloat: parsing \"{weight}\": invalid syntax")]
+        if number <= 0:  # as Go's `weightFloat <= 0`: NaN passes
+            return [Rejection("hierarchy", ("metadata", "annotations", HIERARCHY_WEIGHT_ANNOTATION),
+                              f"{shown}: Invalid value: \"{weights}\": {weight} in the {weights} must be larger than 0")]
+    return []
+
+
+GO_FLOAT = re.compile(r"^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE)
+
+
+def _go_float(text: str) -> Optional[float]:
+    """``strconv.ParseFloat(text, 64)`` for decimal text (no surrounding spaces, ``Inf``/``NaN`` allowed); None
+    where Go refuses it (underscores need a base prefix there). Hex floats are left out (None): no one writes a
+    queue weight in hex."""
+    if not GO_FLOAT.match(text):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def validate_hypernode(hypernode: Mapping[str, Any]) -> list[Rejection]:
+    """``validateHyperNode``: at least one member; each ``regexMatch.pattern`` a valid regular expression (Go's
+    ``regexp`` syntax, RE2's, checked with google-re2; not judged when it is not installed)."""
+    spec = _dict(hypernode.get("spec"))
+    members = spec.get("members")
+    if not isinstance(members, list) or not members:
+        where = ("spec", "members") if "members" in spec else ("spec",)
+        return [Rejection("members", where, "spec.members: Invalid value: null: member must have at least one member")]
+    found: list[Rejection] = []
+    for index, member in enumerate(members):
+        pattern = _dict(_dict(_dict(member).get("selector")).get("regexMatch")).get("pattern")
+        if not isinstance(pattern, str) or not pattern:
+            continue
+        error = _re2_error(pattern)
+        if error:
+            found.append(Rejection("members", ("spec", "members", index, "selector", "regexMatch", "pattern"),
+                                   f"spec.members.selector.regexMatch.pattern: Invalid value: \"{pattern}\": member "
+                                   f"regexMatch pattern is invalid: {error}"))
+    return found
+
+
+def _re2_error(pattern: str) -> str:
+    """Why RE2 refuses ``pattern`` ("" when it compiles, or when google-re2 is missing)."""
+    try:
+        import re2  # type: ignore[import-untyped]  # google-re2, installed with cel-python (no type stubs)
+    except ImportError:
+        return ""
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print its own line on stderr
+    try:
+        re2.compile(pattern, options)
+    except Exception as error:  # noqa: BLE001  (re2.error and friends: the message is what we report)
+        detail = error.args[0] if error.args else ""
+        detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        return f"error parsing regexp: {detail}" if detail else "invalid regular expression"
+    return ""
+
+
+def queue_over_ancestor(queue: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]]) -> list[Rejection]:
+    """``validateChildAgainstAncestor`` (validate_queue.go, v1.15.1): each resource of the queue's ``capability``
+    against the nearest ancestor that caps it, the ancestors being ``queues`` (name -> Queue, those linted with
+    it). An ancestor outside ``queues`` ends the walk: the cluster's queues are not known."""
+    spec = _dict(queue.get("spec"))
+    name = str(_dict(queue.get("metadata")).get("name") or "")
+    found: list[Rejection] = []
+    for resource, value in _dict(spec.get("capability")).items():
+        mine = _quantity(value)
+        if mine is None:
+            continue
+        parent, seen = str(spec.get("parent") or ""), {name}
+        while parent and parent != "root" and parent in queues and parent not in seen:
+            seen.add(parent)
+            ancestor = _dict(queues[parent].get("spec"))
+            limit_text = _dict(ancestor.get("capability")).get(resource)
+            limit = _quantity(limit_text) if limit_text is not None else None
+            if limit is not None and limit > 0:
+                if mine > limit:
+                    found.append(Rejection("ancestor", ("spec", "capability", resource),
+                                           f"queue {name} capability[{resource}]={_printed(value)} exceeds its "
+                                           f"ancestor's capability={_printed(limit_text)}"))
+                break
+            parent = str(ancestor.get("parent") or "")
+    return found

@@ -236,7 +236,7 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     for document in load_documents(Path(target).read_text(encoding="utf-8"), target):
         data = document.data
         if isinstance(data, dict) and knows(data):
-            objects.append(defaulted(data, volcano_version=version))
+            objects.append(defaulted(data, volcano_version=version, installed=ctx.charts))
         elif data is not None:
             kind = data.get("kind", "?") if isinstance(data, dict) else type(data).__name__
             typer.echo(f"hpcconf: note: {target}: no defaults known for {kind}; printed as written", err=True)

@@ -70,7 +70,7 @@ def test_what_cel_python_cannot_do_is_skipped_not_a_finding():
 
 def _two_versions(monkeypatch, with_rule: dict, without_rule: dict) -> None:
     sources = {"example/op v1.0.0 crd.yaml": without_rule, "example/op v2.0.0 crd.yaml": with_rule}
-    monkeypatch.setattr(crd_schemas, "crd_sources", lambda api_version, kind: sources)
+    monkeypatch.setattr(crd_schemas, "crd_sources", lambda api_version, kind, installed=None: sources)
 
 
 def test_a_rule_only_one_version_has_is_info_unless_the_others_refuse_too(monkeypatch):

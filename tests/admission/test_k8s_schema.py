@@ -52,6 +52,8 @@ def test_a_podgroup_is_judged_by_volcanos_podgroup_webhook_not_a_kubernetes_sche
     result = CliRunner().invoke(app, ["lint", "--format", "json", str(tmp_path / "pg.yaml")])
     payload = json.loads(result.stdout)
     findings = payload["findings"] if isinstance(payload, dict) else payload
+    # (info: Volcano v1.7.0's PodGroup CRD lacks networkTopology; which CRD is installed is cluster state)
+    findings = [f for f in findings if f["severity"] != "info"]
     # A Queue's state is status, which kubectl apply never sets: the manifest cannot say the queue is Closed
     assert sorted((f["code"], f["line"]) for f in findings) == [("VOL026", 13)]
     assert all("refuses the PodGroup" in f["message"] for f in findings)

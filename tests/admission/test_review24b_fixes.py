@@ -72,9 +72,9 @@ def test_an_object_every_crd_version_refuses_each_for_its_own_reason_is_an_error
     (tmp_path / "js.yaml").write_text(JOBSET.replace("STATUS", "Done"))
     found = [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"]
     assert found == [("js.yaml", "K8S041", "error")] * 2, found  # v0.12.0's enum and v0.5.2's unknown field
-    # v0.12.0 accepts it and only v0.5.2 lacks dependsOn: which CRD is installed is cluster state, so no error
+    # v0.12.0 accepts it and only v0.5.2 lacks dependsOn: which CRD is installed is cluster state, so info
     (tmp_path / "js.yaml").write_text(JOBSET.replace("STATUS", "Complete"))
-    assert [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"] == []
+    assert [f for f in _codes(tmp_path / "js.yaml") if f[1] == "K8S041"] == [("js.yaml", "K8S041", "info")]
 
 
 def test_a_file_named_as_a_patch_with_no_kustomization_beside_it_gets_info_for_a_missing_field(tmp_path: Path) -> None:

@@ -205,7 +205,9 @@ def unknown_version(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     ## What it catches
     A chart version (``versions.gpu_operator``, ``network_operator``, ``node_feature_discovery``,
     ``volcano``) older or newer than every release hpcconf read; an NCCL version newer than the NCCL
-    variable table; an NGC PyTorch base image tag whose NCCL hpcconf does not know (info).
+    variable table; an AKS ``kubernetes_version`` newer than the newest Kubernetes schemas installed
+    (kubernetes-validate: 1.37 with 1.37.0), whose manifests are judged as for that newest version; an NGC
+    PyTorch base image tag whose NCCL hpcconf does not know (info).
 
     ## Why is this bad?
     Chart keys, defaults and NCCL variables are checked against tables per release. For
@@ -226,6 +228,8 @@ def unknown_version(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     if "aks" in spec.platforms:
         yield from _unknown_charts(compiled)
     yield from _unknown_nccl(compiled)
+    if "aks" in spec.platforms:
+        yield from _unknown_kubernetes(compiled)
     if "aks" in spec.platforms and spec.test_image is not None:
         tag = compat.ngc_pytorch_tag(spec.test_image.base)
         if tag is not None and compat.ngc_release(spec.test_image.base) is None:
@@ -253,6 +257,25 @@ def _unknown_charts(compiled: CompiledSpec) -> Iterator[Diagnostic]:
         yield compiled.at(path, f"{chart} {version} is outside the releases hpcconf knows ({known[0]} to {known[-1]}): "
                           "its values keys and defaults are not checked",
                           hint=f"pin a known release such as {newest}", prefer_value=True)
+
+
+def _unknown_kubernetes(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    """The manifests the spec builds are judged with the newest schemas held (``lint --kubernetes-version`` warns
+    the same on stderr): fields and API versions the newer release added or removed are not checked."""
+    from ...knowledge.k8s_openapi import schema_version
+
+    spec, cluster = compiled.spec, compiled.cluster
+    version = cluster.aks.kubernetes_version if cluster.aks is not None else None
+    if not version:
+        return
+    held = schema_version(None)
+    if version_key(str(version))[:2] <= version_key(held)[:2]:
+        return
+    path = ("aks", "kubernetes_version") if set_by_user(spec.aks, "kubernetes_version") else ("aks",)
+    yield compiled.at(path, f"Kubernetes {version} is newer than the newest schemas hpcconf holds ({held}): the "
+                      f"manifests are judged as for {held}, and fields or API versions {version} changed are not "
+                      "checked", hint=f"pin kubernetes_version {held} or older, or update kubernetes-validate",
+                      prefer_value=True)
 
 
 def _unknown_nccl(compiled: CompiledSpec) -> Iterator[Diagnostic]:

@@ -267,7 +267,8 @@ def gpu_pod_without_shm(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
                                   severity=Severity.INFO)
 
 
-@rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR, admission=True,
+# Not an admission rule: the API server stores the object (ipam is a plain string in the CRD); its pods fail later.
+@rule(code="K8S004", name="hostdevicenetwork-ipam-invalid", severity=Severity.ERROR,
       kinds=(Kind.HOST_DEVICE_NETWORK,))
 def hostdevicenetwork_ipam_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A HostDeviceNetwork's ``spec.ipam`` is not a usable IPAM JSON object.

@@ -1,4 +1,5 @@
-"""Volcano admission (VOL020-VOL028): the rest of what the job webhook refuses, mutate then validate.
+"""Volcano admission (VOL020-VOL031): the rest of what the job webhook refuses, mutate then validate; the Queue
+and HyperNode webhooks (VOL029-VOL031).
 
 ``hpcconf.knowledge.volcano_webhook`` transcribes ``pkg/webhooks/admission/jobs`` at v1.15.1; these
 rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 already make
@@ -12,7 +13,16 @@ from typing import Iterator, Optional
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
-from ...knowledge.volcano_webhook import DEFAULT_QUEUE, QueueFacts, Rejection, rejections, validate_podgroup
+from ...knowledge.volcano_webhook import (
+    DEFAULT_QUEUE,
+    QueueFacts,
+    Rejection,
+    queue_over_ancestor,
+    rejections,
+    validate_hypernode,
+    validate_podgroup,
+    validate_queue,
+)
 from ...parsers.k8s import as_dict
 from ...rules_registry import rule
 from ..context import LintContext
@@ -270,7 +280,8 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     ## What it catches
     ``spec.queue: root``; a queue that has child queues among the Queue manifests linted with the
     job. A queue that is neither ``default`` (the
-    chart creates it) nor defined in the files linted is reported as info: whether it exists is
+    chart creates it) nor defined in the files linted is reported as info, for a job and for a PodGroup
+    (``checkQueueState`` in ``validate_podgroup.go``: "unable to find queue"): whether it exists is
     the cluster's state, which the files do not show.
 
     ## Why is this bad?
@@ -292,6 +303,13 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
                               hint="submit to an Open queue")
+        name = str(as_dict(as_dict(doc.data).get("spec")).get("queue") or "")
+        if name and name not in (DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
+            # checkQueueState (validate_podgroup.go): "unable to find queue" when the cluster has none by that name
+            yield doc.at_path(("spec", "queue"), f"queue '{name}' is not defined in the files linted; Volcano "
+                                                 "refuses the PodGroup if the cluster has no such queue (\"unable "
+                                                 "to find queue\")", severity=Severity.INFO,
+                              hint="lint the Queue manifest with the PodGroup, or check `kubectl get queue`")
     for doc in docs.of_kind(Kind.VOLCANO_JOB):
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
@@ -302,3 +320,166 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
                                                  "refuses the job if the cluster has no such queue (\"unable to "
                                                  "find job queue\")", severity=Severity.INFO,
                               hint="lint the Queue manifest with the job, or check `kubectl get queue`")
+
+
+def _is(doc: Document, kind: str, api_group: str) -> bool:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return data.get("kind") == kind and str(data.get("apiVersion", "")).startswith(api_group)
+
+
+@rule(code="VOL029", name="queue-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
+      kinds=(Kind.K8S_MANIFEST,))
+def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Volcano Queue that Volcano's queue webhook (or the Queue CRD's quantity pattern) refuses on create.
+
+    ## What it catches
+    After the mutating webhook (``createQueuePatch``: ``weight: 1``, ``reclaimable: true``, a hierarchy not
+    rooted at ``root`` prefixed with ``root/`` and ``1/``), what ``validateQueue`` and
+    ``validateHierarchicalQueue`` refuse in the Queue itself (volcano-sh/volcano v1.15.1,
+    ``pkg/webhooks/admission/queues/validate/validate_queue.go``): a ``capability``, ``deserved`` or
+    ``guarantee.resource`` quantity that is negative, or fractional for a resource counted in whole units
+    (extended resources such as ``nvidia.com/gpu``, ``pods``; Kubernetes' ``ValidateResourceQuantityValue``),
+    or that does not parse (the CRD's pattern refuses it first); a guaranteed resource with no ``deserved``
+    entry or a smaller one; ``deserved`` above ``capability``; ``volcano.sh/hierarchy`` and
+    ``volcano.sh/hierarchy-weights`` annotations of different lengths, or a weight that is not a number or not
+    above 0; a queue that is its own ``parent``.
+
+    Not judged: ``status.state`` (the API server drops ``status`` on a create: the CRD has a status
+    subresource), and the checks against the cluster's other queues (the parent's existence, depth, allocated
+    pods, sibling sums, ancestors' capability). For an older Volcano (the spec's ``versions.volcano`` or
+    ``--chart volcano=``) that release's checks: a weight that is not positive up to v1.13; whole-list
+    comparisons ("deserved should less equal than capability", a resource absent from ``capability`` counting
+    as zero) in v1.13 and v1.14; the quantity and own-parent checks from v1.14.
+
+    ## Why is this bad?
+    ``kubectl apply`` gets ``admission webhook "validatequeue.volcano.sh" denied the request:
+    requestBody.spec.deserved.nvidia.com/gpu: Invalid value: "16": deserved[nvidia.com/gpu]=16 must be <=
+    capability[nvidia.com/gpu]=8`` and the queue, and every job sent to it, does not exist.
+
+    ## Example
+    ```yaml
+    apiVersion: scheduling.volcano.sh/v1beta1
+    kind: Queue
+    metadata: {name: training}
+    spec:
+      capability: {nvidia.com/gpu: 8}
+      deserved: {nvidia.com/gpu: 16}
+    ```
+
+    ## Fix
+    Keep ``guarantee`` <= ``deserved`` <= ``capability`` for each resource, whole numbers for GPUs, and one
+    weight per level of the hierarchy annotation.
+    """
+    if not _is(doc, "Queue", QUEUE_API):
+        return
+    for found in validate_queue(as_dict(doc.data), _volcano_version(ctx)):
+        if found.check == "quantity-format":
+            yield doc.at_path(found.path, f"the API server refuses the Queue (its CRD's pattern): {found.message}",
+                              hint="a Kubernetes quantity: 8, 500m, 64Gi")
+        else:
+            yield doc.at_path(found.path, f"Volcano's webhook refuses the Queue: {found.message}",
+                              hint="guarantee <= deserved <= capability per resource, whole GPUs, one weight per "
+                                   "hierarchy level")
+
+
+@rule(code="VOL030", name="hypernode-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
+      kinds=(Kind.K8S_MANIFEST,))
+def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Volcano HyperNode that Volcano's hypernode webhook refuses.
+
+    ## What it catches
+    ``validateHyperNode`` (volcano-sh/volcano v1.15.1, ``pkg/webhooks/admission/hypernodes/validate/
+    admit_hypernode.go``): a HyperNode with no ``members``, and a member's ``selector.regexMatch.pattern``
+    that is not a valid regular expression in Go's ``regexp`` syntax (RE2's; checked with google-re2, which
+    cel-python installs; without it the pattern is not judged). The CRD's own CEL rules (exactly one of
+    ``exactMatch``, ``regexMatch``, ``labelMatch``) are K8S042's.
+
+    ## Why is this bad?
+    ``kubectl apply`` gets ``admission webhook "validatehypernode.volcano.sh" denied the request:
+    spec.members.selector.regexMatch.pattern: Invalid value: "node-[0-9": member regexMatch pattern is
+    invalid: error parsing regexp: missing closing ]``; the topology tier it describes is missing and jobs
+    with a ``networkTopology`` constraint stay Pending.
+
+    ## Example
+    ```yaml
+    apiVersion: topology.volcano.sh/v1alpha1
+    kind: HyperNode
+    metadata: {name: rack-0}
+    spec:
+      tier: 1
+      members:
+        - type: Node
+          selector: {regexMatch: {pattern: "node-[0-9"}}
+    ```
+
+    ## Fix
+    Close the bracket (``node-[0-9]+``), or list the nodes with ``exactMatch``.
+    """
+    if not _is(doc, "HyperNode", "topology.volcano.sh/"):
+        return
+    for found in validate_hypernode(as_dict(doc.data)):
+        yield doc.at_path(found.path, f"Volcano's webhook refuses the HyperNode: {found.message}",
+                          hint="at least one member; a regular expression in Go's syntax (RE2)")
+
+
+@rule(code="VOL031", name="queue-hierarchy-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
+      kinds=(Kind.K8S_MANIFEST,), scope="set")
+@per_deployment
+def queue_hierarchy_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A Volcano Queue that the queue webhook refuses against its parent, among the Queues linted with it.
+
+    ## What it catches
+    A child queue whose ``capability`` for a resource is above that of its nearest ancestor capping the
+    resource, the ancestors being Queue manifests linted with it (``validateChildAgainstAncestor`` in
+    ``pkg/webhooks/admission/queues/validate/validate_queue.go``, volcano-sh/volcano v1.15.1); a ``parent``
+    that no Queue linted with it defines is info ("failed to get parent queue" when the cluster has none: the
+    cluster's queues are its state). An ancestor outside the files linted ends the walk. For a Volcano
+    before v1.14.4 (``--chart volcano=``, the spec's ``versions.volcano``) the capability check is not made.
+
+    Not judged: the sums of the children's ``guarantee`` and ``deserved`` against the parent's, depth, allocated
+    pods (the cluster's other queues and their state).
+
+    ## Why is this bad?
+    ``kubectl apply`` gets ``admission webhook "validatequeue.volcano.sh" denied the request: queue training
+    capability[nvidia.com/gpu]=32 exceeds its ancestor's capability=16``; the queue is not created and the jobs
+    sent to it are refused.
+
+    ## Example
+    ```yaml
+    kind: Queue
+    metadata: {name: eng}
+    spec: {capability: {nvidia.com/gpu: 16}}
+    ---
+    kind: Queue
+    metadata: {name: training}
+    spec: {parent: eng, capability: {nvidia.com/gpu: 32}}
+    ```
+
+    ## Fix
+    Keep a child's capability within its ancestors' (raise the parent's, or lower the child's).
+    """
+    queues: dict[str, Document] = {}
+    for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        if _is(doc, "Queue", QUEUE_API):
+            name = str(as_dict(as_dict(doc.data).get("metadata")).get("name") or "")
+            if name:
+                queues.setdefault(name, doc)
+    if not queues:
+        return
+    version = _volcano_version(ctx)
+    from ...knowledge.versions import version_key
+
+    checks_ancestors = version is None or version_key(version) >= (1, 14, 4)  # added in v1.14.4
+    by_name = {name: as_dict(doc.data) for name, doc in queues.items()}
+    for name, doc in queues.items():
+        data = by_name[name]
+        parent = str(as_dict(data.get("spec")).get("parent") or "")
+        if parent and parent not in ("root", name) and parent not in queues:
+            yield doc.at_path(("spec", "parent"), f"parent queue '{parent}' is not defined in the files linted; "
+                                                  "Volcano's webhook refuses the Queue if the cluster has no such "
+                                                  "queue (\"failed to get parent queue\")", severity=Severity.INFO,
+                              hint="lint the parent's Queue manifest with it, or check `kubectl get queue`")
+        if checks_ancestors:
+            for found in queue_over_ancestor(data, by_name):
+                yield doc.at_path(found.path, f"Volcano's webhook refuses the Queue: {found.message}",
+                                  hint="keep a child's capability within its ancestors'")
