@@ -49,7 +49,7 @@ def nvidia_devices(count: int, first: int = 0) -> str:
 
 def amd_devices(count: int, first: int = 0) -> str:
     """``/dev/dri/renderD128`` or ``/dev/dri/renderD[128,136,...]``: azslurm's ``_generate_amd_devices`` (first=0)."""
-    minors = [AMD_RENDER_FIRST + AMD_RENDER_STRIDE * index for index in range(first, first + count)]
+    minors = amd_render_minors(first + count)[first:]
     if count == 1 and first == 0:
         return f"/dev/dri/renderD{minors[0]}"
     return "/dev/dri/renderD[" + ",".join(str(m) for m in minors) + "]"
@@ -88,6 +88,23 @@ def gpus_by_numa(sku: Sku) -> list[NumaGpus] | None:
             return None
         out.append(NumaGpus(node.numaid, minors[0], len(minors), cpus[node.numaid]))
     return sorted(out, key=lambda g: g.first_minor) or None
+
+
+def amd_render_minors(count: int) -> list[int]:
+    """The DRM render-node minors of an AMD size's GPUs as azslurm writes them: 128, 136, ... (one per GPU)."""
+    return [AMD_RENDER_FIRST + AMD_RENDER_STRIDE * index for index in range(count)]
+
+
+def numa_of_gpu_minors(sku: Sku) -> dict[int, int] | None:
+    """Each NVIDIA device minor's NUMA node (minors in PCI bus order, the driver's numbering); None without a
+    topology and NUMA map."""
+    if sku.topology is None or not sku.numa:
+        return None
+    known = {node.id for node in sku.numa}
+    owner = {bus: node.numaid for node in sku.topology.numa for bus in node.gpus}
+    if not owner or not set(owner.values()) <= known:
+        return None
+    return {minor: owner[bus] for minor, bus in enumerate(sorted(owner))}
 
 
 def gres_conf_lines(sku: Sku, nodes: str, *, cores: bool = False) -> list[str]:

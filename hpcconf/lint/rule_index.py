@@ -138,6 +138,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('SLURM005', 'slurm', 'document', ('tfvars',)),
     ('SLURM101', 'slurm_gres', 'document', ('gres-conf',)),
     ('SLURM102', 'slurm_gres', 'document', ('cgroup-conf',)),
+    ('SLURM103', 'slurm_gres', 'document', ('gres-conf',)),
     ('VOL001', 'volcano', 'document', ('volcano-job',)),
     ('VOL002', 'volcano', 'document', ('volcano-job',)),
     ('VOL003', 'volcano', 'document', ('volcano-job',)),

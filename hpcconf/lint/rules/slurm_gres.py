@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...artifacts import Kind
+from ...catalog import parse_cpulist
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import slurm_gres
 from ...rules_registry import rule
@@ -79,7 +80,9 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``Name=gpu`` lines of a ``gres.conf`` judged against the size given by ``--sku`` or the one catalog size the
     file names (else nothing is judged): ``File=`` devices of the other vendor (``/dev/nvidia*`` on an AMD size,
     ``/dev/dri/renderD*`` on an NVIDIA one), an NVIDIA device past the size's GPUs (``/dev/nvidia8`` on 8 GPUs),
-    more GPUs for one ``NodeName`` than the size has, and (warning) fewer.
+    an AMD render node that is not one of the size's GPUs (azslurm's ``renderD128``, ``renderD136``, ...: one
+    every 8 minors, so ``renderD[128-135]`` names one GPU and seven nodes that are not there), more GPUs for one
+    ``NodeName`` than the size has, and (warning) fewer.
 
     ## Why is this bad?
     slurmd stats every ``File=`` device and stops when one is missing: ``fatal("can't stat gres.conf file %s")``
@@ -124,6 +127,13 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                                   f"{expected} GPUs): slurmd cannot stat it, or binds jobs to the wrong device",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
                 break
+            if render and amd and int(render.group(1)) not in slurm_gres.amd_render_minors(expected):
+                yield doc.at_line(line.number, f"{path} is not a GPU render node of {sku.name} ({expected} GPUs: "
+                                  f"{_render_list(expected)}, one every {slurm_gres.AMD_RENDER_STRIDE} minors): on GPUs that "
+                                  "are not partitioned, as azslurm assumes, it does not exist and slurmd stops (can't "
+                                  "stat gres.conf file)",
+                                  column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                break
             if nvidia and int(nvidia.group(1)) >= expected:
                 yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: /dev/nvidia0 "
                                   f"to /dev/nvidia{expected - 1}): slurmd stops (can't stat gres.conf file)",
@@ -146,6 +156,12 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
             yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: Slurm "
                               f"schedules only {total}", hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}",
                               severity=Severity.WARNING)
+
+
+def _render_list(count: int) -> str:
+    minors = slurm_gres.amd_render_minors(count)
+    shown = minors if len(minors) <= 3 else [*minors[:2], "...", minors[-1]]
+    return ", ".join(f"renderD{m}" if m != "..." else "..." for m in shown)
 
 
 def _count(value: str | None) -> int | None:
@@ -192,3 +208,94 @@ def cgroup_devices_unconstrained(doc: Document, ctx: LintContext) -> Iterator[Di
     line = doc.text.count("\n", 0, found[-1].start()) + 1 if found else 1
     yield doc.at_line(line, "ConstrainDevices is not yes: jobs that share a node can open each other's GPUs",
                       hint="add ConstrainDevices=yes (cyclecloud-slurm's cgroup.conf has it)")
+
+
+@rule(code="SLURM103", name="gres-cores-cross-numa", severity=Severity.WARNING, kinds=(Kind.GRES_CONF,),
+      since="0.4.0")
+def gres_cores_cross_numa(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A ``gres.conf`` GPU line binds its GPUs to cores of another NUMA node than theirs.
+
+    ## What it catches
+    ``Name=gpu`` lines with ``File=/dev/nvidiaN`` and ``Cores=``, judged against the size given by ``--sku`` or the
+    one catalog size the file names, where the catalog has the size's GPU-to-NUMA map: ``Cores=`` that include the
+    cores of a NUMA node holding none of the line's GPUs (``nvidia[0-3]`` with ``Cores=0-95`` on ND H100 v5, whose
+    GPUs 0-3 are on NUMA node 0, cores 0-47), or that leave out every core of a NUMA node one of its GPUs is on.
+
+    ## Why is this bad?
+    ``Cores=`` tells Slurm which cores are close to the GPUs ("the specific cores which can use this resource",
+    gres.conf(5) at slurm-25-11-5-1): with ``--gres-flags=enforce-binding`` a job gets only those cores, and
+    without it Slurm still prefers them. Cores of another NUMA node put the job's tasks away from their GPU's
+    memory controller and PCIe root, so host-to-device copies from their memory cross the inter-node link; leaving out a GPU's own node binds that
+    GPU to remote cores only. The GPU-to-NUMA map is the catalog's (the size's NCCL topology file,
+    Azure/azhpc-images ``topology/``), the one hpcconf's own ``gres.conf`` lines with ``Cores=`` are written from;
+    it reads the core ids as the NUMA node's cpulist, which is Slurm's numbering when each core runs one thread.
+    azslurm writes no ``Cores=`` (``azure-slurm/slurmcc/cli.py`` at 4.0.9): leaving it out is not wrong, only
+    unbound.
+
+    ## Example
+    ```
+    # Standard_ND96isr_H100_v5
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[0-3] Cores=0-95
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[4-7] Cores=0-95
+    ```
+
+    ## Fix
+    ```
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[0-3] Cores=0-47
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[4-7] Cores=48-95
+    ```
+    """
+    sku = ctx.sku_for_text(doc.text)
+    if sku is None or sku.gpu is None or sku.gpu.vendor != "nvidia":
+        return
+    numa_of = slurm_gres.numa_of_gpu_minors(sku)
+    if numa_of is None:
+        return
+    cpus_of = {node.id: set(node.cpu_set()) for node in sku.numa}
+    for line in gres_lines(doc.text):
+        cores_value = line.fields.get("cores")
+        file_value = line.fields.get("file") or line.fields.get("files")
+        if line.fields.get("name", "").lower() != "gpu" or not cores_value or not file_value:
+            continue
+        files = expand_files(file_value)
+        cores = _cpulist_or_none(cores_value)
+        if files is None or cores is None:
+            continue
+        minors = [int(m.group(1)) for m in map(_NVIDIA.match, files) if m]
+        if len(minors) != len(files) or any(minor not in numa_of for minor in minors):
+            continue  # SLURM101 reports devices the size does not have
+        own = sorted({numa_of[minor] for minor in minors})
+        touched = sorted(node for node, cpus in cpus_of.items() if cores & cpus)
+        foreign = [node for node in touched if node not in own]
+        unbound = [node for node in own if node not in touched]
+        if not foreign and not unbound:
+            continue
+        devices = slurm_gres.nvidia_devices(len(minors), minors[0]) if minors == list(
+            range(minors[0], minors[0] + len(minors))) else file_value
+        right = ",".join(sku.numa_node(node).cpus for node in own)
+        plural = "s" if len(own) > 1 else ""
+        if not set(own) & set(touched):
+            problem = (f"Cores={cores_value} are on NUMA node{'s' if len(touched) > 1 else ''} {_join(touched)}, "
+                       f"{devices} on NUMA node{plural} {_join(own)}")
+            effect = "a job given these GPUs is bound to another NUMA node's cores"
+        elif foreign:
+            problem = (f"Cores={cores_value} includes cores of NUMA node{'s' if len(foreign) > 1 else ''} "
+                       f"{_join(foreign)}, which hold{'' if len(foreign) > 1 else 's'} none of {devices}")
+            effect = "Slurm may place a job given these GPUs on another NUMA node's cores"
+        else:
+            problem = (f"Cores={cores_value} has no core of NUMA node{'s' if len(unbound) > 1 else ''} "
+                       f"{_join(unbound)}, where some of {devices} are")
+            effect = "those GPUs are bound to another NUMA node's cores"
+        yield doc.at_line(line.number, f"{sku.name}: {problem}: {effect}", column=line.columns["cores"],
+                          hint=f"Cores={right}")
+
+
+def _join(nodes: list[int]) -> str:
+    return ", ".join(str(node) for node in nodes)
+
+
+def _cpulist_or_none(value: str) -> set[int] | None:
+    try:
+        return set(parse_cpulist(value))
+    except ValueError:
+        return None
