@@ -72,7 +72,8 @@ def test_a_mutated_storage_variant_is_refused_at_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("name,kind", [("gres.conf", Kind.GRES_CONF), ("ndv5.gres.conf", Kind.GRES_CONF),
-                                       ("cgroup.conf", Kind.CGROUP_CONF), ("my-cgroup.conf", Kind.CGROUP_CONF)])
+                                       ("cgroup.conf", Kind.CGROUP_CONF), ("my-cgroup.conf", Kind.CGROUP_CONF),
+                                       ("topology.conf", Kind.SLURM_TOPOLOGY)])
 def test_slurm_fragments_by_name(name, kind):
     assert [d.kind for d in detect_documents(name, "Name=gpu File=/dev/nvidia0\n")] == [kind]
 
