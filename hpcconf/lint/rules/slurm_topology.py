@@ -87,11 +87,11 @@ def block_topology_sizes(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
     sizes: tuple[int, list[str], int] | None = None
     for number, raw in enumerate(doc.text.splitlines(), 1):
         line = raw.split("#", 1)[0]
-        block = _BLOCK.match(line)
-        if block:
-            nodes = expand_files(block.group(2)) if block.group(2) else None
-            blocks.append(Block(number, block.group(1), len(nodes) if nodes is not None else None,
-                                (block.start(2) if block.group(2) else block.start(1)) + 1))
+        named = _BLOCK.match(line)
+        if named:
+            nodes = expand_files(named.group(2)) if named.group(2) else None
+            blocks.append(Block(number, named.group(1), len(nodes) if nodes is not None else None,
+                                (named.start(2) if named.group(2) else named.start(1)) + 1))
         found = _SIZES.match(line)
         if found:
             sizes = (number, found.group(1).split(","), found.start(1) + 1)
