@@ -24,6 +24,7 @@ topology its README asks for ("GB200/GB300": ``TopologyPlugin=topology/block``, 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,33 @@ SOURCE = "Azure/cyclecloud-slurm 4.0.9 azure-slurm/slurmcc/cli.py (_generate_gre
 TEMPLATES_SOURCE = "Azure/cyclecloud-slurm 4.0.9 azure-slurm-install/templates/{cgroup,slurm}.conf.template"
 AMD_RENDER_FIRST = 128  # /dev/dri/renderD128: the first DRM render node
 AMD_RENDER_STRIDE = 8  # azslurm: 128 + 8 * index
+
+
+def expand_hostlist(value: str) -> list[str] | None:
+    """``/dev/nvidia[0-3,5]``, ``/dev/nvidia0,/dev/nvidia1`` or ``ccw-gpu-[1-18]`` -> each name (Slurm's hostlist
+    form, one bracket per element); None for an expression this reader cannot expand (no judgement is better than
+    a wrong count)."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(value):
+        depth += (c == "[") - (c == "]")
+        if c == "," and depth == 0:
+            parts.append(value[start:i])
+            start = i + 1
+    parts.append(value[start:])
+    files = []
+    for part in parts:
+        if "[" not in part and "]" not in part:
+            files.append(part)
+            continue
+        match = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
+        if match is None:
+            return None
+        for item in match.group(2).split(","):
+            lo, _, hi = item.partition("-")
+            if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
+                return None
+            files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
+    return files
 
 
 def _bracket_hostlist(lo: int, hi: int) -> str:

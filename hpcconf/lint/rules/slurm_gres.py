@@ -41,32 +41,6 @@ def gres_lines(text: str) -> list[GresLine]:
     return out
 
 
-def expand_files(value: str) -> list[str] | None:
-    """``/dev/nvidia[0-3,5]`` or ``/dev/nvidia0,/dev/nvidia1`` -> each device file (Slurm's hostlist form); None for
-    an expression this reader cannot expand (no judgement is better than a wrong count)."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(value):
-        depth += (c == "[") - (c == "]")
-        if c == "," and depth == 0:
-            parts.append(value[start:i])
-            start = i + 1
-    parts.append(value[start:])
-    files = []
-    for part in parts:
-        if "[" not in part and "]" not in part:
-            files.append(part)
-            continue
-        match = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
-        if match is None:
-            return None
-        for item in match.group(2).split(","):
-            lo, _, hi = item.partition("-")
-            if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
-                return None
-            files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
-    return files
-
-
 _NVIDIA = re.compile(r"^/dev/nvidia(\d+)$")
 _AMD = re.compile(r"^/dev/dri/renderD(\d+)$")
 
@@ -114,7 +88,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
         if line.fields.get("name", "").lower() != "gpu":
             continue
         file_value = line.fields.get("file") or line.fields.get("files")
-        expanded = expand_files(file_value) if file_value else []
+        expanded = slurm_gres.expand_hostlist(file_value) if file_value else []
         if expanded is None:
             continue
         files = expanded
@@ -257,7 +231,7 @@ def gres_cores_cross_numa(doc: Document, ctx: LintContext) -> Iterator[Diagnosti
         file_value = line.fields.get("file") or line.fields.get("files")
         if line.fields.get("name", "").lower() != "gpu" or not cores_value or not file_value:
             continue
-        files = expand_files(file_value)
+        files = slurm_gres.expand_hostlist(file_value)
         cores = _cpulist_or_none(cores_value)
         if files is None or cores is None:
             continue

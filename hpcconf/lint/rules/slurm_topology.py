@@ -14,7 +14,6 @@ from ...knowledge import slurm_gres
 from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
-from .slurm_gres import expand_files
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ def block_topology_sizes(doc: Document, ctx: LintContext) -> Iterator[Diagnostic
         line = raw.split("#", 1)[0]
         named = _BLOCK.match(line)
         if named:
-            nodes = expand_files(named.group(2)) if named.group(2) else None
+            nodes = slurm_gres.expand_hostlist(named.group(2)) if named.group(2) else None
             blocks.append(Block(number, named.group(1), len(nodes) if nodes is not None else None,
                                 (named.start(2) if named.group(2) else named.start(1)) + 1))
         found = _SIZES.match(line)
