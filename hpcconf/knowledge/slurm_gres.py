@@ -164,12 +164,16 @@ class SlurmConfLine:
     why: str
 
 
-def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool = False) -> list[SlurmConfLine]:
+def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool = False,
+                     cyclecloud: bool = False) -> list[SlurmConfLine]:
     """The ``slurm.conf`` lines a partition of GPU nodes of ``sku`` needs.
 
     ``pmix``: Slurm was built with PMIx (``MpiDefault=pmix``; else ``none``, as cyclecloud-slurm writes, and jobs ask
     ``srun --mpi=pmix``). An NVL72 size (NVLink domain across VMs) adds the block topology and IMEX switch lines;
-    raises ValueError when ``slurm_version`` is older than they need.
+    raises ValueError when ``slurm_version`` is older than they need. ``cyclecloud``: the lines for a
+    cyclecloud-slurm cluster, whose template keeps ``SwitchType=switch/none`` and starts IMEX from its own prolog
+    (README "GB200/GB300 IMEX Support"), and whose block topology goes in after scaling
+    (:func:`after_scaling_lines`), so neither is among them.
     """
     lines = [
         SlurmConfLine("GresTypes=gpu", "declares the gpu GRES that gres.conf and Nodename ... Gres=gpu:N use"),
@@ -178,14 +182,16 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
         SlurmConfLine("TaskPlugin=task/affinity,task/cgroup", "binds tasks to cores and, with cgroup.conf "
                       "ConstrainDevices=yes, to their GPUs"),
         SlurmConfLine(f"MpiDefault={'pmix' if pmix else 'none'}",
-                      "PMIx for srun-launched MPI" if pmix else "Slurm built without PMIx: jobs pass --mpi=pmix where "
-                      "the build has it"),
+                      "PMIx for srun-launched MPI" if pmix else CYCLECLOUD_MPI_WHY if cyclecloud else
+                      "Slurm built without PMIx: jobs pass --mpi=pmix where the build has it"),
         SlurmConfLine("PrologFlags=alloc", "runs the prolog at allocation (cyclecloud-slurm's IMEX prolog needs it)"),
     ]
     if sku.nvlink is not None and sku.nvlink.domain_gpus and sku.gpu is not None \
             and sku.nvlink.domain_gpus > sku.gpu.count:
         if slurm_version is not None and (gap := mnnvl.slurm_gap(slurm_version)) is not None:
             raise ValueError(f"Slurm {slurm_version} has no {gap.feature} (from {gap.version}: {gap.source})")
+        if cyclecloud:
+            return lines
         lines += [
             SlurmConfLine("SwitchType=switch/nvidia_imex", "a per-job IMEX channel for memory shared over the NVLink "
                           "domain"),
@@ -194,6 +200,23 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
             SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block (cyclecloud-slurm README, GB200/GB300)"),
         ]
     return lines
+
+
+CYCLECLOUD_MPI_WHY = ("cyclecloud-slurm's template: its Slurm packages are built with PMIx (README: 25.11.5 with PMIx "
+                      "4.2.9), so jobs pass srun --mpi=pmix")
+README_GB200 = "Azure/cyclecloud-slurm 4.0.9 README.md, \"Scaling with scale_m1 (GB200/GB300)\""
+
+
+def after_scaling_lines(partition: str) -> list[SlurmConfLine]:
+    """The ``site_specific.conf`` lines cyclecloud-slurm's README asks for an NVL72 partition ("Required slurm.conf
+    settings"), to add on the scheduler once its nodes are scaled and ``topology.conf`` is in place: before that
+    ``TopologyPlugin=topology/block`` stops slurmctld from starting."""
+    return [
+        SlurmConfLine(f"SuspendExcParts={partition}", "Slurm must not suspend the racks' nodes (first, before scaling)"),
+        SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block"),
+        SlurmConfLine("TopologyPlugin=topology/block", "one block per NVL72 rack (topology.conf from azslurm topology "
+                      "-n --block --block_size 18): only once that file is in place"),
+    ]
 
 
 def nodes_per_block(sku: Sku) -> int | None:
