@@ -244,3 +244,25 @@ def test_a_grace_size_with_a_custom_image_builds_the_after_scaling_block_topolog
 def test_an_x86_size_gets_no_after_scaling_files():
     paths = {a.path for a in _build(_spec("")).artifacts}
     assert "ccws/slurm/site_specific.conf" not in paths and "ccws/slurm/nvl72-topology.sh" not in paths
+
+
+MI300X_POOL = "  - {name: gpu, sku: Standard_ND96isr_MI300X_v5, count: 4%s}\n"
+
+
+def test_an_amd_size_with_a_portal_image_is_refused_at_its_sku_with_the_upstream_reason():
+    text = _spec("", pools=MI300X_POOL % "")
+    with pytest.raises(HpcconfError) as caught:
+        _build(text)
+    found = [d for d in caught.value.diagnostics if d.code == "SPEC030"]
+    assert found and found[0].line == text.splitlines().index(MI300X_POOL.rstrip("\n") % "") + 1
+    assert "ubuntu-hpc-mi300x-2404" in found[0].message and "pool's image" in (found[0].hint or "")
+
+
+def test_an_amd_size_with_a_custom_rocm_image_builds_azslurms_amd_gres_and_no_nccl_conf():
+    build = _build(_spec("", pools=MI300X_POOL % ", image: 'microsoft-dsvm:ubuntu-hpc:2404-rocm:latest'"))
+    assert _validate(_artifact(build, "ccws/parameters.json"), build.cluster.ccws.release) == []
+    gres = [ln for ln in _artifact(build, "ccws/slurm/gres.conf").splitlines() if not ln.startswith("#")]
+    assert gres == ["Nodename=demo-gpu-[1-4] Name=gpu Count=8 File=/dev/dri/renderD[128,136,144,152,160,168,176,184]"]
+    paths = {a.path for a in build.artifacts}
+    assert not any(p.endswith("10-hpcconf-nccl.sh") for p in paths)  # RCCL reads /etc/rccl.conf, not nccl.conf
+    assert "check_gpu_count 8 rocm" in _artifact(build, "health/gpu/nhc.conf")

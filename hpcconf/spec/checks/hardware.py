@@ -28,12 +28,16 @@ _NVIDIA_ONLY = {
     "azhop": "az-hop's queue images (azhpc:azhop-compute, the ubuntu-hpc/almalinux-hpc images its config.tpl.yml "
              "documents) carry NVIDIA's driver and NCCL, not ROCm and RCCL, and no Azure HPC image with ROCm can be "
              "named for the queue, so the queue's nodes would boot without a driver for their GPUs",
-    "ccws": "hpcconf's CCWS target writes the gpu partition for the portal's node images (cycle.image.ubuntu24 and the "
-            "others of createUiDefinition.json), which carry NVIDIA's driver and NCCL, and its cluster-init installs "
-            "nccl.conf, not RCCL's settings",
+    "ccws": "the portal's node images for a partition (cycle.image.ubuntu24, cycle.image.ubuntu22, almalinux8, "
+            "almalinux9: createUiDefinition.json at the pinned release) carry NVIDIA's driver and NCCL, while Azure "
+            "builds the MI300X image apart (Azure/azhpc-images ubuntu-hpc-mi300x-2404: ROCm, RCCL), which the portal "
+            "does not offer",
 }
 _NVIDIA_FIX = ("use platform slurm (a Slurm cluster on a ROCm node image) or aks (AMD's GPU operator) for an AMD pool, "
                "or an NVIDIA SKU on AzHOP")
+_NVIDIA_FIX_CCWS = ("name a ROCm image built for the size in the pool's image (the portal's custom image: a URN or image "
+                    "ID; cyclecloud-slurm's azslurm writes AMD GPUs' gres.conf), use platform slurm or aks, or an "
+                    "NVIDIA SKU")
 
 # ... and about the host CPU architecture: platforms absent here handle arm64 (Slurm: the job runs the
 # nodes' own nccl-tests build, the NCCL files carry no CPU architecture, the test image is built for
@@ -86,11 +90,23 @@ _PROVIDER_FIX = {
 Refusal = tuple[str, str]  # (what cannot work and why, what to do)
 
 
+def _custom_ccws_image(platform: str, image: str | None) -> bool:
+    """A CCWS pool on an image of the user's (the portal's "custom image"), not one of the portal's."""
+    if platform != "ccws" or image is None:
+        return False
+    from ..ccws import PORTAL_IMAGES  # the spec model's module: imported only for a CCWS pool refused otherwise
+
+    return image not in PORTAL_IMAGES
+
+
 def vendor_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
     if sku.gpu.vendor == "nvidia" or platform not in _NVIDIA_ONLY:
         return None
+    if _custom_ccws_image(platform, image):
+        return None
     return (f"{sku.name} has {sku.gpu.vendor.upper()} GPUs ({sku.gpu.model}, collectives through "
-            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}", _NVIDIA_FIX)
+            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}",
+            _NVIDIA_FIX_CCWS if platform == "ccws" else _NVIDIA_FIX)
 
 
 def arch_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
@@ -98,11 +114,8 @@ def arch_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal |
     portal's, is the user's arm64 build and is not refused)."""
     if sku.cpu.arch == "x86_64" or platform not in _X86_ONLY:
         return None
-    if platform == "ccws" and image is not None:
-        from ..ccws import PORTAL_IMAGES  # the spec model's module: imported only for a CCWS arm64 pool
-
-        if image not in PORTAL_IMAGES:
-            return None
+    if _custom_ccws_image(platform, image):
+        return None
     cpu = f" ({sku.cpu.model})" if sku.cpu.model else ""
     fix = _X86_FIX_CCWS if platform == "ccws" else _X86_FIX
     return f"{sku.name}'s host CPU is {sku.cpu.arch}{cpu} but {_X86_ONLY[platform]}", fix
@@ -173,8 +186,9 @@ def gpu_vendor_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Dia
 
     ## What it catches
     A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``) in a spec
-    with platform ``azhop`` or ``ccws`` (whose gpu partition boots the portal's NVIDIA images and gets an
-    ``nccl.conf``). On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
+    with platform ``azhop``, or ``ccws`` with one of the portal's images (NVIDIA's driver and NCCL; with a custom
+    ROCm image CCWS builds the partition: azslurm's AMD ``gres.conf``, the ROCm health checks). On ``aks`` and
+    ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
     operator and ``amd.com/gpu``, a ROCm test image with rccl-tests, RCCL settings) and says nothing.
 
     ## Why is this bad?
