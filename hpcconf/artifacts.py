@@ -37,6 +37,7 @@ class Kind:
     CGROUP_CONF = "cgroup-conf"  # Slurm cgroup.conf
     SLURM_TOPOLOGY = "slurm-topology"  # Slurm topology.conf (topology/tree SwitchName= or topology/block BlockName=)
     CYCLECLOUD_PROJECT = "cyclecloud-project"  # a CycleCloud project's project.ini (cluster-init)
+    CYCLECLOUD_TEMPLATE = "cyclecloud-template"  # a CycleCloud cluster template ([cluster], [[nodearray]] sections)
 
     @classmethod
     def all(cls) -> list[str]:

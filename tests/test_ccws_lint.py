@@ -123,3 +123,26 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+CLUSTER_TEMPLATE = "[cluster Slurm]\n    [[node scheduler]]\n    [[nodearray gpu]]\n        [[[configuration]]]\n" \
+                   "        slurm.user.uid = 11100\n"
+
+
+def test_a_cyclecloud_cluster_template_is_read_by_its_content():
+    from hpcconf.lint.walker import name_skip_reason
+    assert name_skip_reason("slurm.txt") is None and name_skip_reason("slurm-ha.txt") is None
+    assert name_skip_reason("notes.txt") == "documentation"
+    assert [d.kind for d in detect_documents("slurm.txt", CLUSTER_TEMPLATE)] == [Kind.CYCLECLOUD_TEMPLATE]
+    assert detect_documents("slurm.txt", "slurm notes: nothing here\n") == []
+
+
+def test_slurm_ids_that_differ_in_a_walked_template_are_found(tmp_path):
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "slurm.txt").write_text(CLUSTER_TEMPLATE.replace("11100", "20000"), encoding="utf-8")
+    assert [c for c, _line, _sev in _codes_in_dir(tmp_path)] == ["SLURM105"]
+
+
+def _codes_in_dir(path):
+    return [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], LintContext()).findings
+            if f.code.startswith("SLURM")]

@@ -213,12 +213,17 @@ def _kind_by_content(name: str, text: str) -> str | None:
         return Kind.NHC_CONF  # LBNL/Azure NHC: <hostmask> || <check> <args>
     if name.lower().endswith(".env") or name.lower() == ".env":
         return Kind.ENV_FILE
+    if _CYCLECLOUD_CLUSTER.search(text) and _CYCLECLOUD_NODE.search(text):
+        return Kind.CYCLECLOUD_TEMPLATE  # e.g. cyclecloud-slurm's templates/slurm.txt
     significant = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if significant and all(_ENV_LINE.match(ln) for ln in significant):
         return Kind.ENV_FILE
     return None
 
 
+# A CycleCloud cluster template: a [cluster NAME] section holding [[node X]] / [[nodearray X]] sections.
+_CYCLECLOUD_CLUSTER = re.compile(r"^\s*\[cluster\s+[^\]\s][^\]]*\]\s*$", re.M)
+_CYCLECLOUD_NODE = re.compile(r"^\s*\[\[(?:node|nodearray)\s+[^\]]+\]\]\s*$", re.M)
 # An ARM deployment parameters file ("$schema": ".../deploymentParameters.json#"), any API date.
 _ARM_PARAMETERS = re.compile(r'"\$schema"\s*:\s*"https?://schema\.management\.azure\.com/schemas/[0-9-]+/'
                              r'deploymentParameters\.json#?"', re.I)
