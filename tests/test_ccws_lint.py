@@ -146,3 +146,25 @@ def test_slurm_ids_that_differ_in_a_walked_template_are_found(tmp_path):
 def _codes_in_dir(path):
     return [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], LintContext()).findings
             if f.code.startswith("SLURM")]
+
+
+def _slurm_context(version: str) -> LintContext:
+    import dataclasses
+
+    from hpcconf.pipeline import compile_spec
+    text = ("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\nplatforms: [slurm]\n"
+            f"pools:\n  - {{name: gpu, sku: Standard_ND96isr_H100_v5, count: 2}}\nversions: {{slurm: {version}}}\n")
+    build = compile_spec("spec.yaml", text=text, display_name="spec.yaml")
+    return dataclasses.replace(LintContext(), cluster=build.cluster)
+
+
+@pytest.mark.parametrize("version,expected", [("23.02.5", [("SLURM106", 2, "error"), ("SLURM106", 3, "error")]),
+                                              ("23.11.7", [("SLURM106", 2, "warning"), ("SLURM106", 3, "error")]),
+                                              ("25.11.5", [])])
+def test_nvl72_slurm_lines_are_judged_against_the_pinned_slurm(tmp_path, version, expected):
+    path = tmp_path / "site_specific.conf"
+    path.write_text("TopologyParam=BlockAsNodeRank\nTopologyPlugin=topology/block\nSwitchType=switch/nvidia_imex\n",
+                    encoding="utf-8")
+    found = [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], _slurm_context(version)).findings
+             if f.code == "SLURM106"]
+    assert found == expected

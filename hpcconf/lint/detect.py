@@ -184,7 +184,8 @@ def _kind_by_name(name: str) -> str | None:
     if name.lower().endswith(".tfvars"):
         return Kind.TFVARS
     for conf, kind in (("gres.conf", Kind.GRES_CONF), ("cgroup.conf", Kind.CGROUP_CONF),  # also ndv5.gres.conf
-                       ("topology.conf", Kind.SLURM_TOPOLOGY)):
+                       ("topology.conf", Kind.SLURM_TOPOLOGY), ("slurm.conf", Kind.SLURM_CONF),
+                       ("site_specific.conf", Kind.SLURM_CONF)):  # cyclecloud-slurm's include
         if name.lower() == conf or name.lower().endswith((f".{conf}", f"-{conf}", f"_{conf}")):
             return kind
     return None
