@@ -266,3 +266,16 @@ def test_an_amd_size_with_a_custom_rocm_image_builds_azslurms_amd_gres_and_no_nc
     paths = {a.path for a in build.artifacts}
     assert not any(p.endswith("10-hpcconf-nccl.sh") for p in paths)  # RCCL reads /etc/rccl.conf, not nccl.conf
     assert "check_gpu_count 8 rocm" in _artifact(build, "health/gpu/nhc.conf")
+
+
+def test_an_infiniband_partition_says_why_it_has_no_topology_plugin_or_which_to_add():
+    one = _artifact(_build(_spec("")), "ccws/slurm/gpu-partition.conf")
+    assert "# No TopologyPlugin: the partition is one placement group" in one
+    pools = "  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 300}\n"
+    three = _artifact(_build(_spec("", pools=pools)), "ccws/slurm/gpu-partition.conf")
+    assert "spans 3 placement groups" in three and "azslurm topology -v -t -o /etc/slurm/topology.conf" in three
+    gb200 = _artifact(_build(_spec("", pools=GB200_POOL % GB200_IMAGE)), "ccws/slurm/gpu-partition.conf")
+    assert "placement group" not in gb200  # NVL72: block topology after scaling instead (site_specific.conf)
+    nc = _artifact(_build(_spec("", pools="  - {name: gpu, sku: Standard_NC24ads_A100_v4, count: 2}\n")),
+                   "ccws/slurm/gpu-partition.conf")
+    assert "TopologyPlugin" not in nc  # no InfiniBand: nothing to choose

@@ -219,6 +219,21 @@ def after_scaling_lines(partition: str) -> list[SlurmConfLine]:
     ]
 
 
+def infiniband_topology_note(sku: Sku, placement_groups: int) -> str | None:
+    """Why a CycleCloud gpu partition of an InfiniBand size that is not NVL72 gets no ``TopologyPlugin`` line, or
+    which one to add; None for a size without InfiniBand or with an NVLink domain across VMs (block topology)."""
+    if not sku.infiniband or (nodes_per_block(sku) or 1) > 1:
+        return None
+    if placement_groups <= 1:
+        return ("No TopologyPlugin: the partition is one placement group, whose VMs all share one InfiniBand fabric, "
+                "so every job stays on it (cyclecloud-slurm's template leaves topology/tree commented out; the "
+                "switches inside the fabric are known only to a SHARP fabric manager: azslurm topology -f).")
+    return (f"The partition spans {placement_groups} placement groups, each its own InfiniBand fabric: after "
+            "scaling, `azslurm topology -v -t -o /etc/slurm/topology.conf` (one SwitchName per placement group) and "
+            "TopologyPlugin=topology/tree in /etc/slurm/site_specific.conf, with jobs asking --switches=1 "
+            "(cyclecloud-slurm 4.0.9 README \"Topology\" and slurm.conf.template); autoscaling does not update it.")
+
+
 def nodes_per_block(sku: Sku) -> int | None:
     """VMs in one NVLink domain (``BlockSizes`` base; NVL72 with 4 GPUs per VM: 18); None without one."""
     if sku.nvlink is None or not sku.nvlink.domain_gpus or sku.gpu is None:

@@ -75,6 +75,7 @@ class CcwsGpuPartition:
     rack_nodes: Optional[int] = None
     racks: int = 0
     after_scaling_source: str = ""
+    topology_note: Optional[str] = None  # an InfiniBand size's tree/none choice, said why
 
 
 @dataclass(frozen=True)
@@ -382,6 +383,7 @@ def gpu_partition(cluster: "ResolvedCluster", pool: "ResolvedPool", sku: "Sku", 
         after_scaling=tuple(slurm_gres.after_scaling_lines(GPU_NODEARRAY)) if rack else (),
         rack_nodes=rack, racks=pool.count // rack if rack else 0,
         after_scaling_source=slurm_gres.README_GB200 if rack else "",
+        topology_note=slurm_gres.infiniband_topology_note(sku, groups),
         nccl_files=tuple(files),
         nccl_conf_artifact=f"nccl/{pool.name}/nccl.conf" if pool.collective.reads_nccl_conf else None,
         nccl_conf_node_path="/etc/nccl.conf", gpu_count_override=sku.gpu.count if fix is not None else None)

@@ -104,7 +104,8 @@ def slurm_reference(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifa
           "confines a job to the GPUs it was given."], [(line, "") for line in gpu.cgroup_conf]),
         ("ccws/slurm/gpu-partition.conf", Kind.SLURM_CONF,
          [f"slurm.conf lines the gpu partition needs (Slurm {ccws.slurm_version}); cyclecloud-slurm writes these "
-          "itself: compare with the scheduler's /etc/slurm/slurm.conf."],
+          "itself: compare with the scheduler's /etc/slurm/slurm.conf.", *([gpu.topology_note] if gpu.topology_note
+                                                                          else [])],
          [(item.line, item.why) for item in gpu.slurm_conf]),
     ]
     if gpu.after_scaling:
