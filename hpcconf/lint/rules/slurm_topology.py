@@ -46,8 +46,7 @@ def block_sizes_problem(values: list[str]) -> str | None:
 @rule(code="SLURM104", name="block-topology-sizes", severity=Severity.ERROR, kinds=(Kind.SLURM_TOPOLOGY,),
       since="0.4.0")
 def block_topology_sizes(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """A topology/block ``topology.conf`` whose ``BlockSizes`` Slurm refuses, or whose blocks do not fit them or the
-    size's NVLink domain.
+    """A block ``topology.conf`` whose ``BlockSizes`` Slurm refuses, or whose blocks fit neither them nor the rack.
 
     ## What it catches
     In a ``topology.conf`` with ``BlockName=`` lines: ``BlockSizes`` where a size is not the first (the base block)
