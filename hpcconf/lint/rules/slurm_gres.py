@@ -84,6 +84,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     expected = sku.gpu.count
     amd = sku.gpu.vendor == "amd"
     totals: dict[str, tuple[int, GresLine]] = {}
+    device_reported: set[str] = set()  # NodeNames whose wrong device is their root cause: no second finding
     for line in gres_lines(doc.text):
         if line.fields.get("name", "").lower() != "gpu":
             continue
@@ -112,6 +113,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                 yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: /dev/nvidia0 "
                                   f"to /dev/nvidia{expected - 1}): slurmd stops (can't stat gres.conf file)",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                device_reported.add(line.fields.get("nodename", ""))
                 break
         count = len(files) if files else _count(line.fields.get("count"))
         if count is None:
@@ -122,7 +124,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     for nodes, (total, first) in totals.items():
         where = f"NodeName={nodes}" if nodes else "every node"
         gpus = f"{total} GPU{'' if total == 1 else 's'}"
-        if total > expected:
+        if total > expected and nodes not in device_reported:
             yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: the node "
                               "is set down (gpu count reported lower than configured)",
                               hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}")
