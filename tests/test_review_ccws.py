@@ -124,3 +124,11 @@ def test_review_of_a_ccws_repository_names_the_parameter_and_where_to_change_it(
     assert "<- pools[0].count" in parameters
     assert "impact: gpu: change it in CycleCloud" in parameters
     assert "impact: re-run deploy.sh for the Azure resources" not in parameters.split("ccws/slurm/")[0]
+
+
+def test_every_ccws_output_has_an_impact_row():
+    from hpcconf.knowledge.impact import impact_of
+    for path in ("ccws/parameters.json", "ccws/deploy.sh", "ccws/cluster-init/project.ini", "ccws/slurm/gres.conf",
+                 "ccws/slurm/site_specific.conf"):
+        assert impact_of(path) is not None, path
+    assert impact_of("ccws/slurm/nvl72-topology.sh").action.startswith("copy it to the scheduler")
