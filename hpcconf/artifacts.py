@@ -35,7 +35,9 @@ class Kind:
     CYCLECLOUD_SLURM_PARAMETERS = "cyclecloud-slurm-parameters"  # a CycleCloud Slurm cluster's parameters (JSON)
     GRES_CONF = "gres-conf"  # Slurm gres.conf
     CGROUP_CONF = "cgroup-conf"  # Slurm cgroup.conf
+    SLURM_TOPOLOGY = "slurm-topology"  # Slurm topology.conf (topology/tree SwitchName= or topology/block BlockName=)
     CYCLECLOUD_PROJECT = "cyclecloud-project"  # a CycleCloud project's project.ini (cluster-init)
+    CYCLECLOUD_TEMPLATE = "cyclecloud-template"  # a CycleCloud cluster template ([cluster], [[nodearray]] sections)
 
     @classmethod
     def all(cls) -> list[str]:

@@ -72,7 +72,8 @@ def test_a_mutated_storage_variant_is_refused_at_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("name,kind", [("gres.conf", Kind.GRES_CONF), ("ndv5.gres.conf", Kind.GRES_CONF),
-                                       ("cgroup.conf", Kind.CGROUP_CONF), ("my-cgroup.conf", Kind.CGROUP_CONF)])
+                                       ("cgroup.conf", Kind.CGROUP_CONF), ("my-cgroup.conf", Kind.CGROUP_CONF),
+                                       ("topology.conf", Kind.SLURM_TOPOLOGY)])
 def test_slurm_fragments_by_name(name, kind):
     assert [d.kind for d in detect_documents(name, "Name=gpu File=/dev/nvidia0\n")] == [kind]
 
@@ -122,3 +123,48 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+CLUSTER_TEMPLATE = "[cluster Slurm]\n    [[node scheduler]]\n    [[nodearray gpu]]\n        [[[configuration]]]\n" \
+                   "        slurm.user.uid = 11100\n"
+
+
+def test_a_cyclecloud_cluster_template_is_read_by_its_content():
+    from hpcconf.lint.walker import name_skip_reason
+    assert name_skip_reason("slurm.txt") is None and name_skip_reason("slurm-ha.txt") is None
+    assert name_skip_reason("notes.txt") == "documentation"
+    assert [d.kind for d in detect_documents("slurm.txt", CLUSTER_TEMPLATE)] == [Kind.CYCLECLOUD_TEMPLATE]
+    assert detect_documents("slurm.txt", "slurm notes: nothing here\n") == []
+
+
+def test_slurm_ids_that_differ_in_a_walked_template_are_found(tmp_path):
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "slurm.txt").write_text(CLUSTER_TEMPLATE.replace("11100", "20000"), encoding="utf-8")
+    assert [c for c, _line, _sev in _codes_in_dir(tmp_path)] == ["SLURM105"]
+
+
+def _codes_in_dir(path):
+    return [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], LintContext()).findings
+            if f.code.startswith("SLURM")]
+
+
+def _slurm_context(version: str) -> LintContext:
+    import dataclasses
+
+    from hpcconf.pipeline import compile_spec
+    text = ("apiVersion: hpcconf/v1\nkind: Cluster\nmetadata: {name: demo, location: eastus}\nplatforms: [slurm]\n"
+            f"pools:\n  - {{name: gpu, sku: Standard_ND96isr_H100_v5, count: 2}}\nversions: {{slurm: {version}}}\n")
+    build = compile_spec("spec.yaml", text=text, display_name="spec.yaml")
+    return dataclasses.replace(LintContext(), cluster=build.cluster)
+
+
+@pytest.mark.parametrize("version,expected", [("23.02.5", [("SLURM106", 2, "error"), ("SLURM106", 3, "error")]),
+                                              ("23.11.7", [("SLURM106", 2, "warning"), ("SLURM106", 3, "error")]),
+                                              ("25.11.5", [])])
+def test_nvl72_slurm_lines_are_judged_against_the_pinned_slurm(tmp_path, version, expected):
+    path = tmp_path / "site_specific.conf"
+    path.write_text("TopologyParam=BlockAsNodeRank\nTopologyPlugin=topology/block\nSwitchType=switch/nvidia_imex\n",
+                    encoding="utf-8")
+    found = [(f.code, f.line, f.severity.value) for f in lint_paths([str(path)], _slurm_context(version)).findings
+             if f.code == "SLURM106"]
+    assert found == expected

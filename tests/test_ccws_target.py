@@ -206,3 +206,76 @@ def test_open_ondemand_needs_an_existing_entra_app_where_the_release_registers_n
     assert '"registerEntraIDApp": false' in _artifact(build, "ccws/parameters.json")
     # an older release still registers it: not refused by this check (CCWS001 refuses ood there for other reasons)
     assert kb_ccws.registers_ood_app("2025.09.15") and not kb_ccws.registers_ood_app("2026.07.02")
+
+
+# -- GB200/GB300 (arm64, NVL72) on CCWS: built with a custom image, refused with the portal's -----------------------
+
+GB200_POOL = "  - {name: gpu, sku: Standard_ND128isr_NDR_GB200_v6, count: 36%s}\n"
+GB200_IMAGE = ", image: 'microsoft-dsvm:ubuntu-hpc:2404-gb200:latest'"
+
+
+def test_a_grace_size_with_a_portal_image_is_refused_at_its_sku_with_the_upstream_reason():
+    text = _spec("", pools=GB200_POOL % "")
+    with pytest.raises(HpcconfError) as caught:
+        _build(text)
+    found = [d for d in caught.value.diagnostics if d.code == "SPEC031"]
+    assert found and found[0].line == text.splitlines().index(GB200_POOL.rstrip("\n") % "") + 1
+    assert "arm64 Slurm packages for Ubuntu 24.04 only" in found[0].message
+    assert "pool's image" in (found[0].hint or "")
+
+
+def test_a_grace_size_with_a_custom_image_builds_the_after_scaling_block_topology():
+    build = _build(_spec("", pools=GB200_POOL % GB200_IMAGE))
+    parameters = json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]
+    assert parameters["gpu"]["value"]["osImage"] == "microsoft-dsvm:ubuntu-hpc:2404-gb200:latest"
+    assert _validate(_artifact(build, "ccws/parameters.json"), build.cluster.ccws.release) == []
+    partition = _artifact(build, "ccws/slurm/gpu-partition.conf")
+    # cyclecloud-slurm keeps SwitchType=switch/none and starts IMEX from its prolog; the block topology comes later
+    assert "SwitchType" not in partition and "TopologyPlugin" not in partition
+    site = [ln for ln in _artifact(build, "ccws/slurm/site_specific.conf").splitlines() if not ln.startswith("#")]
+    assert site == ["SuspendExcParts=gpu", "TopologyParam=BlockAsNodeRank", "TopologyPlugin=topology/block"]
+    script = _artifact(build, "ccws/slurm/nvl72-topology.sh")
+    assert "azslurm topology -n --block --block_size \"$RACK_NODES\" -p \"$PARTITION\"" in script
+    assert "RACKS=${RACKS:-2}" in script and "RACK_NODES=18" in script and "TOPOLOGY=/sched/$CLUSTER/topology.conf" in script
+    assert script.index("add_line SuspendExcParts=gpu") < script.index("scale_m1 power_up --racks")
+    assert script.index("grep -q '^BlockName='") < script.index("add_line TopologyPlugin=topology/block")
+
+
+def test_an_x86_size_gets_no_after_scaling_files():
+    paths = {a.path for a in _build(_spec("")).artifacts}
+    assert "ccws/slurm/site_specific.conf" not in paths and "ccws/slurm/nvl72-topology.sh" not in paths
+
+
+MI300X_POOL = "  - {name: gpu, sku: Standard_ND96isr_MI300X_v5, count: 4%s}\n"
+
+
+def test_an_amd_size_with_a_portal_image_is_refused_at_its_sku_with_the_upstream_reason():
+    text = _spec("", pools=MI300X_POOL % "")
+    with pytest.raises(HpcconfError) as caught:
+        _build(text)
+    found = [d for d in caught.value.diagnostics if d.code == "SPEC030"]
+    assert found and found[0].line == text.splitlines().index(MI300X_POOL.rstrip("\n") % "") + 1
+    assert "ubuntu-hpc-mi300x-2404" in found[0].message and "pool's image" in (found[0].hint or "")
+
+
+def test_an_amd_size_with_a_custom_rocm_image_builds_azslurms_amd_gres_and_no_nccl_conf():
+    build = _build(_spec("", pools=MI300X_POOL % ", image: 'microsoft-dsvm:ubuntu-hpc:2404-rocm:latest'"))
+    assert _validate(_artifact(build, "ccws/parameters.json"), build.cluster.ccws.release) == []
+    gres = [ln for ln in _artifact(build, "ccws/slurm/gres.conf").splitlines() if not ln.startswith("#")]
+    assert gres == ["Nodename=demo-gpu-[1-4] Name=gpu Count=8 File=/dev/dri/renderD[128,136,144,152,160,168,176,184]"]
+    paths = {a.path for a in build.artifacts}
+    assert not any(p.endswith("10-hpcconf-nccl.sh") for p in paths)  # RCCL reads /etc/rccl.conf, not nccl.conf
+    assert "check_gpu_count 8 rocm" in _artifact(build, "health/gpu/nhc.conf")
+
+
+def test_an_infiniband_partition_says_why_it_has_no_topology_plugin_or_which_to_add():
+    one = _artifact(_build(_spec("")), "ccws/slurm/gpu-partition.conf")
+    assert "# No TopologyPlugin: the partition is one placement group" in one
+    pools = "  - {name: gpu, sku: Standard_ND96isr_H100_v5, count: 300}\n"
+    three = _artifact(_build(_spec("", pools=pools)), "ccws/slurm/gpu-partition.conf")
+    assert "spans 3 placement groups" in three and "azslurm topology -v -t -o /etc/slurm/topology.conf" in three
+    gb200 = _artifact(_build(_spec("", pools=GB200_POOL % GB200_IMAGE)), "ccws/slurm/gpu-partition.conf")
+    assert "placement group" not in gb200  # NVL72: block topology after scaling instead (site_specific.conf)
+    nc = _artifact(_build(_spec("", pools="  - {name: gpu, sku: Standard_NC24ads_A100_v4, count: 2}\n")),
+                   "ccws/slurm/gpu-partition.conf")
+    assert "TopologyPlugin" not in nc  # no InfiniBand: nothing to choose

@@ -157,7 +157,7 @@ for host in ${hosts//,/ }; do
 done
 """
 FAKE_NVIDIA_SMI = r"""#!/bin/bash
-case "$FAKE_HOST" in n1|n2|n3) uuid=aaaa-1111; clique=32766;; *) uuid=bbbb-2222; clique=32766;; esac
+case " ${FAKE_DOMAIN_A:-n1 n2 n3} " in *" $FAKE_HOST "*) uuid=aaaa-1111; clique=32766;; *) uuid=bbbb-2222; clique=32766;; esac
 printf '    Fabric\n        State                             : Completed\n        Status                            : Success\n'
 printf '        CliqueId                          : %s\n        ClusterUUID                       : %s\n' "$clique" "$uuid"
 """
@@ -168,9 +168,8 @@ FAKE_HOSTNAME = '#!/bin/bash\necho "$FAKE_HOST"\n'
 FAKE_SYSTEMCTL = '#!/bin/bash\necho "$FAKE_HOST $*" >> "$FAKE_ROOT/systemctl.log"\n'
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
-def test_setup_script_writes_imex_peers_per_domain_and_one_block_per_domain(tmp_path):
-    script = _artifact(_build("Standard_ND128isr_NDR_GB200_v6", 5), "nvlink-domains.sh")
+def _run_setup(tmp_path, nodes: int, domain_a: str):
+    script = _artifact(_build("Standard_ND128isr_NDR_GB200_v6", nodes), "nvlink-domains.sh")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, body in {"srun": FAKE_SRUN, "nvidia-smi": FAKE_NVIDIA_SMI, "ip": FAKE_IP,
@@ -179,14 +178,37 @@ def test_setup_script_writes_imex_peers_per_domain_and_one_block_per_domain(tmp_
         (bin_dir / name).chmod(0o755)
     (tmp_path / "nvlink-domains.sh").write_text(script)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_ROOT": str(tmp_path),
-           "FAKE_NODES": "n1,n2,n3,n4,n5", "TOPOLOGY_CONF": str(tmp_path / "topology.conf")}
-    run = subprocess.run(["bash", str(tmp_path / "nvlink-domains.sh")], env=env, capture_output=True, text=True,
-                         cwd=tmp_path, timeout=60)
+           "FAKE_NODES": ",".join(f"n{i}" for i in range(1, nodes + 1)), "FAKE_DOMAIN_A": domain_a,
+           "TOPOLOGY_CONF": str(tmp_path / "topology.conf")}
+    return subprocess.run(["bash", str(tmp_path / "nvlink-domains.sh")], env=env, capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
+def test_setup_script_writes_the_block_topology_as_azslurm_does(tmp_path):
+    """A whole rack of 18 and 2 VMs of another: azslurm's form (azure-slurm/slurmcc/topology.py
+    write_block_topology at 4.0.9, README `--block_size 18`): largest block first, the short one commented out."""
+    run = _run_setup(tmp_path, 20, " ".join(f"n{i}" for i in range(1, 19)))
     assert run.returncode == 0, run.stderr
     topology = (tmp_path / "topology.conf").read_text().splitlines()
-    assert topology[1:] == ["BlockName=gpu-nvl1 Nodes=n1,n2,n3", "BlockName=gpu-nvl2 Nodes=n4,n5", "BlockSizes=2"]
-    # The 5-node job asks for --segment=5; blocks of 3 and 2 cannot hold it: said, not silently unschedulable.
-    assert "warning: the smallest NVLink domain has 2 nodes, fewer than the test job's --segment=5" in run.stderr
+    rack = ",".join(f"n{i}" for i in range(1, 19))
+    assert topology[1:] == [
+        "# Total number of blocks = 2",
+        "# Number of Nodes in Block 1: 18", "# ClusterUUID and CliqueID: aaaa-1111 32766",
+        f"BlockName=gpu-nvl1 Nodes={rack}",
+        "# Number of Nodes in Block 2: 2", "# ClusterUUID and CliqueID: bbbb-2222 32766",
+        "# Warning: Block 2 has less than 18 nodes, commenting out", "#BlockName=gpu-nvl2 Nodes=n19,n20",
+        "BlockSizes=18"]
+    assert "wrote " in run.stdout and "(1 of 2 NVLink domains as blocks)" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
+def test_setup_script_writes_imex_peers_per_domain_and_no_topology_without_a_whole_block(tmp_path):
+    run = _run_setup(tmp_path, 5, "n1 n2 n3")
+    # Blocks of 3 and 2 are both below the base block of 5 (the pool): topology/block with no block would stop
+    # slurmctld, so no topology.conf is written, and the script says why.
+    assert run.returncode != 0 and "no NVLink domain has 5 nodes up" in run.stderr
+    assert not (tmp_path / "topology.conf").exists()
     peers = {host: (tmp_path / host / "etc/nvidia-imex/nodes_config.cfg").read_text().split() for host in
              ("n1", "n2", "n3", "n4", "n5")}
     assert peers["n1"] == peers["n2"] == peers["n3"] == ["10.0.0.1", "10.0.0.2", "10.0.0.3"]

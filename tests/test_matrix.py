@@ -39,8 +39,8 @@ def _expected_refusal(sku, platform: str) -> tuple[str, str] | None:
     if sku.gpu.vendor != "nvidia" and platform == "azhop":  # AKS and Slurm have AMD targets
         return "no Azure HPC image with ROCm", "SPEC030"
     if sku.gpu.vendor != "nvidia" and platform == "ccws":  # CCWS's portal images carry NVIDIA's driver
-        return "carry NVIDIA's driver and NCCL", "SPEC030"
-    if sku.cpu.arch != "x86_64" and platform == "ccws":  # GB200/GB300 (NVL72 too): written for x86_64 sizes
+        return "carry NVIDIA's driver and NCCL", "SPEC030"  # with a custom ROCm image it builds (init names none)
+    if sku.cpu.arch != "x86_64" and platform == "ccws":  # GB200/GB300: only with a custom image, which init does not name
         return f"host CPU is {sku.cpu.arch}", "SPEC031"
     if sku.nvlink_spans_nodes and platform in X86_ONLY_PLATFORMS:
         return "NVLink domain holds", "SPEC032"

@@ -40,6 +40,33 @@ AMD_RENDER_FIRST = 128  # /dev/dri/renderD128: the first DRM render node
 AMD_RENDER_STRIDE = 8  # azslurm: 128 + 8 * index
 
 
+def expand_hostlist(value: str) -> list[str] | None:
+    """``/dev/nvidia[0-3,5]``, ``/dev/nvidia0,/dev/nvidia1`` or ``ccw-gpu-[1-18]`` -> each name (Slurm's hostlist
+    form, one bracket per element); None for an expression this reader cannot expand (no judgement is better than
+    a wrong count)."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(value):
+        depth += (c == "[") - (c == "]")
+        if c == "," and depth == 0:
+            parts.append(value[start:i])
+            start = i + 1
+    parts.append(value[start:])
+    files = []
+    for part in parts:
+        if "[" not in part and "]" not in part:
+            files.append(part)
+            continue
+        match = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
+        if match is None:
+            return None
+        for item in match.group(2).split(","):
+            lo, _, hi = item.partition("-")
+            if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
+                return None
+            files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
+    return files
+
+
 def _bracket_hostlist(lo: int, hi: int) -> str:
     return f"[{lo}-{hi}]" if hi > lo else str(lo)
 
@@ -51,7 +78,7 @@ def nvidia_devices(count: int, first: int = 0) -> str:
 
 def amd_devices(count: int, first: int = 0) -> str:
     """``/dev/dri/renderD128`` or ``/dev/dri/renderD[128,136,...]``: azslurm's ``_generate_amd_devices`` (first=0)."""
-    minors = [AMD_RENDER_FIRST + AMD_RENDER_STRIDE * index for index in range(first, first + count)]
+    minors = amd_render_minors(first + count)[first:]
     if count == 1 and first == 0:
         return f"/dev/dri/renderD{minors[0]}"
     return "/dev/dri/renderD[" + ",".join(str(m) for m in minors) + "]"
@@ -114,6 +141,23 @@ def gpus_by_numa(sku: Sku) -> list[NumaGpus] | None:
     return sorted(out, key=lambda g: g.first_minor) or None
 
 
+def amd_render_minors(count: int) -> list[int]:
+    """The DRM render-node minors of an AMD size's GPUs as azslurm writes them: 128, 136, ... (one per GPU)."""
+    return [AMD_RENDER_FIRST + AMD_RENDER_STRIDE * index for index in range(count)]
+
+
+def numa_of_gpu_minors(sku: Sku) -> dict[int, int] | None:
+    """Each NVIDIA device minor's NUMA node (minors in PCI bus order, the driver's numbering); None without a
+    topology and NUMA map."""
+    if sku.topology is None or not sku.numa:
+        return None
+    known = {node.id for node in sku.numa}
+    owner = {bus: node.numaid for node in sku.topology.numa for bus in node.gpus}
+    if not owner or not set(owner.values()) <= known:
+        return None
+    return {minor: owner[bus] for minor, bus in enumerate(sorted(owner))}
+
+
 def gres_conf_lines(sku: Sku, nodes: str, *, cores: bool = False) -> list[str]:
     """The ``gres.conf`` line(s) for ``nodes`` (a Slurm hostlist) of one size; [] for a size without GPUs.
 
@@ -143,12 +187,16 @@ class SlurmConfLine:
     why: str
 
 
-def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool = False) -> list[SlurmConfLine]:
+def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool = False,
+                     cyclecloud: bool = False) -> list[SlurmConfLine]:
     """The ``slurm.conf`` lines a partition of GPU nodes of ``sku`` needs.
 
     ``pmix``: Slurm was built with PMIx (``MpiDefault=pmix``; else ``none``, as cyclecloud-slurm writes, and jobs ask
     ``srun --mpi=pmix``). An NVL72 size (NVLink domain across VMs) adds the block topology and IMEX switch lines;
-    raises ValueError when ``slurm_version`` is older than they need.
+    raises ValueError when ``slurm_version`` is older than they need. ``cyclecloud``: the lines for a
+    cyclecloud-slurm cluster, whose template keeps ``SwitchType=switch/none`` and starts IMEX from its own prolog
+    (README "GB200/GB300 IMEX Support"), and whose block topology goes in after scaling
+    (:func:`after_scaling_lines`), so neither is among them.
     """
     lines = [
         SlurmConfLine("GresTypes=gpu", "declares the gpu GRES that gres.conf and Nodename ... Gres=gpu:N use"),
@@ -157,14 +205,16 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
         SlurmConfLine("TaskPlugin=task/affinity,task/cgroup", "binds tasks to cores and, with cgroup.conf "
                       "ConstrainDevices=yes, to their GPUs"),
         SlurmConfLine(f"MpiDefault={'pmix' if pmix else 'none'}",
-                      "PMIx for srun-launched MPI" if pmix else "Slurm built without PMIx: jobs pass --mpi=pmix where "
-                      "the build has it"),
+                      "PMIx for srun-launched MPI" if pmix else CYCLECLOUD_MPI_WHY if cyclecloud else
+                      "Slurm built without PMIx: jobs pass --mpi=pmix where the build has it"),
         SlurmConfLine("PrologFlags=alloc", "runs the prolog at allocation (cyclecloud-slurm's IMEX prolog needs it)"),
     ]
     if sku.nvlink is not None and sku.nvlink.domain_gpus and sku.gpu is not None \
             and sku.nvlink.domain_gpus > sku.gpu.count:
         if slurm_version is not None and (gap := mnnvl.slurm_gap(slurm_version)) is not None:
             raise ValueError(f"Slurm {slurm_version} has no {gap.feature} (from {gap.version}: {gap.source})")
+        if cyclecloud:
+            return lines
         lines += [
             SlurmConfLine("SwitchType=switch/nvidia_imex", "a per-job IMEX channel for memory shared over the NVLink "
                           "domain"),
@@ -173,6 +223,38 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
             SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block (cyclecloud-slurm README, GB200/GB300)"),
         ]
     return lines
+
+
+CYCLECLOUD_MPI_WHY = ("cyclecloud-slurm's template: its Slurm packages are built with PMIx (README: 25.11.5 with PMIx "
+                      "4.2.9), so jobs pass srun --mpi=pmix")
+README_GB200 = "Azure/cyclecloud-slurm 4.0.9 README.md, \"Scaling with scale_m1 (GB200/GB300)\""
+
+
+def after_scaling_lines(partition: str) -> list[SlurmConfLine]:
+    """The ``site_specific.conf`` lines cyclecloud-slurm's README asks for an NVL72 partition ("Required slurm.conf
+    settings"), to add on the scheduler once its nodes are scaled and ``topology.conf`` is in place: before that
+    ``TopologyPlugin=topology/block`` stops slurmctld from starting."""
+    return [
+        SlurmConfLine(f"SuspendExcParts={partition}", "Slurm must not suspend the racks' nodes (first, before scaling)"),
+        SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block"),
+        SlurmConfLine("TopologyPlugin=topology/block", "one block per NVL72 rack (topology.conf from azslurm topology "
+                      "-n --block --block_size 18): only once that file is in place"),
+    ]
+
+
+def infiniband_topology_note(sku: Sku, placement_groups: int) -> str | None:
+    """Why a CycleCloud gpu partition of an InfiniBand size that is not NVL72 gets no ``TopologyPlugin`` line, or
+    which one to add; None for a size without InfiniBand or with an NVLink domain across VMs (block topology)."""
+    if not sku.infiniband or (nodes_per_block(sku) or 1) > 1:
+        return None
+    if placement_groups <= 1:
+        return ("No TopologyPlugin: the partition is one placement group, whose VMs all share one InfiniBand fabric, "
+                "so every job stays on it (cyclecloud-slurm's template leaves topology/tree commented out; the "
+                "switches inside the fabric are known only to a SHARP fabric manager: azslurm topology -f).")
+    return (f"The partition spans {placement_groups} placement groups, each its own InfiniBand fabric: after "
+            "scaling, `azslurm topology -v -t -o /etc/slurm/topology.conf` (one SwitchName per placement group) and "
+            "TopologyPlugin=topology/tree in /etc/slurm/site_specific.conf, with jobs asking --switches=1 "
+            "(cyclecloud-slurm 4.0.9 README \"Topology\" and slurm.conf.template); autoscaling does not update it.")
 
 
 def nodes_per_block(sku: Sku) -> int | None:

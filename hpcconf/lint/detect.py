@@ -183,7 +183,9 @@ def _kind_by_name(name: str) -> str | None:
         return Kind.NCCL_CONF
     if name.lower().endswith(".tfvars"):
         return Kind.TFVARS
-    for conf, kind in (("gres.conf", Kind.GRES_CONF), ("cgroup.conf", Kind.CGROUP_CONF)):  # also ndv5.gres.conf
+    for conf, kind in (("gres.conf", Kind.GRES_CONF), ("cgroup.conf", Kind.CGROUP_CONF),  # also ndv5.gres.conf
+                       ("topology.conf", Kind.SLURM_TOPOLOGY), ("slurm.conf", Kind.SLURM_CONF),
+                       ("site_specific.conf", Kind.SLURM_CONF)):  # cyclecloud-slurm's include
         if name.lower() == conf or name.lower().endswith((f".{conf}", f"-{conf}", f"_{conf}")):
             return kind
     return None
@@ -212,12 +214,17 @@ def _kind_by_content(name: str, text: str) -> str | None:
         return Kind.NHC_CONF  # LBNL/Azure NHC: <hostmask> || <check> <args>
     if name.lower().endswith(".env") or name.lower() == ".env":
         return Kind.ENV_FILE
+    if _CYCLECLOUD_CLUSTER.search(text) and _CYCLECLOUD_NODE.search(text):
+        return Kind.CYCLECLOUD_TEMPLATE  # e.g. cyclecloud-slurm's templates/slurm.txt
     significant = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if significant and all(_ENV_LINE.match(ln) for ln in significant):
         return Kind.ENV_FILE
     return None
 
 
+# A CycleCloud cluster template: a [cluster NAME] section holding [[node X]] / [[nodearray X]] sections.
+_CYCLECLOUD_CLUSTER = re.compile(r"^\s*\[cluster\s+[^\]\s][^\]]*\]\s*$", re.M)
+_CYCLECLOUD_NODE = re.compile(r"^\s*\[\[(?:node|nodearray)\s+[^\]]+\]\]\s*$", re.M)
 # An ARM deployment parameters file ("$schema": ".../deploymentParameters.json#"), any API date.
 _ARM_PARAMETERS = re.compile(r'"\$schema"\s*:\s*"https?://schema\.management\.azure\.com/schemas/[0-9-]+/'
                              r'deploymentParameters\.json#?"', re.I)

@@ -22,6 +22,7 @@ holds a linted file never gets warnings for the others, exactly as ``hpcconf lin
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -48,14 +49,18 @@ class Candidate:
     top: Path  # where deployment scoping stops looking upwards (the walked directory, or the working directory)
 
 
+# CycleCloud Slurm cluster templates are .txt files (cyclecloud-slurm's templates/slurm.txt): their content decides.
+_CYCLECLOUD_SLURM_TEMPLATE = re.compile(r"^slurm[\w.-]*\.txt$")
+
+
 def name_skip_reason(name: str) -> str | None:
     """Why a file with this name is never linted; None when its content decides."""
     lower = name.lower()
     if name.startswith(".") and lower not in HIDDEN_BUT_LINTED:
         return "a hidden file"
-    if lower.endswith((".md", ".markdown", ".rst", ".adoc", ".txt")):
+    if lower.endswith((".md", ".markdown", ".rst", ".adoc", ".txt")) and not _CYCLECLOUD_SLURM_TEMPLATE.match(lower):
         return "documentation"
-    if lower.endswith(NOT_LINTED_SUFFIXES) or any(infix in lower for infix in _TEMPLATE_INFIXES):
+    if (lower.endswith(NOT_LINTED_SUFFIXES) and not _CYCLECLOUD_SLURM_TEMPLATE.match(lower)) or any(infix in lower for infix in _TEMPLATE_INFIXES):
         return "a template (Jinja, Go or another engine): not the file until it is rendered"
     return None
 

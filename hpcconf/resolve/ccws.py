@@ -71,6 +71,12 @@ class CcwsGpuPartition:
     nccl_conf_artifact: Optional[str]  # nccl/<pool>/nccl.conf (None: the pool's library reads no nccl.conf)
     nccl_conf_node_path: str
     gpu_count_override: Optional[int] = None  # autoscale.json slurm_gpus where cyclecloud-slurm counts wrong
+    # An NVL72 size: the site_specific.conf lines to add after scaling, the VMs of one rack and the whole racks.
+    after_scaling: tuple[slurm_gres.SlurmConfLine, ...] = ()
+    rack_nodes: Optional[int] = None
+    racks: int = 0
+    after_scaling_source: str = ""
+    topology_note: Optional[str] = None  # an InfiniBand size's tree/none choice, said why
 
 
 @dataclass(frozen=True)
@@ -368,11 +374,17 @@ def gpu_partition(cluster: "ResolvedCore", pool: "ResolvedPool", sku: "Sku", clu
     if pool.nccl.graph_node_path:
         files.append((f"nccl/{pool.nccl.graph_file}", pool.nccl.graph_node_path))
     fix = compat.cyclecloud_slurm_gpu_count_fix(sku.name, cyclecloud_slurm) if cyclecloud_slurm else None
+    rack = slurm_gres.nodes_per_block(sku)
+    rack = rack if rack is not None and rack > 1 else None
     return CcwsGpuPartition(
         pool=pool.name, sku=sku.name, max_nodes=pool.count,
         nodes=f"{prefix}1" if pool.count == 1 else f"{prefix}[1-{pool.count}]", placement_groups=groups,
         gres_conf=tuple(gres), cgroup_conf=tuple(slurm_gres.cgroup_conf_lines()),
-        slurm_conf=tuple(slurm_gres.slurm_conf_lines(sku, slurm_version=slurm_version)),
+        slurm_conf=tuple(slurm_gres.slurm_conf_lines(sku, slurm_version=slurm_version, cyclecloud=True)),
+        after_scaling=tuple(slurm_gres.after_scaling_lines(GPU_NODEARRAY)) if rack else (),
+        rack_nodes=rack, racks=pool.count // rack if rack else 0,
+        after_scaling_source=slurm_gres.README_GB200 if rack else "",
+        topology_note=slurm_gres.infiniband_topology_note(sku, groups),
         nccl_files=tuple(files),
         nccl_conf_artifact=f"nccl/{pool.name}/nccl.conf" if pool.collective.reads_nccl_conf else None,
         nccl_conf_node_path="/etc/nccl.conf", gpu_count_override=sku.gpu.count if fix is not None else None)

@@ -93,6 +93,9 @@ class NvlinkDomain:
     segment: Optional[int]  # sbatch --segment: the job's nodes per block; None when no size divides them
     job_env: tuple[tuple[str, str], ...]  # MNNVL settings the test job exports (unless the spec sets them)
     setup_script: bool  # hpcconf writes nvlink-domains.sh (not on Crusoe, whose module sets IMEX up)
+    # topology.conf's BlockSizes, as `azslurm topology -n --block --block_size` takes it: one whole domain, or the
+    # pool when it is smaller (a block below it is commented out)
+    block_size: int = 0
     imex_nodes_config: str = mnnvl.IMEX_NODES_CONFIG  # the IMEX daemon's peer list on each node
     imex_service: str = mnnvl.IMEX_SERVICE
 
@@ -292,7 +295,7 @@ def nvlink_domain(pool: "ResolvedPool", sku: Sku, nodes: int) -> Optional[Nvlink
     env = tuple((key, value) for key, value in (("NCCL_MNNVL_ENABLE", "1"),) if key not in conf)
     return NvlinkDomain(domain_gpus=sku.nvlink_domain_gpus, nodes_per_domain=per_domain,
                         segment=mnnvl.segment_size(nodes, per_domain), job_env=env,
-                        setup_script=sku.provider != "crusoe")
+                        setup_script=sku.provider != "crusoe", block_size=min(per_domain, nodes))
 
 
 def required_files(pool: "ResolvedPool") -> tuple[str, ...]:

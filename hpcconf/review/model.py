@@ -188,6 +188,10 @@ def _file_change(artifact: ArtifactChange, out_dir: str, before: Optional[str], 
     refused = _refused_update(artifact.path, before, after)
     if refused is not None:
         change.impacts.insert(0, refused)
+    by_parameter = _ccws_parameter_impacts(artifact.path, before, after)
+    if by_parameter:  # what each changed parameter does replaces the file's fallback row
+        fallback = impact_of(artifact.path)
+        change.impacts = by_parameter + [i for i in change.impacts if i != fallback and i not in by_parameter]
     if not change.impacts and not artifact.header_only:
         fallback = impact_of(artifact.path)
         if fallback is not None:
@@ -218,6 +222,27 @@ def _refused_update(path: str, before: Optional[str], after: Optional[str]) -> O
     return Impact(action=f"kubectl delete -f {path}, then kubectl apply -f {path} (an in-place apply is refused)",
                   effect="; ".join(f"{r.kind} {r.name}: {r.reason}" for r in refusals),
                   disruptive="none", source=first.source)
+
+
+def _ccws_parameter_impacts(path: str, before: Optional[str], after: Optional[str]) -> list[Impact]:
+    """What a re-run does with each changed parameter of a CCWS parameters.json, one impact per class
+    (hpcconf.knowledge.ccws_updates): the CycleCloud cluster is created once by install.sh, ARM updates only the
+    Azure resources."""
+    if before is None or after is None or not path.endswith("ccws/parameters.json"):
+        return []
+    from ..knowledge.ccws_updates import changed_parameters, update_classes
+
+    try:
+        old, new = (json.loads(text).get("parameters") or {} for text in (before, after))
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return []
+    impacts = []
+    for update, names in update_classes(changed_parameters(old, new)):
+        impacts.append(Impact(action=f"{', '.join(names)}: {update.action}", effect=update.effect, disruptive="none",
+                              source=update.source))
+    return impacts
 
 
 def _check_outputs(build: Build, out_dir: str, committed: dict[str, bytes]) -> list[OutputProblem]:

@@ -27,6 +27,7 @@ HEREDOC_END = "HPCCONF_EOF"
 NCCL_SCRIPT = "10-hpcconf-nccl.sh"
 HEALTH_SCRIPT = "20-hpcconf-health-checks.sh"
 HEALTH_INSTALLER = "install-health-checks.sh"
+NVL72_SCRIPT = "nvl72-topology.sh"
 
 
 def parameters_file(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
@@ -103,12 +104,28 @@ def slurm_reference(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifa
           "confines a job to the GPUs it was given."], [(line, "") for line in gpu.cgroup_conf]),
         ("ccws/slurm/gpu-partition.conf", Kind.SLURM_CONF,
          [f"slurm.conf lines the gpu partition needs (Slurm {ccws.slurm_version}); cyclecloud-slurm writes these "
-          "itself: compare with the scheduler's /etc/slurm/slurm.conf."],
+          "itself: compare with the scheduler's /etc/slurm/slurm.conf.", *([gpu.topology_note] if gpu.topology_note
+                                                                          else [])],
          [(item.line, item.why) for item in gpu.slurm_conf]),
     ]
-    return [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
-                                           lines=[{"line": line, "why": why} for line, why in lines]), kind, TARGET)
-            for path, kind, intro, lines in out]
+    if gpu.after_scaling:
+        out.append(("ccws/slurm/site_specific.conf", Kind.SLURM_CONF,
+                    [f"NVL72 racks ({gpu.sku}): lines for /etc/slurm/site_specific.conf on the scheduler, added by "
+                     f"slurm/{NVL72_SCRIPT} after scaling ({gpu.after_scaling_source}). Never in the template's "
+                     "additional_slurm_config: TopologyPlugin=topology/block without a populated topology.conf "
+                     "stops slurmctld from starting."],
+                    [(item.line, item.why) for item in gpu.after_scaling]))
+    artifacts = [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
+                                                lines=[{"line": line, "why": why} for line, why in lines]), kind,
+                          TARGET)
+                 for path, kind, intro, lines in out]
+    if gpu.after_scaling and gpu.rack_nodes:
+        text = render_template(
+            "ccws/nvl72-topology.sh.j2", header=header, sku=gpu.sku, nodes=gpu.max_nodes, rack_nodes=gpu.rack_nodes,
+            racks=gpu.racks, partition="gpu", cluster=ccws.cluster_name, source=gpu.after_scaling_source,
+            suspend=gpu.after_scaling[0].line, topology=[item.line for item in gpu.after_scaling[1:]])
+        artifacts.append(Artifact(f"ccws/slurm/{NVL72_SCRIPT}", text, Kind.SHELL_SCRIPT, TARGET))
+    return artifacts
 
 
 def render(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifact]:

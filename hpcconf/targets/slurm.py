@@ -150,7 +150,7 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
         partition=job.partition, nodes=pool.count, gpus=pool.gpus_per_node, domain_gpus=domain.domain_gpus,
         nodes_per_domain=domain.nodes_per_domain, interface=pool.sku.ethernet_interface,
         nodes_config=domain.imex_nodes_config, nodes_config_dir=domain.imex_nodes_config.rsplit("/", 1)[0],
-        service=domain.imex_service, block_prefix=f"{job.pool}-nvl", segment=domain.segment)
+        service=domain.imex_service, block_prefix=f"{job.pool}-nvl", block_size=domain.block_size)
     return Artifact(script, text, Kind.SHELL_SCRIPT, TARGET)
 
 

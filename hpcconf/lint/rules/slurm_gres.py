@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...artifacts import Kind
+from ...catalog import parse_cpulist
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import slurm_gres
 from ...rules_registry import rule
@@ -40,30 +41,6 @@ def gres_lines(text: str) -> list[GresLine]:
     return out
 
 
-def expand_files(value: str) -> list[str] | None:
-    """``/dev/nvidia[0-3,5]`` or ``/dev/nvidia0,/dev/nvidia1`` -> each device file (Slurm's hostlist form); None for
-    an expression this reader cannot expand (no judgement is better than a wrong count)."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(value):
-        depth += (c == "[") - (c == "]")
-        if c == "," and depth == 0:
-            parts.append(value[start:i])
-            start = i + 1
-    parts.append(value[start:])
-    files = []
-    for part in parts:
-        if "[" not in part and "]" not in part:
-            files.append(part)
-            continue
-        match = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
-        if match is None:
-            return None
-        for item in match.group(2).split(","):
-            lo, _, hi = item.partition("-")
-            if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
-                return None
-            files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
-    return files
 
 
 @rule(code="SLURM101", name="gres-gpus-not-the-size", severity=Severity.ERROR, kinds=(Kind.GRES_CONF,),
@@ -75,7 +52,9 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``Name=gpu`` lines of a ``gres.conf`` judged against the size given by ``--sku`` or the one catalog size the
     file names (else nothing is judged): ``File=`` devices of the other vendor (``/dev/nvidia*`` on an AMD size,
     ``/dev/dri/renderD*`` on an NVIDIA one), an NVIDIA device past the size's GPUs (``/dev/nvidia8`` on 8 GPUs),
-    more GPUs for one ``NodeName`` than the size has, and (warning) fewer.
+    an AMD render node that is not one of the size's GPUs (azslurm's ``renderD128``, ``renderD136``, ...: one
+    every 8 minors, so ``renderD[128-135]`` names one GPU and seven nodes that are not there), more GPUs for one
+    ``NodeName`` than the size has, and (warning) fewer.
 
     ## Why is this bad?
     slurmd stats every ``File=`` device and stops when one is missing: ``fatal("can't stat gres.conf file %s")``
@@ -103,12 +82,14 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     expected = sku.gpu.count
     own = slurm_gres.DEVICE_FILES[slurm_gres.device_scheme(sku)]
     others = [scheme for scheme in slurm_gres.DEVICE_FILES.values() if scheme is not own]
+    valid = set(slurm_gres.expand_hostlist(own.files(expected, 0)) or ())
     totals: dict[str, tuple[int, GresLine]] = {}
+    device_reported: set[str] = set()  # NodeNames whose wrong device is their root cause: no second finding
     for line in gres_lines(doc.text):
         if line.fields.get("name", "").lower() != "gpu":
             continue
         file_value = line.fields.get("file") or line.fields.get("files")
-        expanded = expand_files(file_value) if file_value else []
+        expanded = slurm_gres.expand_hostlist(file_value) if file_value else []
         if expanded is None:
             continue
         files = expanded
@@ -120,10 +101,17 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                                   f"{expected} GPUs): slurmd cannot stat it, or binds jobs to the wrong device",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
                 break
-            if mine and own.indexed and int(mine.group(1)) >= expected:
-                yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: {own.files(1, 0)} "
-                                  f"to {own.files(1, expected - 1)}): slurmd stops (can't stat gres.conf file)",
+            if mine and path not in valid:
+                if own.indexed:
+                    message = (f"{path} does not exist on {sku.name} ({expected} GPUs: {own.files(1, 0)} to "
+                               f"{own.files(1, expected - 1)}): slurmd stops (can't stat gres.conf file)")
+                else:
+                    message = (f"{path} is not a GPU device node of {sku.name} ({expected} GPUs: {_device_list(valid)}, "
+                               "as azslurm writes them): on GPUs that are not partitioned it does not exist and slurmd "
+                               "stops (can't stat gres.conf file)")
+                yield doc.at_line(line.number, message,
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                device_reported.add(line.fields.get("nodename", ""))
                 break
         count = len(files) if files else _count(line.fields.get("count"))
         if count is None:
@@ -134,7 +122,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     for nodes, (total, first) in totals.items():
         where = f"NodeName={nodes}" if nodes else "every node"
         gpus = f"{total} GPU{'' if total == 1 else 's'}"
-        if total > expected:
+        if total > expected and nodes not in device_reported:
             yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: the node "
                               "is set down (gpu count reported lower than configured)",
                               hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}")
@@ -142,6 +130,12 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
             yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: Slurm "
                               f"schedules only {total}", hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}",
                               severity=Severity.WARNING)
+
+
+def _device_list(valid: set[str]) -> str:
+    ordered = sorted(valid, key=lambda path: (len(path), path))
+    shown = ordered if len(ordered) <= 3 else [*ordered[:2], "...", ordered[-1]]
+    return ", ".join(shown)
 
 
 def _count(value: str | None) -> int | None:
@@ -188,3 +182,97 @@ def cgroup_devices_unconstrained(doc: Document, ctx: LintContext) -> Iterator[Di
     line = doc.text.count("\n", 0, found[-1].start()) + 1 if found else 1
     yield doc.at_line(line, "ConstrainDevices is not yes: jobs that share a node can open each other's GPUs",
                       hint="add ConstrainDevices=yes (cyclecloud-slurm's cgroup.conf has it)")
+
+
+@rule(code="SLURM103", name="gres-cores-cross-numa", severity=Severity.WARNING, kinds=(Kind.GRES_CONF,),
+      since="0.4.0")
+def gres_cores_cross_numa(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A ``gres.conf`` GPU line binds its GPUs to cores of another NUMA node than theirs.
+
+    ## What it catches
+    ``Name=gpu`` lines with ``File=/dev/nvidiaN`` and ``Cores=``, judged against the size given by ``--sku`` or the
+    one catalog size the file names, where the catalog has the size's GPU-to-NUMA map: ``Cores=`` that include the
+    cores of a NUMA node holding none of the line's GPUs (``nvidia[0-3]`` with ``Cores=0-95`` on ND H100 v5, whose
+    GPUs 0-3 are on NUMA node 0, cores 0-47), or that leave out every core of a NUMA node one of its GPUs is on.
+
+    ## Why is this bad?
+    ``Cores=`` tells Slurm which cores are close to the GPUs ("the specific cores which can use this resource",
+    gres.conf(5) at slurm-25-11-5-1): with ``--gres-flags=enforce-binding`` a job gets only those cores, and
+    without it Slurm still prefers them. Cores of another NUMA node put the job's tasks away from their GPU's
+    memory controller and PCIe root, so host-to-device copies from their memory cross the inter-node link; leaving out a GPU's own node binds that
+    GPU to remote cores only. The GPU-to-NUMA map is the catalog's (the size's NCCL topology file,
+    Azure/azhpc-images ``topology/``), the one hpcconf's own ``gres.conf`` lines with ``Cores=`` are written from;
+    it reads the core ids as the NUMA node's cpulist, which is Slurm's numbering when each core runs one thread.
+    azslurm writes no ``Cores=`` (``azure-slurm/slurmcc/cli.py`` at 4.0.9): leaving it out is not wrong, only
+    unbound.
+
+    ## Example
+    ```
+    # Standard_ND96isr_H100_v5
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[0-3] Cores=0-95
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[4-7] Cores=0-95
+    ```
+
+    ## Fix
+    ```
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[0-3] Cores=0-47
+    Nodename=ccw-gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[4-7] Cores=48-95
+    ```
+    """
+    sku = ctx.sku_for_text(doc.text)
+    if sku is None or sku.gpu is None:
+        return
+    scheme = slurm_gres.DEVICE_FILES[slurm_gres.device_scheme(sku)]
+    if not scheme.indexed:
+        return  # the GPU-to-NUMA map is by GPU index; render-node minors are not indices
+    numa_of = slurm_gres.numa_of_gpu_minors(sku)
+    if numa_of is None:
+        return
+    cpus_of = {node.id: set(node.cpu_set()) for node in sku.numa}
+    for line in gres_lines(doc.text):
+        cores_value = line.fields.get("cores")
+        file_value = line.fields.get("file") or line.fields.get("files")
+        if line.fields.get("name", "").lower() != "gpu" or not cores_value or not file_value:
+            continue
+        files = slurm_gres.expand_hostlist(file_value)
+        cores = _cpulist_or_none(cores_value)
+        if files is None or cores is None:
+            continue
+        minors = [int(m.group(1)) for m in map(scheme.pattern.match, files) if m]
+        if len(minors) != len(files) or any(minor not in numa_of for minor in minors):
+            continue  # SLURM101 reports devices the size does not have
+        own = sorted({numa_of[minor] for minor in minors})
+        touched = sorted(node for node, cpus in cpus_of.items() if cores & cpus)
+        foreign = [node for node in touched if node not in own]
+        unbound = [node for node in own if node not in touched]
+        if not foreign and not unbound:
+            continue
+        devices = scheme.files(len(minors), minors[0]) if minors == list(
+            range(minors[0], minors[0] + len(minors))) else file_value
+        right = ",".join(sku.numa_node(node).cpus for node in own)
+        plural = "s" if len(own) > 1 else ""
+        if not set(own) & set(touched):
+            problem = (f"Cores={cores_value} are on NUMA node{'s' if len(touched) > 1 else ''} {_join(touched)}, "
+                       f"{devices} on NUMA node{plural} {_join(own)}")
+            effect = "a job given these GPUs is bound to another NUMA node's cores"
+        elif foreign:
+            problem = (f"Cores={cores_value} includes cores of NUMA node{'s' if len(foreign) > 1 else ''} "
+                       f"{_join(foreign)}, which hold{'' if len(foreign) > 1 else 's'} none of {devices}")
+            effect = "Slurm may place a job given these GPUs on another NUMA node's cores"
+        else:
+            problem = (f"Cores={cores_value} has no core of NUMA node{'s' if len(unbound) > 1 else ''} "
+                       f"{_join(unbound)}, where some of {devices} are")
+            effect = "those GPUs are bound to another NUMA node's cores"
+        yield doc.at_line(line.number, f"{sku.name}: {problem}: {effect}", column=line.columns["cores"],
+                          hint=f"Cores={right}")
+
+
+def _join(nodes: list[int]) -> str:
+    return ", ".join(str(node) for node in nodes)
+
+
+def _cpulist_or_none(value: str) -> set[int] | None:
+    try:
+        return set(parse_cpulist(value))
+    except ValueError:
+        return None

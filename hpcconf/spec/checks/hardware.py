@@ -28,12 +28,16 @@ _NVIDIA_ONLY = {
     "azhop": "az-hop's queue images (azhpc:azhop-compute, the ubuntu-hpc/almalinux-hpc images its config.tpl.yml "
              "documents) carry NVIDIA's driver and NCCL, not ROCm and RCCL, and no Azure HPC image with ROCm can be "
              "named for the queue, so the queue's nodes would boot without a driver for their GPUs",
-    "ccws": "hpcconf's CCWS target writes the gpu partition for the portal's node images (cycle.image.ubuntu24 and the "
-            "others of createUiDefinition.json), which carry NVIDIA's driver and NCCL, and its cluster-init installs "
-            "nccl.conf, not RCCL's settings",
+    "ccws": "the portal's node images for a partition (cycle.image.ubuntu24, cycle.image.ubuntu22, almalinux8, "
+            "almalinux9: createUiDefinition.json at the pinned release) carry NVIDIA's driver and NCCL, while Azure "
+            "builds the MI300X image apart (Azure/azhpc-images ubuntu-hpc-mi300x-2404: ROCm, RCCL), which the portal "
+            "does not offer",
 }
 _NVIDIA_FIX = ("use platform slurm (a Slurm cluster on a ROCm node image) or aks (AMD's GPU operator) for an AMD pool, "
                "or an NVIDIA SKU on AzHOP")
+_NVIDIA_FIX_CCWS = ("name a ROCm image built for the size in the pool's image (the portal's custom image: a URN or image "
+                    "ID; cyclecloud-slurm's azslurm writes AMD GPUs' gres.conf), use platform slurm or aks, or an "
+                    "NVIDIA SKU")
 
 # ... and about the host CPU architecture: platforms absent here handle arm64 (Slurm: the job runs the
 # nodes' own nccl-tests build, the NCCL files carry no CPU architecture, the test image is built for
@@ -44,11 +48,16 @@ _X86_ONLY = {
            "GB200/GB300 one, whose NVLink domain the AKS target does not set up (SPEC032)",
     "azhop": "az-hop's node images are x86_64 builds (config.tpl.yml: azhpc:azhop-compute:centos-7_9, or "
              "almalinux-x86_64 8.7); az-hop offers no arm64 image",
-    "ccws": "hpcconf's CCWS target is written for x86_64 sizes: an arm64 GPU size today is a GB200/GB300 one, whose "
-            "NVL72 rack cyclecloud-slurm 4.0.9 sets up only after scaling (azslurm topology -b into "
-            "site_specific.conf, its README \"GB200/GB300\"), a step hpcconf does not generate for CCWS yet",
+    "ccws": "the portal's node images for a partition (cycle.image.ubuntu24, cycle.image.ubuntu22, almalinux8, "
+            "almalinux9: createUiDefinition.json at the pinned release) are its general ones, while Azure builds the Grace "
+            "sizes' image apart (Azure/azhpc-images ubuntu-hpc-gb200-2404: the GB200 driver, IMEX, NCCL), which the "
+            "portal does not offer, and cyclecloud-slurm 4.0.9 publishes arm64 Slurm packages "
+            "for Ubuntu 24.04 only (its README's repository table; ubuntu.sh: \"Slurm is not supported on arm64 "
+            "architecture for Ubuntu versions < 24.04\")",
 }
 _X86_FIX = "use platform slurm for this size (hpcconf compiles arm64 pools there), or an x86_64 SKU"
+_X86_FIX_CCWS = ("name an arm64 Ubuntu 24.04 image built for the size in the pool's image (the portal's custom "
+                 "image: a URN or image ID), use platform slurm, or an x86_64 SKU")
 
 # ... and about the NVLink domain: Slurm sets up IMEX and block topology; the others do not.
 _MNNVL = {
@@ -81,35 +90,52 @@ _PROVIDER_FIX = {
 Refusal = tuple[str, str]  # (what cannot work and why, what to do)
 
 
-def vendor_refusal(sku: Sku, platform: str) -> Refusal | None:
+def _custom_ccws_image(platform: str, image: str | None) -> bool:
+    """A CCWS pool on an image of the user's (the portal's "custom image"), not one of the portal's."""
+    if platform != "ccws" or image is None:
+        return False
+    from ..ccws import PORTAL_IMAGES  # the spec model's module: imported only for a CCWS pool refused otherwise
+
+    return image not in PORTAL_IMAGES
+
+
+def vendor_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
     if sku.gpu.vendor == "nvidia" or platform not in _NVIDIA_ONLY:
         return None
+    if _custom_ccws_image(platform, image):
+        return None
     return (f"{sku.name} has {sku.gpu.vendor.upper()} GPUs ({sku.gpu.model}, collectives through "
-            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}", _NVIDIA_FIX)
+            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}",
+            _NVIDIA_FIX_CCWS if platform == "ccws" else _NVIDIA_FIX)
 
 
-def arch_refusal(sku: Sku, platform: str) -> Refusal | None:
+def arch_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
+    """``image``: the pool's node image where the platform takes one (CCWS: a custom image, not one of the
+    portal's, is the user's arm64 build and is not refused)."""
     if sku.cpu.arch == "x86_64" or platform not in _X86_ONLY:
         return None
+    if _custom_ccws_image(platform, image):
+        return None
     cpu = f" ({sku.cpu.model})" if sku.cpu.model else ""
-    return f"{sku.name}'s host CPU is {sku.cpu.arch}{cpu} but {_X86_ONLY[platform]}", _X86_FIX
+    fix = _X86_FIX_CCWS if platform == "ccws" else _X86_FIX
+    return f"{sku.name}'s host CPU is {sku.cpu.arch}{cpu} but {_X86_ONLY[platform]}", fix
 
 
-def nvlink_domain_refusal(sku: Sku, platform: str) -> Refusal | None:
+def nvlink_domain_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
     if not sku.nvlink_spans_nodes or platform not in _MNNVL:
         return None
     return (f"{sku.name}'s NVLink domain holds {sku.nvlink_domain_gpus} GPUs across "
             f"{sku.nvlink_domain_gpus // sku.gpu.count} VMs of {sku.gpu.count}, but {_MNNVL[platform]}", _MNNVL_FIX)
 
 
-def provider_refusal(sku: Sku, platform: str) -> Refusal | None:
+def provider_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
     if sku.provider == "azure" or platform not in _AZURE_ONLY:
         return None
     whose = "a Crusoe instance type" if sku.provider == "crusoe" else "not an Azure size (provider: other)"
     return f"{sku.name} is {whose}, but {_AZURE_ONLY[platform]}", _PROVIDER_FIX[sku.provider]
 
 
-def lifecycle_refusal(sku: Sku, platform: str) -> Refusal | None:
+def lifecycle_refusal(sku: Sku, platform: str, image: str | None = None) -> Refusal | None:
     """A size its SKU file marks retired (package sizes get theirs from the retirement table, HPC200)."""
     life = sku.lifecycle
     if life is None or sku.lifecycle_status() != "retired":
@@ -120,25 +146,34 @@ def lifecycle_refusal(sku: Sku, platform: str) -> Refusal | None:
 
 # The order is which reason `init` gives first: a size the platform cannot even create comes first; for
 # a GB200 pool on AKS the missing ComputeDomain is the one to act on, not the image architecture.
-REFUSALS: tuple[Callable[[Sku, str], Refusal | None], ...] = (
+Check = Callable[["Sku", str, "str | None"], "Refusal | None"]
+REFUSALS: tuple[Check, ...] = (
     provider_refusal, vendor_refusal, nvlink_domain_refusal, arch_refusal, lifecycle_refusal)
 
 
-def hardware_refusal(sku: Sku, platform: str) -> str | None:
-    """Why no target can compile ``sku`` for ``platform`` and what to do (the first reason), or None."""
-    found = next((r for check in REFUSALS if (r := check(sku, platform)) is not None), None)
+def hardware_refusal(sku: Sku, platform: str, image: str | None = None) -> str | None:
+    """Why no target can compile ``sku`` for ``platform`` (with the pool's node ``image``, where the platform takes
+    one) and what to do (the first reason), or None."""
+    found = next((r for check in REFUSALS if (r := check(sku, platform, image)) is not None), None)
     return f"{found[0]}; {found[1]}" if found else None
 
 
-def _pool_findings(loaded: LoadedSpec, catalog: Catalog,
-                   check: Callable[[Sku, str], Refusal | None]) -> Iterator[Diagnostic]:
+def _pool_image(loaded: LoadedSpec, pool: object, platform: str) -> str | None:
+    """The node image a pool boots on ``platform`` where hpcconf knows it (CCWS: the pool's, else ccws.gpu_image)."""
+    if platform != "ccws":
+        return None
+    settings = getattr(loaded.cluster, "ccws", None)
+    return getattr(pool, "image", None) or (settings.gpu_image if settings is not None else None)
+
+
+def _pool_findings(loaded: LoadedSpec, catalog: Catalog, check: Check) -> Iterator[Diagnostic]:
     for i, pool in enumerate(loaded.cluster.pools):
         try:
             sku = catalog.get(pool.sku)
         except UnknownSku:
             continue  # HPC006
         for platform in loaded.cluster.platforms:
-            found = check(sku, platform)
+            found = check(sku, platform, _pool_image(loaded, pool, platform))
             if found is not None:
                 yield at(loaded, ("pools", i, "sku"), f"pool '{pool.name}' on {platform}: {found[0]}",
                          found[1][:1].upper() + found[1][1:] + ".")
@@ -151,8 +186,9 @@ def gpu_vendor_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Dia
 
     ## What it catches
     A pool whose SKU has ``gpu.vendor: amd`` (for example ``Standard_ND96isr_MI300X_v5``) in a spec
-    with platform ``azhop`` or ``ccws`` (whose gpu partition boots the portal's NVIDIA images and gets an
-    ``nccl.conf``). On ``aks`` and ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
+    with platform ``azhop``, or ``ccws`` with one of the portal's images (NVIDIA's driver and NCCL; with a custom
+    ROCm image CCWS builds the partition: azslurm's AMD ``gres.conf``, the ROCm health checks). On ``aks`` and
+    ``slurm`` hpcconf compiles AMD artifacts (AMD's GPU
     operator and ``amd.com/gpu``, a ROCm test image with rccl-tests, RCCL settings) and says nothing.
 
     ## Why is this bad?
@@ -182,8 +218,9 @@ def cpu_arch_unsupported(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagn
 
     ## What it catches
     A pool whose SKU has ``cpu.arch: arm64`` (GB200 and GB300 VMs: ``Standard_ND128isr_NDR_GB200_v6``,
-    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]``, ``[azhop]`` or ``[ccws]`` (hpcconf's
-    CCWS target does not yet write the after-scaling NVL72 steps cyclecloud-slurm's README asks for). Platform
+    ``Standard_ND128isr_GB300_v6``) in a spec with ``platforms: [aks]``, ``[azhop]``, or ``[ccws]`` with one of the
+    portal's images (``cycle.image.ubuntu24`` ...: not Azure's Grace build; with a custom image CCWS builds the
+    partition, its NVL72 block topology set up after scaling as cyclecloud-slurm's README asks). Platform
     ``slurm`` compiles arm64 pools: its job runs the nodes' own nccl-tests build, its NCCL files name
     no CPU architecture, and a test image is built ``FROM --platform=linux/arm64``.
 

@@ -7,8 +7,8 @@
 #  2. writes, on every node, the IP addresses of the nodes of its domain to /etc/nvidia-imex/nodes_config.cfg
 #     and restarts nvidia-imex (NVIDIA IMEX guide, "Deployment Models": the IMEX service of each node
 #     must list the nodes of its domain, and every node of one domain the same list);
-#  3. writes topology.conf for Slurm's topology/block plugin (Slurm 23.11 or newer): one block per domain,
-#     BlockSizes = the smallest domain found (topology.conf(5): each block needs at least that many nodes).
+#  3. writes topology.conf for Slurm's topology/block plugin (Slurm 23.11 or newer): one block per domain, as
+#     cyclecloud-slurm's azslurm topology writes it (topology.conf(5): each block has at least BlockSizes nodes).
 # Then, in slurm.conf: TopologyPlugin=topology/block and SwitchType=switch/nvidia_imex (Slurm 24.05 or
 # newer: a unique IMEX channel per job), copy topology.conf next to slurm.conf and restart slurmctld and slurmd.
 set -euo pipefail
@@ -33,14 +33,16 @@ if [ -z "$uuid" ] || [ -z "$clique" ] || [ "$uuid" = "N/A" ] || [ -z "$address" 
 fi
 echo "$(hostname -s) $address $uuid $clique"
 HPCCONF_EOF
-srun -p "$PARTITION" -N "$NODES" --ntasks-per-node=1 bash -c "$NODE_QUERY" | sort > "$work/nodes"
+srun -p "$PARTITION" -N "$NODES" --ntasks-per-node=1 bash -c "$NODE_QUERY" | sort -V > "$work/nodes"  # natural order, as azslurm sorts hosts
 [ "$(wc -l < "$work/nodes")" -eq "$NODES" ] || { echo "expected $NODES nodes in partition $PARTITION, got $(wc -l < "$work/nodes")" >&2; exit 1; }
 
-# 2. and 3. Per domain (ClusterUUID + CliqueId): its IMEX peer list on each of its nodes, and one block.
+# 2. and 3. Per domain (ClusterUUID + CliqueId): its IMEX peer list on each of its nodes, and one block, written
+#    as cyclecloud-slurm's `azslurm topology -n --block --block_size 18` writes it (azure-slurm/slurmcc/topology.py
+#    write_block_topology at 4.0.9): blocks largest first, a block with fewer than 18 nodes commented out (no
+#    base block fits in it), BlockSizes=18 (one whole domain).
 echo "# topology/block: one block per NVLink domain of pool gpu (written by nvlink-domains.sh)" > "$work/topology.conf"
-smallest=0
 index=0
-for domain in $(awk '{print $3 "/" $4}' "$work/nodes" | sort -u); do
+for domain in $(awk '{print $3 "/" $4}' "$work/nodes" | sort | uniq -c | sort -k1,1nr -k2,2 | awk '{print $2}'); do
   index=$((index + 1))
   hosts=$(awk -v d="$domain" '$3 "/" $4 == d {print $1}' "$work/nodes" | paste -sd, -)
   addresses=$(awk -v d="$domain" '$3 "/" $4 == d {print $2}' "$work/nodes" | paste -sd' ' -)
@@ -50,15 +52,23 @@ for domain in $(awk '{print $3 "/" $4}' "$work/nodes" | sort -u); do
   fi
   srun -p "$PARTITION" -w "$hosts" -N "$count" --ntasks-per-node=1 bash -c \
     "mkdir -p /etc/nvidia-imex && printf '%s\n' $addresses > /etc/nvidia-imex/nodes_config.cfg && systemctl restart nvidia-imex"
-  echo "BlockName=gpu-nvl$index Nodes=$hosts" >> "$work/topology.conf"
-  if [ "$smallest" -eq 0 ] || [ "$count" -lt "$smallest" ]; then smallest=$count; fi
+  {
+    echo "# Number of Nodes in Block $index: $count"
+    echo "# ClusterUUID and CliqueID: ${domain%/*} ${domain#*/}"
+    if [ "$count" -lt 18 ]; then
+      echo "# Warning: Block $index has less than 18 nodes, commenting out"
+      echo "#BlockName=gpu-nvl$index Nodes=$hosts"
+    else
+      echo "BlockName=gpu-nvl$index Nodes=$hosts"
+    fi
+  } >> "$work/blocks"
   echo "NVLink domain $index ($domain): $count nodes: $hosts"
 done
-echo "BlockSizes=$smallest" >> "$work/topology.conf"
-# Slurm refuses a --segment larger than the smallest block (src/plugins/topology/block eval_nodes_block.c,
-# "segment > bblock_node_cnt is not supported"): the generated sbatch asks for 18.
-if [ "$smallest" -lt 18 ]; then
-  echo "warning: the smallest NVLink domain has $smallest nodes, fewer than the test job's --segment=18: Slurm will not start that job; submit it with --segment=$smallest (and a node count that is a multiple of it), or wait for the domain's missing VMs" >&2
+{ echo "# Total number of blocks = $index"; cat "$work/blocks"; echo "BlockSizes=18"; } >> "$work/topology.conf"
+# topology/block with no block stops slurmctld: a domain with fewer than 18 nodes up is not a block yet.
+if ! grep -q '^BlockName=' "$work/topology.conf"; then
+  echo "no NVLink domain has 18 nodes up (every block commented out): $TOPOLOGY_CONF not written; start the domains' missing VMs and run this again" >&2
+  exit 1
 fi
 cp "$work/topology.conf" "$TOPOLOGY_CONF"
-echo "wrote $TOPOLOGY_CONF ($index NVLink domains)"
+echo "wrote $TOPOLOGY_CONF ($(grep -c '^BlockName=' "$work/topology.conf") of $index NVLink domains as blocks)"
