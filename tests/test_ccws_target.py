@@ -206,3 +206,11 @@ def test_open_ondemand_needs_an_existing_entra_app_where_the_release_registers_n
     assert '"registerEntraIDApp": false' in _artifact(build, "ccws/parameters.json")
     # an older release still registers it: not refused by this check (CCWS001 refuses ood there for other reasons)
     assert kb_ccws.registers_ood_app("2025.09.15") and not kb_ccws.registers_ood_app("2026.07.02")
+
+
+def test_a_lustre_capacity_off_its_tiers_step_is_refused_at_the_spec_line():
+    """amlfs.bicep's capacity steps (48 TiB for AMLFS-Durable-Premium-40) are in the derived schema (review26 B3)."""
+    storage = "  storage:\n    additional: {type: aml-new, tier: AMLFS-Durable-Premium-40, capacity_tib: 16}\n"
+    found = _refused(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage))
+    assert found == [("CCWS003", 11)], found
+    _build(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage.replace("capacity_tib: 16", "capacity_tib: 48")))

@@ -99,6 +99,24 @@ def resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+REFUSED_KEYWORD = "x-hpcconf-refused"
+
+
+def _refused(validator: Any, message: Any, instance: Any, schema: dict[str, Any]) -> Any:
+    import jsonschema
+
+    yield jsonschema.ValidationError(str(message))
+
+
+def validator(schema: dict[str, Any]) -> Any:
+    """A JSON Schema validator of a release's parameters that also reports a variant the release's own scripts
+    cannot read (``x-hpcconf-refused``, written by tools/gen_ccws_schema.py with the upstream line as evidence)."""
+    import jsonschema  # lazily: only a CCWS build or lint validates parameters
+
+    cls = jsonschema.validators.extend(jsonschema.Draft202012Validator, {REFUSED_KEYWORD: _refused})
+    return cls(schema)
+
+
 def slurm_version_problem(version: str, rel: Release) -> str | None:
     """Why ``version`` is not a Slurm the release ships (None when it is one)."""
     if not rel.slurm_versions or version in rel.slurm_versions:

@@ -290,7 +290,7 @@ def _problem_code(error: jsonschema.ValidationError) -> tuple[str, str]:
 def schema_problems(values: dict[str, Any], rel: kb.Release) -> list[SpecProblem]:
     """Where ``values`` do not validate against the release's schema (secure parameters are passed by deploy.sh)."""
     required = [name for name in rel.required if name not in SECURE_ENV]
-    validator = jsonschema.Draft202012Validator({**rel.schema, "required": required})
+    validator = kb.validator({**rel.schema, "required": required})
     problems = []
     for error in sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         code, name = _problem_code(error)

@@ -130,9 +130,14 @@ def _type_hint(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         return "add it: the variant chosen by \"type\" needs it (bicep/types.bicep)"
     if error.validator == "enum":
-        return f"use one of {', '.join(repr(v) for v in error.validator_value)}"
+        source = f" ({error.schema['x-source']})" if isinstance(error.schema, dict) and "x-source" in error.schema else ""
+        return f"use one of {', '.join(repr(v) for v in error.validator_value)}{source}"
     if error.validator == "type":
         return f"give a value of type {error.validator_value}"
+    if error.validator == "multipleOf" and isinstance(error.schema, dict) and "x-source" in error.schema:
+        return f"use a multiple of {error.validator_value} TiB: this tier's capacity step ({error.schema['x-source']})"
+    if error.validator == ccws.REFUSED_KEYWORD:
+        return "use a gitHubReleaseURL entry (publish the project as a GitHub release) at this release"
     return "see the type in bicep/types.bicep at the release"
 
 
@@ -147,10 +152,21 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     or ``@allowed``; and a parameter entry that is not ``{"value": ...}`` or a Key Vault ``{"reference": ...}``. Keys
     the type does not declare are not judged: ARM passes them through.
 
+    Values the types let through but the release's modules refuse are judged too (tools/gen_ccws_schema.py carries
+    them into the schema from the tag): a ``lustreTier`` outside ``amlfs.bicep``'s ``@allowed`` list, a
+    ``lustreCapacityInTib`` that is not a multiple of its tier's step (``amlfs.bicep`` ``capacity``: 48 TiB for
+    AMLFS-Durable-Premium-40, 16 for -125, 8 for -250, 4 for -500), an ``anfServiceLevel`` the release's portal
+    does not offer (Standard, Premium, Ultra, Flexible at 2026.07.02; ``anf.bicep`` passes it unchecked to the
+    capacity pool), and a ``PreStaged`` ``clusterInitSpecs`` entry, which ``create_cc_param.py`` cannot read.
+
     ## Why is this bad?
     The template is compiled with user-defined types (``types.bicep``), which Azure Resource Manager checks before
     it deploys anything: "The provided value for the template parameter 'x' is not valid". A variant's missing key
     that ARM let through would fail later inside ``ccw.bicep`` (``filer.anfCapacityInTiB``).
+    A module's ``@allowed`` fails the nested deployment after the VNet and storage are created; Azure Managed Lustre
+    refuses a capacity off its SKU's step. ``bicep/files-to-load/create_cc_param.py`` (line 173 at 2026.07.02) reads
+    ``record["gitHubReleaseURL"]`` of every clusterInitSpecs entry: a ``PreStaged`` one raises KeyError on the
+    CycleCloud VM, ``install.sh`` never reaches ``cyclecloud create_cluster`` and no Slurm cluster is created.
 
     ## Example
     ```json
@@ -169,7 +185,7 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                               "\"reference\"): Azure refuses the parameters file", hint=f"write \"{name}\": {{\"value\": ...}}",
                               prefer_value=True)
     values = {name: value for name, value in _values(doc).items() if name in rel.parameters}
-    validator = jsonschema.Draft202012Validator({**rel.schema, "additionalProperties": True, "required": []})
+    validator = ccws.validator({**rel.schema, "additionalProperties": True, "required": []})
     for error in sorted(validator.iter_errors(values), key=lambda e: [str(p) for p in e.absolute_path]):
         path = list(error.absolute_path)
         if not path:
