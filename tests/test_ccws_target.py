@@ -214,3 +214,23 @@ def test_a_lustre_capacity_off_its_tiers_step_is_refused_at_the_spec_line():
     found = _refused(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage))
     assert found == [("CCWS003", 11)], found
     _build(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage.replace("capacity_tib: 16", "capacity_tib: 48")))
+
+
+def _aml_zone(location: str, zone: str = "") -> object:
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 16" + (f", availability_zone: '{zone}'" if zone else "") + "}\n"
+    text = _spec("  network: {address_space: 10.0.0.0/22}\n" + storage).replace("location: eastus", f"location: {location}")
+    build = _build(text)
+    return json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]["additionalFilesystem"]["value"].get(
+        "availabilityZone")
+
+
+def test_a_new_lustre_gets_the_portals_zone_where_the_region_has_zones():
+    """review26 B1: the portal passes ["1"] for aml-new where the region has availabilityZoneMappings (PR #288)."""
+    assert _aml_zone("eastus") == ["1"]
+    assert _aml_zone("westus") is None  # no availability zones there
+    assert _aml_zone("eastus", "2") == ["2"] and _aml_zone("eastus", "none") is None
+    assert _aml_zone("indonesiacentral", "1") == ["1"]  # a region hpcconf does not know: the spec's zone
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 16}\n"
+    text = _spec("  network: {address_space: 10.0.0.0/22}\n" + storage).replace("location: eastus",
+                                                                               "location: indonesiacentral")
+    assert _refused(text) == [("CCWS008", 11)]

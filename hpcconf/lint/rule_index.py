@@ -32,6 +32,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('CCWS005', 'ccws', 'document', ('ccws-parameters',)),
     ('CCWS006', 'ccws', 'document', ('cyclecloud-slurm-parameters',)),
     ('CCWS007', 'ccws', 'document', ('ccws-parameters',)),
+    ('CCWS008', 'ccws', 'document', ('ccws-parameters',)),
     ('DKR001', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR002', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR003', 'dockerfile', 'document', ('dockerfile',)),

@@ -12,7 +12,7 @@ import jsonschema
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge import azhop, ccws
+from ...knowledge import azhop, azure_zones, ccws
 from ...knowledge import ccws_network as network
 from ...rules_registry import rule
 from ..context import LintContext
@@ -439,5 +439,59 @@ def array_spans_placement_groups(doc: Document, ctx: LintContext) -> Iterator[Di
         yield doc.at_path(_value_path(partition, "maxNodes"), f"{partition}.maxNodes is {nodes}: {groups} placement "
                           f"groups of at most {ccws.PLACEMENT_GROUP_NODES} {sku.name} nodes, which InfiniBand does not "
                           "connect: no job larger than one group runs over InfiniBand",
-                          hint=f"keep maxNodes at {ccws.PLACEMENT_GROUP_NODES} or below, or raise HPCMaxScalesetSize "
-                          f"after deployment and run azslurm topology ({ccws.PLACEMENT_GROUP_SOURCE})", prefer_value=True)
+                          hint=f"keep maxNodes at {ccws.PLACEMENT_GROUP_NODES} or below (a placement group holds at most "
+                          f"{ccws.PLACEMENT_GROUP_NODES} VMs), or keep every job within {ccws.PLACEMENT_GROUP_NODES} "
+                          f"nodes ({ccws.PLACEMENT_GROUP_SOURCE})", prefer_value=True)
+
+
+# -- CCWS008 -------------------------------------------------------------------------------------------------
+
+@rule(code="CCWS008", name="ccws-amlfs-zone", severity=Severity.WARNING, kinds=KINDS, since="0.4.0")
+def amlfs_zone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A new Azure Managed Lustre (``additionalFilesystem`` ``aml-new``) without an availability zone in a region
+    that has zones.
+
+    ## What it catches
+    ``additionalFilesystem`` of ``type: aml-new`` with no ``availabilityZone`` (or an empty one) where the file's
+    ``location`` is a region with availability zones (``hpcconf/data/azure_zones.yaml``, from Microsoft Learn's
+    regions list). A region hpcconf does not know is information only, naming the command that tells.
+
+    ## Why is this bad?
+    ``ccw.bicep`` passes ``additionalFilesystem.?availabilityZone ?? []`` to ``amlfs.bicep``'s ``zones:``
+    (``bicep/ccw.bicep`` line 237 at 2026.07.02), so no zone reaches the file system. CCWS's portal gives a new
+    AMLFS the zone ``["1"]`` whenever the region has ``availabilityZoneMappings``
+    (``uidefinitions/createUiDefinition.json`` line 2794 at 2026.07.02), a default added by
+    Azure/cyclecloud-slurm-workspace PR #288, "Fix availability zone defaults for AMLFS filesystem ... when the
+    region supports availability zones". A hand-written file without it is the deployment that fix was for; hpcconf
+    holds no ARM error text for it, hence a warning.
+
+    ## Example
+    ```json
+    "location": {"value": "eastus"},
+    "additionalFilesystem": {"value": {"type": "aml-new", "lustreTier": "AMLFS-Durable-Premium-500",
+                                       "lustreCapacityInTib": 16, "mountPath": "/data"}}
+    ```
+
+    ## Fix
+    Add ``"availabilityZone": ["1"]`` (or the zone your compute uses), as the portal does; ``hpcconf build`` writes
+    it from ``ccws.storage.additional.availability_zone`` (default: zone 1 where the region has zones).
+    """
+    values = _values(doc)
+    filer, location = values.get("additionalFilesystem"), values.get("location")
+    if not isinstance(filer, dict) or filer.get("type") != "aml-new" or filer.get("availabilityZone") \
+            or not isinstance(location, str):
+        return
+    zonal = azure_zones.has_zones(location)
+    if zonal is False:
+        return
+    hint = 'add "availabilityZone": ["1"] (the CCWS portal\'s default where the region has zones, PR #288)'
+    if zonal is None:
+        yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability "
+                          f"zone in {location}, a region hpcconf does not know the zones of: where it has zones, the "
+                          "CCWS portal would give the file system zone 1",
+                          hint=f"check `{azure_zones.check_command(location)}`; if it lists zones, {hint}",
+                          severity=Severity.INFO)
+        return
+    yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability zone "
+                      f"in {location}, a region with availability zones: ccw.bicep passes zones [] where the CCWS "
+                      "portal passes [\"1\"]", hint=f"{hint}; {azure_zones.source()}")
