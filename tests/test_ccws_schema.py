@@ -376,3 +376,25 @@ def test_module_constraints_come_from_the_upstream_files_at_the_tag():
     ui = json.loads(tool.git(tool.CCWS, "show", f"{tag}:uidefinitions/createUiDefinition.json"))
     offered = [v["value"] for v in tool._find_all(ui, "anfServiceLevel")[0]["constraints"]["allowedValues"]]
     assert schema["$defs"]["shared_anf_new_t"]["properties"]["anfServiceLevel"]["enum"] == offered
+
+
+def test_boot_check_timeouts_are_the_upstream_files():
+    """The numbers the CCWS boot check states (review26 D4): run-health-checks.sh's TIMEOUT at the pinned commit and
+    cyclecloud-slurm 4.0.9's ResumeTimeout."""
+    import subprocess
+
+    from hpcconf.knowledge import aznhc, nhc
+
+    mirrors = Path("/work/.mirror")
+    nhc_repo, slurm_repo = mirrors / "Azure+azurehpc-health-checks" / "repo", mirrors / "Azure+cyclecloud-slurm" / "repo"
+    if not (nhc_repo.is_dir() and slurm_repo.is_dir()):
+        pytest.skip("no mirrors of Azure/azurehpc-health-checks and Azure/cyclecloud-slurm")
+
+    def show(repo: Path, ref: str) -> str:
+        return subprocess.run(["git", "--git-dir", str(repo), "show", ref], capture_output=True, text=True,
+                              check=True).stdout
+
+    runner = show(nhc_repo, f"{nhc.load_nhc_data().commit}:run-health-checks.sh")
+    assert f"\nTIMEOUT={aznhc.CHECK_TIMEOUT_S}\n" in runner
+    template = show(slurm_repo, "4.0.9:azure-slurm-install/templates/slurm.conf.template")
+    assert f"\nResumeTimeout={ccws.RESUME_TIMEOUT_S}\n" in template

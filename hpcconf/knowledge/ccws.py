@@ -168,6 +168,11 @@ PLACEMENT_GROUP_SOURCE = ("Azure/cyclecloud-slurm-workspace bicep/files-to-load/
                           "@ 2026.07.02; Azure/cyclecloud-slurm 4.0.9 templates/slurm.txt (Azure.MaxScalesetSize of "
                           "the hpc and gpu arrays)")
 
+# How long slurmctld waits for a resumed node to register before it marks it DOWN: cyclecloud-slurm's
+# azure-slurm-install/templates/slurm.conf.template ResumeTimeout=1800 at 4.0.9 (the project CCWS 2026.07.02 runs).
+RESUME_TIMEOUT_S = 1800
+RESUME_TIMEOUT_SOURCE = "Azure/cyclecloud-slurm 4.0.9 azure-slurm-install/templates/slurm.conf.template"
+
 # What mainTemplate's ``tags`` (resource_tags_t: {resource type: {name: value}}) is keyed by: the resource types
 # the portal's TagsByResource offers (createUiDefinition.json "tagsByResource" at 2026.07.02), which ccw.bicep reads
 # with getTags('<type>', tags) ('Resource group' in mainTemplate.bicep, 'Node Array' for the CycleCloud nodes).

@@ -133,8 +133,9 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
         SlurmConfLine("TaskPlugin=task/affinity,task/cgroup", "binds tasks to cores and, with cgroup.conf "
                       "ConstrainDevices=yes, to their GPUs"),
         SlurmConfLine(f"MpiDefault={'pmix' if pmix else 'none'}",
-                      "PMIx for srun-launched MPI" if pmix else "Slurm built without PMIx: jobs pass --mpi=pmix where "
-                      "the build has it"),
+                      "PMIx for srun-launched MPI" if pmix else "no default MPI plugin, as cyclecloud-slurm writes it: "
+                      "jobs choose one, srun --mpi=pmix where Slurm is built with PMIx (cyclecloud-slurm 4.0.9's "
+                      "25.11.5 is, with PMIx 4.2.9: its README)"),
         SlurmConfLine("PrologFlags=alloc", "runs the prolog at allocation (cyclecloud-slurm's IMEX prolog needs it)"),
     ]
     if sku.nvlink is not None and sku.nvlink.domain_gpus and sku.gpu is not None \

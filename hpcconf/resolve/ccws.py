@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import jsonschema
 
-from ..knowledge import azure_zones, compat, slurm_gres
+from ..knowledge import aznhc, azure_zones, compat, slurm_gres
 from ..knowledge import ccws as kb
 from ..knowledge import ccws_network as network
 from ..spec.ccws import (
@@ -91,6 +91,9 @@ class ResolvedCcws:
     cluster_init_version: str
     cluster_init_url: Optional[str]
     problems: tuple[SpecProblem, ...] = ()
+    ccws_health_checks: bool = False  # slurmSettings.healthCheckEnabled: CycleCloud's healthagent wires Slurm's
+    resume_timeout_s: int = kb.RESUME_TIMEOUT_S  # slurm.conf ResumeTimeout cyclecloud-slurm writes
+    boot_check_timeout_s: int = aznhc.CHECK_TIMEOUT_S  # run-health-checks.sh's per-check timeout at boot
 
     @property
     def parameters_dict(self) -> dict[str, Any]:
@@ -426,4 +429,5 @@ def resolve_ccws(cluster: "ResolvedCluster", settings: Optional[CcwsSettings], s
         subnets=subnets, address_space=settings.network.address_space if isinstance(settings.network, NewVnet) else None,
         gpu=gpu_partition(cluster, pool, skus[pool.name], cluster_name, slurm_version, rel.cyclecloud_slurm),
         cluster_init_project=f"hpcconf-{cluster.name}", cluster_init_version=CLUSTER_INIT_PROJECT_VERSION,
-        cluster_init_url=settings.cluster_init_url, problems=tuple(problems))
+        cluster_init_url=settings.cluster_init_url, problems=tuple(problems),
+        ccws_health_checks=settings.ccws_health_checks)

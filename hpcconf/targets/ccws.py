@@ -27,6 +27,7 @@ HEREDOC_END = "HPCCONF_EOF"
 NCCL_SCRIPT = "10-hpcconf-nccl.sh"
 HEALTH_SCRIPT = "20-hpcconf-health-checks.sh"
 HEALTH_INSTALLER = "install-health-checks.sh"
+HEALTH_CONF = "ccws/slurm/health-check.conf"  # lines for the scheduler's site_specific.conf
 
 
 def parameters_file(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
@@ -46,7 +47,9 @@ def deploy_script(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
         cluster_name=ccws.cluster_name, deployment_name=ccws.deployment_name, az_cli=cluster.versions.az_cli,
         secure=list(ccws.secure_parameters), cluster_init_url=ccws.cluster_init_url,
         project=ccws.cluster_init_project, project_version=ccws.cluster_init_version, subnets=list(ccws.subnets),
-        address_space=ccws.address_space)
+        address_space=ccws.address_space, project_dir=PROJECT_DIR.split("/", 1)[1],
+        health_conf=HEALTH_CONF.split("/", 1)[1] if _health.enabled(cluster) and cluster.pool(ccws.gpu.pool).health
+        is not None else None)
     return Artifact("ccws/deploy.sh", text, Kind.SHELL_SCRIPT, TARGET)
 
 
@@ -81,7 +84,8 @@ def cluster_init(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifact]
         artifacts.append(Artifact(f"{SPEC_DIR}/files/{HEALTH_INSTALLER}", _health.installer_text(cluster, pool, usage),
                                   Kind.SHELL_SCRIPT, TARGET))
         text = render_template("ccws/run-health-checks.sh.j2", header=header, project=ccws.cluster_init_project,
-                               nodearray="gpu", installer=HEALTH_INSTALLER, runner=_health.RUNNER, log=_health.LOG)
+                               nodearray="gpu", installer=HEALTH_INSTALLER, runner=_health.RUNNER, log=_health.LOG,
+                               check_timeout=ccws.boot_check_timeout_s, resume_timeout=ccws.resume_timeout_s)
         artifacts.append(Artifact(f"{SPEC_DIR}/scripts/{HEALTH_SCRIPT}", text, Kind.SHELL_SCRIPT, TARGET))
     return artifacts
 
@@ -106,9 +110,16 @@ def slurm_reference(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifa
           "itself: compare with the scheduler's /etc/slurm/slurm.conf."],
          [(item.line, item.why) for item in gpu.slurm_conf]),
     ]
-    return [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
-                                           lines=[{"line": line, "why": why} for line, why in lines]), kind, TARGET)
-            for path, kind, intro, lines in out]
+    artifacts = [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
+                                                lines=[{"line": line, "why": why} for line, why in lines]), kind, TARGET)
+                 for path, kind, intro, lines in out]
+    if _health.enabled(cluster) and cluster.pool(gpu.pool).health is not None:
+        artifacts.append(Artifact(HEALTH_CONF, render_template(
+            "ccws/health-check.conf.j2", header=header, cyclecloud_slurm=ccws.cyclecloud_slurm,
+            ccws_health_checks=ccws.ccws_health_checks, program=_health.SLURM_RUNNER,
+            interval=cluster.health_checks.interval_s, fast_conf=_health.NODE_FAST_CONF, reason=_health.DRAIN_REASON,
+            nodearray="gpu", runner=_health.RUNNER), Kind.SLURM_CONF, TARGET))
+    return artifacts
 
 
 def render(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifact]:

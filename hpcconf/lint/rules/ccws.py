@@ -91,7 +91,7 @@ def parameter_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     A ``param`` of ``bicep/mainTemplate.bicep`` without a default that the file does not give, for the release it
     is judged against (see CCWS001). A ``@secure()`` parameter (``adminPassword``) is information only: it is
-    usually passed on the command line (``--parameters adminPassword=...``) instead of a file.
+    usually passed at deployment, from a second private parameters file or as a Key Vault reference.
 
     ## Why is this bad?
     Azure Resource Manager refuses the deployment: "The value for the template parameter 'x' is not provided".
@@ -117,8 +117,10 @@ def parameter_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         secure = bool(rel.parameters[name].get("x-secure"))
         message = f"{how} requires parameter '{name}', which the file does not give"
         if secure:
-            yield doc.at_path(("parameters",), message + " (a secure parameter: pass it on the command line)",
-                              hint=f"az deployment sub create ... --parameters @FILE {name}=...", severity=Severity.INFO)
+            yield doc.at_path(("parameters",), message + " (a secure parameter: pass it at deployment)",
+                              hint=f"az deployment sub create ... --parameters @FILE @SECRETS, where SECRETS is a "
+                              f"mode-0600 parameters file with {name} (on the command line `ps` shows it), or give a "
+                              "Key Vault reference", severity=Severity.INFO)
         else:
             yield doc.at_path(("parameters",), message + ": Azure refuses the deployment",
                               hint=f"add \"{name}\": {{\"value\": ...}} (its type: {rel.source} bicep/types.bicep)")
@@ -495,3 +497,46 @@ def amlfs_zone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability zone "
                       f"in {location}, a region with availability zones: ccw.bicep passes zones [] where the CCWS "
                       "portal passes [\"1\"]", hint=f"{hint}; {azure_zones.source()}")
+
+
+# -- CCWS009 -------------------------------------------------------------------------------------------------
+
+@rule(code="CCWS009", name="ccws-cluster-init-not-delivered", severity=Severity.INFO, kinds=(Kind.SPEC,),
+      since="0.4.0")
+def cluster_init_not_delivered(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A spec for platform ``ccws`` without ``ccws.cluster_init_url``: the gpu nodes get hpcconf's node setup only
+    once you publish or upload the cluster-init project yourself.
+
+    ## What it catches
+    ``platforms: [ccws]`` with no ``ccws.cluster_init_url``. Information: whether you upload the project to
+    CycleCloud by hand is context the spec does not show.
+
+    ## Why is this bad?
+    Without ``clusterInitSpecs`` in parameters.json CCWS's CycleCloud VM fetches no project
+    (``bicep/files-to-load/create_cc_param.py`` at 2026.07.02 downloads only the entries it is given), so until the
+    project reaches CycleCloud the gpu nodes run with the image's own nccl.conf and topology file, and without the
+    health checks hpcconf generated for the size. ``cyclecloud project fetch`` of a GitHub release reads the
+    release's whole repository: ``project.ini`` must be at the root of the repository you publish (a
+    ``cluster-init/`` folder inside another repository does not work).
+
+    ## Example
+    ```yaml
+    platforms: [ccws]
+    ccws:
+      ssh_public_key: ssh-ed25519 AAAA... admin@example
+    ```
+
+    ## Fix
+    Publish ``ccws/cluster-init/`` as the root of a GitHub repository, make a release, and set
+    ``ccws.cluster_init_url: https://github.com/<owner>/<repo>/releases/tag/<tag>`` before the first deployment;
+    or upload it from the CycleCloud VM as ``ccws/deploy.sh`` describes.
+    """
+    loaded = ctx.spec
+    spec = getattr(loaded, "cluster", None)
+    settings = getattr(spec, "ccws", None)
+    if spec is None or "ccws" not in spec.platforms or settings is None or settings.cluster_init_url is not None:
+        return
+    yield doc.at_path(("ccws",), "ccws.cluster_init_url is not set: the gpu nodes run without hpcconf's NCCL files "
+                      "and health checks until you publish or upload ccws/cluster-init to CycleCloud",
+                      hint="publish ccws/cluster-init as the ROOT of a GitHub repository (project.ini at its top), make "
+                      "a release and set ccws.cluster_init_url to its URL; or upload it as ccws/deploy.sh says")

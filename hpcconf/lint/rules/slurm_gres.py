@@ -79,7 +79,8 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``Name=gpu`` lines of a ``gres.conf`` judged against the size given by ``--sku`` or the one catalog size the
     file names (else nothing is judged): ``File=`` devices of the other vendor (``/dev/nvidia*`` on an AMD size,
     ``/dev/dri/renderD*`` on an NVIDIA one), an NVIDIA device past the size's GPUs (``/dev/nvidia8`` on 8 GPUs),
-    more GPUs for one ``NodeName`` than the size has, and (warning) fewer.
+    more GPUs for one ``NodeName`` than the size has, and (warning) fewer. A count that is too high because of a
+    device the size does not have is one finding, at the device.
 
     ## Why is this bad?
     slurmd stats every ``File=`` device and stops when one is missing: ``fatal("can't stat gres.conf file %s")``
@@ -107,6 +108,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     expected = sku.gpu.count
     amd = sku.gpu.vendor == "amd"
     totals: dict[str, tuple[int, GresLine]] = {}
+    device_reported: set[str] = set()  # NodeNames with a device finding: their excess count is the same defect
     for line in gres_lines(doc.text):
         if line.fields.get("name", "").lower() != "gpu":
             continue
@@ -123,11 +125,13 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                 yield doc.at_line(line.number, f"{path} is not a GPU device of {sku.name} ({other} size, "
                                   f"{expected} GPUs): slurmd cannot stat it, or binds jobs to the wrong device",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                device_reported.add(line.fields.get("nodename", ""))
                 break
             if nvidia and int(nvidia.group(1)) >= expected:
                 yield doc.at_line(line.number, f"{path} does not exist on {sku.name} ({expected} GPUs: /dev/nvidia0 "
                                   f"to /dev/nvidia{expected - 1}): slurmd stops (can't stat gres.conf file)",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                device_reported.add(line.fields.get("nodename", ""))
                 break
         count = len(files) if files else _count(line.fields.get("count"))
         if count is None:
@@ -138,7 +142,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     for nodes, (total, first) in totals.items():
         where = f"NodeName={nodes}" if nodes else "every node"
         gpus = f"{total} GPU{'' if total == 1 else 's'}"
-        if total > expected:
+        if total > expected and nodes not in device_reported:
             yield doc.at_line(first.number, f"{where} declares {gpus}; {sku.name} has {expected}: the node "
                               "is set down (gpu count reported lower than configured)",
                               hint=f"Count={expected} File={slurm_gres.gpu_devices(sku)}")

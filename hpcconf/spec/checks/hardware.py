@@ -33,7 +33,8 @@ _NVIDIA_ONLY = {
             "nccl.conf, not RCCL's settings",
 }
 _NVIDIA_FIX = ("use platform slurm (a Slurm cluster on a ROCm node image) or aks (AMD's GPU operator) for an AMD pool, "
-               "or an NVIDIA SKU on AzHOP")
+               "or an NVIDIA SKU on {platform}")
+_PLATFORM_NAMES = {"azhop": "AzHOP", "ccws": "CCWS"}
 
 # ... and about the host CPU architecture: platforms absent here handle arm64 (Slurm: the job runs the
 # nodes' own nccl-tests build, the NCCL files carry no CPU architecture, the test image is built for
@@ -85,7 +86,8 @@ def vendor_refusal(sku: Sku, platform: str) -> Refusal | None:
     if sku.gpu.vendor == "nvidia" or platform not in _NVIDIA_ONLY:
         return None
     return (f"{sku.name} has {sku.gpu.vendor.upper()} GPUs ({sku.gpu.model}, collectives through "
-            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}", _NVIDIA_FIX)
+            f"{(sku.gpu.collective or '').upper()}) but {_NVIDIA_ONLY[platform]}",
+            _NVIDIA_FIX.format(platform=_PLATFORM_NAMES.get(platform, platform)))
 
 
 def arch_refusal(sku: Sku, platform: str) -> Refusal | None:
