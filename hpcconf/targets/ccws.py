@@ -4,7 +4,8 @@ Paths: ``ccws/parameters.json`` (the ARM deployment parameters of the release's 
 validated against its types when resolved), ``ccws/deploy.sh`` (``az deployment sub create`` of the template at the
 tag with ``@parameters.json``), ``ccws/cluster-init/`` (a CycleCloud project for the gpu partition: NCCL files and
 Azure's node health checks) and ``ccws/slurm/`` (the ``gres.conf``, ``cgroup.conf`` and ``slurm.conf`` lines of the
-gpu partition, as cyclecloud-slurm writes them, to compare with the scheduler's).
+gpu partition, as cyclecloud-slurm writes them, to compare with the scheduler's; ``health-check.conf``, the periodic
+health check for the scheduler's ``site_specific.conf``, which CCWS does not wire itself).
 """
 
 from __future__ import annotations
