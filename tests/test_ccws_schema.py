@@ -327,3 +327,74 @@ def test_placement_group_size_is_the_releases_own():
     initial = json.loads(SHARED_INITIAL.read_text(encoding="utf-8"))
     assert initial["HPCMaxScalesetSize"] == ccws.PLACEMENT_GROUP_NODES
     assert not ccws.releases_knowing({"HPCMaxScalesetSize"})  # no mainTemplate parameter sets it
+
+
+# -- values only the modules refuse (issue #26 review r26, B3) ------------------------------------------
+
+def _module_refusals(values: dict) -> list[str]:
+    rel = ccws.release(SHARED_RELEASE)
+    assert rel is not None
+    return sorted(e.message for e in ccws.validator(rel.schema).iter_errors(values))
+
+
+def test_module_allowed_lists_and_amlfs_steps_are_in_the_schema():
+    good = _parameter_values()
+    aml = {"type": "aml-new", "lustreTier": "AMLFS-Durable-Premium-500", "lustreCapacityInTib": 16, "mountPath": "/data"}
+    assert _module_refusals({**good, "additionalFilesystem": aml}) == []
+    bad_tier = {**aml, "lustreTier": "AMLFS-Durable-Premium-1000"}  # amlfs.bicep @allowed (r26 m13)
+    assert any("'AMLFS-Durable-Premium-1000' is not one of" in m
+               for m in _module_refusals({**good, "additionalFilesystem": bad_tier}))
+    off_step = {**aml, "lustreTier": "AMLFS-Durable-Premium-40"}  # 48 TiB steps (r26 m14)
+    assert _module_refusals({**good, "additionalFilesystem": off_step}) == ["16 is not a multiple of 48"]
+    assert _module_refusals({**good, "additionalFilesystem": {**off_step, "lustreCapacityInTib": 96}}) == []
+    platinum = {**good, "sharedFilesystem": {**good["sharedFilesystem"], "anfServiceLevel": "Platinum"}}  # r26 m17
+    assert any("'Platinum' is not one of" in m for m in _module_refusals(platinum))
+    prestaged = {**good, "clusterInitSpecs": [{"type": "PreStaged", "version": "1.0.0", "target": ["gpu"]}]}  # m11
+    assert [m for m in _module_refusals(prestaged) if "create_cc_param.py" in m and "KeyError" in m]
+    github = {**good, "clusterInitSpecs": [{"type": "gitHubReleaseURL", "target": ["gpu"],
+                                            "gitHubReleaseURL": "https://github.com/o/r/releases/tag/v1"}]}
+    assert _module_refusals(github) == []
+
+
+def test_module_constraints_come_from_the_upstream_files_at_the_tag():
+    tool = _tool()
+    if not tool.CCWS.is_dir():
+        pytest.skip("no mirror of Azure/cyclecloud-slurm-workspace (fetch github:Azure/cyclecloud-slurm-workspace)")
+    tag = SHARED_RELEASE
+    amlfs = parse_bicep(tool.git(tool.CCWS, "show", f"{tag}:bicep/amlfs.bicep"))
+    schema = ccws.release(tag).schema  # type: ignore[union-attr]
+    aml = schema["$defs"]["additional_aml_new_t"]
+    assert aml["properties"]["lustreTier"]["enum"] == amlfs.params["sku"].decorators["allowed"]
+    steps = {rule["if"]["properties"]["lustreTier"]["const"]: rule["then"]["properties"]["lustreCapacityInTib"]["multipleOf"]
+             for rule in aml["allOf"]}
+    for tier, size in steps.items():
+        assert f"{tier}: {size}TB" in amlfs.params["capacity"].decorators["description"]
+    loader = tool.git(tool.CCWS, "show", f"{tag}:bicep/files-to-load/create_cc_param.py").splitlines()
+    refused = schema["$defs"]["prestaged_cluster_init_t"][ccws.REFUSED_KEYWORD]
+    line = int(re.search(r"create_cc_param\.py:(\d+)", refused).group(1))  # type: ignore[union-attr]
+    assert 'record["gitHubReleaseURL"]' in loader[line - 1]
+    ui = json.loads(tool.git(tool.CCWS, "show", f"{tag}:uidefinitions/createUiDefinition.json"))
+    offered = [v["value"] for v in tool._find_all(ui, "anfServiceLevel")[0]["constraints"]["allowedValues"]]
+    assert schema["$defs"]["shared_anf_new_t"]["properties"]["anfServiceLevel"]["enum"] == offered
+
+
+def test_boot_check_timeouts_are_the_upstream_files():
+    """The numbers the CCWS boot check states (review26 D4): run-health-checks.sh's TIMEOUT at the pinned commit and
+    cyclecloud-slurm 4.0.9's ResumeTimeout."""
+    import subprocess
+
+    from hpcconf.knowledge import aznhc, nhc
+
+    mirrors = Path("/work/.mirror")
+    nhc_repo, slurm_repo = mirrors / "Azure+azurehpc-health-checks" / "repo", mirrors / "Azure+cyclecloud-slurm" / "repo"
+    if not (nhc_repo.is_dir() and slurm_repo.is_dir()):
+        pytest.skip("no mirrors of Azure/azurehpc-health-checks and Azure/cyclecloud-slurm")
+
+    def show(repo: Path, ref: str) -> str:
+        return subprocess.run(["git", "--git-dir", str(repo), "show", ref], capture_output=True, text=True,
+                              check=True).stdout
+
+    runner = show(nhc_repo, f"{nhc.load_nhc_data().commit}:run-health-checks.sh")
+    assert f"\nTIMEOUT={aznhc.CHECK_TIMEOUT_S}\n" in runner
+    template = show(slurm_repo, "4.0.9:azure-slurm-install/templates/slurm.conf.template")
+    assert f"\nResumeTimeout={ccws.RESUME_TIMEOUT_S}\n" in template

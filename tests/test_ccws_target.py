@@ -193,7 +193,7 @@ def test_deploy_script_pins_the_release_commit_and_the_az_cli():
     assert "set -euo pipefail" in text and "RELEASE=2026.07.02" in text
     assert f"RELEASE_COMMIT={build.cluster.ccws.commit}" in text and "AZ_CLI_VERSION=2.75.0" in text
     assert 'az deployment sub create --name "$DEPLOYMENT_NAME"' in text and '"@$HERE/parameters.json"' in text
-    assert 'adminPassword="$CCWS_ADMIN_PASSWORD"' in text
+    assert '"adminPassword": {"value": %s}' in text and '"$CCWS_ADMIN_PASSWORD"' in text
 
 
 def test_open_ondemand_needs_an_existing_entra_app_where_the_release_registers_none():
@@ -279,3 +279,83 @@ def test_an_infiniband_partition_says_why_it_has_no_topology_plugin_or_which_to_
     nc = _artifact(_build(_spec("", pools="  - {name: gpu, sku: Standard_NC24ads_A100_v4, count: 2}\n")),
                    "ccws/slurm/gpu-partition.conf")
     assert "TopologyPlugin" not in nc  # no InfiniBand: nothing to choose
+
+
+def test_a_lustre_capacity_off_its_tiers_step_is_refused_at_the_spec_line():
+    """amlfs.bicep's capacity steps (48 TiB for AMLFS-Durable-Premium-40) are in the derived schema (review26 B3)."""
+    storage = "  storage:\n    additional: {type: aml-new, tier: AMLFS-Durable-Premium-40, capacity_tib: 16}\n"
+    found = _refused(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage))
+    assert found == [("CCWS003", 11)], found
+    _build(_spec("  network: {address_space: 10.0.0.0/20}\n" + storage.replace("capacity_tib: 16", "capacity_tib: 48")))
+
+
+def _aml_zone(location: str, zone: str = "") -> object:
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 16" + (f", availability_zone: '{zone}'" if zone else "") + "}\n"
+    text = _spec("  network: {address_space: 10.0.0.0/22}\n" + storage).replace("location: eastus", f"location: {location}")
+    build = _build(text)
+    return json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]["additionalFilesystem"]["value"].get(
+        "availabilityZone")
+
+
+def test_a_new_lustre_gets_the_portals_zone_where_the_region_has_zones():
+    """review26 B1: the portal passes ["1"] for aml-new where the region has availabilityZoneMappings (PR #288)."""
+    assert _aml_zone("eastus") == ["1"]
+    assert _aml_zone("westus") is None  # no availability zones there
+    assert _aml_zone("eastus", "2") == ["2"] and _aml_zone("eastus", "none") is None
+    assert _aml_zone("indonesiacentral", "1") == ["1"]  # a region hpcconf does not know: the spec's zone
+    storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 16}\n"
+    text = _spec("  network: {address_space: 10.0.0.0/22}\n" + storage).replace("location: eastus",
+                                                                               "location: indonesiacentral")
+    assert _refused(text) == [("CCWS008", 11)]
+
+
+def test_deploy_script_keeps_secrets_off_the_az_command_line(tmp_path):
+    """review26 C4: `ps` shows a command line; the secrets go through a mode-0600 parameters file instead."""
+    text = _artifact(_build(_spec("")), "ccws/deploy.sh")
+    az = text[text.index("\naz deployment sub create"):].split("\n\n", 1)[0]
+    assert "CCWS_ADMIN_PASSWORD" not in az and '"@$secrets"' in az
+    block = text[text.index("json_string() {"):text.index("\n)\n", text.index("secrets=")) + 3]
+    script = tmp_path / "secrets.sh"
+    script.write_text(f"set -euo pipefail\ncheckout={tmp_path}\n{block}\nstat -c %a \"$secrets\"\n", encoding="utf-8")
+    password = 'p"a\\ss$w`d'
+    run = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin", "CCWS_ADMIN_PASSWORD": password})
+    assert run.stdout.strip() == "600"
+    written = json.loads((tmp_path / "secure.parameters.json").read_text(encoding="utf-8"))
+    assert written["parameters"] == {"adminPassword": {"value": password}}
+
+
+def test_deploy_script_says_how_to_deliver_cluster_init_and_wire_health_checks():
+    """review26 D1/D2: without cluster_init_url the script says exactly how the project reaches CycleCloud (a
+    release's repository must hold project.ini at its root); the periodic check goes to site_specific.conf."""
+    build = _build(_spec(""))
+    text = _artifact(build, "ccws/deploy.sh")
+    assert "ROOT of a GitHub repository (project.ini at its top level" in text
+    assert "cyclecloud project upload" in text and "hpcconf-demo:default:1.0.0" in text
+    assert "add slurm/health-check.conf to\n# /etc/slurm/site_specific.conf" in text
+    conf = _artifact(build, "ccws/slurm/health-check.conf")
+    assert "HealthCheckProgram=/usr/local/sbin/hpcconf-health-check-slurm\nHealthCheckInterval=3600\n" in conf
+    assert 'HealthCheckInterval=0 and HealthCheckProgram=""' in conf  # what azslurm writes with healthCheckEnabled off
+    boot = _artifact(build, "ccws/cluster-init/specs/default/cluster-init/scripts/20-hpcconf-health-checks.sh")
+    assert "up to 500 s" in boot and "ResumeTimeout (1800 s" in boot
+    with_url = _artifact(_build(_spec("  cluster_init_url: https://github.com/o/r/releases/tag/v1\n")), "ccws/deploy.sh")
+    assert "must hold cluster-init/ at its ROOT" in with_url
+
+
+def test_a_pinned_health_check_image_is_the_one_the_nodes_run():
+    """review26 D4: run-health-checks.sh runs the bare image name, so the installer gives a pinned image that name;
+    the default (:latest, the only tag Azure publishes) is logged by digest."""
+    installer = "ccws/cluster-init/specs/default/cluster-init/files/install-health-checks.sh"
+    default = _artifact(_build(_spec("")), installer)
+    assert "docker pull mcr.microsoft.com/aznhc/aznhc-nv:latest\n" in default and "docker tag" not in default
+    assert "index .RepoDigests 0" in default
+    pinned = "mcr.microsoft.com/aznhc/aznhc-nv@sha256:" + "0" * 64
+    text = _artifact(_build(_spec("", extra=f"health_checks: {{image: '{pinned}'}}\n")), installer)
+    assert f"docker pull {pinned}\n" in text
+    assert f"docker tag {pinned} mcr.microsoft.com/aznhc/aznhc-nv:latest\n" in text
+
+
+def test_an_amd_size_refused_on_ccws_names_fixes_for_ccws():
+    """review26 C2: the MI300X refusal on ccws ended with "or an NVIDIA SKU on AzHOP"."""
+    reason = _refusal(CATALOG.get("Standard_ND96isr_MI300X_v5"), ["ccws"])
+    assert reason is not None and reason.endswith("or an NVIDIA SKU") and "AzHOP" not in reason

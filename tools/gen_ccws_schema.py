@@ -12,6 +12,12 @@ Sources, read with ``git show TAG:PATH`` from bare mirrors under /work/.mirror (
 - Azure/cyclecloud-slurm ``project.ini``: the Slurm versions each release offers, to name the cyclecloud-slurm
   release that offers the portal's versions (the project the CCWS cluster runs).
 
+Values only the modules refuse are carried into the schema too (each with ``x-source``): the ``@allowed`` lists of
+the module parameters ``ccw.bicep`` feeds from a mainTemplate property (``amlfs.bicep`` ``sku`` <- ``lustreTier``),
+the capacity step each AMLFS SKU takes (``amlfs.bicep`` ``capacity``'s ``@description``), the ANF service levels the
+portal offers (``anfServiceLevel`` drop-down; ``anf.bicep`` passes the value to the capacity pool unchecked), and the
+clusterInitSpecs variant ``bicep/files-to-load/create_cc_param.py`` cannot read (``x-hpcconf-refused``).
+
 The Slurm versions a release ships are the UI's ``slurmVersion`` allowed values, never ``mainTemplate.bicep``'s
 ``slurmSettings`` default (stale: 23.11.7-1 at 2026.07.02, Azure/cyclecloud-slurm-workspace issue #346).
 tests/test_ccws_schema.py regenerates the files from the mirror when it exists and checks the newest against
@@ -90,6 +96,111 @@ def ui_facts(ui: dict) -> dict[str, Any]:
     return facts
 
 
+_MODULE_CALL = re.compile(r"^module\s+\w+\s+'([\w./-]+\.bicep)'\s*=[^\n]*$", re.M)
+_PARAM_FROM_PROPERTY = re.compile(r"^\s*(\w+):\s*[\w.]*?\.\??(\w+)\s*(?:\?\?.*)?$")
+_STEP_LINE = re.compile(r"^-\s*(\S+):\s*(\d+)\s*TB\b", re.M)
+
+
+def _module_params(ccw: str) -> list[tuple[str, str, str, int]]:
+    """(module file, module parameter, mainTemplate property it is fed from, line in ccw.bicep) of each module call
+    whose parameter is a property of a filer or parameter object (``sku: additionalFilesystem.?lustreTier``)."""
+    found = []
+    lines = ccw.splitlines()
+    for match in _MODULE_CALL.finditer(ccw):
+        start = ccw.count("\n", 0, match.start())
+        depth = 0
+        for offset, line in enumerate(lines[start:], start):
+            depth += line.count("{") - line.count("}")
+            prop = _PARAM_FROM_PROPERTY.match(line)
+            if prop and depth >= 2:
+                found.append((match.group(1), prop.group(1), prop.group(2), offset + 1))
+            if depth <= 0 and offset > start and "}" in line:
+                break
+    return found
+
+
+def _defs_with(schema: dict[str, Any], prop: str) -> list[dict[str, Any]]:
+    return [d for _, d in sorted(schema["$defs"].items()) if prop in d.get("properties", {})]
+
+
+def module_constraints(tag: str, schema: dict[str, Any], ui: dict) -> None:
+    """Carry into ``schema`` (in place) the values the modules, the portal's ANF drop-down and create_cc_param.py
+    refuse at ``tag`` (see the module docstring)."""
+    main = next((f"bicep/{name}" for name in ("ccw.bicep", "ccsw.bicep") if has(CCWS, tag, f"bicep/{name}")), None)
+    ccw = git(CCWS, "show", f"{tag}:{main}") if main is not None else ""  # ccsw.bicep until 2024.12.18
+    allowed_by: dict[str, list[tuple[str, list[Any]]]] = {}  # module -> (property, allowed values)
+    stepped: list[tuple[str, str, dict[str, int], str]] = []  # (module, capacity property, steps, source)
+    parsed: dict[str, Any] = {}
+    for module, param, prop, line in _module_params(ccw):
+        path = f"bicep/{module.lstrip('./')}"
+        if path not in parsed:
+            parsed[path] = parse_bicep(git(CCWS, "show", f"{tag}:{path}")) if has(CCWS, tag, path) else None
+        declared = parsed[path].params.get(param) if parsed[path] is not None else None
+        if declared is None:
+            continue
+        source = f"{path} param {param} (fed by {main}:{line}) @ {tag}"
+        allowed = declared.decorators.get("allowed")
+        if isinstance(allowed, list):
+            allowed_by.setdefault(module, []).append((prop, allowed))
+            for d in _defs_with(schema, prop):
+                d["properties"][prop] = {**d["properties"][prop], "enum": allowed, "x-source": source}
+        found = {name: int(size) for name, size in _STEP_LINE.findall(str(declared.decorators.get("description", "")))}
+        if found:
+            stepped.append((module, prop, found, source))
+    steps: dict[str, tuple[str, dict[str, int], str]] = {}  # tier property -> (capacity property, steps, source)
+    for module, capacity_prop, found, source in stepped:
+        # the steps are keyed by the allowed values of another parameter of the same module (amlfs.bicep sku)
+        tier = next((prop for prop, allowed in allowed_by.get(module, []) if set(found) <= set(allowed)), None)
+        if tier is not None:
+            steps[tier] = (capacity_prop, found, source)
+    for tier, (capacity, found, source) in steps.items():
+        for d in _defs_with(schema, tier):
+            if capacity not in d["properties"]:
+                continue
+            d["allOf"] = d.get("allOf", []) + [
+                {"if": {"properties": {tier: {"const": name}}, "required": [tier]},
+                 "then": {"properties": {capacity: {"multipleOf": size, "x-source": source}}}}
+                for name, size in found.items()]
+    levels: list[str] = []
+    for name in ("anfServiceLevel", "anftier"):
+        for element in _find_all(ui, name):
+            for allowed in element.get("constraints", {}).get("allowedValues", []):
+                if allowed["value"] not in levels:
+                    levels.append(allowed["value"])
+    if levels:
+        for d in _defs_with(schema, "anfServiceLevel"):
+            d["properties"]["anfServiceLevel"] = {
+                **d["properties"]["anfServiceLevel"], "enum": levels,
+                "x-source": f"uidefinitions/createUiDefinition.json anfServiceLevel drop-down @ {tag} (anf.bicep passes "
+                            "it to the capacity pool unchecked)"}
+    loader = "bicep/files-to-load/create_cc_param.py"
+    if has(CCWS, tag, loader):
+        text = git(CCWS, "show", f"{tag}:{loader}")
+        reads = [n for n, line in enumerate(text.splitlines(), 1) if 'record["gitHubReleaseURL"]' in line]
+        for _, d in sorted(schema["$defs"].items()):
+            variant = d.get("properties", {}).get("type", {}).get("const")
+            if variant == "PreStaged" and reads and "PreStaged" not in text:
+                d["x-hpcconf-refused"] = (
+                    f"create_cc_param.py at {tag} reads record[\"gitHubReleaseURL\"] of every clusterInitSpecs entry "
+                    f"({loader}:{reads[0]}): a {variant} entry raises KeyError on the CycleCloud VM, install.sh stops "
+                    "before `cyclecloud create_cluster` and no Slurm cluster is created")
+
+
+def _find_all(node: Any, name: str) -> list[dict]:
+    found: list[dict] = []
+    if isinstance(node, dict):
+        if node.get("name") == name:
+            found.append(node)
+        children: Any = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return found
+    for child in children:
+        found += _find_all(child, name)
+    return found
+
+
 def cyclecloud_slurm_offers(repo: Path = CYCLECLOUD_SLURM) -> list[tuple[str, str, list[str]]]:
     """(tag, commit date, Slurm versions in project.ini) of each cyclecloud-slurm release, oldest first."""
     out = []
@@ -116,7 +227,9 @@ def schema_for(tag: str, offers: list[tuple[str, str, list[str]]] | None) -> dic
     facts: dict[str, Any] = {"release": tag, "commit": commit, "date": released,
                              "source": f"Azure/cyclecloud-slurm-workspace bicep/mainTemplate.bicep, bicep/types.bicep "
                                        f"@ {tag} ({commit[:12]})"}
-    facts.update(ui_facts(json.loads(git(CCWS, "show", f"{tag}:uidefinitions/createUiDefinition.json"))))
+    ui = json.loads(git(CCWS, "show", f"{tag}:uidefinitions/createUiDefinition.json"))
+    facts.update(ui_facts(ui))
+    module_constraints(tag, schema, ui)
     if has(CCWS, tag, "bicep/files-to-load/initial_params.json"):
         initial = json.loads(git(CCWS, "show", f"{tag}:bicep/files-to-load/initial_params.json"))
         facts["initial_params_slurm_version"] = initial.get("configuration_slurm_version")

@@ -42,6 +42,9 @@ def default_conf_syslog_check(image: str) -> str:
 # mcr.microsoft.com/aznhc/aznhc-nv:latest`; pull-image-mcr.sh pulls the bare name): no version or dated tag
 # is published, so a reproducible run pins the image by digest (spec: health_checks.image).
 PUBLISHED_TAGS = ("latest",)
+# run-health-checks.sh's per-check timeout when not given -t (TIMEOUT=500 at COMMIT; its README: "For the default
+# tests provided we recommend setting the time out to 500 seconds").
+CHECK_TIMEOUT_S = 500
 
 
 # Azure's single-node NCCL check runs with NCCL_TOPO_FILE empty since 67ca7512 (2025-06-26, PR #143 "Bug Fix for

@@ -99,6 +99,24 @@ def resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+REFUSED_KEYWORD = "x-hpcconf-refused"
+
+
+def _refused(validator: Any, message: Any, instance: Any, schema: dict[str, Any]) -> Any:
+    import jsonschema
+
+    yield jsonschema.ValidationError(str(message))
+
+
+def validator(schema: dict[str, Any]) -> Any:
+    """A JSON Schema validator of a release's parameters that also reports a variant the release's own scripts
+    cannot read (``x-hpcconf-refused``, written by tools/gen_ccws_schema.py with the upstream line as evidence)."""
+    import jsonschema  # lazily: only a CCWS build or lint validates parameters
+
+    cls = jsonschema.validators.extend(jsonschema.Draft202012Validator, {REFUSED_KEYWORD: _refused})
+    return cls(schema)
+
+
 def slurm_version_problem(version: str, rel: Release) -> str | None:
     """Why ``version`` is not a Slurm the release ships (None when it is one)."""
     if not rel.slurm_versions or version in rel.slurm_versions:
@@ -149,6 +167,11 @@ PLACEMENT_GROUP_NODES = 100
 PLACEMENT_GROUP_SOURCE = ("Azure/cyclecloud-slurm-workspace bicep/files-to-load/initial_params.json HPCMaxScalesetSize "
                           "@ 2026.07.02; Azure/cyclecloud-slurm 4.0.9 templates/slurm.txt (Azure.MaxScalesetSize of "
                           "the hpc and gpu arrays)")
+
+# How long slurmctld waits for a resumed node to register before it marks it DOWN: cyclecloud-slurm's
+# azure-slurm-install/templates/slurm.conf.template ResumeTimeout=1800 at 4.0.9 (the project CCWS 2026.07.02 runs).
+RESUME_TIMEOUT_S = 1800
+RESUME_TIMEOUT_SOURCE = "Azure/cyclecloud-slurm 4.0.9 azure-slurm-install/templates/slurm.conf.template"
 
 # What mainTemplate's ``tags`` (resource_tags_t: {resource type: {name: value}}) is keyed by: the resource types
 # the portal's TagsByResource offers (createUiDefinition.json "tagsByResource" at 2026.07.02), which ccw.bicep reads

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import jsonschema
 
+from ..knowledge import aznhc, azure_zones, compat, slurm_gres
 from ..knowledge import ccws as kb
 from ..knowledge import ccws_network as network
-from ..knowledge import compat, slurm_gres
 from ..spec.ccws import (
     AdditionalAnfNew,
     AdditionalNfsExisting,
@@ -98,6 +98,9 @@ class ResolvedCcws:
     cluster_init_version: str
     cluster_init_url: Optional[str]
     problems: tuple[SpecProblem, ...] = ()
+    ccws_health_checks: bool = False  # slurmSettings.healthCheckEnabled: CycleCloud's healthagent wires Slurm's
+    resume_timeout_s: int = kb.RESUME_TIMEOUT_S  # slurm.conf ResumeTimeout cyclecloud-slurm writes
+    boot_check_timeout_s: int = aznhc.CHECK_TIMEOUT_S  # run-health-checks.sh's per-check timeout at boot
 
     @property
     def parameters_dict(self) -> dict[str, Any]:
@@ -117,7 +120,29 @@ def _filer(filer: NfsNew | NfsExisting | AnfNew) -> dict[str, Any]:
     return {"type": "anf-new", "anfServiceLevel": filer.service_level, "anfCapacityInTiB": filer.capacity_tib}
 
 
-def _additional(settings: CcwsSettings) -> dict[str, Any]:
+def amlfs_zone(filer: AmlNew, location: str) -> Optional[str]:
+    """The zone of a new Azure Managed Lustre: the spec's, else the portal's default (createUiDefinition.json
+    additionalFilesystem.availabilityZone at 2026.07.02, PR #288): "1" where the region has availability zones,
+    none where it has none (and where hpcconf does not know: :func:`zone_problems` refuses that)."""
+    if filer.availability_zone is not None:
+        return None if filer.availability_zone == "none" else filer.availability_zone
+    return "1" if azure_zones.has_zones(location) else None
+
+
+def zone_problems(settings: CcwsSettings, location: str) -> list[SpecProblem]:
+    """A new Azure Managed Lustre in a region hpcconf does not know the zones of, without a zone in the spec."""
+    filer = settings.storage.additional
+    if not isinstance(filer, AmlNew) or filer.availability_zone is not None or azure_zones.has_zones(location) is not None:
+        return []
+    return [SpecProblem(
+        ("ccws", "storage", "additional"), "CCWS008", "ccws-amlfs-zone",
+        f"hpcconf does not know whether {location} has availability zones, and a new Azure Managed Lustre there "
+        "needs a zone exactly when it has (the CCWS portal passes [\"1\"] where the region has zones, PR #288)",
+        f"set availability_zone: '1' (or '2', '3') if `{azure_zones.check_command(location)}` lists zones, else "
+        "availability_zone: none")]
+
+
+def _additional(settings: CcwsSettings, location: str) -> dict[str, Any]:
     filer = settings.storage.additional
     if isinstance(filer, AdditionalAnfNew):
         return {"type": "anf-new", "anfServiceLevel": filer.service_level, "anfCapacityInTiB": filer.capacity_tib,
@@ -129,8 +154,12 @@ def _additional(settings: CcwsSettings) -> dict[str, Any]:
             value["mountOptions"] = filer.mount_options
         return value
     if isinstance(filer, AmlNew):
-        return {"type": "aml-new", "lustreTier": filer.tier, "lustreCapacityInTib": filer.capacity_tib,
-                "mountPath": filer.mount_path}
+        value = {"type": "aml-new", "lustreTier": filer.tier, "lustreCapacityInTib": filer.capacity_tib,
+                 "mountPath": filer.mount_path}
+        zone = amlfs_zone(filer, location)
+        if zone is not None:
+            value["availabilityZone"] = [zone]
+        return value
     if isinstance(filer, AmlExisting):
         value = {"type": "aml-existing", "ipAddress": filer.ip_address, "mountPath": filer.mount_path}
         if filer.mount_options is not None:
@@ -239,7 +268,7 @@ def parameter_values(cluster: "ResolvedCore", settings: CcwsSettings, pool: "Res
         "entraIdInfo": _entra(settings),
         "schedFilesystem": _filer(settings.storage.sched),
         "sharedFilesystem": _filer(settings.storage.shared),
-        "additionalFilesystem": _additional(settings),
+        "additionalFilesystem": _additional(settings, cluster.location),
         "network": _network(settings),
         "storagePrivateDnsZone": ({"type": "existing", "id": settings.storage.private_dns_zone_id}
                                   if settings.storage.private_dns_zone == "existing"
@@ -297,7 +326,7 @@ def _problem_code(error: jsonschema.ValidationError) -> tuple[str, str]:
 def schema_problems(values: dict[str, Any], rel: kb.Release) -> list[SpecProblem]:
     """Where ``values`` do not validate against the release's schema (secure parameters are passed by deploy.sh)."""
     required = [name for name in rel.required if name not in SECURE_ENV]
-    validator = jsonschema.Draft202012Validator({**rel.schema, "required": required})
+    validator = kb.validator({**rel.schema, "required": required})
     problems = []
     for error in sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         code, name = _problem_code(error)
@@ -402,7 +431,7 @@ def resolve_ccws(cluster: "ResolvedCore", settings: Optional[CcwsSettings], skus
     values = release_parameters(parameter_values(cluster, settings, pool, rel, slurm_version, cluster_name),
                                 settings, rel)
     subnets, problems = subnet_plan(settings, rel)
-    problems = schema_problems(values, rel) + problems
+    problems = schema_problems(values, rel) + problems + zone_problems(settings, cluster.location)
     return ResolvedCcws(
         release=rel.tag, commit=rel.commit, repository_url=REPOSITORY_URL, template_file=TEMPLATE_FILE,
         slurm_version=slurm_version, cyclecloud_slurm=rel.cyclecloud_slurm, cluster_name=cluster_name,
@@ -413,4 +442,5 @@ def resolve_ccws(cluster: "ResolvedCore", settings: Optional[CcwsSettings], skus
         subnets=subnets, address_space=settings.network.address_space if isinstance(settings.network, NewVnet) else None,
         gpu=gpu_partition(cluster, pool, skus[pool.name], cluster_name, slurm_version, rel.cyclecloud_slurm),
         cluster_init_project=f"hpcconf-{cluster.name}", cluster_init_version=CLUSTER_INIT_PROJECT_VERSION,
-        cluster_init_url=settings.cluster_init_url, problems=tuple(problems))
+        cluster_init_url=settings.cluster_init_url, problems=tuple(problems),
+        ccws_health_checks=settings.ccws_health_checks)

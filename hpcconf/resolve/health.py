@@ -21,7 +21,7 @@ class PoolHealth:
 
     plan: NhcPlan
     default_image: str  # Azure's image for the GPU vendor, tagged :latest (the only tag Azure publishes)
-    pod_image: str  # health_checks.image, else default_image
+    pod_image: str  # health_checks.image, else default_image: what the AKS pod and the node installers run
     # The provider's node images ship docker with the NVIDIA container runtime, which run-health-checks.sh
     # needs: the Azure HPC images do; other providers' are not known to (the installer says so).
     node_image_has_gpu_runtime: bool = False

@@ -122,6 +122,7 @@ class AmlNew(StrictModel):
                   "AMLFS-Durable-Premium-500"] = Field(default="AMLFS-Durable-Premium-500", description="lustreTier.")
     capacity_tib: int = Field(ge=4, description="lustreCapacityInTib (the portal's smallest: 4).")
     mount_path: str = Field(default="/data", pattern=r"^/\S*$", description="mountPath.")
+    availability_zone: Optional[Literal["1", "2", "3", "none"]] = Field(default=None, description="availabilityZone of the new Azure Managed Lustre: '1', '2' or '3', or 'none' for a region without zones. None: as the portal, zone 1 where the region has availability zones (hpcconf/data/azure_zones.yaml), none where it has none; a region hpcconf does not know is refused until you set it.")
 
 
 class AmlExisting(StrictModel):

@@ -53,7 +53,8 @@ def read_spec_text(path: Path) -> str:
     except UnsafeFile as exc:
         if exc.code == "HPC000" and not path.exists() and not path.is_symlink():
             raise _unreadable(path, f"spec file not found: {path}",
-                              "Check the path; run `hpcconf init` to create a spec.") from None
+                              "Check the path, or write a spec there with `hpcconf init --sku SIZE -o PATH` (init writes "
+                              "nothing for a size it refuses, and says why).") from None
         raise
 
 

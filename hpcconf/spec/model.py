@@ -195,10 +195,13 @@ class HealthChecks(StrictModel):
                     "AzHOP cluster-init, an AKS DaemonSet that taints failing nodes.")
     image: Optional[str] = Field(
         default=None,
-        description="The health-check image the AKS DaemonSet runs on every GPU pool. Default: Azure's image for the "
+        description="The health-check image: the AKS DaemonSet runs it on every GPU pool, and the node installers "
+                    "(Slurm, AzHOP, CCWS cluster-init) pull it and give it the name run-health-checks.sh runs. "
+                    "Default: Azure's image for the "
                     "pool's GPU vendor, mcr.microsoft.com/aznhc/aznhc-nv:latest (NVIDIA) or "
                     "mcr.microsoft.com/aznhc/aznhc-rocm:latest (AMD: its checks call rocm-smi and rccl-tests); Azure "
-                    "publishes them under :latest only, so pin a digest for repeatable runs.")
+                    "publishes them under :latest only, so pin a digest (the installer logs the one it ran) for "
+                    "repeatable runs.")
     interval_s: int = Field(default=3600, ge=60, description="Slurm HealthCheckInterval: seconds between runs on idle nodes.")
 
     @field_validator("image")

@@ -74,5 +74,5 @@ def installer_text(cluster: ResolvedCluster, pool: ResolvedPool, usage: list[str
         runner_dir=RUNNER.rsplit("/", 1)[0], status_dir=STATUS.rsplit("/", 1)[0], slurm_runner=SLURM_RUNNER, usage=usage, nhc_dir=NHC_DIR,
         end=HEREDOC_END, conf_text=node_conf_text(cluster, pool), runner_text=runner_text(cluster),
         fast_conf=NODE_FAST_CONF, fast_conf_text=fast_conf_text(cluster, pool),
-        image=health(pool).default_image, profile=pool.accelerator, azure=health(pool).node_image_has_gpu_runtime,
+        image=health(pool).pod_image, run_image=health(pool).default_image, profile=pool.accelerator, azure=health(pool).node_image_has_gpu_runtime,
         provider=pool.sku.provider)

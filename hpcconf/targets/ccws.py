@@ -4,7 +4,8 @@ Paths: ``ccws/parameters.json`` (the ARM deployment parameters of the release's 
 validated against its types when resolved), ``ccws/deploy.sh`` (``az deployment sub create`` of the template at the
 tag with ``@parameters.json``), ``ccws/cluster-init/`` (a CycleCloud project for the gpu partition: NCCL files and
 Azure's node health checks) and ``ccws/slurm/`` (the ``gres.conf``, ``cgroup.conf`` and ``slurm.conf`` lines of the
-gpu partition, as cyclecloud-slurm writes them, to compare with the scheduler's).
+gpu partition, as cyclecloud-slurm writes them, to compare with the scheduler's; ``health-check.conf``, the periodic
+health check for the scheduler's ``site_specific.conf``, which CCWS does not wire itself).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ NCCL_SCRIPT = "10-hpcconf-nccl.sh"
 HEALTH_SCRIPT = "20-hpcconf-health-checks.sh"
 HEALTH_INSTALLER = "install-health-checks.sh"
 NVL72_SCRIPT = "nvl72-topology.sh"
+HEALTH_CONF = "ccws/slurm/health-check.conf"  # lines for the scheduler's site_specific.conf
 
 
 def parameters_file(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
@@ -47,7 +49,9 @@ def deploy_script(cluster: ResolvedCluster, ccws: ResolvedCcws) -> Artifact:
         cluster_name=ccws.cluster_name, deployment_name=ccws.deployment_name, az_cli=cluster.versions.az_cli,
         secure=list(ccws.secure_parameters), cluster_init_url=ccws.cluster_init_url,
         project=ccws.cluster_init_project, project_version=ccws.cluster_init_version, subnets=list(ccws.subnets),
-        address_space=ccws.address_space)
+        address_space=ccws.address_space, project_dir=PROJECT_DIR.split("/", 1)[1],
+        health_conf=HEALTH_CONF.split("/", 1)[1] if _health.enabled(cluster) and cluster.pool(ccws.gpu.pool).health
+        is not None else None)
     return Artifact("ccws/deploy.sh", text, Kind.SHELL_SCRIPT, TARGET)
 
 
@@ -82,7 +86,8 @@ def cluster_init(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifact]
         artifacts.append(Artifact(f"{SPEC_DIR}/files/{HEALTH_INSTALLER}", _health.installer_text(cluster, pool, usage),
                                   Kind.SHELL_SCRIPT, TARGET))
         text = render_template("ccws/run-health-checks.sh.j2", header=header, project=ccws.cluster_init_project,
-                               nodearray="gpu", installer=HEALTH_INSTALLER, runner=_health.RUNNER, log=_health.LOG)
+                               nodearray="gpu", installer=HEALTH_INSTALLER, runner=_health.RUNNER, log=_health.LOG,
+                               check_timeout=ccws.boot_check_timeout_s, resume_timeout=ccws.resume_timeout_s)
         artifacts.append(Artifact(f"{SPEC_DIR}/scripts/{HEALTH_SCRIPT}", text, Kind.SHELL_SCRIPT, TARGET))
     return artifacts
 
@@ -125,6 +130,12 @@ def slurm_reference(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifa
             racks=gpu.racks, partition="gpu", cluster=ccws.cluster_name, source=gpu.after_scaling_source,
             suspend=gpu.after_scaling[0].line, topology=[item.line for item in gpu.after_scaling[1:]])
         artifacts.append(Artifact(f"ccws/slurm/{NVL72_SCRIPT}", text, Kind.SHELL_SCRIPT, TARGET))
+    if _health.enabled(cluster) and cluster.pool(gpu.pool).health is not None:
+        artifacts.append(Artifact(HEALTH_CONF, render_template(
+            "ccws/health-check.conf.j2", header=header, cyclecloud_slurm=ccws.cyclecloud_slurm,
+            ccws_health_checks=ccws.ccws_health_checks, program=_health.SLURM_RUNNER,
+            interval=cluster.health_checks.interval_s, fast_conf=_health.NODE_FAST_CONF, reason=_health.DRAIN_REASON,
+            nodearray="gpu", runner=_health.RUNNER), Kind.SLURM_CONF, TARGET))
     return artifacts
 
 

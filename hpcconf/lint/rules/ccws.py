@@ -12,9 +12,10 @@ import jsonschema
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge import azhop, ccws
+from ...knowledge import azhop, azure_zones, ccws
 from ...knowledge import ccws_network as network
-from ...rules_registry import rule
+from ...rules_registry import Moment, rule, spec_rule
+from ..compiled_spec import CompiledSpec
 from ..context import LintContext
 from ..document import Document
 
@@ -91,7 +92,7 @@ def parameter_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     A ``param`` of ``bicep/mainTemplate.bicep`` without a default that the file does not give, for the release it
     is judged against (see CCWS001). A ``@secure()`` parameter (``adminPassword``) is information only: it is
-    usually passed on the command line (``--parameters adminPassword=...``) instead of a file.
+    usually passed at deployment, from a second private parameters file or as a Key Vault reference.
 
     ## Why is this bad?
     Azure Resource Manager refuses the deployment: "The value for the template parameter 'x' is not provided".
@@ -117,8 +118,10 @@ def parameter_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         secure = bool(rel.parameters[name].get("x-secure"))
         message = f"{how} requires parameter '{name}', which the file does not give"
         if secure:
-            yield doc.at_path(("parameters",), message + " (a secure parameter: pass it on the command line)",
-                              hint=f"az deployment sub create ... --parameters @FILE {name}=...", severity=Severity.INFO)
+            yield doc.at_path(("parameters",), message + " (a secure parameter: pass it at deployment)",
+                              hint=f"az deployment sub create ... --parameters @FILE @SECRETS, where SECRETS is a "
+                              f"mode-0600 parameters file with {name} (on the command line `ps` shows it), or give a "
+                              "Key Vault reference", severity=Severity.INFO)
         else:
             yield doc.at_path(("parameters",), message + ": Azure refuses the deployment",
                               hint=f"add \"{name}\": {{\"value\": ...}} (its type: {rel.source} bicep/types.bicep)")
@@ -130,9 +133,14 @@ def _type_hint(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         return "add it: the variant chosen by \"type\" needs it (bicep/types.bicep)"
     if error.validator == "enum":
-        return f"use one of {', '.join(repr(v) for v in error.validator_value)}"
+        source = f" ({error.schema['x-source']})" if isinstance(error.schema, dict) and "x-source" in error.schema else ""
+        return f"use one of {', '.join(repr(v) for v in error.validator_value)}{source}"
     if error.validator == "type":
         return f"give a value of type {error.validator_value}"
+    if error.validator == "multipleOf" and isinstance(error.schema, dict) and "x-source" in error.schema:
+        return f"use a multiple of {error.validator_value} TiB: this tier's capacity step ({error.schema['x-source']})"
+    if error.validator == ccws.REFUSED_KEYWORD:
+        return "use a gitHubReleaseURL entry (publish the project as a GitHub release) at this release"
     return "see the type in bicep/types.bicep at the release"
 
 
@@ -147,10 +155,21 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     or ``@allowed``; and a parameter entry that is not ``{"value": ...}`` or a Key Vault ``{"reference": ...}``. Keys
     the type does not declare are not judged: ARM passes them through.
 
+    Values the types let through but the release's modules refuse are judged too (tools/gen_ccws_schema.py carries
+    them into the schema from the tag): a ``lustreTier`` outside ``amlfs.bicep``'s ``@allowed`` list, a
+    ``lustreCapacityInTib`` that is not a multiple of its tier's step (``amlfs.bicep`` ``capacity``: 48 TiB for
+    AMLFS-Durable-Premium-40, 16 for -125, 8 for -250, 4 for -500), an ``anfServiceLevel`` the release's portal
+    does not offer (Standard, Premium, Ultra, Flexible at 2026.07.02; ``anf.bicep`` passes it unchecked to the
+    capacity pool), and a ``PreStaged`` ``clusterInitSpecs`` entry, which ``create_cc_param.py`` cannot read.
+
     ## Why is this bad?
     The template is compiled with user-defined types (``types.bicep``), which Azure Resource Manager checks before
     it deploys anything: "The provided value for the template parameter 'x' is not valid". A variant's missing key
     that ARM let through would fail later inside ``ccw.bicep`` (``filer.anfCapacityInTiB``).
+    A module's ``@allowed`` fails the nested deployment after the VNet and storage are created; Azure Managed Lustre
+    refuses a capacity off its SKU's step. ``bicep/files-to-load/create_cc_param.py`` (line 173 at 2026.07.02) reads
+    ``record["gitHubReleaseURL"]`` of every clusterInitSpecs entry: a ``PreStaged`` one raises KeyError on the
+    CycleCloud VM, ``install.sh`` never reaches ``cyclecloud create_cluster`` and no Slurm cluster is created.
 
     ## Example
     ```json
@@ -169,7 +188,7 @@ def parameter_type(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                               "\"reference\"): Azure refuses the parameters file", hint=f"write \"{name}\": {{\"value\": ...}}",
                               prefer_value=True)
     values = {name: value for name, value in _values(doc).items() if name in rel.parameters}
-    validator = jsonschema.Draft202012Validator({**rel.schema, "additionalProperties": True, "required": []})
+    validator = ccws.validator({**rel.schema, "additionalProperties": True, "required": []})
     for error in sorted(validator.iter_errors(values), key=lambda e: [str(p) for p in e.absolute_path]):
         path = list(error.absolute_path)
         if not path:
@@ -423,5 +442,101 @@ def array_spans_placement_groups(doc: Document, ctx: LintContext) -> Iterator[Di
         yield doc.at_path(_value_path(partition, "maxNodes"), f"{partition}.maxNodes is {nodes}: {groups} placement "
                           f"groups of at most {ccws.PLACEMENT_GROUP_NODES} {sku.name} nodes, which InfiniBand does not "
                           "connect: no job larger than one group runs over InfiniBand",
-                          hint=f"keep maxNodes at {ccws.PLACEMENT_GROUP_NODES} or below, or raise HPCMaxScalesetSize "
-                          f"after deployment and run azslurm topology ({ccws.PLACEMENT_GROUP_SOURCE})", prefer_value=True)
+                          hint=f"keep maxNodes at {ccws.PLACEMENT_GROUP_NODES} or below (a placement group holds at most "
+                          f"{ccws.PLACEMENT_GROUP_NODES} VMs), or keep every job within {ccws.PLACEMENT_GROUP_NODES} "
+                          f"nodes ({ccws.PLACEMENT_GROUP_SOURCE})", prefer_value=True)
+
+
+# -- CCWS008 -------------------------------------------------------------------------------------------------
+
+@rule(code="CCWS008", name="ccws-amlfs-zone", severity=Severity.WARNING, kinds=KINDS, since="0.4.0")
+def amlfs_zone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A new Azure Managed Lustre (``additionalFilesystem`` ``aml-new``) without an availability zone in a region
+    that has zones.
+
+    ## What it catches
+    ``additionalFilesystem`` of ``type: aml-new`` with no ``availabilityZone`` (or an empty one) where the file's
+    ``location`` is a region with availability zones (``hpcconf/data/azure_zones.yaml``, from Microsoft Learn's
+    regions list). A region hpcconf does not know is information only, naming the command that tells.
+
+    ## Why is this bad?
+    ``ccw.bicep`` passes ``additionalFilesystem.?availabilityZone ?? []`` to ``amlfs.bicep``'s ``zones:``
+    (``bicep/ccw.bicep`` line 237 at 2026.07.02), so no zone reaches the file system. CCWS's portal gives a new
+    AMLFS the zone ``["1"]`` whenever the region has ``availabilityZoneMappings``
+    (``uidefinitions/createUiDefinition.json`` line 2794 at 2026.07.02), a default added by
+    Azure/cyclecloud-slurm-workspace PR #288, "Fix availability zone defaults for AMLFS filesystem ... when the
+    region supports availability zones". A hand-written file without it is the deployment that fix was for; hpcconf
+    holds no ARM error text for it, hence a warning.
+
+    ## Example
+    ```json
+    "location": {"value": "eastus"},
+    "additionalFilesystem": {"value": {"type": "aml-new", "lustreTier": "AMLFS-Durable-Premium-500",
+                                       "lustreCapacityInTib": 16, "mountPath": "/data"}}
+    ```
+
+    ## Fix
+    Add ``"availabilityZone": ["1"]`` (or the zone your compute uses), as the portal does; ``hpcconf build`` writes
+    it from ``ccws.storage.additional.availability_zone`` (default: zone 1 where the region has zones).
+    """
+    values = _values(doc)
+    filer, location = values.get("additionalFilesystem"), values.get("location")
+    if not isinstance(filer, dict) or filer.get("type") != "aml-new" or filer.get("availabilityZone") \
+            or not isinstance(location, str):
+        return
+    zonal = azure_zones.has_zones(location)
+    if zonal is False:
+        return
+    hint = 'add "availabilityZone": ["1"] (the CCWS portal\'s default where the region has zones, PR #288)'
+    if zonal is None:
+        yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability "
+                          f"zone in {location}, a region hpcconf does not know the zones of: where it has zones, the "
+                          "CCWS portal would give the file system zone 1",
+                          hint=f"check `{azure_zones.check_command(location)}`; if it lists zones, {hint}",
+                          severity=Severity.INFO)
+        return
+    yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability zone "
+                      f"in {location}, a region with availability zones: ccw.bicep passes zones [] where the CCWS "
+                      "portal passes [\"1\"]", hint=f"{hint}; {azure_zones.source()}")
+
+
+# -- CCWS009 -------------------------------------------------------------------------------------------------
+
+@spec_rule(code="CCWS009", name="ccws-cluster-init-not-delivered", severity=Severity.INFO, moment=Moment.JUDGE,
+           since="0.4.0")
+def cluster_init_not_delivered(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    """A spec for platform ``ccws`` without ``ccws.cluster_init_url``: the gpu nodes get hpcconf's node setup only
+    once you publish or upload the cluster-init project yourself.
+
+    ## What it catches
+    ``platforms: [ccws]`` with no ``ccws.cluster_init_url``. Information: whether you upload the project to
+    CycleCloud by hand is context the spec does not show.
+
+    ## Why is this bad?
+    Without ``clusterInitSpecs`` in parameters.json CCWS's CycleCloud VM fetches no project
+    (``bicep/files-to-load/create_cc_param.py`` at 2026.07.02 downloads only the entries it is given), so until the
+    project reaches CycleCloud the gpu nodes run with the image's own nccl.conf and topology file, and without the
+    health checks hpcconf generated for the size. ``cyclecloud project fetch`` of a GitHub release reads the
+    release's whole repository: ``project.ini`` must be at the root of the repository you publish (a
+    ``cluster-init/`` folder inside another repository does not work).
+
+    ## Example
+    ```yaml
+    platforms: [ccws]
+    ccws:
+      ssh_public_key: ssh-ed25519 AAAA... admin@example
+    ```
+
+    ## Fix
+    Publish ``ccws/cluster-init/`` as the root of a GitHub repository, make a release, and set
+    ``ccws.cluster_init_url: https://github.com/<owner>/<repo>/releases/tag/<tag>`` before the first deployment;
+    or upload it from the CycleCloud VM as ``ccws/deploy.sh`` describes.
+    """
+    spec = compiled.spec
+    settings = spec.ccws
+    if "ccws" not in spec.platforms or settings is None or settings.cluster_init_url is not None:
+        return
+    yield compiled.at(("ccws",), "ccws.cluster_init_url is not set: the gpu nodes run without hpcconf's NCCL files "
+                      "and health checks until you publish or upload ccws/cluster-init to CycleCloud",
+                      hint="publish ccws/cluster-init as the ROOT of a GitHub repository (project.ini at its top), make "
+                      "a release and set ccws.cluster_init_url to its URL; or upload it as ccws/deploy.sh says")

@@ -54,7 +54,8 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
     ``/dev/dri/renderD*`` on an NVIDIA one), an NVIDIA device past the size's GPUs (``/dev/nvidia8`` on 8 GPUs),
     an AMD render node that is not one of the size's GPUs (azslurm's ``renderD128``, ``renderD136``, ...: one
     every 8 minors, so ``renderD[128-135]`` names one GPU and seven nodes that are not there), more GPUs for one
-    ``NodeName`` than the size has, and (warning) fewer.
+    ``NodeName`` than the size has, and (warning) fewer. A count that is too high because of
+    a device the size does not have is one finding, at the device.
 
     ## Why is this bad?
     slurmd stats every ``File=`` device and stops when one is missing: ``fatal("can't stat gres.conf file %s")``
@@ -100,6 +101,7 @@ def gres_gpus_not_the_size(doc: Document, ctx: LintContext) -> Iterator[Diagnost
                 yield doc.at_line(line.number, f"{path} is not a GPU device of {sku.name} ({own.label} size, "
                                   f"{expected} GPUs): slurmd cannot stat it, or binds jobs to the wrong device",
                                   column=column, hint=f"File={slurm_gres.gpu_devices(sku)}")
+                device_reported.add(line.fields.get("nodename", ""))
                 break
             if mine and path not in valid:
                 if own.indexed:

@@ -7,7 +7,8 @@
 # (network, storage, VMs) only: the Slurm cluster itself is created once, by install.sh on the CycleCloud VM's first
 # boot (bicep/vm.bicep customData), so a changed GPU size, node count, Slurm version or cluster-init reaches the
 # cluster through CycleCloud (edit the cluster, or `cyclecloud import_cluster --force`), not through a re-run.
-# Secrets are never in parameters.json: they come from the environment.
+# Secrets are never in parameters.json: they come from the environment and reach az through a mode-0600 parameters
+# file in a private temporary directory (removed on exit), never its command line, where `ps` would show them.
 # Written for az CLI 2.75.0 (or newer) and git. Run it from anywhere: paths are relative to this script.
 # Subnets bicep/network-new.bicep carves out of 10.0.0.0/22 at 2026.07.02:
 #   cyclecloud  10.0.0.0/29
@@ -43,13 +44,39 @@ if [[ "$have" != "$RELEASE_COMMIT" ]]; then
   exit 1
 fi
 
+json_string() {  # $1 as a JSON string; a control character (no password has one) is refused
+  local value="$1"
+  if [[ "$value" == *[[:cntrl:]]* ]]; then
+    echo "a secret holds a control character, which this script does not encode; nothing was deployed" >&2
+    exit 1
+  fi
+  value="${value//\\/\\\\}"
+  value="${value//\"/\\\"}"
+  printf '"%s"' "$value"
+}
+secrets="$checkout/secure.parameters.json"
+(
+  umask 077
+  # shellcheck disable=SC2016  # "$schema" is the literal key of an ARM parameters file
+  printf '{"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#", "contentVersion": "1.0.0.0", "parameters": {' > "$secrets"
+  printf '%s"adminPassword": {"value": %s}' '' "$(json_string "$CCWS_ADMIN_PASSWORD")" >> "$secrets"
+  printf '}}\n' >> "$secrets"
+)
+
 az deployment sub create --name "$DEPLOYMENT_NAME" --location "$LOCATION" \
   --template-file "$checkout/ccws/$TEMPLATE_FILE" \
-  --parameters "@$HERE/parameters.json" \
-  --parameters adminPassword="$CCWS_ADMIN_PASSWORD"
+  --parameters "@$HERE/parameters.json" "@$secrets"
 
-# The gpu partition's node setup (cluster-init/) reaches the nodes once CycleCloud has the project: publish it as a
-# GitHub release and set ccws.cluster_init_url (CCWS then fetches it), or upload it from the CycleCloud VM
-# (cyclecloud project upload <locker> in a copy of cluster-init/) and add hpcconf-ccws-ndv5:default:1.0.0
-# to the gpu nodearray's cluster-init in CycleCloud's cluster settings before its nodes start.
-echo "CCWS $RELEASE deployed; upload cluster-init/ (hpcconf-ccws-ndv5) to its CycleCloud for the gpu partition (see this script)"
+
+# ccws.cluster_init_url is not set, so the gpu nodes run without hpcconf's node setup (cluster-init/: the NCCL
+# topology and nccl.conf, the health checks) until CycleCloud has the project. Either:
+#  1. publish it: make cluster-init/ the ROOT of a GitHub repository (project.ini at its top level: `cyclecloud
+#     project fetch` reads the whole repository of a release, so a folder inside another repository does not work),
+#     tag and publish a release, set ccws.cluster_init_url to https://github.com/<owner>/<repo>/releases/tag/<tag>,
+#     rebuild and deploy (before the first deployment: the CycleCloud VM fetches it once, at its first boot); or
+#  2. upload it: copy cluster-init/ to the CycleCloud VM, run `cyclecloud project upload <locker>` in it
+#     (`cyclecloud locker list` names the locker), add hpcconf-ccws-ndv5:default:1.0.0 to the gpu
+#     nodearray's cluster-init in CycleCloud's cluster settings, and restart the gpu nodes that already run.
+echo "CCWS $RELEASE deployed; the gpu nodes lack hpcconf's node setup until cluster-init/ (hpcconf-ccws-ndv5) reaches CycleCloud: see the end of this script" >&2
+# Periodic health checks: CCWS wires no Slurm HealthCheckProgram for them; add slurm/health-check.conf to
+# /etc/slurm/site_specific.conf on the scheduler and run `scontrol reconfigure` (the file says why and what it does).

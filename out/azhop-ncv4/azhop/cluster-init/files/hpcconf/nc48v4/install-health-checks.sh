@@ -185,5 +185,8 @@ if [ -z "$root" ]; then
     git -C "$nhc_dir" checkout --quiet 0e0a1ac26a64b32ac4dd7632a529638505d3314a
   fi
   docker pull mcr.microsoft.com/aznhc/aznhc-nv:latest
+  # The image the checks run in, by digest: Azure publishes it as :latest only, so nodes started on other days may
+  # differ; pin this digest in health_checks.image for a repeatable cluster.
+  echo "$(hostname): health-check image $(docker image inspect --format '{{index .RepoDigests 0}}' mcr.microsoft.com/aznhc/aznhc-nv:latest 2>/dev/null || echo mcr.microsoft.com/aznhc/aznhc-nv:latest)"
 fi
 echo "$(hostname): health checks of pool nc48v4 installed"

@@ -4,6 +4,13 @@
 # gpu partition: runs files/install-health-checks.sh (Azure's node health checks with the partition's
 # generated conf), then the checks. A node that fails them fails its cluster-init, so CycleCloud reports it and it
 # never takes jobs (the failed check is in /var/log/hpcconf-nhc.log).
+# Boot time: this runs every check of the conf, the bandwidth tests included, before slurmd starts (cyclecloud-slurm
+# defers slurmd until cluster-init ends: specs/default/chef/site-cookbooks/slurm/recipes/delayed_services.rb), plus
+# the image pull on a fresh node. run-health-checks.sh lets each check run up to 500 s (its default
+# TIMEOUT; its README recommends that for the default checks); hpcconf has measured no run on this size. Slurm
+# marks a resumed node DOWN that has not registered within ResumeTimeout (1800 s in cyclecloud-slurm's
+# slurm.conf.template): VM boot, CycleCloud's converge and these checks must fit in it; raise ResumeTimeout in
+# /etc/slurm/site_specific.conf if gpu nodes come up DOWN once it has passed (slurmctld.log names them).
 set -euo pipefail
 spec_dir="${CYCLECLOUD_SPEC_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 bash "$spec_dir/files/install-health-checks.sh"
