@@ -44,14 +44,20 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
-# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in its text, or in its path
-# (MLPerf's config_MI325X_1x8x1_8b.sh, AMD's copyright line).
-_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_|"
-                         r"Advanced Micro Devices", re.IGNORECASE)
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in what it runs (a resource,
+# a ROCm path, HIP/HSA variables), or in its path (MLPerf's config_MI325X_1x8x1_8b.sh). Comments are remarks, not
+# what runs ("# on AMD use RCCL_..." in an NVIDIA job), so only a copyright line counts among them: it says
+# who wrote the file (AMD's MLPerf configs), not where else it might run.
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_",
+                         re.IGNORECASE)
+_AMD_COPYRIGHT = re.compile(r"^\s*(?:#|//)\s*copyright\b.*advanced micro devices", re.IGNORECASE | re.MULTILINE)
+_COMMENT = re.compile(r"(?:^|(?<=\s))#.*$", re.MULTILINE)
 
 
 def shows_amd_gpus(doc: Document) -> bool:
-    return bool(_AMD_SIGNAL.search(doc.text) or _AMD_SIGNAL.search(doc.path))
+    if _AMD_SIGNAL.search(doc.path) or _AMD_COPYRIGHT.search(doc.text):
+        return True
+    return bool(_AMD_SIGNAL.search(_COMMENT.sub("", doc.text)))
 
 
 @rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS, scope="set")
@@ -856,8 +862,10 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
     VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
     is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
     no VM known it is info: the loss depends on hardware the file does not name; where the file shows AMD GPUs
-    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in its text or path, AMD's copyright) the NVLink,
-    NVLS and MNNVL checks are left out, as there is no NVLink to lose. Intent the file
+    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in what it runs or in its path, AMD's copyright line;
+    other comments are remarks, not where it runs) the NVLink, NVLS and MNNVL checks are left out, as there
+    is no NVLink to lose. A node count the file leaves to a variable, a range or a templated ``replicas`` is
+    unknown, never "one node". Intent the file
     states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
     the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
     ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.
