@@ -389,16 +389,42 @@ def _command_substitution(doc: Document, setting: Setting) -> str | None:
     return None
 
 
-def _hca_list_by_lines(doc: Document) -> Iterator[Diagnostic]:
-    """``NCCL_IB_HCA=$(...)`` whose command prints one device per line: NCCL splits the list on ',' only."""
+# Interfaces one per line: a loop that echoes each, ls of /sys/class/net, or `ip -o|-br link|addr` output (one
+# interface a line, whatever awk keeps of it).
+_PER_LINE_INTERFACES = re.compile(r"\b(?:for|while)\b[^\n]*?\bdo\b.*?\b(?:echo|printf)\b.*?\bdone\b|"
+                                  r"\bls\b[^|)]*/sys/class/net|\bip\s+(?:-\d\s+)?-(?:o|br|brief)\b[^|)]*\b(?:link|addr|a)\b",
+                                  re.S)
+
+
+def _list_by_lines(doc: Document, name: str, per_line: re.Pattern[str]) -> Iterator[Setting]:
+    """``NAME=$(...)`` in a script whose command prints one name per line, with nothing joining the lines by
+    commas: NCCL splits its lists on ',' only (``parseStringList``)."""
     if doc.kind not in (Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
         return
     for setting in _nccl_settings(doc):
-        if setting.name != "NCCL_IB_HCA":
+        if setting.name != name:
             continue
         command = _command_substitution(doc, setting)
-        if command is None or not _PER_LINE_OUTPUT.search(command) or _JOINED.search(command):
+        if command is None or not per_line.search(command) or _JOINED.search(command):
             continue
+        yield setting
+
+
+def _socket_ifname_by_lines(doc: Document) -> Iterator[Diagnostic]:
+    """``NCCL_SOCKET_IFNAME=$(ls /sys/class/net | ...)``: two interfaces on two lines are one prefix."""
+    for setting in _list_by_lines(doc, "NCCL_SOCKET_IFNAME", _PER_LINE_INTERFACES):
+        yield doc.at_line(setting.value_at, "NCCL_SOCKET_IFNAME is built by a command that prints one interface per "
+                                            "line; NCCL splits the list on ',' only, so with two or more interfaces "
+                                            "the value is one name that matches none, and NCCL, which must find a "
+                                            "named interface or fail, stops at bootstrap (\"no socket interface "
+                                            "found\")", hint="join the names with commas: `... | paste -sd, -`",
+                          column=setting.value_column, end_column=setting.value_column + 2,
+                          severity=Severity.WARNING)
+
+
+def _hca_list_by_lines(doc: Document) -> Iterator[Diagnostic]:
+    """``NCCL_IB_HCA=$(...)`` whose command prints one device per line: NCCL splits the list on ',' only."""
+    for setting in _list_by_lines(doc, "NCCL_IB_HCA", _PER_LINE_OUTPUT):
         yield doc.at_line(setting.value_at, "NCCL_IB_HCA is built by a command that prints one device per line; "
                                             "NCCL splits the list on ',' only, so with two or more HCAs the value "
                                             "is one name that matches no device and NCCL falls back to sockets",
@@ -630,14 +656,20 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     Values of NCCL variables without a rule of their own, checked with the consumer's grammar
     (``hpcconf.knowledge.grammars``): ``NCCL_SOCKET_IFNAME`` of one character (ignored) or with
-    bad list syntax, ``NCCL_DEBUG`` levels and ``NCCL_DEBUG_SUBSYS`` names that do not exist, and
+    bad list syntax (whitespace or a newline inside a name: entries are split on ``,`` only), in a script a
+    ``NCCL_SOCKET_IFNAME=$(...)`` whose command prints one interface per line (``ls /sys/class/net``,
+    ``ip -br link | awk ...``, a loop that echoes each) with nothing joining them by commas,
+    ``NCCL_DEBUG`` levels and ``NCCL_DEBUG_SUBSYS`` names that do not exist, and
     integer parameters with junk after the number (``NCCL_IB_TIMEOUT=22s``) or no number at all.
 
     ## Why is this bad?
     NCCL reads integers with ``strtoll`` and keeps whatever prefix parses (``param.cc``): ``"4x"``
     is 4 and ``"yes"`` is 0, without a message. An unknown debug level logs nothing, so the run
     you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
-    for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``).
+    for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``). A named
+    interface list is "find or fail" (``ncclFindInterfaces``): ``eth0`` newline ``eth1`` is one prefix that
+    matches no interface, and bootstrap stops with "Bootstrap : no socket interface found"
+    (``src/bootstrap.cc`` at v2.26.6-1).
 
     ## Severity
     Warning: NCCL reads the value differently from how it looks (its own parsers in
@@ -655,6 +687,7 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     names (``NCCL_SOCKET_IFNAME=eth0``).
     """
     yield from _value_findings(doc, ctx, None)
+    yield from _socket_ifname_by_lines(doc)
 
 
 _FAMILY_IN_PATH = re.compile(r"(?<![a-z0-9])(n[cd]v\d)(?![0-9])", re.I)
