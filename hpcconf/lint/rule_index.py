@@ -43,7 +43,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('HELM001', 'helm', 'document', ('helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery')),
     ('HELM002', 'helm', 'set', ('helm-values/gpu-operator',)),
     ('HELM003', 'helm', 'set', ('helm-values/node-feature-discovery', 'k8s-manifest')),
-    ('HELM004', 'helm', 'set', ('helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery')),
+    ('HELM004', 'helm', 'set', ('helm-values/amd-gpu-operator', 'helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery')),
     ('HELM005', 'helm', 'document', ('helm-values/network-operator', 'nicclusterpolicy')),
     ('HELM006', 'helm', 'document', ('helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery')),
     ('HELM007', 'helm', 'document', ('helm-values/node-feature-discovery',)),
