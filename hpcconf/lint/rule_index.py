@@ -90,6 +90,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('MPI008', 'mpi', 'document', ('k8s-manifest',)),
     ('MPI009', 'mpi', 'document', ('sbatch-script',)),
     ('MPI010', 'mpi', 'document', ('sbatch-script',)),
+    ('MPI011', 'mpi', 'document', ('sbatch-script',)),
     ('NCCL001', 'nccl_conf', 'document', ('nccl-conf',)),
     ('NCCL002', 'nccl_conf', 'document', ('nccl-conf',)),
     ('NCCL003', 'nccl_conf', 'document', ('nccl-conf',)),
