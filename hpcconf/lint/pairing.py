@@ -10,6 +10,9 @@ them, the same per-path settings, or a reference one makes to the other:
   ``COPY ndv4-topo.xml``, ``source azure_gpu_count.nhc``);
 - one names an object the other defines (a pod's ``k8s.v1.cni.cncf.io/networks`` entry naming a
   HostDeviceNetwork, a ``serviceAccountName`` naming a ServiceAccount, an IPPool, a ConfigMap);
+- a pod requests the device resource the other's network provides (``nvidia.com/hostdev`` in its limits and a
+  HostDeviceNetwork's ``resourceName: hostdev``, a NetworkAttachmentDefinition's
+  ``k8s.v1.cni.cncf.io/resourceName``);
 - a Dockerfile copies a file the other names, by a name of its own (a job's or conf's
   ``/workspace/ndv4-topo.xml`` and ``COPY ndv4-topo.xml .``); names every project uses (``nccl.conf``,
   ``requirements.txt``, ``values.yaml``...) tie nothing, and two confs naming Azure's topology file are not
@@ -98,6 +101,37 @@ def _referenced_words(docs: Iterable[Document]) -> set[str]:
     return words
 
 
+def _resources(docs: Iterable[Document]) -> tuple[set[str], set[str]]:
+    """(device resources the file's pods request, resources its networks provide): keys with a ``/`` under
+    ``limits``/``requests``, and the values of ``resourceName`` keys (HostDeviceNetwork, SriovNetwork, a
+    NetworkAttachmentDefinition's ``k8s.v1.cni.cncf.io/resourceName`` annotation)."""
+    requested: set[str] = set()
+    provided: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("limits", "requests") and isinstance(value, dict):
+                    requested.update(str(name) for name in value if "/" in str(name))
+                elif str(key).endswith("resourceName") and isinstance(value, str) and value:
+                    provided.add(value)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for doc in docs:
+        walk(doc.data)
+    return requested, provided
+
+
+def _serves(requested: set[str], provided: set[str]) -> bool:
+    """Whether a provided resource is one requested (``hostdev`` is ``nvidia.com/hostdev`` under the network
+    operator's default prefix, or any prefix a NicClusterPolicy gives it)."""
+    return any(want == have or ("/" not in have and want.endswith("/" + have)) for want in requested
+               for have in provided)
+
+
 def _file_names(text: str) -> set[str]:
     return {match.group(1).rsplit("/", 1)[-1] for match in _FILE_NAME.finditer(text)}
 
@@ -116,10 +150,13 @@ def components(group: list[Document]) -> list[list[Document]]:
     defined = {path: _defined_names(by_file[path]) for path in files}
     referenced = {path: _referenced_words(by_file[path]) - defined[path] for path in files}
     contexts = {path: by_file[path][0].context for path in files}
+    resources = {path: _resources(by_file[path]) for path in files}
     images = {path: by_file[path][0].kind == Kind.DOCKERFILE for path in files}
     for index, first in enumerate(files):
         for second in files[index + 1:]:
-            if _joined(first, second, base, mentioned, defined, referenced, contexts, images):
+            if _joined(first, second, base, mentioned, defined, referenced, contexts, images) \
+                    or _serves(resources[first][0], resources[second][1]) \
+                    or _serves(resources[second][0], resources[first][1]):
                 _union(parent, first, second)
     parts: dict[str, list[Document]] = {}
     for doc in group:

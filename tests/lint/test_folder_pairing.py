@@ -68,3 +68,10 @@ def test_a_check_a_fork_in_the_folder_defines_is_no_tie(tmp_path):
     # an Azure conf beside another site's fork of the check: the fork is not what NHC sources for this conf
     folder = _copy("NHC002/bad-custom-test", tmp_path / "confs", drop=("install.sh",))
     assert _codes(_lint(folder), "NHC002") == [("nhc.conf", "info")]
+
+
+def test_a_pod_requesting_the_resource_a_network_provides_ties_the_files(tmp_path):
+    # review20y (OguzPastirmaci/misc host-device/): the job asks for nvidia.com/hostdev, the HostDeviceNetwork
+    # beside it provides resourceName hostdev, and the job names a network that is not that one
+    pair = _copy("XA002/bad-undefined-network", tmp_path / "host-device")
+    assert ("job.yaml", "warning") in _codes(_lint(pair), "XA002")
