@@ -74,4 +74,5 @@ def test_a_pod_requesting_the_resource_a_network_provides_ties_the_files(tmp_pat
     # review20y (OguzPastirmaci/misc host-device/): the job asks for nvidia.com/hostdev, the HostDeviceNetwork
     # beside it provides resourceName hostdev, and the job names a network that is not that one
     pair = _copy("XA002/bad-undefined-network", tmp_path / "host-device")
-    assert ("job.yaml", "warning") in _codes(_lint(pair), "XA002")
+    [finding] = [f for f in _lint(pair) if f["code"] == "XA002"]
+    assert finding["severity"] == "warning" and "'ib-net' is not a network of this set" in finding["message"]
