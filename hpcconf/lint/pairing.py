@@ -8,8 +8,10 @@ them, the same per-path settings, or a reference one makes to the other:
 
 - one names the other's file (``kubectl apply -f job.yaml``, ``helm install -f gpu-operator-values.yaml``,
   ``COPY ndv4-topo.xml``, ``source azure_gpu_count.nhc``);
-- one names an object the other defines (a pod's ``k8s.v1.cni.cncf.io/networks`` entry naming a
-  HostDeviceNetwork, a ``serviceAccountName`` naming a ServiceAccount, an IPPool, a ConfigMap);
+- one names, in a field that refers to another object, an object the other defines (a pod's
+  ``k8s.v1.cni.cncf.io/networks`` entry naming a HostDeviceNetwork, a ``serviceAccountName`` naming a
+  ServiceAccount, a network's nv-ipam ``poolName`` naming an IPPool, a volume's ConfigMap); a name that is
+  merely equal (two samples' containers both called ``worker``) ties nothing;
 - a pod requests the device resource the other's network provides (``nvidia.com/hostdev`` in its limits and a
   HostDeviceNetwork's ``resourceName: hostdev``, a NetworkAttachmentDefinition's
   ``k8s.v1.cni.cncf.io/resourceName``);
@@ -29,7 +31,7 @@ find is kept as info that names the assumption (the files only share a folder).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -62,18 +64,6 @@ def _find(parent: dict[str, str], item: str) -> str:
     return item
 
 
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield str(key)
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _strings(item)
-    elif isinstance(node, str):
-        yield node
-
-
 def _defined_names(docs: Iterable[Document]) -> set[str]:
     """The metadata names of the Kubernetes objects a file defines."""
     names = set()
@@ -86,18 +76,48 @@ def _defined_names(docs: Iterable[Document]) -> set[str]:
     return names
 
 
+# Fields whose value names another object: a pod's service account, volumes' ConfigMaps, Secrets and claims,
+# its RuntimeClass and PriorityClass, a Volcano job's queue; ``name`` under a reference block (configMap,
+# secretRef, roleRef...) or a RoleBinding's subjects.
+_REFERENCE_KEYS = frozenset({"serviceAccountName", "serviceAccount", "claimName", "secretName", "runtimeClassName",
+                             "priorityClassName", "queue", "networkName", "ipPoolName", "ippool", "poolName"})
+_NAMED_REFERENCES = frozenset({"configMap", "configMapRef", "configMapKeyRef", "secretRef", "secretKeyRef", "roleRef",
+                               "subjects", "persistentVolumeClaim", "imagePullSecrets", "scaleTargetRef"})
+# A network attachment annotation: "a,b", "ns/a", or JSON [{"name": "a", "namespace": "ns"}]; nv-ipam's poolName
+# inside a NetworkAttachmentDefinition's config JSON.
+_JSON_NAME = re.compile(r'"(?:name|poolName)"\s*:\s*"([^"]+)"')
+
+
 def _referenced_words(docs: Iterable[Document]) -> set[str]:
-    """Every scalar a file's YAML holds, and the items of comma or space separated values (a network
-    annotation ``a,b``, an ``args`` string), minus the names of the objects it defines itself."""
+    """The names a file's objects refer to: reference fields (a service account, a ConfigMap, a queue...), the
+    network attachment annotation's entries, and the pool names in a network's ipam config."""
     words: set[str] = set()
+
+    def add(value: Any) -> None:
+        if isinstance(value, str):
+            for part in re.split(r"[,\s]+", value):
+                if part:
+                    words.add(part.split("/", 1)[-1].split("@", 1)[0])
+
+    def walk(node: Any, parent: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                key = str(key)
+                if key in _REFERENCE_KEYS or (key == "name" and parent in _NAMED_REFERENCES):
+                    add(value)
+                elif key.endswith("cni.cncf.io/networks") and isinstance(value, str):
+                    names = _JSON_NAME.findall(value)
+                    for name in names or [value]:
+                        add(name)
+                elif key in ("config", "ipam") and isinstance(value, str):
+                    words.update(_JSON_NAME.findall(value))
+                walk(value, key)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, parent)
+
     for doc in docs:
-        data = doc.data
-        if data is None:
-            continue
-        for value in _strings(data):
-            words.add(value)
-            words.update(part.strip().strip('"') for part in re.split(r"[,\s\[\]{}]+", value) if part)
-            words.update(part.split("/", 1)[1] for part in value.split(",") if "/" in part)  # namespace/name
+        walk(doc.data, "")
     return words
 
 

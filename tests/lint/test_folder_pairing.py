@@ -76,3 +76,23 @@ def test_a_pod_requesting_the_resource_a_network_provides_ties_the_files(tmp_pat
     pair = _copy("XA002/bad-undefined-network", tmp_path / "host-device")
     [finding] = [f for f in _lint(pair) if f["code"] == "XA002"]
     assert finding["severity"] == "warning" and "'ib-net' is not a network of this set" in finding["message"]
+
+
+def test_equal_names_outside_reference_fields_tie_nothing(tmp_path):
+    # two samples in one folder: one Pod is named "worker", the other sample's container is also called "worker"
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: worker}\nspec:\n"
+                                   "  containers: [{name: c, image: nginx:1.25}]\n", encoding="utf-8")
+    (folder / "b.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec:\n"
+                                   "  serviceAccountName: trainer\n"
+                                   "  containers: [{name: worker, image: nginx:1.25}]\n", encoding="utf-8")
+    from hpcconf.lint.detect import detect_documents
+    from hpcconf.lint.pairing import components
+
+    docs = [d for name in ("a.yaml", "b.yaml")
+            for d in detect_documents(str(folder / name), (folder / name).read_text(), source_path=str(folder / name))]
+    assert len(components(docs)) == 2
+    (folder / "c.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: trainer}\n", encoding="utf-8")
+    docs += detect_documents(str(folder / "c.yaml"), (folder / "c.yaml").read_text(), source_path=str(folder / "c.yaml"))
+    assert sorted(len(part) for part in components(docs)) == [1, 2]  # b names c's ServiceAccount
