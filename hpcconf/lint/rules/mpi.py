@@ -759,8 +759,9 @@ def srun_step_gpus_exceed_allocation(doc: Document, ctx: LintContext) -> Iterato
     ``-n N`` (``--ntasks=N``) or ``--ntasks-per-node=T``, whose ``--gpus-per-task=g`` (on the step, or in
     ``#SBATCH``) asks for more GPUs than the job's nodes hold: N x g > K x G, or T x g > G (with the
     step's own ``-N M``, M nodes instead of K). Every number must be in the file: a count from a variable,
-    a step in another job (``--jobid``) or a step without ``--gpus-per-task`` is not judged: how many tasks
-    Slurm fits then depends on the partition's CPUs, which the script does not show.
+    a step in another job (``--jobid``), a heterogeneous job (``#SBATCH hetjob``) or a step without
+    ``--gpus-per-task`` is not judged: how many tasks Slurm fits then depends on the partition's CPUs, which
+    the script does not show.
 
     ## Why is this bad?
     A step runs inside its job's allocation. Slurm counts how many of the step's tasks the job's nodes can
@@ -784,6 +785,8 @@ def srun_step_gpus_exceed_allocation(doc: Document, ctx: LintContext) -> Iterato
     Ask for the tasks the nodes hold (``srun -n 16``, or ``--ntasks-per-node=8``), or more nodes in
     ``#SBATCH --nodes``.
     """
+    if re.search(r"^#SBATCH\s+(?:hetjob|packjob)\b", doc.text, re.MULTILINE):
+        return  # a heterogeneous job: each component has its own nodes and GPUs
     job = _sbatch_options(doc.text)
     nodes = job.get("--nodes", "")
     node_gpus = job.get("--gpus-per-node", "").split(":")[-1] or str(_gres_gpus(job.get("--gres", "")) or "")
