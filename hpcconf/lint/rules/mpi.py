@@ -548,17 +548,36 @@ _SBATCH_OPTION = re.compile(r"^#SBATCH\s+(?P<option>--?[\w-]+)(?:[= ]\s*(?P<valu
 
 
 def _sbatch_options(text: str) -> dict[str, str]:
-    """``#SBATCH`` options before the first command (sbatch stops reading them there), long names."""
+    """``#SBATCH`` options before the first command (sbatch stops reading them there), long names; every option
+    of a line (``#SBATCH --nodes=2 --gpus-per-node=8``), up to a ``#`` that starts a comment."""
     aliases = {"-N": "--nodes", "-n": "--ntasks", "-G": "--gpus"}
     found: dict[str, str] = {}
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
-        match = _SBATCH_OPTION.match(stripped)
-        if match and match.group("value"):
-            option = aliases.get(match.group("option"), match.group("option"))
-            found.setdefault(option, match.group("value"))
+        if not _SBATCH_OPTION.match(stripped):
+            continue
+        words = stripped.split()[1:]
+        index = 0
+        while index < len(words):
+            word = words[index]
+            if word.startswith("#"):
+                break
+            if word.startswith("--") and "=" in word:
+                option, value = word.split("=", 1)
+            elif word in aliases or (word.startswith("--") and index + 1 < len(words)
+                                     and not words[index + 1].startswith("-")):
+                option, value = word, words[index + 1] if index + 1 < len(words) else ""
+                index += 1
+            elif word[:2] in aliases and len(word) > 2:
+                option, value = word[:2], word[2:]
+            else:
+                index += 1
+                continue
+            if value:
+                found.setdefault(aliases.get(option, option), value)
+            index += 1
     return found
 
 
