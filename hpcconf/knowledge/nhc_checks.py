@@ -100,6 +100,9 @@ def runs_in_azure_runner(text: str) -> bool:
 # customTests/*.nhc, which its image and runner copy into /etc/nhc/scripts (dockerfile/azure-nvrt-nhc.dockerfile
 # `COPY customTests/*.nhc /etc/nhc/scripts/`, aznhc-entrypoint.sh @ v0.4.5).
 CUSTOM_TEST_DIRS = ("scripts", "customTests")
+# A CycleCloud cluster-init project stages specs/<spec>/cluster-init/files/ on the node for its scripts/ to install
+# (CycleCloud projects: files/ is $CYCLECLOUD_SPEC_PATH/files): a conf and the tests in files/ are one deployment.
+CLUSTER_INIT_DIR = "cluster-init"
 AZURE_CONF_DIR = "conf"
 
 
@@ -110,6 +113,70 @@ def layout_root(file: Path) -> Path | None:
     directory = file.parent
     if file.suffix == ".nhc" and directory.name in CUSTOM_TEST_DIRS:
         return directory.parent
+    if directory.name == "files" and directory.parent.name == CLUSTER_INIT_DIR:
+        return directory.parent
     if file.suffix == ".conf" and directory.name == AZURE_CONF_DIR and (directory.parent / "customTests").is_dir():
         return directory.parent
     return None
+
+
+# Azure's checks change their arguments between releases (check_hw_topology read the topology file as $1 up to
+# v0.2.6 and none from v0.2.7; check_nccl_allreduce read 2 before 4): ``data/nhc_azure_releases.yaml``, read
+# from customTests/*.nhc at every release tag (tools/gen_nhc_releases.py). A conf states no release, so a call
+# some release takes is accepted (issue 20: confs of v0.2.x judged by v0.4.5's signatures were false alarms).
+RELEASES_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc_azure_releases.yaml"
+
+
+@dataclass(frozen=True)
+class ArgumentRange:
+    min_args: int
+    max_args: Optional[int]  # None: any number
+    source: str  # where the counts come from, for the message
+
+
+@lru_cache(maxsize=1)
+def _releases(path: Path = RELEASES_FILE) -> tuple[tuple[str, ...], dict[str, dict[str, tuple[int, Optional[int]]]]]:
+    data = data_tables.load(path)
+    tags = tuple(data["releases"])
+    checks = {name: {tag: (int(row["args"][0]), None if row["args"][1] is None else int(row["args"][1]))
+                     for tag, row in by_tag.items()}
+              for name, by_tag in data["checks"].items()}
+    return tags, checks
+
+
+def in_some_azure_release(name: str) -> bool:
+    """Whether some release of Azure's health checks defines ``name`` (a check renamed since, like
+    check_cuda_bw before check_gpu_bw)."""
+    return name in _releases()[1]
+
+
+def releases_for(names: set[str]) -> frozenset[str]:
+    """The releases a conf can run on: those that define every Azure check it calls (a release missing one
+    fails that line on every node, NHC001); every release when none does or nothing narrows."""
+    tags, checks = _releases()
+    candidates = set(tags)
+    for name in names:
+        if name in checks:
+            candidates &= set(checks[name])
+    return frozenset(candidates or tags)
+
+
+def argument_range(function: CheckFunction, releases: frozenset[str] | None = None) -> ArgumentRange:
+    """The arguments a call of ``function`` may have: for LBNL's checks, 1.4.3's; for Azure's, what any of
+    ``releases`` (default: every release) takes (fewest: the transcribed v0.4.5 need, or less where a release's
+    body reads fewer positions; most: the most any of them reads)."""
+    if not function.file.startswith("customTests/"):
+        return ArgumentRange(function.min_args, function.max_args, function.source)
+    tags, checks = _releases()
+    chosen = set(tags) if releases is None else set(releases)
+    by_tag = {tag: counts for tag, counts in checks.get(function.name, {}).items() if tag in chosen}
+    if not by_tag:
+        return ArgumentRange(function.min_args, function.max_args, function.source)
+    fewest = min([function.min_args, *(low for low, _ in by_tag.values())])
+    highs = [function.max_args, *(high for _, high in by_tag.values())]
+    most = None if any(high is None for high in highs) else max(high for high in highs if high is not None)
+    held = [tag for tag in tags if tag in by_tag]
+    repo = load_table().azure[0]
+    span = held[0] if len(held) == 1 else f"{held[0]} to {held[-1]}"
+    return ArgumentRange(fewest, most, f"{repo} {function.file} in releases {span}, those defining every Azure "
+                         "check this conf calls")

@@ -107,8 +107,19 @@ def render_rules_doc() -> str:
             out += ["", f"## {family} rules"]
         out += ["", f"### {rule.code} {rule.name}", "",
                 f"*Default severity: {rule.severity.value}. Applies to: {rule.applies_to}. Since {rule.since}.*", "",
-                *_lifecycle(rule, rules), rule.summary, "", _demote(rule.body)]
+                *_lifecycle(rule, rules), *_set_scope(rule), rule.summary, "", _demote(rule.body)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _set_scope(rule: Rule) -> list[str]:
+    """For a rule that compares files: which files it compares (hpcconf.lint.pairing)."""
+    if rule.scope != "set":
+        return []
+    return ["*Compares the files of one deployment: a kustomization or chart directory, a spec's artifacts, NHC's "
+            "layout, directories named together, or files of one folder that one ties to the other (naming its "
+            "file or an object it defines, requesting the resource its network provides, an image copying what it "
+            "reads). Across the rest of a plain folder the finding is info that names the assumption "
+            "(docs/workflow.md).*", ""]
 
 
 INDEX_PATH = Path(__file__).resolve().parent / "rule_index.py"

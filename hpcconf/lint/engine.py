@@ -40,6 +40,7 @@ from .engine_rules import (
     UNRECOGNISED_FILE,
     UNUSED_SUPPRESSION,
 )
+from .pairing import assumption_note, components
 from .path_context import context_for_path
 from .rule_loading import Rule, load_rules, load_rules_for, successors
 from .suppress import Suppression, find_suppressions, may_suppress
@@ -484,12 +485,18 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
                 findings.extend(_run(rule, (doc, doc_ctx), doc))
         if doc.kind == Kind.SPEC:
             findings.extend(_judge_spec(doc, doc_ctx, rules))
+    set_rules = [rule for rule in active if rule.scope == "set"]
     for group in cluster_groups(documents):
-        doc_set = DocumentSet(group)
-        group_ctx = _shared_context(group, ctx)
-        for rule in active:
-            if rule.scope == "set":
-                findings.extend(_run(rule, (doc_set, group_ctx), None))
+        folder = _plain_folder(group)
+        parts = components(group) if folder is not None else [group]
+        found: list[Diagnostic] = []
+        for part in parts:
+            part_ctx = _shared_context(part, ctx)
+            for rule in set_rules:
+                found.extend(_run(rule, (DocumentSet(part), part_ctx), None))
+        findings.extend(found)
+        if folder is not None and len(parts) > 1:
+            findings.extend(_folder_only_findings(group, folder, found, set_rules, ctx))
     return findings
 
 
@@ -500,6 +507,37 @@ def _judge_spec(doc: Document, ctx: LintContext, rules: dict[str, Rule]) -> list
         return []
     return [finding for rule in rules.values() if rule.judges_resolved_spec and is_enabled(rule, ctx.config)
             for finding in _run(rule, (compiled,), doc, rule.spec_runner)]
+def _plain_folder(group: list[Document]) -> str | None:
+    """The directory a group of walked files shares when nothing but the folder makes them one deployment
+    (no kustomization or chart, no NHC layout, no spec or hpcconf manifest, not directories the user named
+    together); None for any other group, or a group of one file."""
+    if len({doc.path for doc in group}) < 2:
+        return None
+    first = group[0]
+    if not first.walk_group or first.deployment or first.cluster_root is not None:
+        return None
+    directory = Path(first.walk_group)
+    if any((directory / marker).is_file() for marker in DEPLOYMENT_MARKERS):
+        return None
+    if any(doc.source_path and layout_root(Path(doc.source_path)) is not None for doc in group):
+        return None  # NHC's own layout: the conf and the tests it sources
+    return first.walk_group
+
+
+def _folder_only_findings(group: list[Document], folder: str, found: list[Diagnostic], set_rules: list[Rule],
+                          ctx: LintContext) -> list[Diagnostic]:
+    """What comparing the whole folder finds beyond its evidenced parts: info naming the assumption."""
+    seen = {(d.code, d.file, d.line) for d in found}
+    group_ctx = _shared_context(group, ctx)
+    extra: list[Diagnostic] = []
+    for rule in set_rules:
+        for finding in _run(rule, (DocumentSet(group), group_ctx), None):
+            if (finding.code, finding.file, finding.line) in seen or finding.code == RULE_CRASHED.code:
+                continue
+            seen.add((finding.code, finding.file, finding.line))
+            extra.append(dataclasses.replace(finding, severity=Severity.INFO,
+                                             message=finding.message + assumption_note(folder)))
+    return extra
 
 
 def _shared_context(group: list[Document], ctx: LintContext) -> LintContext:
@@ -518,7 +556,8 @@ def cluster_groups(documents: list[Document]) -> list[list[Document]]:
     multi-document file is inside it), when one directory is linted. Files and directories named
     together on the command line are compared together, as the user asked, unless the directories lie in
     different git repositories. Without this, linting a repository root would compare one deployment's job
-    with another's HostDeviceNetwork.
+    with another's HostDeviceNetwork. Inside a plain folder's group, ``run_rules`` compares only the files
+    evidence ties together (:mod:`hpcconf.lint.pairing`).
     """
     groups: dict[str, list[Document]] = {}
     for doc in documents:

@@ -15,9 +15,13 @@ from .settings import env_settings
 
 def multi_node(doc: Document) -> bool | None:
     """Whether the file runs one job over several nodes: True, False, or None (it does not say)."""
-    nodes = re.search(r"^#SBATCH\s+(?:-N\s*|--nodes[= ]\s*)(\d+)", doc.text, re.MULTILINE)
+    nodes = re.search(r"^#SBATCH\s+(?:-N\s*|--nodes[= ]\s*)(\S+)", doc.text, re.MULTILINE)
     if nodes:
-        return int(nodes.group(1)) > 1
+        # "2", "1-4" (a range: more than one only when its minimum is), "$NODES" (unknown)
+        counts = [int(part) for part in nodes.group(1).split(":", 1)[0].split("-") if part.isdigit()]
+        if not counts or len(counts) != len(nodes.group(1).split(":", 1)[0].split("-")):
+            return None
+        return True if counts[0] > 1 else (False if max(counts) == 1 else None)
     if doc.yaml is None or not isinstance(doc.data, dict):
         return None
     from ..parsers.k8s import pods, quantity
@@ -25,7 +29,11 @@ def multi_node(doc: Document) -> bool | None:
     replicas = [quantity(pod.task.get("replicas", 1)) for pod in pods(doc)
                 if pod.task is not None and str(pod.task.get("name", "")).lower() not in ("launcher", "mpimaster")]
     known = [r for r in replicas if r is not None]
-    return sum(known) > 1 if known else None
+    if known and sum(known) > 1:
+        return True  # however many the unknown tasks add
+    if not known or len(known) < len(replicas):
+        return None  # a count set by a variable (`replicas: ${WORKERS}`) may be anything
+    return False
 
 
 _NO_IB_NAME = re.compile(r"(?:^|[^a-z])(?:no[-_]?ib|noib|tcp|socket|ethernet)(?:[^a-z]|$)", re.IGNORECASE)

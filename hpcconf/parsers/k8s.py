@@ -140,6 +140,11 @@ _TEMPLATES_OF_CRDS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+def crd_pod_template_paths(kind: str) -> tuple[str, ...]:
+    """Where a custom resource of ``kind`` holds the pod templates hpcconf validates ("" for none), dotted."""
+    return tuple(".".join(path) for path in _TEMPLATES_OF_CRDS.get(kind, ()))
+
+
 def _crd_template_pods(data: dict[str, Any], template_paths: tuple[tuple[str, ...], ...]) -> Iterator[PodRef]:
     index = 0
     for template_path in template_paths:

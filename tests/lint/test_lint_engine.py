@@ -58,7 +58,7 @@ def test_set_rules_see_every_document(temporary_rule, tmp_path):
             yield doc.at_line(1, f"{len(docs)} documents")
 
     (tmp_path / "nccl.conf").write_text("NCCL_DEBUG=WARN\n")
-    (tmp_path / "Dockerfile").write_text("FROM ubuntu:22.04\n")
+    (tmp_path / "Dockerfile").write_text("FROM ubuntu:22.04\nCOPY nccl.conf /etc/nccl.conf\n")  # one image: they pair
     result = lint_paths([str(tmp_path)], LintContext())
     assert seen == [("Dockerfile", Kind.DOCKERFILE), ("nccl.conf", Kind.NCCL_CONF)]
     assert [(f.code, f.name, f.severity, f.message) for f in result.findings] == [

@@ -47,14 +47,28 @@ def _findings(tmp_path: Path, files: dict[str, str], *named: str) -> list[tuple[
 
 
 def test_custom_tests_beside_the_conf_define_and_redefine_checks(tmp_path):
-    files = {"nd96.conf": CONF, "azure_raid_health.nhc": RAID, "azure_nccl_allreduce.nhc": ALLREDUCE}
-    assert _findings(tmp_path, files) == []
+    # CycleCloud's cluster-init project: files/ holds the conf and the tests its scripts/ install together
+    # (ccslurm4ai cc_slurm_nhc specs/default/cluster-init/files)
+    files = tmp_path / "specs" / "default" / "cluster-init" / "files"
+    files.mkdir(parents=True)
+    tree = {"nd96.conf": CONF, "azure_raid_health.nhc": RAID, "azure_nccl_allreduce.nhc": ALLREDUCE}
+    assert _findings(files, tree) == []
+    assert _findings(tmp_path / "specs", {}) == []
+
+
+def test_a_fork_that_only_shares_the_folder_defines_nothing_for_the_conf(tmp_path):
+    # a folder of confs and tests copied from different sites: nothing says NHC sources this fork for this conf
+    tree = {"nd96.conf": " * || check_nccl_allreduce 460.0 10 16G\n", "azure_nccl_allreduce.nhc": ALLREDUCE}
+    assert _findings(tmp_path, tree) == [("NHC002", 1, "info")]
 
 
 def test_without_the_custom_tests_the_conf_is_judged_by_the_builtins(tmp_path):
     found = _findings(tmp_path, {"nd96.conf": CONF, "azure_raid_health.nhc": RAID}, "nd96.conf")
-    # check_raid: not shown, maybe installed on the node: info; Azure's check_nccl_allreduce needs 3
-    assert found == [("NHC001", 1, "info"), ("NHC002", 2, "error")]
+    # check_raid: not shown, maybe installed on the node: info; Azure's check_nccl_allreduce needs 3 from v0.2.2,
+    # but v0.1.0 to v0.2.1 read 1 to 2 and nothing else the conf calls rules those releases out: no claim
+    assert found == [("NHC001", 1, "info")]
+    newer = _findings(tmp_path, {"nd96.conf": CONF + " * || check_gpu_count 8\n"}, "nd96.conf")
+    assert newer == [("NHC001", 1, "info"), ("NHC002", 2, "error")]  # check_gpu_count: v0.2.5 on
 
 
 def test_a_typo_of_a_known_check_stays_an_error(tmp_path):
@@ -63,6 +77,8 @@ def test_a_typo_of_a_known_check_stays_an_error(tmp_path):
 
 def test_extra_arguments_to_a_custom_test_are_a_warning(tmp_path):
     files = {"a.conf": " * || check_nccl_allreduce 460.0 10 16G\n", "azure_nccl_allreduce.nhc": ALLREDUCE}
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "azure_nccl_allreduce.nhc").write_text(files.pop("azure_nccl_allreduce.nhc"))
     assert _findings(tmp_path, files) == [("NHC002", 1, "warning")]
 
 

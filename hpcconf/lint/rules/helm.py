@@ -409,15 +409,19 @@ def nfd_labels_ethernet_vfs(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 # --------------------------------------------------------------------------- HELM004
 
 @rule(code="HELM004", name="duplicate-nfd", severity=Severity.ERROR,
-      kinds=(Kind.HELM_NFD, Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR), scope="set")
+      kinds=(Kind.HELM_NFD, Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR, Kind.HELM_AMD_GPU_OPERATOR),
+      scope="set")
 @per_deployment
 def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     """Node-feature-discovery is deployed twice (standalone and by an operator, or by both operators).
 
     ## What it catches
     With standalone node-feature-discovery values in the set: gpu-operator or network-operator
-    values that leave ``nfd.enabled`` at its default ``true``. Without standalone NFD: both
-    operators deploying their own.
+    values that leave ``nfd.enabled`` at its default ``true``, or AMD GPU operator values that leave
+    ``node-feature-discovery.enabled`` at its default (the chart's NFD dependency has that condition and
+    ``enabled: true`` in ROCm/gpu-operator ``helm-charts-k8s/values.yaml`` @ v1.5.1; unset, Helm keeps a
+    conditioned dependency, ``helm-charts/Chart.yaml`` @ v1.0.0). Without standalone NFD: two operators
+    deploying their own (NVIDIA's or AMD's GPU operator beside the network operator).
 
     ## Why is this bad?
     Two nfd-masters and two worker DaemonSets label the same nodes with different configurations;
@@ -440,22 +444,35 @@ def duplicate_nfd(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Fix
     ``nfd: {enabled: false}`` in every operator's values when NFD has its own release.
     """
-    standalone = docs.of_kind(Kind.HELM_NFD)
-    operators = docs.of_kind(Kind.HELM_GPU_OPERATOR, Kind.HELM_NETWORK_OPERATOR)
-    enabled = [d for d in operators if get(d.data, "nfd.enabled", True) is not False]
+    operators = docs.of_kind(*_NFD_SWITCH)
+    # NFD values inside an operator's own values (its node-feature-discovery subchart) configure that operator's
+    # NFD, not a second one
+    standalone = [d for d in docs.of_kind(Kind.HELM_NFD)
+                  if not any(op.path == d.path and d.values_root == (*op.values_root, "node-feature-discovery")
+                             for op in operators)]
+    enabled = [d for d in operators if get(d.data, f"{_NFD_SWITCH[d.kind]}.enabled", True) is not False]
     if standalone:
         for doc in enabled:
-            chart = HELM_KINDS[doc.kind]
-            yield doc.at_path(("nfd", "enabled") if get(doc.data, "nfd.enabled") is not None else
-                              ("nfd",) if get(doc.data, "nfd") is not None else (),
-                              f"{chart} deploys its own node-feature-discovery (nfd.enabled defaults to true) while "
-                              "NFD is installed on its own", hint="set nfd.enabled: false")
-    elif len({d.kind for d in enabled}) == 2:
+            chart, key = _NFD_CHARTS[doc.kind], _NFD_SWITCH[doc.kind]
+            yield doc.at_path((key, "enabled") if get(doc.data, f"{key}.enabled") is not None else
+                              (key,) if get(doc.data, key) is not None else (),
+                              f"{chart} deploys its own node-feature-discovery ({key}.enabled defaults to true) "
+                              "while NFD is installed on its own", hint=f"set {key}.enabled: false")
+    elif len({d.kind for d in enabled}) >= 2:
         for doc in enabled:
-            if doc.kind == Kind.HELM_GPU_OPERATOR:
-                yield doc.at_path(("nfd", "enabled") if get(doc.data, "nfd.enabled") is not None else (),
-                                  "gpu-operator and network-operator both deploy node-feature-discovery",
-                                  hint="keep one: set nfd.enabled: false in the gpu-operator values")
+            if doc.kind != Kind.HELM_NETWORK_OPERATOR:
+                chart, key = _NFD_CHARTS[doc.kind], _NFD_SWITCH[doc.kind]
+                others = sorted({_NFD_CHARTS[d.kind] for d in enabled if d.kind != doc.kind})
+                yield doc.at_path((key, "enabled") if get(doc.data, f"{key}.enabled") is not None else (),
+                                  f"{chart} and {' and '.join(others)} both deploy node-feature-discovery",
+                                  hint=f"keep one: set {key}.enabled: false in the {chart} values")
+
+
+# The values key that switches each operator's own NFD: gpu-operator's and network-operator's ``nfd``, the AMD GPU
+# operator's ``node-feature-discovery`` dependency condition (ROCm/gpu-operator helm-charts-k8s/Chart.yaml).
+_NFD_SWITCH = {Kind.HELM_GPU_OPERATOR: "nfd", Kind.HELM_NETWORK_OPERATOR: "nfd",
+               Kind.HELM_AMD_GPU_OPERATOR: "node-feature-discovery"}
+_NFD_CHARTS = {**HELM_KINDS, Kind.HELM_AMD_GPU_OPERATOR: "amd-gpu-operator"}
 
 
 # --------------------------------------------------------------------------- HELM005

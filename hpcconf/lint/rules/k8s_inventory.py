@@ -9,7 +9,7 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.crd_schemas import crd_sources
 from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
-from ...parsers.k8s import as_dict
+from ...parsers.k8s import as_dict, crd_pod_template_paths
 from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
@@ -30,7 +30,9 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     ## What it catches
     Documents whose ``apiVersion``/``kind`` is neither a built-in kind of the Kubernetes version (the
     kubernetes-validate schemas) nor a custom resource hpcconf checks (Volcano, mpi-operator,
-    network-operator, nv-ipam, NFD, GPU operators). One info per kind, at its first document.
+    network-operator, nv-ipam, NFD, GPU operators). One info per kind, at its first document. For
+    LeaderWorkerSet and KubeRay's RayCluster, RayJob and RayService the info says that their pod templates
+    are validated as pods (K8S030 and the pod rules read them) and only the resource around them is not.
 
     ## Why is this bad?
     It is not: a clean lint says nothing about these objects, and this says so, instead of letting a
@@ -59,6 +61,14 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
         first[(api_version, kind)] = (seen[0], seen[1] + 1) if seen else (doc, 1)
     for (api_version, kind), (doc, count) in sorted(first.items()):
         documents = f"{count} documents" if count > 1 else "a document"
+        templates = crd_pod_template_paths(kind)
+        if templates:  # LeaderWorkerSet, KubeRay: the pods are checked, the resource around them is not
+            yield doc.at_path(("kind",), f"{documents} of kind {kind} ({api_version}): its pod templates "
+                                         f"({', '.join(templates)}) are validated as pods, the rest of the "
+                                         "resource is not (hpcconf has no schema for it; the API server refuses "
+                                         "an apiVersion/kind the cluster does not serve)",
+                              hint="nothing to do if the kind is meant; check the spelling otherwise")
+            continue
         yield doc.at_path(("kind",), f"{documents} of kind {kind} ({api_version}) not validated: hpcconf has no "
                                      "schema for it (the API server refuses an apiVersion/kind the cluster does "
                                      "not serve)", hint="nothing to do if the kind is meant; check the spelling "

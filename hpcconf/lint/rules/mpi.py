@@ -548,17 +548,36 @@ _SBATCH_OPTION = re.compile(r"^#SBATCH\s+(?P<option>--?[\w-]+)(?:[= ]\s*(?P<valu
 
 
 def _sbatch_options(text: str) -> dict[str, str]:
-    """``#SBATCH`` options before the first command (sbatch stops reading them there), long names."""
+    """``#SBATCH`` options before the first command (sbatch stops reading them there), long names; every option
+    of a line (``#SBATCH --nodes=2 --gpus-per-node=8``), up to a ``#`` that starts a comment."""
     aliases = {"-N": "--nodes", "-n": "--ntasks", "-G": "--gpus"}
     found: dict[str, str] = {}
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
-        match = _SBATCH_OPTION.match(stripped)
-        if match and match.group("value"):
-            option = aliases.get(match.group("option"), match.group("option"))
-            found.setdefault(option, match.group("value"))
+        if not _SBATCH_OPTION.match(stripped):
+            continue
+        words = stripped.split()[1:]
+        index = 0
+        while index < len(words):
+            word = words[index]
+            if word.startswith("#"):
+                break
+            if word.startswith("--") and "=" in word:
+                option, value = word.split("=", 1)
+            elif word in aliases or (word.startswith("--") and index + 1 < len(words)
+                                     and not words[index + 1].startswith("-")):
+                option, value = word, words[index + 1] if index + 1 < len(words) else ""
+                index += 1
+            elif word[:2] in aliases and len(word) > 2:
+                option, value = word[:2], word[2:]
+            else:
+                index += 1
+                continue
+            if value:
+                found.setdefault(aliases.get(option, option), value)
+            index += 1
     return found
 
 
@@ -716,3 +735,106 @@ def srun_nodes_exceed_allocation(doc: Document, ctx: LintContext) -> Iterator[Di
                                       f"(#SBATCH --nodes): srun refuses the step (\"Only allocated {allocated} "
                                       f"nodes asked for {asked}\")",
                               hint=f"#SBATCH --nodes={asked}, or srun -N \"$SLURM_JOB_NUM_NODES\"")
+
+
+def _srun_step_options(arguments: str) -> Optional[dict[str, str]]:
+    """The options of an srun step up to its program, long names (``-n 16``, ``-n16``, ``--ntasks=16``,
+    ``-N 2``); None when the words do not split."""
+    from ...parsers.shell_words import split_words
+
+    try:
+        words = split_words(_STEP_END.split(arguments, maxsplit=1)[0])
+    except ValueError:
+        return None
+    short = {"-n": "--ntasks", "-N": "--nodes", "-G": "--gpus"}
+    found: dict[str, str] = {}
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        word = words[index]
+        if word.startswith("--"):
+            name, sep, value = word.partition("=")
+            if not sep and index + 1 < len(words) and not words[index + 1].startswith("-") \
+                    and name in ("--ntasks", "--nodes", "--gpus-per-task", "--ntasks-per-node", "--gpus"):
+                index += 1
+                value = words[index]
+            found.setdefault(name, value)
+        elif word[:2] in short:
+            if len(word) > 2:
+                found.setdefault(short[word[:2]], word[2:])
+            elif index + 1 < len(words):
+                index += 1
+                found.setdefault(short[word], words[index])
+        index += 1
+    return found
+
+
+@rule(code="MPI011", name="srun-step-gpus-exceed-allocation", severity=Severity.ERROR, kinds=(Kind.SBATCH_SCRIPT,),
+      since="0.3.0")
+def srun_step_gpus_exceed_allocation(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A job step asks for more GPUs (tasks x ``--gpus-per-task``) than the batch job holds.
+
+    ## What it catches
+    ``#SBATCH --nodes=K`` with ``--gpus-per-node=G`` (or ``--gres=gpu:G``), and an ``srun`` step with
+    ``-n N`` (``--ntasks=N``) or ``--ntasks-per-node=T``, whose ``--gpus-per-task=g`` (on the step, or in
+    ``#SBATCH``) asks for more GPUs than the job's nodes hold: N x g > K x G, or T x g > G (with the
+    step's own ``-N M``, M nodes instead of K). Every number must be in the file: a count from a variable,
+    a step in another job (``--jobid``), a heterogeneous job (``#SBATCH hetjob``) or a step without
+    ``--gpus-per-task`` is not judged: how many tasks Slurm fits then depends on the partition's CPUs, which
+    the script does not show.
+
+    ## Why is this bad?
+    A step runs inside its job's allocation. Slurm counts how many of the step's tasks the job's nodes can
+    hold with each task's GPUs; when they can never hold them all, srun gives up before launching anything
+    ("Step cannot ever run in the allocation", ESLURM_INVALID_GRES or "Requested node configuration is not
+    available": SchedMD/slurm ``src/stepmgr/stepmgr.c`` ``_pick_step_nodes`` at slurm-24-11-7-1). The
+    nccl-tests or training step never starts, after the job waited in the queue for its nodes.
+
+    ## Severity
+    Error: srun refuses the step (the code above), unless ``sbatch`` options on the command line change
+    the allocation at submission, which the file cannot show.
+
+    ## Example
+    ```bash
+    #SBATCH --nodes=2
+    #SBATCH --gpus-per-node=8
+    srun -n 32 --gpus-per-task=1 all_reduce_perf -b 8 -e 8G -g 1
+    ```
+
+    ## Fix
+    Ask for the tasks the nodes hold (``srun -n 16``, or ``--ntasks-per-node=8``), or more nodes in
+    ``#SBATCH --nodes``.
+    """
+    if re.search(r"^#SBATCH\s+(?:hetjob|packjob)\b", doc.text, re.MULTILINE):
+        return  # a heterogeneous job: each component has its own nodes and GPUs
+    job = _sbatch_options(doc.text)
+    nodes = job.get("--nodes", "")
+    node_gpus = job.get("--gpus-per-node", "").split(":")[-1] or str(_gres_gpus(job.get("--gres", "")) or "")
+    if not nodes.isdigit() or not node_gpus.isdigit():
+        return
+    for number, line in _logical_lines(doc.lines):
+        if line.lstrip().startswith("#") or "srun" not in line:
+            continue
+        match = _SRUN_STEP.search(line)
+        if match is None or "--jobid" in match.group("rest"):
+            continue
+        step = _srun_step_options(match.group("rest"))
+        if step is None:
+            continue
+        per_task = step.get("--gpus-per-task", job.get("--gpus-per-task", "")).split(":")[-1]
+        step_nodes = step.get("--nodes", nodes).split("-", 1)[0]
+        if not per_task.isdigit() or not step_nodes.isdigit():
+            continue
+        held_nodes = min(int(nodes), int(step_nodes))
+        held = held_nodes * int(node_gpus)
+        tasks, per_node = step.get("--ntasks", ""), step.get("--ntasks-per-node", "")
+        if per_node.isdigit() and int(per_node) * int(per_task) > int(node_gpus):
+            yield doc.at_line(number, f"srun starts {per_node} tasks per node with {per_task} GPU(s) each "
+                                      f"({int(per_node) * int(per_task)} GPUs), but each node of the job holds "
+                                      f"{node_gpus}: the step can never run in the allocation and srun refuses it",
+                              hint=f"--ntasks-per-node={int(node_gpus) // int(per_task)}")
+        elif tasks.isdigit() and int(tasks) * int(per_task) > held:
+            yield doc.at_line(number, f"srun starts {tasks} tasks with {per_task} GPU(s) each "
+                                      f"({int(tasks) * int(per_task)} GPUs), but the job's {held_nodes} node(s) hold "
+                                      f"{held_nodes} x {node_gpus} = {held}: the step can never run in the "
+                                      "allocation and srun refuses it",
+                              hint=f"srun -n {held // int(per_task)}, or more nodes in #SBATCH --nodes")

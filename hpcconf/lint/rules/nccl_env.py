@@ -44,14 +44,20 @@ def _nccl_settings(doc: Document) -> list[Setting]:
     return [s for s in env_settings(doc, "NCCL_") if s.name == s.name.strip()]
 
 
-# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in its text, or in its path
-# (MLPerf's config_MI325X_1x8x1_8b.sh, AMD's copyright line).
-_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_|"
-                         r"Advanced Micro Devices", re.IGNORECASE)
+# What shows a file runs on AMD GPUs, where RCCL (not NCCL) reads the NCCL_* names: in what it runs (a resource,
+# a ROCm path, HIP/HSA variables), or in its path (MLPerf's config_MI325X_1x8x1_8b.sh). Comments are remarks, not
+# what runs ("# on AMD use RCCL_..." in an NVIDIA job), so only a copyright line counts among them: it says
+# who wrote the file (AMD's MLPerf configs), not where else it might run.
+_AMD_SIGNAL = re.compile(r"amd\.com/gpu|\brocm|\brccl|MI[23]\d\dX?(?![A-Za-z0-9])|HIP_VISIBLE_DEVICES|HSA_",
+                         re.IGNORECASE)
+_AMD_COPYRIGHT = re.compile(r"^\s*(?:#|//)\s*copyright\b.*advanced micro devices", re.IGNORECASE | re.MULTILINE)
+_COMMENT = re.compile(r"(?:^|(?<=\s))#.*$", re.MULTILINE)
 
 
 def shows_amd_gpus(doc: Document) -> bool:
-    return bool(_AMD_SIGNAL.search(doc.text) or _AMD_SIGNAL.search(doc.path))
+    if _AMD_SIGNAL.search(doc.path) or _AMD_COPYRIGHT.search(doc.text):
+        return True
+    return bool(_AMD_SIGNAL.search(_COMMENT.sub("", doc.text)))
 
 
 @rule(code="NCCL010", name="nccl-env-unknown-variable", severity=Severity.WARNING, kinds=SETTING_KINDS, scope="set")
@@ -383,16 +389,42 @@ def _command_substitution(doc: Document, setting: Setting) -> str | None:
     return None
 
 
-def _hca_list_by_lines(doc: Document) -> Iterator[Diagnostic]:
-    """``NCCL_IB_HCA=$(...)`` whose command prints one device per line: NCCL splits the list on ',' only."""
+# Interfaces one per line: a loop that echoes each, ls of /sys/class/net, or `ip -o|-br link|addr` output (one
+# interface a line, whatever awk keeps of it).
+_PER_LINE_INTERFACES = re.compile(r"\b(?:for|while)\b[^\n]*?\bdo\b.*?\b(?:echo|printf)\b.*?\bdone\b|"
+                                  r"\bls\b[^|)]*/sys/class/net|\bip\s+(?:-\d\s+)?-(?:o|br|brief)\b[^|)]*\b(?:link|addr|a)\b",
+                                  re.S)
+
+
+def _list_by_lines(doc: Document, name: str, per_line: re.Pattern[str]) -> Iterator[Setting]:
+    """``NAME=$(...)`` in a script whose command prints one name per line, with nothing joining the lines by
+    commas: NCCL splits its lists on ',' only (``parseStringList``)."""
     if doc.kind not in (Kind.SHELL_SCRIPT, Kind.SBATCH_SCRIPT):
         return
     for setting in _nccl_settings(doc):
-        if setting.name != "NCCL_IB_HCA":
+        if setting.name != name:
             continue
         command = _command_substitution(doc, setting)
-        if command is None or not _PER_LINE_OUTPUT.search(command) or _JOINED.search(command):
+        if command is None or not per_line.search(command) or _JOINED.search(command):
             continue
+        yield setting
+
+
+def _socket_ifname_by_lines(doc: Document) -> Iterator[Diagnostic]:
+    """``NCCL_SOCKET_IFNAME=$(ls /sys/class/net | ...)``: two interfaces on two lines are one prefix."""
+    for setting in _list_by_lines(doc, "NCCL_SOCKET_IFNAME", _PER_LINE_INTERFACES):
+        yield doc.at_line(setting.value_at, "NCCL_SOCKET_IFNAME is built by a command that prints one interface per "
+                                            "line; NCCL splits the list on ',' only, so with two or more interfaces "
+                                            "the value is one name that matches none, and NCCL, which must find a "
+                                            "named interface or fail, stops at bootstrap (\"no socket interface "
+                                            "found\")", hint="join the names with commas: `... | paste -sd, -`",
+                          column=setting.value_column, end_column=setting.value_column + 2,
+                          severity=Severity.WARNING)
+
+
+def _hca_list_by_lines(doc: Document) -> Iterator[Diagnostic]:
+    """``NCCL_IB_HCA=$(...)`` whose command prints one device per line: NCCL splits the list on ',' only."""
+    for setting in _list_by_lines(doc, "NCCL_IB_HCA", _PER_LINE_OUTPUT):
         yield doc.at_line(setting.value_at, "NCCL_IB_HCA is built by a command that prints one device per line; "
                                             "NCCL splits the list on ',' only, so with two or more HCAs the value "
                                             "is one name that matches no device and NCCL falls back to sockets",
@@ -624,14 +656,20 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     Values of NCCL variables without a rule of their own, checked with the consumer's grammar
     (``hpcconf.knowledge.grammars``): ``NCCL_SOCKET_IFNAME`` of one character (ignored) or with
-    bad list syntax, ``NCCL_DEBUG`` levels and ``NCCL_DEBUG_SUBSYS`` names that do not exist, and
+    bad list syntax (whitespace or a newline inside a name: entries are split on ``,`` only), in a script a
+    ``NCCL_SOCKET_IFNAME=$(...)`` whose command prints one interface per line (``ls /sys/class/net``,
+    ``ip -br link | awk ...``, a loop that echoes each) with nothing joining them by commas,
+    ``NCCL_DEBUG`` levels and ``NCCL_DEBUG_SUBSYS`` names that do not exist, and
     integer parameters with junk after the number (``NCCL_IB_TIMEOUT=22s``) or no number at all.
 
     ## Why is this bad?
     NCCL reads integers with ``strtoll`` and keeps whatever prefix parses (``param.cc``): ``"4x"``
     is 4 and ``"yes"`` is 0, without a message. An unknown debug level logs nothing, so the run
     you meant to diagnose is silent. ``NCCL_SOCKET_IFNAME=e`` is ignored, and NCCL picks ``ib*``
-    for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``).
+    for bootstrap on Azure IB SKUs instead of ``eth0`` (NVIDIA/nccl ``src/misc/socket.cc``). A named
+    interface list is "find or fail" (``ncclFindInterfaces``): ``eth0`` newline ``eth1`` is one prefix that
+    matches no interface, and bootstrap stops with "Bootstrap : no socket interface found"
+    (``src/bootstrap.cc`` at v2.26.6-1).
 
     ## Severity
     Warning: NCCL reads the value differently from how it looks (its own parsers in
@@ -649,6 +687,7 @@ def env_value_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     names (``NCCL_SOCKET_IFNAME=eth0``).
     """
     yield from _value_findings(doc, ctx, None)
+    yield from _socket_ifname_by_lines(doc)
 
 
 _FAMILY_IN_PATH = re.compile(r"(?<![a-z0-9])(n[cd]v\d)(?![0-9])", re.I)
@@ -856,8 +895,10 @@ def setting_discards_hardware(doc: Document, ctx: LintContext) -> Iterator[Diagn
     VMs (GB200/GB300 NVL72), ``NCCL_IB_DISABLE=1`` in a multi-node job on a VM with InfiniBand. The VM
     is ``--sku`` (or the path's settings), or the one catalog size the file names; a warning then. With
     no VM known it is info: the loss depends on hardware the file does not name; where the file shows AMD GPUs
-    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in its text or path, AMD's copyright) the NVLink,
-    NVLS and MNNVL checks are left out, as there is no NVLink to lose. Intent the file
+    (``amd.com/gpu``, ROCm, rccl, an MI300X/MI325X name in what it runs or in its path, AMD's copyright line;
+    other comments are remarks, not where it runs) the NVLink, NVLS and MNNVL checks are left out, as there
+    is no NVLink to lose. A node count the file leaves to a variable, a range or a templated ``replicas`` is
+    unknown, never "one node". Intent the file
     states is respected: P2P disabled together with ``NCCL_SHM_DISABLE=1`` sends all traffic through
     the NIC on purpose (a single-node network test, as Azure's NDv4 health check runs it), and
     ``NCCL_IB_DISABLE=1`` in a single-node job or a variant written without InfiniBand loses nothing.

@@ -88,10 +88,12 @@ def nhc_unknown_check(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
 
     ## What it catches
     A ``<hostmask> || <check> ...`` line whose ``<check>`` is not one of the ``check_*`` functions of
-    Azure/azurehpc-health-checks ``customTests/*.nhc`` at tag v0.4.5 or of LBNL NHC 1.4.3 ``scripts/*.nhc``
-    (``hpcconf/data/nhc_checks.yaml``), nor defined by a ``*.nhc`` file of the conf's deployment linted with
-    it (a custom test the deployment installs into ``/etc/nhc/scripts``: beside the conf, in its ``scripts/``,
-    or in ``customTests/`` beside Azure's ``conf/``): a typo (``check_gpu_counts``), a check from another
+    Azure/azurehpc-health-checks ``customTests/*.nhc`` at any release tag (v0.1.0 to v0.4.5: a conf states no
+    release, and ``check_cuda_bw`` was renamed ``check_gpu_bw``) or of LBNL NHC 1.4.3 ``scripts/*.nhc``
+    (``hpcconf/data/nhc_checks.yaml``, ``hpcconf/data/nhc_azure_releases.yaml``), nor defined by a ``*.nhc`` file of the conf's deployment linted with
+    it (a custom test the deployment installs into ``/etc/nhc/scripts``: in its ``scripts/``, in ``customTests/``
+    beside Azure's ``conf/``, or beside the conf when a file of that folder names it, such as an install script;
+    a fork of the check that merely shares the conf's folder is not what NHC sources for it): a typo (``check_gpu_counts``), a check from another
     tool, a function of a newer release.
 
     ## Severity
@@ -117,7 +119,8 @@ def nhc_unknown_check(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     custom = custom_checks(docs)
     for doc in docs.of_kind(Kind.NHC_CONF):
         for check in check_lines(doc):
-            if not check.name.startswith("check_") or check.name in table.checks or check.name in custom:
+            if not check.name.startswith("check_") or check.name in table.checks or check.name in custom \
+                    or nhc_checks.in_some_azure_release(check.name):
                 continue
             near = difflib.get_close_matches(check.name, list(table.checks), n=1, cutoff=0.9)
             where = (f"Azure's health checks ({table.azure[0]} @ {table.azure[1]}), LBNL NHC {table.lbnl[1]} "
@@ -153,7 +156,13 @@ def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnost
     ## What it catches
     A call of a known check function with fewer positional arguments than the function requires, or
     more than it reads (functions that parse options take any number): counts read from each function at
-    Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``). A ``*.nhc``
+    Azure/azurehpc-health-checks v0.4.5 and LBNL NHC 1.4.3 (``hpcconf/data/nhc_checks.yaml``). Azure's checks
+    changed their arguments between releases (``check_hw_topology`` read the topology file as ``$1`` up to
+    v0.2.6 and none from v0.2.7; ``check_nccl_allreduce`` read 2 before 4; ``check_ib_bw_gdr`` read the SKU as
+    ``$2`` in v0.2.x), and a conf does not say which release its nodes run: it runs on a release that defines
+    every Azure check it calls, and a count one of those releases takes is accepted (too few only below the
+    fewest any of them needs, too many only beyond the most any of them reads; every tag's ``customTests/*.nhc``, ``hpcconf/data/nhc_azure_releases.yaml``, written by
+    ``tools/gen_nhc_releases.py``). A ``*.nhc``
     file of the conf's deployment that defines the check replaces the built-in, as on the node: then only
     arguments beyond the highest ``$N`` its body reads are a finding (warning). The deployment is the conf's
     directory with the custom tests NHC sources beside it: ``scripts/`` (LBNL NHC's ``INCDIR`` defaults to
@@ -169,7 +178,8 @@ def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnost
     Too few: the function compares with an empty value, e.g. ``check_gpu_count`` without the count, or
     ``check_nccl_allreduce 460 1`` without the message size (``all_reduce_perf -b -f 2``), and the check
     fails on every node. Too many: the extra words are ignored, so what they were meant to check is not
-    checked (``check_ib_bw_gdr 380 mlx5_ib0`` still tests every HCA against 380).
+    checked (``check_ib_bw_gdr 380 nd96amsr_v4 mlx5_ib0``: no release reads a third argument, so every HCA is
+    still tested against 380).
 
     ## Example
     ```text
@@ -183,14 +193,15 @@ def nhc_argument_count(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnost
     for doc in docs.of_kind(Kind.NHC_CONF):
         lines = list(check_lines(doc))
         azure = _written_for_azure(doc, lines, custom)
+        releases = nhc_checks.releases_for({check.name for check in lines if check.name not in custom})
         for check in lines:
             if check.name in custom:
                 yield from _custom_argument_count(doc, check, custom[check.name])
                 continue
             function = nhc_checks.lookup(check.name)
             if function is not None:
-                yield from _argument_count(doc, check, function, other_tool=function.file.startswith("customTests/")
-                                           and not azure)
+                yield from _argument_count(doc, check, function, releases, other_tool=function.file.startswith(
+                    "customTests/") and not azure)
 
 
 def _written_for_azure(doc: Document, lines: list[CheckLine], custom: dict[str, DefinedCheck]) -> bool:
@@ -203,32 +214,32 @@ def _written_for_azure(doc: Document, lines: list[CheckLine], custom: dict[str, 
 
 
 def _argument_count(doc: Document, check: CheckLine, function: nhc_checks.CheckFunction,
-                    other_tool: bool = False) -> Iterator[Diagnostic]:
+                    releases: frozenset[str] | None = None, other_tool: bool = False) -> Iterator[Diagnostic]:
     """``other_tool``: the check is one of Azure's customTests but the conf is not written for Azure's health
     checks, so the node's own definition of the name (not linted here) decides: info."""
     count = len(check.args)
-    wanted = (f"{function.min_args}" if function.max_args == function.min_args else
-              f"{function.min_args} to {function.max_args}" if function.max_args is not None
-              else f"at least {function.min_args}")
-    too_many = function.max_args is not None and count > function.max_args
-    if count >= function.min_args and not too_many:
+    accepted = nhc_checks.argument_range(function, releases)
+    low, high, source = accepted.min_args, accepted.max_args, accepted.source
+    wanted = (f"{low}" if high == low else f"{low} to {high}" if high is not None else f"at least {low}")
+    too_many = high is not None and count > high
+    if count >= low and not too_many:
         return
     if other_tool:
-        column = check.arg_columns[function.max_args] if too_many and function.max_args is not None else check.column
+        column = check.arg_columns[high] if too_many and high is not None else check.column
         yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s) in Azure's health checks, got {count}: "
                           "this conf names neither Azure's paths nor a check only Azure defines, so the definition "
-                          f"installed on its nodes decides ({function.source})",
+                          f"installed on its nodes decides ({source})",
                           hint="lint the *.nhc file that defines it with this conf", column=column,
                           severity=Severity.INFO)
-    elif count < function.min_args:
+    elif count < low:
         yield doc.at_line(check.line, f"{check.name} takes {wanted} argument(s), got {count}: it compares with an "
-                          f"empty value and fails on every node ({function.source})",
+                          f"empty value and fails on every node ({source})",
                           hint="add the missing arguments", column=check.column,
                           end_column=check.column + len(check.name))
-    elif function.max_args is not None:
-        extra = check.arg_columns[function.max_args]
+    elif high is not None:
+        extra = check.arg_columns[high]
         yield doc.at_line(check.line, f"{check.name} reads {wanted} argument(s), got {count}: "
-                          f"'{' '.join(check.args[function.max_args:])}' is ignored ({function.source})",
+                          f"'{' '.join(check.args[high:])}' is ignored ({source})",
                           hint="drop the extra arguments, or check what they name another way",
                           column=extra, severity=Severity.WARNING)
 
