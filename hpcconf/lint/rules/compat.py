@@ -271,7 +271,8 @@ def _unknown_kubernetes(compiled: CompiledSpec) -> Iterator[Diagnostic]:
     held = schema_version(None)
     if version_key(str(version))[:2] <= version_key(held)[:2]:
         return
-    path = ("aks", "kubernetes_version") if set_by_user(spec.aks, "kubernetes_version") else ("aks",)
+    path = ("aks", "kubernetes_version") if spec.aks is not None and set_by_user(spec.aks, "kubernetes_version") \
+        else ("aks",)
     yield compiled.at(path, f"Kubernetes {version} is newer than the newest schemas hpcconf holds ({held}): the "
                       f"manifests are judged as for {held}, and fields or API versions {version} changed are not "
                       "checked", hint=f"pin kubernetes_version {held} or older, or update kubernetes-validate",
