@@ -20,9 +20,12 @@ def multi_node(doc: Document) -> bool | None:
         return int(nodes.group(1)) > 1
     if doc.yaml is None or not isinstance(doc.data, dict):
         return None
+    from ..artifacts import Kind
+    from ..knowledge.volcano_webhook import UNSET_TASK_REPLICAS
     from ..parsers.k8s import pods, quantity
 
-    replicas = [quantity(pod.task.get("replicas", 1)) for pod in pods(doc)
+    unset = UNSET_TASK_REPLICAS if doc.kind == Kind.VOLCANO_JOB else 1  # a Volcano task without replicas has no pod
+    replicas = [quantity(pod.task.get("replicas", unset)) for pod in pods(doc)
                 if pod.task is not None and str(pod.task.get("name", "")).lower() not in ("launcher", "mpimaster")]
     known = [r for r in replicas if r is not None]
     return sum(known) > 1 if known else None
