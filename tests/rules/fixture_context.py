@@ -14,6 +14,8 @@ def fixture_context(expect: dict) -> LintContext:
         ctx.sku = lookup_sku(str(expect["sku"]))
     if expect.get("openmpi_version"):
         ctx.openmpi_version = str(expect["openmpi_version"])
+    if expect.get("kubernetes_version"):
+        ctx.kubernetes_version = str(expect["kubernetes_version"])
     if expect.get("provider"):
         ctx.provider = str(expect["provider"])
     ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())

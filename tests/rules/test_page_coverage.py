@@ -2,7 +2,8 @@
 page_items.py from the docstring's structure) has an entry, each atom of it (code span, number, listed
 word) is named by one, each alternative of a bundled phrase by an entry of its own, each number also
 by a ``spares:`` entry (the other side of the threshold), and each "not reported"/"skipped"/"passes"
-clause by a ``spares:`` entry at a line of a good fixture. Atoms that name no form are declared under
+clause by a ``spares:`` entry at a fixture line where nothing is reported (a good fixture, or an
+unpinned line of a bad one). Atoms that name no form are declared under
 ``context:`` with why. Gaps not yet closed are listed in not_yet_covered.txt, which only shrinks."""
 
 from __future__ import annotations
@@ -50,14 +51,15 @@ def gaps(code: str, page: str, expect: dict) -> set[str]:
         for atom in item.atoms:
             if atom not in context and not any(mentions(form, atom) for form, _ in own):
                 found.add(f"{code}\t{kind}\t{atom}")
-        for group in item.groups:
+        own_spares = _own(item, spares)
+        for group in item.groups:  # an alternative that spares the file (``cp`` as well as ``ln -sf``): a good line
             for atom in group:
                 others = [o for o in group if o != atom]
-                solo = [form for form, _ in own if mentions(form, atom) and not any(mentions(form, o) for o in others)]
+                solo = [form for form, _ in own + own_spares
+                        if mentions(form, atom) and not any(mentions(form, o) for o in others)]
                 if atom not in context and not solo:
                     found.add(f"{code}\talternative\t{atom}")
         if not item.spare:
-            own_spares = _own(item, spares)
             for number in item.numbers:
                 if number not in context and not any(mentions(form, number) for form, _ in own_spares):
                     found.add(f"{code}\tother-side\t{number}")
@@ -76,19 +78,29 @@ def test_pages_are_covered_and_the_allow_list_only_shrinks():
     assert not closed, f"covered now, remove from {ALLOWED.name}:\n" + "\n".join(closed)
 
 
-def _good_file(code: str, expect: dict, file: str) -> Path | None:
-    """The good fixture ``file`` names (``good.*``, a ``good-*`` case, a file of a ``good/`` directory)."""
+def _spared_file(code: str, expect: dict, file: str, line: int) -> Path | None:
+    """The fixture a ``spares:`` entry names, when it proves nothing is reported there: a good fixture
+    (``good.*``, a ``good-*`` case, a file of ``good/``), or a bad one at a line where expect.yaml pins
+    no finding (a bad fixture's findings are exact)."""
     directory = HERE / code
     if not file:
         found = [p for p in directory.iterdir() if p.name.split(".")[0] == "good" and p.is_file()]
         return found[0] if len(found) == 1 else None
     path = directory / file
-    if not path.exists() and (directory / "good").is_dir():
-        path = directory / "good" / file
+    for sub in ("good", "bad"):
+        if not path.exists() and (directory / sub / file).is_file():
+            path = directory / sub / file
     top = path.relative_to(directory).parts[0]
     cases = {c["file"]: c for c in expect.get("cases") or []}
-    good_case = top in cases and not cases[top].get("findings")
-    return path if path.is_file() and (top.split(".")[0] == "good" or good_case) else None
+    if top.split(".")[0] == "bad":
+        pinned = [e for e in expect["findings"] if e.get("file", path.name) == path.name]
+    elif top in cases:
+        pinned = cases[top].get("findings") or []
+    elif top.split(".")[0] == "good":
+        pinned = []
+    else:
+        return None
+    return path if path.is_file() and all(e["line"] != line for e in pinned) else None
 
 
 @pytest.mark.parametrize("code", [c for c in CODES if _expect(c).get("spares") or _expect(c).get("context")])
@@ -97,8 +109,9 @@ def test_spares_point_at_good_fixture_lines_and_context_names_one_atom(code):
     for entry in expect.get("spares") or []:
         form = words(entry["form"])
         assert form in page, f"{code}: spares form {form!r} is not in its page's 'What it catches'"
-        path = _good_file(code, expect, entry.get("file", ""))
-        assert path is not None, f"{code}: spares form {form!r} names {entry.get('file')!r}, which is no good fixture"
+        path = _spared_file(code, expect, entry.get("file", ""), entry["line"])
+        assert path is not None, \
+            f"{code}: spares form {form!r} names {entry.get('file')!r}:{entry['line']}, where a finding may be reported"
         lines = path.read_text(encoding="utf-8").splitlines()
         assert 1 <= entry["line"] <= len(lines) and lines[entry["line"] - 1].strip(), \
             f"{code}: spares form {form!r} points at {path.name}:{entry['line']}, no line there"
