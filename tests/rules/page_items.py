@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 _SPARE = re.compile(
     r"\b(?:not (?:reported|judged|counted|flagged|checked)|(?:is|are) skipped|skipped|exempt(?:ed)?|"
     r"never (?:a finding|flagged|reported)|left (?:alone|out)|nothing is claimed|passes\b|pass\b|"
-    r"(?:is|are) fine\b|no finding)", re.IGNORECASE)
+    r"(?:is|are) fine\b|no finding|\b(?:is|are) [A-Z]+\d{3}'s\b)", re.IGNORECASE)  # "... is NCCL014's": another rule's
 _SPARE_PAREN = re.compile(r"^\(\s*(?:not|except)\b", re.IGNORECASE)
 _CODE = re.compile(r"``(.+?)``")
 _NUMBER = re.compile(r"(?<![\w.])(?:\d{4}-\d{2}-\d{2}|v?\d+(?:\.(?:\d+|x))*)(?![\w])")
