@@ -14,6 +14,8 @@ def fixture_context(expect: dict) -> LintContext:
         ctx.sku = lookup_sku(str(expect["sku"]))
     if expect.get("openmpi_version"):
         ctx.openmpi_version = str(expect["openmpi_version"])
+    if expect.get("ucx_version"):
+        ctx.ucx_version = str(expect["ucx_version"])
     if expect.get("kubernetes_version"):
         ctx.kubernetes_version = str(expect["kubernetes_version"])
     if expect.get("provider"):
