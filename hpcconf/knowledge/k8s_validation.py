@@ -241,6 +241,10 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and PLACEHOLDER.match(value) is not None
 
 
+# An MPIJob Worker without ``replicas`` has none: kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/default.go
+# setDefaultsTypeWorker sets an unset count to 0 (v0.4.0 and v0.8.0; the Launcher's to 1).
+MPIJOB_UNSET_WORKER_REPLICAS = 0
+
 # Volumes kubeflow/mpi-operator's controller appends to the pods it creates from an MPIJob's replica templates,
 # by (apiVersion, replica type). kubeflow.org/v2beta1 (v2/pkg/controller at v0.3.0, pkg/controller/mpi_job_controller.go
 # v0.4.0 to v0.8.0): setupSSHOnPod adds `ssh-auth` (Secret <job>-ssh) to the launcher and every worker, and

@@ -29,6 +29,11 @@ DEFAULT_QUEUE = "default"  # mutate_job.go DefaultQueue; Volcano's chart creates
 DEFAULT_MAX_RETRY = 3
 DEFAULT_TASK_PREFIX = "default"  # v1alpha1.DefaultTaskSpec: an unnamed task i becomes "default<i>"
 MPI_DEFAULT_MASTER = "master"
+# A task without ``replicas`` has none: TaskSpec.Replicas is a plain int32 (``json:"replicas,omitempty"``,
+# staging/src/volcano.sh/apis/pkg/apis/batch/v1alpha1/job.go), the CRD gives it no default (only minimum: 0),
+# mutate_job.go fills minAvailable from it but never sets it, and the controller creates ``Replicas`` pods
+# (job_controller_actions.go, ``for i := 0; i < int(ts.Replicas); i++``): such a task starts no pod.
+UNSET_TASK_REPLICAS = 0
 
 # factory.go RegisterPluginBuilder: hcclrank and ray were added in v1.13.0.
 PLUGINS_BEFORE_113 = frozenset({"ssh", "env", "svc", "tensorflow", "mpi", "pytorch"})
@@ -108,7 +113,7 @@ def mutate(job: Mapping[str, Any]) -> dict[str, Any]:
             if _int(partition.get("minPartitions")) > 0:
                 task["minAvailable"] = _int(partition.get("minPartitions")) * _int(partition.get("partitionSize"))
             else:
-                task["minAvailable"] = _int(task.get("replicas"))
+                task["minAvailable"] = _int(task.get("replicas"), UNSET_TASK_REPLICAS)
         if not _int(task.get("maxRetry")):
             task["maxRetry"] = DEFAULT_MAX_RETRY
         job_min += _int(task.get("minAvailable"))
@@ -179,7 +184,7 @@ def _partition_policy(task: dict[str, Any], index: int, job_name: str) -> list[R
     name = task.get("name")
     where = f"in task: {name}, job: {job_name}"
     total, size = _int(partition.get("totalPartitions")), _int(partition.get("partitionSize"))
-    replicas, minimum = _int(task.get("replicas")), task.get("minAvailable")
+    replicas, minimum = _int(task.get("replicas"), UNSET_TASK_REPLICAS), task.get("minAvailable")
     message = ""
     if total <= 0:
         message = f"'TotalPartitions' must be greater than 0 {where}"

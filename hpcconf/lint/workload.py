@@ -24,9 +24,15 @@ def multi_node(doc: Document) -> bool | None:
         return True if counts[0] > 1 else (False if max(counts) == 1 else None)
     if doc.yaml is None or not isinstance(doc.data, dict):
         return None
+    from ..artifacts import Kind
+    from ..knowledge.k8s_validation import MPIJOB_UNSET_WORKER_REPLICAS
+    from ..knowledge.volcano_webhook import UNSET_TASK_REPLICAS
     from ..parsers.k8s import pods, quantity
 
-    replicas = [quantity(pod.task.get("replicas", 1)) for pod in pods(doc)
+    # a Volcano task, or an MPIJob Worker, without replicas has no pod (their controllers' defaults)
+    unset = UNSET_TASK_REPLICAS if doc.kind == Kind.VOLCANO_JOB else \
+        MPIJOB_UNSET_WORKER_REPLICAS if doc.data.get("kind") == "MPIJob" else 1
+    replicas = [quantity(pod.task.get("replicas", unset)) for pod in pods(doc)
                 if pod.task is not None and str(pod.task.get("name", "")).lower() not in ("launcher", "mpimaster")]
     known = [r for r in replicas if r is not None]
     if known and sum(known) > 1:

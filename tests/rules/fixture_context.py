@@ -19,6 +19,10 @@ def fixture_context(expect: dict) -> LintContext:
         ctx.sku = lookup_sku(str(expect["sku"]), [HERE / d for d in expect.get("sku_dirs") or ()])
     if expect.get("openmpi_version"):
         ctx.openmpi_version = str(expect["openmpi_version"])
+    if expect.get("ucx_version"):
+        ctx.ucx_version = str(expect["ucx_version"])
+    if expect.get("kubernetes_version"):
+        ctx.kubernetes_version = str(expect["kubernetes_version"])
     if expect.get("provider"):
         ctx.provider = str(expect["provider"])
     ctx.charts = dict(parse_chart_option(f"{k}={v}") for k, v in (expect.get("charts") or {}).items())

@@ -95,7 +95,7 @@ def test_case_fixture_yields_its_findings(code, file):
     with its own findings (none for a good one) and, where needed, its own kind/sku/versions."""
     expect = _expect(code)
     (case,) = [c for c in expect["cases"] if c["file"] == file]
-    options = {**{k: v for k, v in expect.items() if k not in ("findings", "cases", "catches")}, **case}
+    options = {**{k: v for k, v in expect.items() if k not in ("findings", "cases", "catches", "spares", "context")}, **case}
     path = HERE / code / file
     assert path.exists(), f"tests/rules/{code}/expect.yaml names a missing case file {file}"
     expected = case.get("findings") or []

@@ -58,7 +58,7 @@ def render_bad_fixture(code: str) -> str:
     expect = YAML(typ="safe").load((directory / "expect.yaml").read_text(encoding="utf-8")) or {}
     (bad,) = [p for p in directory.iterdir() if p.name.split(".")[0] == "bad"]
     rendered = _render(code, directory, bad.name, expect)
-    shared = {k: v for k, v in expect.items() if k not in ("findings", "cases", "catches")}
+    shared = {k: v for k, v in expect.items() if k not in ("findings", "cases", "catches", "spares", "context")}
     for case in expect.get("cases") or []:
         if case.get("findings"):
             rendered += _render(code, directory, case["file"], {**shared, **case})

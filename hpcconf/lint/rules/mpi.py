@@ -465,7 +465,8 @@ def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
     ## What it catches
     In a Kubeflow MPIJob (Open MPI, the default ``mpiImplementation``): ``-np`` larger than Worker
-    ``replicas`` x ``slotsPerWorker`` (default 1) without ``--oversubscribe`` (error); for an
+    ``replicas`` x ``slotsPerWorker`` (default 1) without ``--oversubscribe`` (error), a Worker without
+    ``replicas`` counting none, as mpi-operator defaults it; for an
     nccl-tests binary, ranks x GPUs per rank (``-t`` x ``-g``) different from Worker ``replicas`` x
     the GPUs each worker requests: more is an error (two ranks on one GPU), fewer a warning (GPUs idle).
     The launcher is found by name or by path (``/opt/amazon/openmpi/bin/mpirun``, ``$MPI_HOME/bin/mpirun``),
@@ -510,7 +511,9 @@ def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     workers = [pod for pod in pods(doc) if pod.task and pod.task.get("name") == "Worker"]
     if slots is None or len(workers) != 1:
         return
-    replicas = quantity(workers[0].task.get("replicas", 1)) if workers[0].task else None
+    from ...knowledge.k8s_validation import MPIJOB_UNSET_WORKER_REPLICAS
+
+    replicas = quantity(workers[0].task.get("replicas", MPIJOB_UNSET_WORKER_REPLICAS)) if workers[0].task else None
     gpus = max((_gpus(c) for _, c in workers[0].containers()), default=0)
     if replicas is None:
         return
@@ -524,7 +527,8 @@ def mpijob_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             yield at_text(doc, path + (key,), call.tokens["np"],
                           f"mpirun -np {np}, but the hostfile has {replicas} workers x {slots} slots = "
                           f"{replicas * slots}: Open MPI refuses to start (not enough slots)",
-                          hint=f"use -np {replicas * slots}, or set slotsPerWorker to the ranks each worker runs")
+                          hint=f"use -np {replicas * slots}, or set slotsPerWorker to the ranks each worker runs" if replicas
+                          else "give the Worker its replicas: mpi-operator sets an unset count to 0")
             continue
         per_rank = nccl_tests_gpus_per_rank(call.text)
         ranks = np if np is not None else replicas * slots

@@ -14,6 +14,7 @@ from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
 from ...knowledge.versions import version_key as parse_version
+from ...knowledge.volcano_webhook import UNSET_TASK_REPLICAS
 from ...parsers.k8s import as_dict as _dict
 from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
 from ...parsers.shell_commands import script_commands
@@ -54,9 +55,10 @@ def _tasks(doc: Document) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _replicas(task: dict[str, Any]) -> Optional[int]:
-    """The task's pod count (1 when unset); None when it is no number (``${WORKERS}`` of a template, filled in
-    before the file is applied): judgements that need the count are then skipped, not made on a guess."""
-    return quantity(task.get("replicas", 1))
+    """The task's pod count (0 when unset, as Volcano counts it: the task starts no pod); None when it is no
+    number (``${WORKERS}`` of a template, filled in before the file is applied): judgements that need the
+    count are then skipped, not made on a guess."""
+    return quantity(task.get("replicas", UNSET_TASK_REPLICAS))
 
 
 def _total_replicas(doc: Document) -> Optional[int]:
@@ -120,8 +122,10 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
 
     ## What it catches
     ``spec.minAvailable`` greater than the sum of the tasks' ``replicas``, or a task's
-    ``minAvailable`` greater than its ``replicas``. A ``replicas`` that is no number (``${WORKERS}`` of a
-    template, filled in before the job is applied) leaves the count unknown: nothing is claimed on it.
+    ``minAvailable`` greater than its ``replicas``. A task without ``replicas`` counts 0, as Volcano counts
+    it (``TaskSpec.Replicas`` has no default: the controller starts no pod for it). A ``replicas`` that is no
+    number (``${WORKERS}`` of a template, filled in before the job is applied) leaves the count unknown:
+    nothing is claimed on it.
 
     ## Why is this bad?
     Volcano's webhook rejects it ("job 'minAvailable' should not be greater than total replicas in

@@ -7,3 +7,5 @@ COPY nccl-tests.sh /opt/
 RUN cd /opt && ./nccl-tests.sh
 COPY ndv4-topo.xml /opt/nccl/topo.xml
 ENV NCCL_TOPO_FILE=/opt/nccl/topo.xml
+RUN apt-get update
+RUN apt-get -y install --no-install-recommends jq
