@@ -154,14 +154,12 @@ def pool_file(pool_name: str) -> str:
 
 
 def files(cluster: ResolvedCluster) -> list[str]:
-    """The files :func:`render` writes, in the order to apply them: one with every pool's checks, or with several GPU
-    pools the RBAC in ``health-checks.yaml`` and a file per pool, so no file grows with the number of pools (every
-    file hpcconf writes is linted, and a linted file is held to 1 MiB: docs/security.md)."""
+    """The files :func:`render` writes, in the order to apply them: ``health-checks.yaml`` with the RBAC and the
+    first GPU pool's checks, then a file per other GPU pool, so no file grows with the number of pools (every file
+    hpcconf writes is linted, and a linted file is held to 1 MiB: docs/security.md) and adding a pool adds a file."""
     if not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
-    if len(cluster.gpu_pools) == 1:
-        return [FILE]
-    return [FILE, *(pool_file(pool.name) for pool in cluster.gpu_pools)]
+    return [FILE, *(pool_file(pool.name) for pool in cluster.gpu_pools[1:])]
 
 
 def _summary() -> str:
@@ -173,23 +171,21 @@ def _apply_line(aks: ResolvedAks, name: str, after: str = "") -> str:
     return f"Apply {after}before the job: kubectl apply -f {name}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}"
 
 
+def _pool_docs(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> list[dict[str, Any]]:
+    return [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
+
+
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     names = files(cluster)
     if not names:
         return []
-    if len(names) == 1:
-        docs: list[dict[str, Any]] = rbac(aks)
-        for pool in cluster.gpu_pools:
-            docs += [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
-        text = yaml_file(cluster, docs, _summary(), _apply_line(aks, FILE), *_image_note(cluster.gpu_pools))
-        return [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]
-    shared = yaml_file(cluster, rbac(aks), _summary(),
-                       f"The checks' ServiceAccount and its node permissions, for every pool's {pool_file('<pool>')}: "
-                       f"kubectl apply -f {FILE} first.")
-    artifacts = [Artifact(path(FILE), shared, Kind.K8S_MANIFEST, "aks")]
-    for pool in cluster.gpu_pools:
-        text = yaml_file(cluster, [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)],
-                         f"Pool {pool.name}: " + _summary(), _apply_line(aks, pool_file(pool.name), f"after {FILE} and "),
-                         *_image_note((pool,)))
-        artifacts.append(Artifact(path(pool_file(pool.name)), text, Kind.K8S_MANIFEST, "aks"))
+    first, *others = cluster.gpu_pools
+    pool_note = [f"Pool {first.name}'s checks; each other GPU pool's are in {pool_file('<pool>')}."] if others else []
+    text = yaml_file(cluster, rbac(aks) + _pool_docs(cluster, aks, first), _summary(), *pool_note,
+                     _apply_line(aks, FILE), *_image_note((first,)))
+    artifacts = [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]
+    for pool, name in zip(others, names[1:]):
+        text = yaml_file(cluster, _pool_docs(cluster, aks, pool), f"Pool {pool.name}: " + _summary(),
+                         _apply_line(aks, name, f"after {FILE} (the checks' ServiceAccount) and "), *_image_note((pool,)))
+        artifacts.append(Artifact(path(name), text, Kind.K8S_MANIFEST, "aks"))
     return artifacts
