@@ -7,13 +7,12 @@ them) and :func:`main`, which turns what escapes a command into one line and an 
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import typer
 
 from . import __version__, typer_fast
+from .command_guard import run_guarded
 from .commands import (
     build,
     explain,
@@ -29,9 +28,7 @@ from .commands import (
     skus,
     version,
 )
-from .diagnostic_text import render_all
-from .diagnostics import HpcconfError
-from .exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK
+from .exit_codes import EXIT_OK
 
 # add_completion: `hpcconf --install-completion` / `--show-completion` for bash, zsh, fish, PowerShell.
 # help_option_names: `-h` as well as `--help`, in every command (click passes it down to subcommands).
@@ -89,34 +86,7 @@ app.add_typer(sku.sku_app, name="sku")
 
 
 def main() -> None:
-    try:
-        app()
-    except HpcconfError as exc:  # a last line of defence: never a traceback for bad input
-        from .term import echo_findings
-
-        echo_findings(render_all(exc.diagnostics))
-        sys.exit(EXIT_INVALID)
-    except BrokenPipeError:  # `hpcconf rules | head`: the reader left; end quietly as shell tools do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_BROKEN_PIPE)
-    except (OSError, UnicodeError) as exc:  # the file system said no: the user's to fix, not a bug
-        filename = getattr(exc, "filename", None)  # OSError has one, UnicodeError does not
-        where = f" {filename}" if filename else ""
-        reason = getattr(exc, "strerror", None) or str(exc)
-        typer.echo(f"hpcconf: error: cannot use{where}: {reason}. Check the path, its permissions and that it is "
-                   "a UTF-8 text file (or a writable directory for --out).", err=True)
-        sys.exit(EXIT_INVALID)
-    except RecursionError:
-        typer.echo("hpcconf: error: the input is nested too deeply to process; it is not a cluster spec or config "
-                   "hpcconf can read.", err=True)
-        sys.exit(EXIT_INVALID)
-    except Exception as exc:  # noqa: BLE001 - a bug must still not greet the user with a traceback
-        if os.environ.get("HPCCONF_DEBUG"):
-            raise
-        typer.echo(f"hpcconf: internal error: {type(exc).__name__}: {exc}. This is a bug in hpcconf; "
-                   "please report it with the command and input (HPCCONF_DEBUG=1 shows the traceback).", err=True)
-        sys.exit(EXIT_INTERNAL)
+    run_guarded(app)
 
 
 if __name__ == "__main__":

@@ -19,10 +19,13 @@ A leaf module: every command imports it, and it imports no command.
 
 from __future__ import annotations
 
-import typer
+from typing import TYPE_CHECKING
 
 from .diagnostic_text import render_all
 from .diagnostics import HpcconfError
+
+if TYPE_CHECKING:  # typer loads with the command that raises its Exit: lint's own path never imports it
+    import typer
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # lint findings, a stale or hand-edited output, a run below its floor, a refused write
@@ -34,11 +37,15 @@ EXIT_BROKEN_PIPE = 141  # the reader of stdout left (128 + SIGPIPE), as shell to
 
 def usage_error(message: str) -> "typer.Exit":
     """A bad option or argument: one line on stderr, exit 2 (raise what it returns)."""
+    import typer
+
     typer.echo(f"hpcconf: error: {message}", err=True)
     return typer.Exit(EXIT_INVALID)
 
 
 def fail(error: HpcconfError) -> "typer.Exit":
+    import typer
+
     from .term import echo_findings
 
     echo_findings(render_all(error.diagnostics))

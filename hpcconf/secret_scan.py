@@ -39,6 +39,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from detect_secrets.filters import heuristic
 
@@ -216,19 +217,26 @@ def _absent_formats(text: str) -> frozenset[int]:
     return frozenset(id(pattern) for pattern in _CONTEXT_FREE_FORMATS if pattern.search(text) is None)
 
 
+_ALL_FORMATS = tuple((kind, plugin, pattern) for kind, plugins in _FORMAT_KINDS for plugin in plugins
+                     for pattern in plugin.denylist)
+
+
+@functools.lru_cache(maxsize=64)
+def _present_formats(absent: frozenset[int]) -> tuple[tuple[str, Any, re.Pattern[str]], ...]:
+    """The format patterns left to try once ``absent`` ones are dropped, in their order: one tuple per text, where
+    each of its lines skipped the absent ones one by one before."""
+    return tuple(entry for entry in _ALL_FORMATS if id(entry[2]) not in absent)
+
+
 def _formats(text: str, offset: int, number: int, absent: frozenset[int] = frozenset()) -> Iterator[Secret]:
-    for kind, plugins in _FORMAT_KINDS:
-        for plugin in plugins:
-            for pattern in plugin.denylist:
-                if id(pattern) in absent:
-                    continue
-                for match in pattern.finditer(text):
-                    group = 1 if pattern.groups and len(match.group(1) or "") >= 8 else 0
-                    start, end = match.span(group)
-                    if is_reference_or_placeholder(text[start:end]) or "{{" in text[start:end]:
-                        continue
-                    key = _name_of_value(text, match.start())
-                    yield Secret(kind, number, offset + start + 1, offset + end + 1, key, plugin.secret_type)
+    for kind, plugin, pattern in _present_formats(absent):
+        for match in pattern.finditer(text):
+            group = 1 if pattern.groups and len(match.group(1) or "") >= 8 else 0
+            start, end = match.span(group)
+            if is_reference_or_placeholder(text[start:end]) or "{{" in text[start:end]:
+                continue
+            key = _name_of_value(text, match.start())
+            yield Secret(kind, number, offset + start + 1, offset + end + 1, key, plugin.secret_type)
 
 
 def _windows(line: str) -> Iterator[tuple[int, str]]:
@@ -241,14 +249,24 @@ def _windows(line: str) -> Iterator[tuple[int, str]]:
             return
 
 
+# Every private-key marker pattern (detect-secrets' and PRIVATE_KEY_EXTRA) needs one of these literally
+# (tests/test_secret_scan_prefilter.py): a text without them has no marker on any line.
+PRIVATE_KEY_MARKER_WORDS = ("PRIVATE KEY", "PuTTY-User-Key-File-")
+
+
+def may_hold_private_key_marker(text: str) -> bool:
+    return any(word in text for word in PRIVATE_KEY_MARKER_WORDS)
+
+
 def has_private_key_marker(line: str) -> bool:
     return bool(det.PRIVATE_KEY_EXTRA.search(line)) or any(p.search(line) for p in det.PRIVATE_KEY.denylist)
 
 
 def scan_line(line: str, number: int, in_private_key: bool = False,
-              absent: frozenset[int] = frozenset()) -> list[Secret]:
-    """The secrets of one line; ``absent``: format patterns known not to match it (:func:`_absent_formats`)."""
-    if in_private_key or has_private_key_marker(line):
+              absent: frozenset[int] = frozenset(), key_markers: bool = True) -> list[Secret]:
+    """The secrets of one line; ``absent``: format patterns known not to match it (:func:`_absent_formats`);
+    ``key_markers`` False: its text was found to hold no private-key marker (:func:`may_hold_private_key_marker`)."""
+    if in_private_key or (key_markers and has_private_key_marker(line)):
         return [Secret("private-key", number, 1, len(line) + 1, "", "Private Key")]
     found: dict[tuple[int, int], Secret] = {}
     for offset, window in _windows(line):
@@ -287,10 +305,10 @@ def _env_pair_name(previous: str, value_match: re.Match[str]) -> str:
 
 
 def _env_value(name: str, line: str, match: re.Match[str], number: int,
-               absent: frozenset[int] = frozenset()) -> list[Secret]:
+               absent: frozenset[int] = frozenset(), key_markers: bool = True) -> list[Secret]:
     """The secrets of an env entry's value line: a token format under any name, a literal under a credential name."""
     found = [dataclasses.replace(s, key=name) if s.key in ("", "value") else s
-             for s in scan_line(line, number, absent=absent)]
+             for s in scan_line(line, number, absent=absent, key_markers=key_markers)]
     start, end = match.span(3)
     if not found and _credential(name, match.group(3), line):
         found.append(Secret("password", number, start + 1, end + 1, name, credential_word(name)))
@@ -353,6 +371,7 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
     found: list[Secret] = []
     lines = text.splitlines()
     absent = _absent_formats(text)
+    markers = may_hold_private_key_marker(text)
     in_key = False
     help_end: str | None = None  # the delimiter of a heredoc printed as help text
     for index, line in enumerate(lines):
@@ -361,14 +380,14 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
             if line.strip() == help_end:
                 help_end = None
             else:  # usage examples (--password 'YourP@ss'): prose, read only for tokens and keys
-                found.extend(s for s in scan_line(line, number, absent=absent)
+                found.extend(s for s in scan_line(line, number, absent=absent, key_markers=markers)
                              if s.kind != "password" and s.kind != "private-key")
                 continue
         env = _ENV_VALUE.match(line)
         if env and index > 0:
             named = _env_pair_name(lines[index - 1], env)
             if named:  # a Kubernetes env entry: the name is on the line above, the value here
-                found.extend(_env_value(named, line, env, number, absent))
+                found.extend(_env_value(named, line, env, number, absent, markers))
                 continue
         opening = _HELP_HEREDOC.match(line)
         if opening:
@@ -378,7 +397,7 @@ def _scan_text(text: str) -> tuple[Secret, ...]:
             in_key = "-----END" not in line
             continue
         in_key = False
-        line_secrets = [s for s in scan_line(line, number, absent=absent) if s.kind != "private-key" or _is_key_block(lines, index)]
+        line_secrets = [s for s in scan_line(line, number, absent=absent, key_markers=markers) if s.kind != "private-key" or _is_key_block(lines, index)]
         if "LS0tLS1CRUdJTi" in line and not any(s.kind == "private-key" for s in line_secrets):
             encoded = list(_encoded_private_keys(line, number))
             line_secrets = [s for s in line_secrets  # the encoded key, not a "high-entropy" reading of it

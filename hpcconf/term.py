@@ -54,6 +54,14 @@ def _is_terminal(stream: IO[str]) -> bool:
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """One message on stdout (stderr with ``err``), flushed: what ``typer.echo`` does for a plain string, without
+    importing typer, so a lint need not load the command-line framework to print."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(message + ("\n" if nl else ""))
+    stream.flush()
+
+
 def echo_report(report: str, stream: IO[str] | None = None, choice: str = "auto") -> None:
     """Write a text report, coloured when :func:`colour_enabled` says so."""
     stream = stream or sys.stdout

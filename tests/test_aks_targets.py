@@ -4,6 +4,7 @@ table, Volcano's admission rules and seed 000's job."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -475,7 +476,7 @@ def test_every_gpu_pool_gets_its_pool_step_readiness_wait_and_pinned_job(tmp_pat
     assert "--name 'nc24'" in script and script.count("\n    --gpu-driver none\n") == 2
     assert "pool_exists 'nc24'" in script and "scale_pool 'nc24' '1'" in script
     assert "kubectl wait node -l \"agentpool=nc24\" --for=jsonpath='{.status.allocatable.nvidia\\.com/gpu}'='1'" in script
-    jobs = _docs(artifacts["aks/volcano-job.yaml"].content)
+    jobs = [_docs(artifacts[name].content)[0] for name in ("aks/volcano-job.yaml", "aks/volcano-job-nc24.yaml")]
     assert [j["metadata"]["name"] for j in jobs] == ["nccl-allreduce-job1-ndmv4", "nccl-allreduce-job1-nc24"]
     for job, pool, nodes in zip(jobs, ("ndmv4", "nc24"), (2, 1)):
         worker = _task(job, "mpiworker")
@@ -502,7 +503,7 @@ def test_pool_nccl_env_overrides_the_cluster_one_in_that_pools_job(tmp_path):
                     "  - name: nc24\n    sku: Standard_NC24ads_A100_v4\n    count: 1\n"
                     "nccl_env: {NCCL_IB_QPS_PER_CONNECTION: '2', NCCL_MIN_NCHANNELS: '4'}\n")
     _, artifacts = _build(spec)
-    nd, nc = (_mpirun(job).exports for job in _docs(artifacts["aks/volcano-job.yaml"].content))
+    nd, nc = (_mpirun(_docs(artifacts[name].content)[0]).exports for name in ("aks/volcano-job.yaml", "aks/volcano-job-nc24.yaml"))
     assert nd["NCCL_IB_QPS_PER_CONNECTION"] == "4" and nc["NCCL_IB_QPS_PER_CONNECTION"] == "2"
     assert nd["NCCL_MIN_NCHANNELS"] == nc["NCCL_MIN_NCHANNELS"] == "4"
 
@@ -559,3 +560,30 @@ def test_os_sku_falls_back_to_an_ubuntu_the_doca_tag_is_published_for(monkeypatc
     assert aks_os_sku(None, "1.35", "t") == "Ubuntu2204"
     assert aks_os_sku(None, "1.35", None) == "Ubuntu2404"
     assert aks_os_sku("AzureLinux", "1.35", "t") == "AzureLinux"
+
+
+def test_each_further_gpu_pool_gets_files_of_its_own_that_do_not_grow_with_the_pools(tmp_path):
+    """Item 5 of issue #28: with every pool's jobs and health checks in one file each, 200 pools wrote files over the
+    1 MiB every linted file is held to, and the build refused. The first pool stays in volcano-job.yaml and
+    health-checks.yaml; each other pool's files are the same whatever the other pools."""
+    def pools(n: int) -> Path:
+        (tmp_path / str(n)).mkdir()
+        listed = "".join(f"  - name: p{i:03d}\n    sku: Standard_ND96amsr_A100_v4\n    count: 2\n" for i in range(n))
+        return _variant(tmp_path / str(n), CURRENT, "  - name: ndmv4\n    sku: Standard_ND96amsr_A100_v4\n    count: 2\n", listed)
+
+    two, three = _build(pools(2))[1], _build(pools(3))[1]
+    per_pool = [f"aks/{kind}-p{i:03d}.yaml" for i in (1, 2) for kind in ("volcano-job", "health-checks")]
+    assert set(per_pool) <= set(three) and not {"aks/volcano-job-p000.yaml", "aks/health-checks-p000.yaml"} & set(three)
+    assert two[per_pool[0]].content == three[per_pool[0]].content and two[per_pool[1]].content == three[per_pool[1]].content
+    assert [d["kind"] for d in _docs(three["aks/health-checks.yaml"].content)] == [
+        "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "DaemonSet"]
+    assert [d["metadata"]["name"] for d in _docs(three["aks/health-checks-p002.yaml"].content)] == ["hpcconf-nhc-p002"] * 2
+    assert [d["metadata"]["name"] for d in _docs(three["aks/volcano-job.yaml"].content)] == ["nccl-allreduce-job1-p000"]
+    assert [d["metadata"]["name"] for d in _docs(three["aks/volcano-job-p002.yaml"].content)] == ["nccl-allreduce-job1-p002"]
+    script = _script(three)
+    applied = re.findall(r'^kubectl apply -f "\$HERE/"(\S+)$', script, re.M)
+    assert [a for a in applied if a.startswith(("health-checks", "volcano-job"))] == [
+        "health-checks.yaml", "health-checks-p001.yaml", "health-checks-p002.yaml",
+        "volcano-job.yaml", "volcano-job-p001.yaml", "volcano-job-p002.yaml"]
+    assert re.findall(r'^kubectl delete -f "\$HERE/"(\S+) --ignore-not-found$', script, re.M) == [
+        "volcano-job.yaml", "volcano-job-p001.yaml", "volcano-job-p002.yaml"]

@@ -27,7 +27,7 @@ def test_quick_benchmark_prints_every_scenario(tmp_path):
     out = result.stdout
     assert "--quick: the current interpreter's hpcconf" in out
     for row in ("lint AzHOP config.yml vs check-jsonschema", "build ndmv4-aks-current.yaml vs check-jsonschema",
-                "-file tree vs one file", "build 5 pools/500 nodes vs 1 pool", "peak memory: hpcconf"):
+                "-file tree vs one file", "build 5 pools/500 nodes, a job per pool, vs 1 pool", "peak memory: hpcconf"):
         assert row in out, out
     assert report.is_file()
 

@@ -110,7 +110,7 @@ def test_text_names_cause_impact_and_migration_for_each_change(scenario):
     assert "<- nccl_env (line" in job and "impact: kubectl delete the previous NCCL test job" in job
     assert "out/demo/aks/nfd-values.yaml: edited by hand (its hash differs from the manifest)" in text
     assert "impact: helm upgrade node-feature-discovery" in text.split("nfd-values.yaml: edited by hand")[1]
-    assert "summary: 1 spec(s) changed, 8 generated file(s) changed, 2 disruptive, 1 hand edit(s), 0 stale" in text
+    assert "summary: 1 spec(s) changed, 10 generated file(s) changed, 2 disruptive, 1 hand edit(s), 0 stale" in text
 
 
 # -- JSON --------------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_json_has_the_documented_shape_and_the_same_facts(scenario):
     _repo, reports = scenario
     data = json.loads(reports["json"])
     assert data["format"] == "hpcconf-review/1"
-    assert data["summary"] == {"specs_changed": 1, "files_changed": 8, "disruptive": 2, "hand_edits": 1,
+    assert data["summary"] == {"specs_changed": 1, "files_changed": 10, "disruptive": 2, "hand_edits": 1,
                                "stale": 0, "errors": 0}
     (spec,) = data["specs"]
     assert (spec["path"], spec["status"], spec["cluster"], spec["out_dir"]) == ("specs/demo.yaml", "changed", "demo", "out/demo")
@@ -159,13 +159,13 @@ def test_markdown_renders_with_collapsible_artifacts_tables_and_diffs(scenario):
     html_blocks = [t.content for t in tokens if t.type == "html_block"]
     details = [b for b in html_blocks if b.startswith("<details>")]
     # under aks/: the changed values, NicClusterPolicy, provision.sh, job and health-check DaemonSet, and the
-    # NFD rule the added pool (no InfiniBand) brings; plus health/small/nhc.conf
-    assert len(details) == 8 and all("<summary><code>out/demo/" in b for b in details)
-    assert sum("<summary><code>out/demo/aks/" in b for b in details) == 7
+    # NFD rule the added pool (no InfiniBand) brings, its own job and health-check files; plus health/small/nhc.conf
+    assert len(details) == 10 and all("<summary><code>out/demo/" in b for b in details)
+    assert sum("<summary><code>out/demo/aks/" in b for b in details) == 9
     assert any("<summary><code>out/demo/health/small/nhc.conf</code> (added)" in b for b in details)
-    assert sum(b.count("</details>") for b in html_blocks) == 8  # every block is closed
+    assert sum(b.count("</details>") for b in html_blocks) == 10  # every block is closed
     fences = [t for t in tokens if t.type == "fence"]
-    assert len(fences) == 8 and all(t.info == "diff" and t.content.startswith("diff --git a/out/demo/") for t in fences)
+    assert len(fences) == 10 and all(t.info == "diff" and t.content.startswith("diff --git a/out/demo/") for t in fences)
     rendered = md.render(text)
     assert "<th>spec field</th>" in rendered and "<code>versions.network_operator</code>" in rendered
     ncp = next(b for b in details if "nicclusterpolicy.yaml" in b)

@@ -41,11 +41,13 @@ def _corpus() -> list[str]:
 
 
 def _without_shortcut(monkeypatch, text: str) -> tuple:
-    """The scan with both shortcuts off: every format pattern and every assignment shape on every line."""
+    """The scan with the shortcuts off: every format pattern, every assignment shape and every private-key marker on
+    every line."""
     import re
 
     with monkeypatch.context() as patched:
         patched.setattr(secret_scan, "_absent_formats", lambda text: frozenset())
+        patched.setattr(secret_scan, "may_hold_private_key_marker", lambda text: True)
         patched.setattr(secret_scan.det, "ANY_CREDENTIAL_WORD", re.compile(""))
         return secret_scan._scan_text.__wrapped__(text)
 
@@ -112,3 +114,18 @@ def test_a_credential_word_in_another_case_or_fold_still_reaches_the_shapes(text
     assert secret_scan._scan_text.__wrapped__(text) == _without_shortcut(monkeypatch, text)
     if text.startswith(("DB_", "--")):
         assert [s.code for s in scan_text(text)] == ["SEC002"]
+
+
+def test_every_private_key_marker_needs_one_of_the_words_the_text_is_searched_for():
+    """A text holding none of PRIVATE_KEY_MARKER_WORDS skips the marker patterns on each of its lines: every pattern
+    must then hold one of the words literally, case and all."""
+    import re
+
+    patterns = [secret_scan.det.PRIVATE_KEY_EXTRA, *secret_scan.det.PRIVATE_KEY.denylist]
+    for pattern in patterns:
+        assert not pattern.flags & re.IGNORECASE, pattern.pattern
+        for alternative in pattern.pattern.split("|"):  # each top-level alternative matches alone
+            assert any(word in alternative for word in secret_scan.PRIVATE_KEY_MARKER_WORDS), alternative
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n"
+    assert [s.kind for s in scan_text(key)] == ["private-key"] * 3
+    assert not secret_scan.may_hold_private_key_marker("token: abc\n")

@@ -8,6 +8,7 @@ ruamel.yaml, jsonschema, lxml and jinja2 load in the commands that use them, nev
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,66 @@ def test_pathspec_is_imported_only_where_settings_have_globs(tmp_path):
     excluded = subprocess.run([sys.executable, "-c", PROBE_GLOBS, "."], cwd=configured, capture_output=True, text=True)
     assert "config.yml" not in excluded.stdout, excluded.stdout
     assert json.loads(excluded.stderr.strip().splitlines()[-1]) is True
+
+
+PROBE_PLAIN_LINT = """
+import json, sys
+sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
+from hpcconf.entry import main
+try:
+    main()
+except SystemExit as exc:
+    print(f"exit {exc.code}")
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"typer", "click"})), file=sys.stderr)
+"""
+
+
+def _console(args: list[str], cwd: Path) -> tuple[str, list[str], list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE_PLAIN_LINT, json.dumps(args)], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, "NO_COLOR": "1"})
+    *messages, loaded = done.stderr.strip().splitlines()
+    return done.stdout, messages, json.loads(loaded)
+
+
+def test_a_lint_without_options_never_imports_typer_and_says_what_the_typer_app_says(tmp_path):
+    """`hpcconf lint FILE...` (the pre-commit hook's command line) runs without typer: the same report, messages
+    and exit status as the same lint through the typer app (`--color auto` is the default, and routes it there)."""
+    repo = Path(__file__).resolve().parents[1]
+    (tmp_path / "nccl.conf").write_text("NCCL_DEBUG=INFO\nNCCL_ALGO=Bogus\n", encoding="utf-8")  # an error
+    statuses = []
+    for paths in (["nccl.conf", str(repo / "out" / "azhop-ncv4" / "azhop" / "config.yml")], ["missing.yaml"], []):
+        plain_out, plain_err, plain_loaded = _console(["lint", *paths], tmp_path)
+        typer_out, typer_err, typer_loaded = _console(["lint", "--color", "auto", *paths], tmp_path)
+        assert plain_loaded == [] and "typer" in typer_loaded
+        assert (plain_out, plain_err) == (typer_out, typer_err), paths
+        statuses.append(plain_out.rsplit("exit ", 1)[-1].strip())
+    assert statuses == ["1", "2", "1"]  # findings; a missing file; the directory's nccl.conf
+
+
+def test_the_plain_lint_calls_run_lint_as_the_typer_app_does(monkeypatch):
+    from typer.testing import CliRunner
+
+    import hpcconf.lint.command as command
+    from hpcconf.cli import app
+
+    calls: list[dict] = []
+    monkeypatch.setattr(command, "run_lint", lambda **kwargs: calls.append(kwargs))
+    for paths in ([], ["a.yaml", "dir"]):
+        assert CliRunner().invoke(app, ["lint", *paths]).exit_code == 0
+        command.run_plain_lint(paths)
+        typer_call, plain_call = calls[-2:]
+        assert plain_call == typer_call and type(plain_call["sku_dir"]) is type(typer_call["sku_dir"])
+
+
+@pytest.mark.parametrize("argv, paths", [
+    (["lint"], []), (["lint", "a.yaml", "b/"], ["a.yaml", "b/"]),
+    (["lint", "-"], None), (["lint", "--", "a"], None), (["lint", "a", "-h"], None), (["lint", "-j", "1", "a"], None),
+    (["build", "a.yaml"], None), ([], None)])
+def test_only_a_lint_without_options_skips_the_typer_app(argv, paths, monkeypatch):
+    from hpcconf.entry import plain_lint_paths
+
+    for name in [n for n in os.environ if n.endswith("_COMPLETE")]:
+        monkeypatch.delenv(name)
+    assert plain_lint_paths(argv) == paths
+    monkeypatch.setenv("_HPCCONF_COMPLETE", "bash_complete")  # a completion request is the typer app's
+    assert plain_lint_paths(argv) is None

@@ -31,3 +31,21 @@ def test_container_tags_parse(tag, parts):
 
 def test_a_version_without_patch_stands_for_its_series():
     assert Version.parse("2.18").covers_at_least("2.18.6") and not Version.parse("2.18").at_least("2.18.6")
+
+
+def test_a_version_string_is_parsed_once_and_bad_text_still_raises_each_time():
+    """Memoised (issue #28: a 200-pool build's lint parsed the same strings ~180,000 times); frozen values shared."""
+    import dataclasses
+
+    from hpcconf.knowledge.nccl_env import NcclVersion
+
+    assert Version.parse("2.18.5-1") is Version.parse("2.18.5-1") and Version.parse(" v2.18 ").parts == (2, 18)
+    assert NcclVersion.parse("v2.18.5-1") is NcclVersion.parse("v2.18.5-1")
+    assert NcclVersion.parse("2.18").patch is None
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            Version.parse("latest")
+        with pytest.raises(ValueError):
+            NcclVersion.parse("2")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Version.parse("1.2").parts = (9,)  # type: ignore[misc]

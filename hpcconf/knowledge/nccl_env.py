@@ -38,15 +38,8 @@ class NcclVersion:
     def parse(cls, text: "str | NcclVersion") -> "NcclVersion":
         if isinstance(text, NcclVersion):
             return text
-        try:
-            version = Version.parse(text)
-        except ValueError:
-            version = None
-        suffix = _NCCL_SUFFIX.match(version.suffix) if version is not None else None
-        if version is None or suffix is None or len(version.parts) not in (2, 3):
-            raise ValueError(f"not an NCCL version: {text!r} (expected e.g. 2.18.5 or v2.18.5-1)")
-        major, minor, *patch = version.parts
-        return cls(major, minor, patch[0] if patch else None, int(suffix.group(1)) if suffix.group(1) else None)
+        return _parse_nccl(text if type(text) is str else str(text))
+
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -77,6 +70,20 @@ class NcclVersion:
     def __str__(self) -> str:
         text = f"{self.major}.{self.minor}"
         return text if self.patch is None else f"{text}.{self.patch}"
+
+
+@lru_cache(maxsize=1024)
+def _parse_nccl(text: str) -> NcclVersion:
+    """Memoised (NcclVersion is frozen): a lint of a big build parses the same few versions ~70,000 times."""
+    try:
+        version = Version.parse(text)
+    except ValueError:
+        version = None
+    suffix = _NCCL_SUFFIX.match(version.suffix) if version is not None else None
+    if version is None or suffix is None or len(version.parts) not in (2, 3):
+        raise ValueError(f"not an NCCL version: {text!r} (expected e.g. 2.18.5 or v2.18.5-1)")
+    major, minor, *patch = version.parts
+    return NcclVersion(major, minor, patch[0] if patch else None, int(suffix.group(1)) if suffix.group(1) else None)
 
 
 VersionLike = Union[str, NcclVersion]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 from typing import Union
 
 _LEADING = re.compile(r"^\s*v?(\d+(?:\.\d+)*)(.*?)\s*$", re.S)
@@ -40,10 +40,7 @@ class Version:
         """The version ``text`` starts with; ValueError when it does not start with a number."""
         if isinstance(text, Version):
             return text
-        match = _LEADING.match(str(text))
-        if not match:
-            raise ValueError(f"not a version number: {text!r} (expected X.Y.Z)")
-        return cls(tuple(int(p) for p in match.group(1).split(".")), match.group(2))
+        return _parse(text if type(text) is str else str(text))
 
     @classmethod
     def parse_or_none(cls, text: "VersionLike | None") -> "Version | None":
@@ -109,3 +106,13 @@ def version_key(text: VersionLike, length: int = 3) -> tuple[int, ...]:
 def at_least(version: VersionLike, threshold: VersionLike) -> bool:
     """``version >= threshold`` with missing parts 0 (``"24.10" >= "24.10.0"``)."""
     return Version.parse(version).at_least(threshold)
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Version:
+    """Memoised: a lint of a big build parses the same few version strings ~100,000 times (Version is frozen;
+    nothing subclasses it)."""
+    match = _LEADING.match(text)
+    if not match:
+        raise ValueError(f"not a version number: {text!r} (expected X.Y.Z)")
+    return Version(tuple(int(p) for p in match.group(1).split(".")), match.group(2))

@@ -12,14 +12,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
-import typer
-
 from ..artifacts import Kind
 from ..diagnostic_text import render_all
 from ..diagnostics import HpcconfError, Severity
 from ..exit_codes import EXIT_FINDINGS, EXIT_INVALID, EXIT_OK
 from ..sku_dirs import checked_sku_dirs
-from ..term import COLOR_CHOICES
+from ..term import COLOR_CHOICES, echo
 
 if TYPE_CHECKING:
     from ..settings.config import LintConfig
@@ -35,7 +33,7 @@ def _emit(report: str, output: Path | None) -> None:
     if output is not None and str(output) != "-":
         output.write_text(report, encoding="utf-8")
     else:
-        typer.echo(report, nl=False)
+        echo(report, nl=False)
 
 
 def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> None:
@@ -44,8 +42,8 @@ def _fail_usage(message: str, fmt: str = "text", output: Path | None = None) -> 
     report = render_usage_error(message, fmt)
     if report:  # SARIF/JSON consumers still get a file that says what went wrong
         _emit(report, output)
-    typer.echo(f"hpcconf: error: {message}", err=True)
-    raise typer.Exit(EXIT_INVALID)
+    echo(f"hpcconf: error: {message}", err=True)
+    raise SystemExit(EXIT_INVALID)
 
 
 def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
@@ -57,8 +55,8 @@ def _fail_located(error: HpcconfError, fmt: str, output: Path | None) -> None:
     report = render_usage_error(located, fmt)
     if report:
         _emit(report, output)
-    typer.echo(render_all(error.diagnostics), err=True)
-    raise typer.Exit(EXIT_INVALID)
+    echo(render_all(error.diagnostics), err=True)
+    raise SystemExit(EXIT_INVALID)
 
 
 def _split_codes(values: list[str] | None) -> list[str]:
@@ -88,7 +86,7 @@ def _note_redirects(config: LintConfig) -> None:
     for selector in dict.fromkeys([*config.select, *config.ignore]):
         note = redirect_note(selector, rules)
         if note:
-            typer.echo(f"hpcconf: {note}", err=True)
+            echo(f"hpcconf: {note}", err=True)
 
 
 def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, where: str = "",
@@ -106,13 +104,13 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
         outside = version_key(version) < version_key(low) or \
             version_key(version) > version_key(high)
         if outside:
-            typer.echo(f"hpcconf: warning: {where}{name} {version} is outside the chart versions hpcconf knows "
+            echo(f"hpcconf: warning: {where}{name} {version} is outside the chart versions hpcconf knows "
                        f"({low} to {high}); its keys are judged as in the nearest known version", err=True)
     if nccl_version:
         versions = known_versions()
         wanted = NcclVersion.parse(nccl_version)
         if wanted.key > versions[-1].key or wanted.key < versions[0].key:
-            typer.echo(f"hpcconf: warning: {where}NCCL {nccl_version} is outside the releases hpcconf knows "
+            echo(f"hpcconf: warning: {where}NCCL {nccl_version} is outside the releases hpcconf knows "
                        f"({versions[0]} to {versions[-1]}); variables are judged as in the nearest known release",
                        err=True)
     if kubernetes_version:
@@ -120,8 +118,21 @@ def _warn_unknown_versions(charts: dict[str, str], nccl_version: str | None, whe
 
         held = schema_version(kubernetes_version)  # below the oldest was refused already (--kubernetes-version)
         if version_key(kubernetes_version)[:2] > version_key(held)[:2]:
-            typer.echo(f"hpcconf: warning: {where}Kubernetes {kubernetes_version} is newer than the newest schemas "
+            echo(f"hpcconf: warning: {where}Kubernetes {kubernetes_version} is newer than the newest schemas "
                        f"hpcconf holds ({held}): manifests are judged as for {held}", err=True)
+
+
+# run_lint's arguments when `hpcconf lint` is given no option: what typer passes (tests/test_startup_imports.py holds
+# them equal to a run through the typer app).
+PLAIN_LINT_DEFAULTS: dict[str, object] = {
+    "spec": None, "sku": None, "nccl_version": None, "chart": None, "kubernetes_version": None, "defaulted": False,
+    "kind": None, "fmt": "text", "output": None, "fail_level": None, "select": None, "ignore": None,
+    "no_inline_ignores": False, "config_file": None, "verbose": False, "provider": None, "color": "auto", "jobs": None}
+
+
+def run_plain_lint(paths: list[str]) -> None:
+    """``hpcconf lint [PATH...]`` with no option, the pre-commit hook's command line: run_lint as typer would call it."""
+    run_lint(paths=list(paths) or None, sku_dir=[], **PLAIN_LINT_DEFAULTS)  # type: ignore[arg-type]
 
 
 def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_version: Optional[str],
@@ -200,7 +211,7 @@ def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_
         return
     if verbose or os.environ.get("HPCCONF_DEBUG"):
         for file, why in result.skipped:
-            typer.echo(f"hpcconf: debug: skipped {file}: {why}", err=True)
+            echo(f"hpcconf: debug: skipped {file}: {why}", err=True)
     if defaulted:
         _print_defaulted(targets[0], result, ctx, output)
         return
@@ -209,9 +220,9 @@ def run_lint(*, paths: List[str], spec: Optional[str], sku: Optional[str], nccl_
     else:
         _emit(render(result, fmt), output)
     if result.files_checked == 0:  # a CI job that checks nothing must not look green by accident
-        typer.echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
+        echo(f"hpcconf: warning: nothing was linted: no file in {', '.join(targets or ['.'])} is a kind "
                    "hpcconf checks (see --kind)", err=True)
-    raise typer.Exit(EXIT_FINDINGS if result.failed(level) else EXIT_OK)
+    raise SystemExit(EXIT_FINDINGS if result.failed(level) else EXIT_OK)
 
 
 def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", output: Optional[Path]) -> None:
@@ -228,9 +239,9 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
     errors = [f for f in result.findings if f.severity == Severity.ERROR and f.code in REGISTRY
               and REGISTRY[f.code].admission]
     if errors:  # only what the API server or a webhook refuses stops the object (not, say, a secret finding)
-        typer.echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
-        typer.echo("hpcconf: the API server would refuse this file: nothing to default", err=True)
-        raise typer.Exit(EXIT_FINDINGS)
+        echo(render(dataclasses.replace(result, findings=errors), "text"), err=True, nl=False)
+        echo("hpcconf: the API server would refuse this file: nothing to default", err=True)
+        raise SystemExit(EXIT_FINDINGS)
     version = ctx.cluster.versions.volcano if ctx.cluster is not None else None
     objects = []
     for document in load_documents(Path(target).read_text(encoding="utf-8"), target):
@@ -239,7 +250,7 @@ def _print_defaulted(target: str, result: "LintResult", ctx: "LintContext", outp
             objects.append(defaulted(data, volcano_version=version, installed=ctx.charts))
         elif data is not None:
             kind = data.get("kind", "?") if isinstance(data, dict) else type(data).__name__
-            typer.echo(f"hpcconf: note: {target}: no defaults known for {kind}; printed as written", err=True)
+            echo(f"hpcconf: note: {target}: no defaults known for {kind}; printed as written", err=True)
             objects.append(data)
     _emit("---\n".join(dump_yaml(o) for o in objects), output)
 
@@ -252,7 +263,7 @@ def run_rules(*, fmt: str) -> None:
     if fmt == "json":
         import json
 
-        typer.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
+        echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
                                 "kinds": list(r.kinds), "summary": plain_literals(r.summary),
                                 "since": r.since, "formerly": list(r.formerly), "spec": r.refuses_spec} for r in rules.values()], indent=2))
         return
@@ -260,7 +271,7 @@ def run_rules(*, fmt: str) -> None:
         _fail_usage("--format must be text or json")
     width = max(len(r.name) for r in rules.values())
     for r in rules.values():
-        typer.echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {plain_literals(r.summary)}")
+        echo(f"{r.code:<8} {r.name:<{width}}  {r.severity.value:<7}  {plain_literals(r.summary)}")
 
 
 def run_explain(*, code: str) -> None:
@@ -273,10 +284,10 @@ def run_explain(*, code: str) -> None:
         _fail_usage(f"no rule {code!r} (`hpcconf rules` lists them)")
         return
     if moved:
-        typer.echo(redirect_note(code, load_rules()) + "\n")
+        echo(redirect_note(code, load_rules()) + "\n")
     if found is None:  # a code that was renamed: show where it went
         for rule in moved:
-            typer.echo(f"{rule.code} {rule.name}: {plain_literals(rule.summary)}")
+            echo(f"{rule.code} {rule.name}: {plain_literals(rule.summary)}")
         return
-    typer.echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
-    typer.echo(plain_literals(found.doc))
+    echo(f"{found.code} {found.name} ({found.severity.value}; applies to {found.applies_to}; since {found.since})\n")
+    echo(plain_literals(found.doc))

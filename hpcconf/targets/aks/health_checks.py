@@ -18,7 +18,7 @@ RBAC cannot narrow that to "its own"), nothing else; no token is mounted in the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ...artifacts import Artifact, Kind
 from ...resolve import ResolvedCluster, ResolvedPool
@@ -140,24 +140,52 @@ def wait_container(aks: ResolvedAks, pool_name: str) -> dict[str, Any]:
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]}
 
 
-def _image_note(cluster: ResolvedCluster) -> list[str]:
+def _image_note(pools: Sequence[ResolvedPool]) -> list[str]:
     """Azure publishes its check images by ``latest`` only (knowledge.aznhc): say how to pin one (lint K8S008)."""
-    floating = sorted({image for pool in cluster.gpu_pools if (image := _health.health(pool).pod_image).endswith(":latest")})
+    floating = sorted({image for pool in pools if (image := _health.health(pool).pod_image).endswith(":latest")})
     if not floating:
         return []
     return [f"{', '.join(floating)}: Azure publishes no versioned tag; pin a digest with health_checks.image "
             "(image@sha256:...) so every node runs the same checks."]
 
 
-def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+def pool_file(pool_name: str) -> str:
+    return f"health-checks-{pool_name}.yaml"
+
+
+def files(cluster: ResolvedCluster) -> list[str]:
+    """The files :func:`render` writes, in the order to apply them: ``health-checks.yaml`` with the RBAC and the
+    first GPU pool's checks, then a file per other GPU pool, so no file grows with the number of pools (every file
+    hpcconf writes is linted, and a linted file is held to 1 MiB: docs/security.md) and adding a pool adds a file."""
     if not _health.enabled(cluster) or not cluster.gpu_pools:
         return []
-    docs: list[dict[str, Any]] = rbac(aks)
-    for pool in cluster.gpu_pools:
-        docs += [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
-    text = yaml_file(cluster, docs,
-                     "Azure HPC node health checks on every GPU node before the NCCL test; a failing node is tainted "
-                     f"{TAINT_KEY}=true:NoSchedule (remove with: kubectl taint node <node> {TAINT_KEY}-).",
-                     f"Apply before the job: kubectl apply -f {FILE}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}",
-                     *_image_note(cluster))
-    return [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]
+    return [FILE, *(pool_file(pool.name) for pool in cluster.gpu_pools[1:])]
+
+
+def _summary() -> str:
+    return ("Azure HPC node health checks on every GPU node before the NCCL test; a failing node is tainted "
+            f"{TAINT_KEY}=true:NoSchedule (remove with: kubectl taint node <node> {TAINT_KEY}-).")
+
+
+def _apply_line(aks: ResolvedAks, name: str, after: str = "") -> str:
+    return f"Apply {after}before the job: kubectl apply -f {name}; results: kubectl get pods -n {aks.namespace} -l {APP_LABEL}={APP}"
+
+
+def _pool_docs(cluster: ResolvedCluster, aks: ResolvedAks, pool: ResolvedPool) -> list[dict[str, Any]]:
+    return [config_map(cluster, aks, pool), daemon_set(cluster, aks, pool)]
+
+
+def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
+    names = files(cluster)
+    if not names:
+        return []
+    first, *others = cluster.gpu_pools
+    pool_note = [f"Pool {first.name}'s checks; each other GPU pool's are in {pool_file('<pool>')}."] if others else []
+    text = yaml_file(cluster, rbac(aks) + _pool_docs(cluster, aks, first), _summary(), *pool_note,
+                     _apply_line(aks, FILE), *_image_note((first,)))
+    artifacts = [Artifact(path(FILE), text, Kind.K8S_MANIFEST, "aks")]
+    for pool, name in zip(others, names[1:]):
+        text = yaml_file(cluster, _pool_docs(cluster, aks, pool), f"Pool {pool.name}: " + _summary(),
+                         _apply_line(aks, name, f"after {FILE} (the checks' ServiceAccount) and "), *_image_note((pool,)))
+        artifacts.append(Artifact(path(name), text, Kind.K8S_MANIFEST, "aks"))
+    return artifacts

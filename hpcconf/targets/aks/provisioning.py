@@ -199,7 +199,7 @@ def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
         waits=readiness_waits(cluster, aks), jobs=job_steps(aks),
         ib_resource_jsonpath=aks.ib_resource.replace(".", "\\."),
         profile=aks.accelerator, driver_secret=driver_secret(aks),
-        rbac_file=volcano_job.RBAC_FILE, job_file=volcano_job.JOB_FILE, launcher_task=aks.launcher_task,
-        health_file=health_checks.FILE if cluster.health_checks.enabled and cluster.gpu_pools else None,
+        rbac_file=volcano_job.RBAC_FILE, job_files=volcano_job.job_files(aks), launcher_task=aks.launcher_task,
+        health_files=health_checks.files(cluster),
     )
     return [Artifact(path(FILE), text, Kind.SHELL_SCRIPT, "aks")]

@@ -236,23 +236,34 @@ def rbac(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     ]
 
 
-def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks) -> list[str]:
-    def test(job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
-        return f"{job.pool.collective.label} {cluster.nccl_test.collective}_perf"
+def _test(cluster: ResolvedCluster, job: AksPoolJob) -> str:  # NCCL, or RCCL on an AMD pool
+    return f"{job.pool.collective.label} {cluster.nccl_test.collective}_perf"
 
-    if len(aks.jobs) == 1:
-        job = aks.jobs[0]
-        return [f"{test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}.",
-                f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}; logs: kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0"]
-    lines = [f"{cluster.nccl_test.collective}_perf, one Volcano {cluster.versions.volcano} Job per GPU pool (each pinned to its pool):"]
-    lines += [f"  {job.job_name}: {test(job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks); logs: "
-              f"kubectl logs -n {aks.namespace} -f {job.job_name}-{aks.launcher_task}-0" for job in aks.jobs]
-    return lines + [f"Submit after job-rbac.yaml: kubectl apply -f {JOB_FILE}"]
+
+def pool_job_file(pool_name: str) -> str:
+    return f"volcano-job-{pool_name}.yaml"
+
+
+def job_files(aks: ResolvedAks) -> list[str]:
+    """The job files :func:`render` writes: ``volcano-job.yaml`` with the test pool's Job (the first), then a file per
+    other tested pool, so no file grows with the number of pools (a linted file is held to 1 MiB: docs/security.md)
+    and adding a pool adds a file."""
+    return [JOB_FILE, *(pool_job_file(job.pool_name) for job in aks.jobs[1:])]
+
+
+def _job_comments(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, name: str) -> list[str]:
+    lines = [f"{_test(cluster, job)} on {job.worker_replicas} x {job.sku} ({job.np} ranks), Volcano {cluster.versions.volcano}."]
+    if len(aks.jobs) > 1:
+        lines.append(f"One Volcano Job per GPU pool, each pinned to its pool: {JOB_FILE} tests pool {aks.jobs[0].pool_name}, "
+                     f"{pool_job_file('<pool>')} each other pool.")
+    return lines + [f"Submit after {RBAC_FILE}: kubectl apply -f {name}; logs: kubectl logs -n {aks.namespace} -f "
+                    f"{job.job_name}-{aks.launcher_task}-0"]
 
 
 def render(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
-    job = yaml_file(cluster, [volcano_job(cluster, aks, j) for j in aks.jobs], *_job_comments(cluster, aks))
+    artifacts = [Artifact(path(name), yaml_file(cluster, [volcano_job(cluster, aks, job)], *_job_comments(cluster, aks, job, name)),
+                          Kind.VOLCANO_JOB, "aks")
+                 for job, name in zip(aks.jobs, job_files(aks))]
     roles = yaml_file(cluster, rbac(cluster, aks),
                       f"Lets the launcher's wait-for-workers init container list and watch pods in {aks.namespace}.")
-    return [Artifact(path(JOB_FILE), job, Kind.VOLCANO_JOB, "aks"),
-            Artifact(path(RBAC_FILE), roles, Kind.K8S_MANIFEST, "aks")]
+    return [*artifacts, Artifact(path(RBAC_FILE), roles, Kind.K8S_MANIFEST, "aks")]
