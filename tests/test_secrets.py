@@ -141,7 +141,8 @@ def test_a_finding_names_the_variable_and_the_kind_and_masks_only_the_secret(tmp
 @pytest.mark.parametrize("unit", ["a", "password", "password" * 60 + "= ", "token" * 100 + ":", "--password "])
 def test_scanning_time_grows_linearly_with_the_line(unit):
     """A 20,000-letter Dockerfile line took 72 s with per-line regexes that backtrack; the time for a line
-    four times longer must be about four times, not sixteen (best of three, so a busy machine does not decide)."""
+    eight times longer must be about eight times, not sixty-four (best of three, and a wide margin: only growth
+    that is not linear fails, not a busy machine)."""
     import time
 
     from hpcconf import secret_scan
@@ -156,8 +157,8 @@ def test_scanning_time_grows_linearly_with_the_line(unit):
             best = min(best, time.perf_counter() - start)
         return best
 
-    short, long = seconds(5_000), seconds(20_000)
-    assert long < 8 * short + 0.02, (short, long)
+    short, long = seconds(5_000), seconds(40_000)
+    assert long < 24 * short + 0.05, (short, long)
 
 
 def test_a_base64_private_key_is_found_and_masked_a_base64_certificate_is_not():
