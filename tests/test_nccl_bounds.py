@@ -656,3 +656,32 @@ def test_catalog_ethernet_rates_match_the_upstream_sku_table() -> None:
         assert catalog.get(name).ethernet_gbps == int(stated.group(1)), name
         checked += 1
     assert checked == 5
+
+
+def test_the_2_node_all_reduce_limit_takes_ncclss_tree_past_the_one_nic() -> None:
+    """nccl-tests issue #196: 8 GPUs behind one 100G NIC, 2 nodes, busbw above the NIC ("On two nodes, NCCL uses
+    the tree"). A 2-node ND40rs_v2 all_reduce at 20 GB/s (r25c's synthetic log) is under the limit; a Ring-pinned
+    run and 4 nodes keep the ring's 12.5."""
+    nd40 = Catalog.load().get("Standard_ND40rs_v2")
+    tree = limit(nd40, "all_reduce", 2)
+    assert tree is not None and tree.gbps == 23.4 and "Tree" in tree.label and "tuning.cc" in tree.source
+    assert tree.gbps >= 20.0
+    assert limit(nd40, "all_reduce", 2, algorithm="Ring").gbps == 12.5
+    assert limit(nd40, "all_reduce", 4).gbps == 12.5
+
+
+def test_sendrecv_on_a_node_with_one_nic_gets_the_whole_nic() -> None:
+    """nccl-tests' sendrecv crosses each node boundary with one GPU pair: on ND40rs_v2 (one EDR NIC, 12.5 GB/s)
+    that pair has the whole NIC (r25c's synthetic 10 GB/s 2-node sendrecv stays under the limit); on ND H100 v5
+    (8 NICs) it has one of them."""
+    catalog = Catalog.load()
+    assert limit(catalog.get("Standard_ND40rs_v2"), "sendrecv", 2).gbps == 12.5
+    assert limit(catalog.get("Standard_ND96isr_H100_v5"), "sendrecv", 2).gbps == 50.0
+
+
+def test_nd_h200_v5_reduces_in_the_network_like_nd_h100_v5() -> None:
+    """Azure's hopper.conf (H100 / H200 NDv5) enables SHARP: 8 x H200 at 460 GB/s (r25c's synthetic log, Azure's
+    healthy 8-node H100 run is ~450) stays under the limit."""
+    h200 = Catalog.load().get("Standard_ND96isr_H200_v5")
+    lim = limit(h200, "all_reduce", 8)
+    assert lim is not None and "SHARP" in lim.label and lim.gbps >= 460.0

@@ -18,7 +18,13 @@ nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/
   across several domains the domain is the unit the network joins (``W`` x GPUs per domain / ``G``, ``N`` the
   number of domains): NVLS inside each, NVLSTree between them;
 - alltoall: each rank sends ``(N-1)/N`` of its buffer off the node, so ``min(L, W*N/(G*(N-1))*(n-1)/n)``;
-- sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
+- all_reduce on 2 nodes with NCCL's Tree (its default where it models Tree faster): each node's data crosses the
+  network once each way, so busbw can reach ``min(L, W)*2(n-1)/n``; NCCL models the 2-node Tree with the
+  intra-node bandwidth (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306: ``bw = nNodes <= 2 || collnet ?
+  bwIntra : bwInter``; nccl-tests issue #196: "On two nodes, NCCL uses the tree ... which can indeed go beyond
+  the network bottleneck");
+- sendrecv: each node boundary is one GPU pair, on one of the node's ``K`` NICs: ``min(L, W/K)`` (where one NIC
+  serves every GPU, ``K = 1``, the pair has the whole NIC).
 
 A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
 with its source), for full-node runs only. It is decisive (a run below it fails) only on the shapes its factor
@@ -178,6 +184,11 @@ def network(sku: Sku) -> Optional[tuple[float, str]]:
     return None
 
 
+def nic_count(sku: Sku) -> int:
+    """The node's NICs: the InfiniBand count, else one front-end Ethernet interface."""
+    return sku.infiniband.count if sku.infiniband is not None else 1
+
+
 def nic_path(sku: Sku, table: FloorTable) -> Optional[tuple[float, str]]:
     """One GPU per node: its only path to the NIC is its PCIe link (one direction, GB/s), unambiguous unlike the
     paths between PCIe GPUs of one node."""
@@ -250,7 +261,10 @@ def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> 
         crossing = width * nodes / (gpus * (nodes - 1)) * (ranks - 1) / ranks
         how = "the node's network x N/(G(N-1)) x (n-1)/n (alltoall sends (N-1)/N of each buffer off the node)"
     elif collective == "sendrecv":
-        crossing, how = width / gpus, "one NIC (a node boundary is one GPU pair)"
+        nics = nic_count(sku)
+        crossing = width / nics
+        how = ("one NIC (a node boundary is one GPU pair)" if nics > 1 else
+               "the node's one NIC (a node boundary is one GPU pair, which has the whole NIC)")
     else:
         return None
     if crossing < rate:
@@ -311,7 +325,30 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
             return Bound(round(min(in_switch, tree), 1), "derived", f"limit with NVLSTree ({unit}-local reduction first)",
                          f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n, N {unit}s): {net[1]}; "
                          f"{link[1]}{assumed}")
+    tree = two_node_tree(sku, collective, nodes, ranks, algorithm)
+    if tree is not None and tree[0] > gbps:
+        return Bound(round(tree[0], 1), "derived", "limit with Tree (2 nodes)", tree[1])
     return Bound(round(gbps, 1), "derived", "limit (ring)", how)
+
+
+def two_node_tree(sku: Sku, collective: str, nodes: int, ranks: int,
+                  algorithm: Optional[str]) -> Optional[tuple[float, str]]:
+    """The ceiling of all_reduce with NCCL's Tree on two nodes (GB/s busbw) and how it was computed: each node's
+    data crosses the network once each way, so busbw reaches ``min(L, W) x 2(n-1)/n``, past the ring's ``W``
+    (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306 models the 2-node Tree with the intra-node bandwidth;
+    nccl-tests issue #196). None where Tree does not apply (a Ring-pinned run, other node counts, MNNVL)."""
+    if (collective != "all_reduce" or nodes != 2 or algorithm == "Ring" or nvlink_domains(sku, nodes)
+            or sku.gpu.count < 2):
+        return None  # one GPU per node: the tree is the ring
+    ring = ring_ceiling(sku, collective, 1, upper=True)
+    net = network(sku)
+    if net is None:
+        return None
+    inside, inside_source = ring if ring is not None else (float("inf"), "the GPUs' own path (not bounded: PCIe)")
+    width = min(inside, net[0])
+    return width * 2 * (ranks - 1) / ranks, (
+        f"min(GPU path, network) x 2(n-1)/n: NCCL's Tree on 2 nodes sends each node's data across once each way "
+        f"(NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306; nccl-tests issue #196): {net[1]}; {inside_source}")
 
 
 def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
