@@ -17,6 +17,7 @@ from hpcconf.knowledge.nccl_bounds import (
     NO_BOUND_REASONS,
     NO_NETWORK,
     NO_PEER,
+    RETIRED_UNLINKED,
     RING_FAMILY,
     UNLINKED,
     efficiencies,
@@ -52,7 +53,8 @@ def _reason_holds(sku, nodes: int, collective: str, reason: str) -> bool:
     all_linked = sku.nvlink.nvswitch or sku.gpu.vendor == "amd"
     published = load_floors().floor(sku.name, "all_reduce", 1, sku.gpu.count) is not None
     bounded = published and (nodes > 1 or collective in RING_FAMILY)
-    return reason == UNLINKED and not all_linked and not bounded and (
+    retired = sku.lifecycle is not None and sku.lifecycle.status == "retired"
+    return reason == (RETIRED_UNLINKED if retired else UNLINKED) and not all_linked and not bounded and (
         nodes == 1 or sku.infiniband is not None or sku.ethernet_gbps is not None)
 
 
@@ -635,7 +637,7 @@ def test_pcie_only_gpus_are_bounded_above_by_their_pcie_link_but_get_no_floor() 
     sku = Catalog.load().get("Standard_NC24rs_v3")
     lim = limit(sku, "all_gather", 1)
     assert lim is not None and lim.gbps == 16 and "PCIe Gen3 32 GB/s" in lim.source
-    assert floor(sku, "all_gather", 1, 4) is None and no_bound_reason(sku, 1) == UNLINKED
+    assert floor(sku, "all_gather", 1, 4) is None and no_bound_reason(sku, 1) == RETIRED_UNLINKED
 
 
 def test_catalog_ethernet_rates_match_the_upstream_sku_table() -> None:
@@ -685,3 +687,12 @@ def test_nd_h200_v5_reduces_in_the_network_like_nd_h100_v5() -> None:
     h200 = Catalog.load().get("Standard_ND96isr_H200_v5")
     lim = limit(h200, "all_reduce", 8)
     assert lim is not None and "SHARP" in lim.label and lim.gbps >= 460.0
+
+
+def test_a_retired_size_without_a_floor_says_it_is_retired() -> None:
+    """NC24rs_v3 (NCv3, retired 2025-09-30 per its catalog lifecycle): no published run bounds its PCIe ring, and
+    none will be; the n/a reason says so, in the table too."""
+    nc24 = Catalog.load().get("Standard_NC24rs_v3")
+    assert no_bound_reason(nc24, 2) == RETIRED_UNLINKED and "retired" in RETIRED_UNLINKED
+    legend = [line for line in bounds_doc.DOC.read_text(encoding="utf-8").splitlines() if line.startswith("- n/a (d):")]
+    assert len(legend) == 1 and "retired" in legend[0]

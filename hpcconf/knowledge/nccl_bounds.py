@@ -325,9 +325,9 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
             return Bound(round(min(in_switch, tree), 1), "derived", f"limit with NVLSTree ({unit}-local reduction first)",
                          f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n, N {unit}s): {net[1]}; "
                          f"{link[1]}{assumed}")
-    tree = two_node_tree(sku, collective, nodes, ranks, algorithm)
-    if tree is not None and tree[0] > gbps:
-        return Bound(round(tree[0], 1), "derived", "limit with Tree (2 nodes)", tree[1])
+    two_node = two_node_tree(sku, collective, nodes, ranks, algorithm)
+    if two_node is not None and two_node[0] > gbps:
+        return Bound(round(two_node[0], 1), "derived", "limit with Tree (2 nodes)", two_node[1])
     return Bound(round(gbps, 1), "derived", "limit (ring)", how)
 
 
@@ -398,7 +398,9 @@ NO_NETWORK = ("neither InfiniBand nor the front-end network's rate in the catalo
               "nodes")
 UNLINKED = ("the GPUs are not all linked (PCIe, NVLink pairs): which path this collective takes inside the node "
             "depends on which GPUs talk, and no published run of this SKU bounds it")
-NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED)
+RETIRED_UNLINKED = (f"{UNLINKED}; and the size is retired (its catalog lifecycle cites Azure's retirement notice), so "
+                    "none will be")
+NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED, RETIRED_UNLINKED)
 
 
 def no_bound_reason(sku: Sku, nodes: int) -> str:
@@ -407,6 +409,9 @@ def no_bound_reason(sku: Sku, nodes: int) -> str:
         return NO_PEER
     if nodes > 1 and network(sku) is None:
         return NO_NETWORK
+    # the stated status, not one computed from today's date: the table must not change with the calendar
+    if sku.lifecycle is not None and sku.lifecycle.status == "retired":
+        return RETIRED_UNLINKED
     return UNLINKED
 
 
