@@ -566,7 +566,14 @@ def test_a_long_plot_title_wraps_and_one_floor_names_every_size_it_was_read_at(t
     verdicts = [v for name, text in (("a.log", short), ("b.log", long))
                 for v in judge_runs(name, parse_text(text, name).runs, target, load_floors())]
     _, levels = plot_series(verdicts)
-    assert [lv.label for lv in levels if lv.kind == "floor"] == ["floor 240 GB/s (derived, 8G, 16G)"]
+    floors = [lv for lv in levels if lv.kind == "floor"]
+    assert [lv.label for lv in floors] == ["floor 240 GB/s (derived, from 512M, read at 8G, 16G)"]
+    assert floors[0].from_bytes == 512 << 20  # r25c C8a: drawn only where it is judged (16 MiB x 32 ranks on)
+    # r25c C8b: a log stopping short of the plateau was read nowhere, and its label names no size read
+    stopped = judge_runs("c.log", parse_text(_rack_log(16, 8, "H100 80GB HBM3", 300.0, top=1 << 30)).runs,
+                         Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 16), load_floors())
+    assert stopped[0].status == "inconclusive"
+    assert [lv.label for lv in plot_series(stopped)[1] if lv.kind == "floor"] == ["floor 240 GB/s (derived, from 2G)"]
     many = verdicts + [judge_runs(f"{'x' * 40}{i}.log", parse_text(short).runs, target, load_floors())[0] for i in range(7)]
     many[-1].status = "below reference"
     title = plot_title(many)

@@ -52,7 +52,8 @@ MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
 # healthy run has left the latency-bound range. A ring all_reduce takes 2(n-1) steps of S/n bytes, each with a fixed
 # latency (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1: ring latency = (nsteps-nInterSteps)*intraLat +
 # nInterSteps*interLat), so the share of time lost to latency is the same wherever the per-rank chunk S/n is. The
-# factors were read at 256 MiB on at most 16 ranks (2 nodes x 8 GPUs): 16 MiB per rank. At 16 x 8 ranks 256 MiB is
+# factors were read at 1G-16G; 256 MiB on up to 16 ranks (2 nodes x 8 GPUs, 16 MiB per rank) is the smallest size
+# judged, where NCCL's model still puts a healthy run above the floors (docs/nccl-report.md). At 16 x 8 ranks 256 MiB is
 # still latency-bound (NCCL's model: ~202 GB/s on a healthy ND H100 v5 ring, ~360 at 8 GiB), so the size grows.
 DERIVED_MIN_BYTES = 256 << 20
 DERIVED_MIN_CHUNK_BYTES = 16 << 20
