@@ -703,3 +703,32 @@ def test_a_retired_size_without_a_floor_says_it_is_retired() -> None:
     assert no_bound_reason(nc24, 2) == RETIRED_UNLINKED and "retired" in RETIRED_UNLINKED
     legend = [line for line in bounds_doc.DOC.read_text(encoding="utf-8").splitlines() if line.startswith("- n/a (d):")]
     assert len(legend) == 1 and "retired" in legend[0]
+
+
+def test_one_limit_line_of_two_bounds_names_both_and_the_axis_starts_at_the_data(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """r25c C8c/d: on 2 of 8 H200 the all_reduce NVLS bound and all_gather's ring bound are both 450 GB/s; the one
+    line drawn names both, and the x axis starts at the first size measured."""
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.plot import plot, plot_series
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    logs = _logs()
+    target = Target(Catalog.load().get("Standard_ND96isr_H200_v5"), 1)
+    verdicts = [v for name in ("allreduce-default.txt", "all_gather.txt")
+                for v in judge_runs(name, parse_text((logs / name).read_text(), name).runs, target, load_floors())]
+    limits = [lv for lv in plot_series(verdicts)[1] if lv.kind == "limit"]
+    assert len(limits) == 1 and "NVLS" in limits[0].label and "limit (ring)" in limits[0].label, limits
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    captured = {}
+    original = plt.Axes.set_xlim
+
+    def record(ax, *args, **kwargs):
+        captured["xlim"] = args
+        return original(ax, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Axes, "set_xlim", record)
+    plot(verdicts, tmp_path / "p.png")
+    assert captured["xlim"][0] == min(r.size for v in verdicts for r in v.rows)

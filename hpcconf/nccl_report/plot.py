@@ -99,6 +99,10 @@ def plot_series(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] =
                 level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
             else:
                 level = Level(f"line rate: {limit.label} {limit.gbps:g} GB/s (not a busbw bound)", limit.gbps, "line rate")
+            known = levels.get((level.kind, level.gbps))
+            if known is not None and level.label not in known.label.split(" = "):
+                # two bounds of one value (a Ring run's 450 and an NVLS one's): one line, both names
+                level = Level(f"{known.label} = {level.label}", level.gbps, level.kind)
             levels[(level.kind, level.gbps)] = level
     return series, list(levels.values())
 
@@ -149,6 +153,9 @@ def plot(verdicts: list[Verdict], path: Path,
         else:
             ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label, gid=gid)
     ax.set_xscale("log", base=2)
+    sizes = [size for s in series for size in s.sizes]
+    if sizes:
+        ax.set_xlim(min(sizes), max(sizes))  # ticks from the first size measured, not a padding below it
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_size(int(x)) if x >= 1 else ""))
     ax.set_xlabel("message size")
     ax.set_title(plot_title(verdicts, compared), fontsize="medium")
