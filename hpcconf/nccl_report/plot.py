@@ -148,7 +148,7 @@ def plot(verdicts: list[Verdict], path: Path,
         gid = f"{level.kind.replace(' ', '-')}:{level.gbps:g}"
         if level.from_bytes:  # a floor: from the size it is judged at to the right edge
             right = max([level.from_bytes, *(size for s in series for size in s.sizes)])
-            ax.hlines(level.gbps, level.from_bytes, right, linestyles=linestyle, colors=colour, linewidth=1,
+            ax.hlines(level.gbps, level.from_bytes, right, linestyle=linestyle, colors=colour, linewidth=1,
                       label=level.label, gid=gid)
         else:
             ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label, gid=gid)
