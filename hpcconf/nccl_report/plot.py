@@ -150,6 +150,8 @@ def plot(verdicts: list[Verdict], path: Path,
             right = max([level.from_bytes, *(size for s in series for size in s.sizes)])
             ax.hlines(level.gbps, level.from_bytes, right, linestyle=linestyle, colors=colour, linewidth=1,
                       label=level.label, gid=gid)
+            # where judging starts: visible also when the log ends at that size (a line of no length)
+            ax.plot([level.from_bytes], [level.gbps], marker="|", markersize=12, color=colour, label="_nolegend_")
         else:
             ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label, gid=gid)
     ax.set_xscale("log", base=2)
