@@ -359,3 +359,16 @@ def test_an_amd_size_refused_on_ccws_names_fixes_for_ccws():
     """review26 C2: the MI300X refusal on ccws ended with "or an NVIDIA SKU on AzHOP"."""
     reason = _refusal(CATALOG.get("Standard_ND96isr_MI300X_v5"), ["ccws"])
     assert reason is not None and reason.endswith("or an NVIDIA SKU") and "AzHOP" not in reason
+
+
+def test_ccws_builds_the_slurm_nccl_test_job_for_its_gpu_partition():
+    """r25c C6: CCWS is Slurm, so its gpu partition gets the Slurm target's sbatch (partition "gpu", whatever the
+    pool is called), judging every pass; no node-setup script, since the cluster-init project installs the files."""
+    build = _build(_spec("", pools="  - {name: h100, sku: Standard_ND96isr_H100_v5, count: 4}\n"))
+    paths = {a.path for a in build.artifacts}
+    job = _artifact(build, "slurm/h100/all_reduce_perf.sbatch")
+    assert "#SBATCH -p gpu\n" in job and "#SBATCH --nodes=4\n" in job
+    for label in ("all_reduce_perf", "sendrecv_perf", "ring.all_reduce", "single-node.all_reduce"):
+        assert f" {label} " in job, label
+    assert "single-node.all_reduce 460 at 17179869184" in job
+    assert not {p for p in paths if p.startswith("slurm/") and p.endswith((".sh", ".conf"))}

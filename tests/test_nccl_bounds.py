@@ -17,6 +17,7 @@ from hpcconf.knowledge.nccl_bounds import (
     NO_BOUND_REASONS,
     NO_NETWORK,
     NO_PEER,
+    RETIRED_UNLINKED,
     RING_FAMILY,
     UNLINKED,
     efficiencies,
@@ -52,7 +53,8 @@ def _reason_holds(sku, nodes: int, collective: str, reason: str) -> bool:
     all_linked = sku.nvlink.nvswitch or sku.gpu.vendor == "amd"
     published = load_floors().floor(sku.name, "all_reduce", 1, sku.gpu.count) is not None
     bounded = published and (nodes > 1 or collective in RING_FAMILY)
-    return reason == UNLINKED and not all_linked and not bounded and (
+    retired = sku.lifecycle is not None and sku.lifecycle.status == "retired"
+    return reason == (RETIRED_UNLINKED if retired else UNLINKED) and not all_linked and not bounded and (
         nodes == 1 or sku.infiniband is not None or sku.ethernet_gbps is not None)
 
 
@@ -564,7 +566,14 @@ def test_a_long_plot_title_wraps_and_one_floor_names_every_size_it_was_read_at(t
     verdicts = [v for name, text in (("a.log", short), ("b.log", long))
                 for v in judge_runs(name, parse_text(text, name).runs, target, load_floors())]
     _, levels = plot_series(verdicts)
-    assert [lv.label for lv in levels if lv.kind == "floor"] == ["floor 240 GB/s (derived, 8G, 16G)"]
+    floors = [lv for lv in levels if lv.kind == "floor"]
+    assert [lv.label for lv in floors] == ["floor 240 GB/s (derived, from 512M, read at 8G, 16G)"]
+    assert floors[0].from_bytes == 512 << 20  # r25c C8a: drawn only where it is judged (16 MiB x 32 ranks on)
+    # r25c C8b: a log stopping short of the plateau was read nowhere, and its label names no size read
+    stopped = judge_runs("c.log", parse_text(_rack_log(16, 8, "H100 80GB HBM3", 300.0, top=1 << 30)).runs,
+                         Target(Catalog.load().get("Standard_ND96isr_H100_v5"), 16), load_floors())
+    assert stopped[0].status == "inconclusive"
+    assert [lv.label for lv in plot_series(stopped)[1] if lv.kind == "floor"] == ["floor 240 GB/s (derived, from 2G)"]
     many = verdicts + [judge_runs(f"{'x' * 40}{i}.log", parse_text(short).runs, target, load_floors())[0] for i in range(7)]
     many[-1].status = "below reference"
     title = plot_title(many)
@@ -635,7 +644,7 @@ def test_pcie_only_gpus_are_bounded_above_by_their_pcie_link_but_get_no_floor() 
     sku = Catalog.load().get("Standard_NC24rs_v3")
     lim = limit(sku, "all_gather", 1)
     assert lim is not None and lim.gbps == 16 and "PCIe Gen3 32 GB/s" in lim.source
-    assert floor(sku, "all_gather", 1, 4) is None and no_bound_reason(sku, 1) == UNLINKED
+    assert floor(sku, "all_gather", 1, 4) is None and no_bound_reason(sku, 1) == RETIRED_UNLINKED
 
 
 def test_catalog_ethernet_rates_match_the_upstream_sku_table() -> None:
@@ -656,3 +665,70 @@ def test_catalog_ethernet_rates_match_the_upstream_sku_table() -> None:
         assert catalog.get(name).ethernet_gbps == int(stated.group(1)), name
         checked += 1
     assert checked == 5
+
+
+def test_the_2_node_all_reduce_limit_takes_ncclss_tree_past_the_one_nic() -> None:
+    """nccl-tests issue #196: 8 GPUs behind one 100G NIC, 2 nodes, busbw above the NIC ("On two nodes, NCCL uses
+    the tree"). A 2-node ND40rs_v2 all_reduce at 20 GB/s (r25c's synthetic log) is under the limit; a Ring-pinned
+    run and 4 nodes keep the ring's 12.5."""
+    nd40 = Catalog.load().get("Standard_ND40rs_v2")
+    tree = limit(nd40, "all_reduce", 2)
+    assert tree is not None and tree.gbps == 23.4 and "Tree" in tree.label and "tuning.cc" in tree.source
+    assert tree.gbps >= 20.0
+    assert limit(nd40, "all_reduce", 2, algorithm="Ring").gbps == 12.5
+    assert limit(nd40, "all_reduce", 4).gbps == 12.5
+
+
+def test_sendrecv_on_a_node_with_one_nic_gets_the_whole_nic() -> None:
+    """nccl-tests' sendrecv crosses each node boundary with one GPU pair: on ND40rs_v2 (one EDR NIC, 12.5 GB/s)
+    that pair has the whole NIC (r25c's synthetic 10 GB/s 2-node sendrecv stays under the limit); on ND H100 v5
+    (8 NICs) it has one of them."""
+    catalog = Catalog.load()
+    assert limit(catalog.get("Standard_ND40rs_v2"), "sendrecv", 2).gbps == 12.5
+    assert limit(catalog.get("Standard_ND96isr_H100_v5"), "sendrecv", 2).gbps == 50.0
+
+
+def test_nd_h200_v5_reduces_in_the_network_like_nd_h100_v5() -> None:
+    """Azure's hopper.conf (H100 / H200 NDv5) enables SHARP: 8 x H200 at 460 GB/s (r25c's synthetic log, Azure's
+    healthy 8-node H100 run is ~450) stays under the limit."""
+    h200 = Catalog.load().get("Standard_ND96isr_H200_v5")
+    lim = limit(h200, "all_reduce", 8)
+    assert lim is not None and "SHARP" in lim.label and lim.gbps >= 460.0
+
+
+def test_a_retired_size_without_a_floor_says_it_is_retired() -> None:
+    """NC24rs_v3 (NCv3, retired 2025-09-30 per its catalog lifecycle): no published run bounds its PCIe ring, and
+    none will be; the n/a reason says so, in the table too."""
+    nc24 = Catalog.load().get("Standard_NC24rs_v3")
+    assert no_bound_reason(nc24, 2) == RETIRED_UNLINKED and "retired" in RETIRED_UNLINKED
+    legend = [line for line in bounds_doc.DOC.read_text(encoding="utf-8").splitlines() if line.startswith("- n/a (d):")]
+    assert len(legend) == 1 and "retired" in legend[0]
+
+
+def test_one_limit_line_of_two_bounds_names_both_and_the_axis_starts_at_the_data(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """r25c C8c/d: on 2 of 8 H200 the all_reduce NVLS bound and all_gather's ring bound are both 450 GB/s; the one
+    line drawn names both, and the x axis starts at the first size measured."""
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.plot import plot, plot_series
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    logs = _logs()
+    target = Target(Catalog.load().get("Standard_ND96isr_H200_v5"), 1)
+    verdicts = [v for name in ("allreduce-default.txt", "all_gather.txt")
+                for v in judge_runs(name, parse_text((logs / name).read_text(), name).runs, target, load_floors())]
+    limits = [lv for lv in plot_series(verdicts)[1] if lv.kind == "limit"]
+    assert len(limits) == 1 and "NVLS" in limits[0].label and "limit (ring)" in limits[0].label, limits
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    captured = {}
+    original = plt.Axes.set_xlim
+
+    def record(ax, *args, **kwargs):
+        captured["xlim"] = args
+        return original(ax, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Axes, "set_xlim", record)
+    plot(verdicts, tmp_path / "p.png")
+    assert captured["xlim"][0] == min(r.size for v in verdicts for r in v.rows)

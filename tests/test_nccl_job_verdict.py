@@ -297,3 +297,53 @@ def _job_verdict_args(path: Path, args: str) -> str:
     script = (CHECK_LOG + "FAILED=()\n" f"check_log {path} all_reduce_perf{args}\n"
               "[ \"${#FAILED[@]}\" -eq 0 ] || echo JOB-FAILED\n")
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30, check=True).stdout
+
+
+def _aks_launcher_lines() -> list[str]:
+    from hpcconf.output_dir import expected_files
+    from hpcconf.pipeline import compile_spec
+
+    job = expected_files(compile_spec(REPO / "examples" / "ndmv4-aks.yaml"))["aks/volcano-job.yaml"]
+    text = job.decode() if isinstance(job, bytes) else job
+    return [line.strip() for line in text.splitlines()]
+
+
+def test_the_aks_ring_pass_log_carries_its_header_so_the_report_takes_the_ring_limit(tmp_path):
+    """r25c C7: the header went to stdout only, so the in-job report judged /tmp/ring.all_reduce.log as an
+    unpinned run (2 x ND A100 v4: the 2-node Tree limit 375 instead of the ring's 200)."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    lines = _aks_launcher_lines()
+    header = next(line for line in lines if line.startswith('echo "== ring.all_reduce:'))
+    mpirun = next(line for line in lines if "all_reduce_perf -b 64M" in line)
+    assert 'tee -a "/tmp/ring.all_reduce.log"' in mpirun  # the run appends under the header
+    subprocess.run(["bash", "-c", header.replace("/tmp/", f"{tmp_path}/")], check=True, capture_output=True)
+    log = tmp_path / "ring.all_reduce.log"
+    with log.open("a", encoding="utf-8") as out:
+        out.write(_ring_log(2, 8, 8 << 30, 0.5))
+    result = CliRunner().invoke(app, ["nccl-report", "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2",
+                                      "--format", "json", str(log)])
+    import json
+
+    verdict = json.loads(result.output)["verdicts"][0]
+    assert (verdict["label"], verdict["limit_gbps"]) == ("ring.all_reduce", 200.0), verdict
+
+
+def test_the_aks_follow_up_command_judges_the_single_node_pass_as_one_node(tmp_path):
+    """r25c C4: ``--nodes 2`` over the whole kubectl log made the single-node pass a slice ("no floor"); the
+    printed command must let each pass keep its own shape, so a node below Azure's 228 GB/s fails."""
+    from typer.testing import CliRunner
+
+    from hpcconf.cli import app
+
+    printed = next(line for line in _aks_launcher_lines() if line.startswith('echo "hpcconf is not in this image'))
+    args = printed.split("hpcconf nccl-report ", 1)[1].rstrip('"').split()
+    assert args[-1] == "nccl.log"
+    log = tmp_path / "nccl.log"
+    log.write_text("== all_reduce_perf\n" + _ring_log(2, 8, 8 << 30, 0.5)
+                   + "== single-node.all_reduce: one node, all its GPUs\n" + _ring_log(1, 8, 16 << 30, 0.4),
+                   encoding="utf-8")
+    result = CliRunner().invoke(app, ["nccl-report", *args[:-1], str(log)])
+    assert result.exit_code == 1 and "228" in result.output, result.output

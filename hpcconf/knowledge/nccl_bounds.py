@@ -18,7 +18,13 @@ nodes, ``n = N*G`` ranks and ``W`` the node's network (NICs x line rate / 8, GB/
   across several domains the domain is the unit the network joins (``W`` x GPUs per domain / ``G``, ``N`` the
   number of domains): NVLS inside each, NVLSTree between them;
 - alltoall: each rank sends ``(N-1)/N`` of its buffer off the node, so ``min(L, W*N/(G*(N-1))*(n-1)/n)``;
-- sendrecv: each node boundary is one GPU pair on one NIC: ``min(L, W/G)``.
+- all_reduce on 2 nodes with NCCL's Tree (its default where it models Tree faster): each node's data crosses the
+  network once each way, so busbw can reach ``min(L, W)*2(n-1)/n``; NCCL models the 2-node Tree with the
+  intra-node bandwidth (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306: ``bw = nNodes <= 2 || collnet ?
+  bwIntra : bwInter``; nccl-tests issue #196: "On two nodes, NCCL uses the tree ... which can indeed go beyond
+  the network bottleneck");
+- sendrecv: each node boundary is one GPU pair, on one of the node's ``K`` NICs: ``min(L, W/K)`` (where one NIC
+  serves every GPU, ``K = 1``, the pair has the whole NIC).
 
 A derived floor is ``efficiency x`` the ring ceiling (``data/nccl_floors.yaml`` ``derivation``, each factor
 with its source), for full-node runs only. It is decisive (a run below it fails) only on the shapes its factor
@@ -46,7 +52,8 @@ MATRIX = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast",
 # healthy run has left the latency-bound range. A ring all_reduce takes 2(n-1) steps of S/n bytes, each with a fixed
 # latency (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1: ring latency = (nsteps-nInterSteps)*intraLat +
 # nInterSteps*interLat), so the share of time lost to latency is the same wherever the per-rank chunk S/n is. The
-# factors were read at 256 MiB on at most 16 ranks (2 nodes x 8 GPUs): 16 MiB per rank. At 16 x 8 ranks 256 MiB is
+# factors were read at 1G-16G; 256 MiB on up to 16 ranks (2 nodes x 8 GPUs, 16 MiB per rank) is the smallest size
+# judged, where NCCL's model still puts a healthy run above the floors (docs/nccl-report.md). At 16 x 8 ranks 256 MiB is
 # still latency-bound (NCCL's model: ~202 GB/s on a healthy ND H100 v5 ring, ~360 at 8 GiB), so the size grows.
 DERIVED_MIN_BYTES = 256 << 20
 DERIVED_MIN_CHUNK_BYTES = 16 << 20
@@ -178,6 +185,11 @@ def network(sku: Sku) -> Optional[tuple[float, str]]:
     return None
 
 
+def nic_count(sku: Sku) -> int:
+    """The node's NICs: the InfiniBand count, else one front-end Ethernet interface."""
+    return sku.infiniband.count if sku.infiniband is not None else 1
+
+
 def nic_path(sku: Sku, table: FloorTable) -> Optional[tuple[float, str]]:
     """One GPU per node: its only path to the NIC is its PCIe link (one direction, GB/s), unambiguous unlike the
     paths between PCIe GPUs of one node."""
@@ -250,7 +262,10 @@ def ring_ceiling(sku: Sku, collective: str, nodes: int, upper: bool = False) -> 
         crossing = width * nodes / (gpus * (nodes - 1)) * (ranks - 1) / ranks
         how = "the node's network x N/(G(N-1)) x (n-1)/n (alltoall sends (N-1)/N of each buffer off the node)"
     elif collective == "sendrecv":
-        crossing, how = width / gpus, "one NIC (a node boundary is one GPU pair)"
+        nics = nic_count(sku)
+        crossing = width / nics
+        how = ("one NIC (a node boundary is one GPU pair)" if nics > 1 else
+               "the node's one NIC (a node boundary is one GPU pair, which has the whole NIC)")
     else:
         return None
     if crossing < rate:
@@ -311,7 +326,30 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
             return Bound(round(min(in_switch, tree), 1), "derived", f"limit with NVLSTree ({unit}-local reduction first)",
                          f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n, N {unit}s): {net[1]}; "
                          f"{link[1]}{assumed}")
+    two_node = two_node_tree(sku, collective, nodes, ranks, algorithm)
+    if two_node is not None and two_node[0] > gbps:
+        return Bound(round(two_node[0], 1), "derived", "limit with Tree (2 nodes)", two_node[1])
     return Bound(round(gbps, 1), "derived", "limit (ring)", how)
+
+
+def two_node_tree(sku: Sku, collective: str, nodes: int, ranks: int,
+                  algorithm: Optional[str]) -> Optional[tuple[float, str]]:
+    """The ceiling of all_reduce with NCCL's Tree on two nodes (GB/s busbw) and how it was computed: each node's
+    data crosses the network once each way, so busbw reaches ``min(L, W) x 2(n-1)/n``, past the ring's ``W``
+    (NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306 models the 2-node Tree with the intra-node bandwidth;
+    nccl-tests issue #196). None where Tree does not apply (a Ring-pinned run, other node counts, MNNVL)."""
+    if (collective != "all_reduce" or nodes != 2 or algorithm == "Ring" or nvlink_domains(sku, nodes)
+            or sku.gpu.count < 2):
+        return None  # one GPU per node: the tree is the ring
+    ring = ring_ceiling(sku, collective, 1, upper=True)
+    net = network(sku)
+    if net is None:
+        return None
+    inside, inside_source = ring if ring is not None else (float("inf"), "the GPUs' own path (not bounded: PCIe)")
+    width = min(inside, net[0])
+    return width * 2 * (ranks - 1) / ranks, (
+        f"min(GPU path, network) x 2(n-1)/n: NCCL's Tree on 2 nodes sends each node's data across once each way "
+        f"(NVIDIA/nccl src/graph/tuning.cc @v2.30.7-1 l.306; nccl-tests issue #196): {net[1]}; {inside_source}")
 
 
 def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
@@ -361,7 +399,9 @@ NO_NETWORK = ("neither InfiniBand nor the front-end network's rate in the catalo
               "nodes")
 UNLINKED = ("the GPUs are not all linked (PCIe, NVLink pairs): which path this collective takes inside the node "
             "depends on which GPUs talk, and no published run of this SKU bounds it")
-NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED)
+RETIRED_UNLINKED = (f"{UNLINKED}; and the size is retired (its catalog lifecycle cites Azure's retirement notice), so "
+                    "none will be")
+NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED, RETIRED_UNLINKED)
 
 
 def no_bound_reason(sku: Sku, nodes: int) -> str:
@@ -370,6 +410,9 @@ def no_bound_reason(sku: Sku, nodes: int) -> str:
         return NO_PEER
     if nodes > 1 and network(sku) is None:
         return NO_NETWORK
+    # the stated status, not one computed from today's date: the table must not change with the calendar
+    if sku.lifecycle is not None and sku.lifecycle.status == "retired":
+        return RETIRED_UNLINKED
     return UNLINKED
 
 

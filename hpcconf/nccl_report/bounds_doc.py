@@ -29,7 +29,7 @@ def _cell(sku: Sku, collective: str, nodes: int) -> str:
     return f"{floor_text} / {note if lim is None else f'{lim.gbps:g}'}"
 
 
-NOTE = {reason: letter for reason, letter in zip(NO_BOUND_REASONS, "abc")}
+NOTE = {reason: letter for reason, letter in zip(NO_BOUND_REASONS, "abcd")}
 
 
 def table() -> str:

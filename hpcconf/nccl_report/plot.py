@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from ..knowledge.nccl_bounds import derived_min_bytes
 from .verdict import Verdict, human_size
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class Level:
     gbps: float
     kind: str  # "floor", "reference floor" (derived, not decisive on the run's shape), "limit" (the physical
     # ceiling) or "line rate" (a link it comes from, not a busbw bound)
+    from_bytes: int = 0  # a floor is drawn from the least size it is judged at (0: every size)
 
 
 # (linestyle, colour) per level kind: the ceiling and the line rates never look alike
@@ -72,32 +74,37 @@ def plot_series(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] =
         if b.reference and all(s.label != label for s in series):
             sizes = tuple(sorted(b.reference))
             series.append(Series(label, sizes, tuple(round(b.reference[size], 2) for size in sizes), baseline=True))
-    floors: dict[tuple[str, float, str], set[str]] = {}  # one line per floor, naming every size a run was read at
-    levels: dict[tuple[str, float], Level] = {}
+    # one line per floor, naming every size it is judged at: a published floor at its row's size, a derived one
+    # from derived_min_bytes (the plateau) on; below that the floor decides nothing, so no line is drawn there
+    # and the sizes runs were read at (an inconclusive run was read nowhere)
+    floors: dict[tuple[str, float, str], tuple[set[int], set[int]]] = {}
     for v in verdicts:
         if v.floor is not None:
             kind = "floor" if v.decisive else "reference floor"
-            floors.setdefault((kind, v.floor.gbps, v.floor_kind), set()).add(v.floor.message_size)
-    for (kind, gbps, origin), read in floors.items():
-        read_at = ", ".join(sorted(read, key=_size_key))
-        levels[(kind, gbps)] = Level(f"floor {gbps:g} GB/s ({origin}, {read_at})", gbps, kind)
+            judged = derived_min_bytes(v.floor.ranks) if v.floor_kind == "derived" else v.floor.message_bytes
+            starts, read = floors.setdefault((kind, v.floor.gbps, v.floor_kind), (set(), set()))
+            starts.add(judged)
+            if v.status != "inconclusive" and v.at_size:
+                read.add(v.at_size)
+    levels: dict[tuple[str, float], Level] = {}
+    for (kind, gbps, origin), (starts, read) in floors.items():
+        where = (f"from {', '.join(human_size(size) for size in sorted(starts))}" if origin == "derived"
+                 else f"at {', '.join(human_size(size) for size in sorted(starts))}")
+        if origin == "derived" and read:
+            where += f", read at {', '.join(human_size(size) for size in sorted(read))}"
+        levels[(kind, gbps)] = Level(f"floor {gbps:g} GB/s ({origin}, {where})", gbps, kind, min(starts))
     for v in verdicts:
         for limit in v.limits:
             if limit.ceiling:
                 level = Level(f"{limit.label} {limit.gbps:g} GB/s", limit.gbps, "limit")
             else:
                 level = Level(f"line rate: {limit.label} {limit.gbps:g} GB/s (not a busbw bound)", limit.gbps, "line rate")
+            known = levels.get((level.kind, level.gbps))
+            if known is not None and level.label not in known.label.split(" = "):
+                # two bounds of one value (a Ring run's 450 and an NVLS one's): one line, both names
+                level = Level(f"{known.label} = {level.label}", level.gbps, level.kind)
             levels[(level.kind, level.gbps)] = level
     return series, list(levels.values())
-
-
-def _size_key(size: str) -> int:
-    from ..knowledge.nccl_floors import size_bytes
-
-    digits = size.rstrip("B")
-    if digits[:-1].isdigit() and digits[-1:] in ("K", "M", "G"):
-        return size_bytes(digits)
-    return int(digits) if digits.isdigit() else 0
 
 
 def check_plot(path: Path) -> None:
@@ -138,9 +145,19 @@ def plot(verdicts: list[Verdict], path: Path,
         linestyle, colour = STYLES[level.kind]
         if level.kind == "limit":
             colour, limits = LIMIT_COLOURS[limits % len(LIMIT_COLOURS)], limits + 1
-        ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label,
-                   gid=f"{level.kind.replace(' ', '-')}:{level.gbps:g}")
+        gid = f"{level.kind.replace(' ', '-')}:{level.gbps:g}"
+        if level.from_bytes:  # a floor: from the size it is judged at to the right edge
+            right = max([level.from_bytes, *(size for s in series for size in s.sizes)])
+            ax.hlines(level.gbps, level.from_bytes, right, linestyle=linestyle, colors=colour, linewidth=1,
+                      label=level.label, gid=gid)
+            # where judging starts: visible also when the log ends at that size (a line of no length)
+            ax.plot([level.from_bytes], [level.gbps], marker="|", markersize=12, color=colour, label="_nolegend_")
+        else:
+            ax.axhline(level.gbps, linestyle=linestyle, color=colour, linewidth=1, label=level.label, gid=gid)
     ax.set_xscale("log", base=2)
+    sizes = [size for s in series for size in s.sizes]
+    if sizes:
+        ax.set_xlim(min(sizes), max(sizes))  # ticks from the first size measured, not a padding below it
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_size(int(x)) if x >= 1 else ""))
     ax.set_xlabel("message size")
     ax.set_title(plot_title(verdicts, compared), fontsize="medium")

@@ -107,7 +107,8 @@ def _with_platforms(cluster: ResolvedCluster, spec: Cluster, skus: PoolSkus) -> 
         cluster = replace(cluster, aks=aks.resolve_aks(cluster, spec.aks, skus))
     if "azhop" in cluster.platforms:
         cluster = replace(cluster, azhop=azhop.resolve_azhop(cluster, spec.azhop, skus))
-    if {"slurm", "azhop"} & set(cluster.platforms):  # AzHOP queues are Slurm partitions too
+    # AzHOP queues are Slurm partitions too, and so is CCWS's gpu partition (its NCCL test job is the Slurm one)
+    if {"slurm", "azhop", "ccws"} & set(cluster.platforms):
         cluster = replace(cluster, slurm=slurm.resolve_slurm(cluster, spec.slurm, skus))
     if "ccws" in cluster.platforms:
         cluster = replace(cluster, ccws=ccws.resolve_ccws(cluster, spec.ccws, skus))

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from .model import ResolvedCore
     from .pool import PoolSkus, ResolvedPool
 
+# cyclecloud-slurm names each nodearray's partition after it; CCWS's GPU nodearray is "gpu" (resolve.ccws)
+CCWS_GPU_PARTITION = "gpu"
 CRUSOE_LEGACY_PARTITION = "batch"  # crusoecloud/slurm before v3.0.0: every compute node in PartitionName=batch
 # crusoecloud/slurm v3.0.0 README: "specify 'image' as 'ubuntu24.04-nvidia-slurm'" (the variable's own
 # default, ubuntu22.04-nvidia-slurm:latest, is the older OS).
@@ -319,6 +321,8 @@ def partition_name(cluster: "ResolvedCore", settings: SlurmSettings, pool: "Reso
         return CRUSOE_LEGACY_PARTITION  # the module's slurm.conf names it; tfvars cannot rename it
     if pool.name in settings.partitions:
         return settings.partitions[pool.name]
+    if "ccws" in cluster.platforms and not {"slurm", "azhop"} & set(cluster.platforms):
+        return CCWS_GPU_PARTITION  # CCWS puts its GPU nodearray in the partition of that name
     return pool.name  # AzHOP: the queue name; Crusoe v3.0.0: the partitions entry hpcconf writes
 
 

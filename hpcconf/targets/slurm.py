@@ -1,4 +1,4 @@
-"""Slurm artifacts: an sbatch NCCL test per GPU pool (AzHOP queues and plain Slurm), the MPI/UCX/UCC
+"""Slurm artifacts: an sbatch NCCL test per GPU pool (AzHOP queues, plain Slurm and CCWS's gpu partition), the MPI/UCX/UCC
 environment file, and Crusoe's ``terraform.tfvars``.
 
 Paths: ``slurm/<pool>/<collective>_perf.sbatch``, ``slurm/<pool>/mpi.env`` (only when the spec asks
@@ -240,6 +240,6 @@ def render_tfvars(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifa
 
 
 TARGETS = [
-    platform_target("slurm-jobs", frozenset({"azhop", "slurm"}), lambda cluster: cluster.slurm, render_jobs),
+    platform_target("slurm-jobs", frozenset({"azhop", "slurm", "ccws"}), lambda cluster: cluster.slurm, render_jobs),
     platform_target("slurm-tfvars", frozenset({"slurm"}), lambda cluster: cluster.slurm, render_tfvars),
 ]

@@ -52,10 +52,11 @@ def nccl_tests_args(cluster: ResolvedCluster) -> list[str]:
 
 def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, binary: str, args: list[str],
                    log: str, ranks: int, env: tuple[tuple[str, str], ...] = (), label: str = "",
-                   drop: tuple[str, ...] = ()) -> str:
+                   drop: tuple[str, ...] = (), append: bool = False) -> str:
     """One mpirun of an nccl-tests binary on the job's pool; ``env`` overrides the pool's variables of the same name,
     ``drop`` names pool variables this run goes without. A failing mpirun (pipefail: its status, not tee's) or
-    one past its time budget (:func:`run_budget_s`) is recorded under ``label`` and the job goes on."""
+    one past its time budget (:func:`run_budget_s`) is recorded under ``label`` and the job goes on; ``append``: the log
+    already holds the pass's header line."""
     overrides = dict(env)
     merged = [(key, overrides.pop(key, value)) for key, value in job.mpirun_env if key not in drop] + list(overrides.items())
     lines = [
@@ -66,7 +67,7 @@ def mpirun_command(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, 
     ]
     lines += [f"-x {key}={shlex.quote(value)}" for key, value in merged]
     lines += [f"-mca {key} {shlex.quote(value)}" for key, value in aks.mpirun_mca]
-    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee \"{log}\" || failed \"{label}\" $?")
+    lines.append(" ".join([binary, *args]) + f" 2>&1 | tee {'-a ' if append else ''}\"{log}\" || failed \"{label}\" $?")
     return " \\\n  ".join(lines) + "\n"
 
 
@@ -77,9 +78,11 @@ def pass_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob, tes
             else "NCCL_ALGO=Ring over every node: every channel crosses every node boundary, one slow NIC shows")
     # The single-node floor is Azure's check's, which runs without the topology file on these sizes.
     drop = job.single_node_drops if test_pass.single_node else ()
-    return (f"echo \"== {test_pass.name}: {what}\"\n"
+    # The header goes into the pass's log too: nccl-report reads the pass (NCCL_ALGO=Ring: the ring limit) from it.
+    return (f"echo \"== {test_pass.name}: {what}\" | tee \"/tmp/{test_pass.log}\"\n"
             + mpirun_command(cluster, aks, job, job.pool.collective.image_binary(test_pass.collective),
-                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env, test_pass.name, drop))
+                             list(test_pass.args), f"/tmp/{test_pass.log}", ranks, test_pass.env, test_pass.name, drop,
+                             append=True))
 
 
 def mpirun_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) -> str:
@@ -123,8 +126,9 @@ def verdict_script(cluster: ResolvedCluster, aks: ResolvedAks, job: AksPoolJob) 
         "if command -v hpcconf >/dev/null; then\n"
         + "".join(f"  judge {call}\n" for call in calls)
         + "else\n"
+        # no --nodes: the log's host lines give each pass its own shape (the single-node pass is not a 2-node slice)
         f"  echo \"hpcconf is not in this image; for the full report: kubectl logs -n {aks.namespace} {pod} > nccl.log && "
-        f"hpcconf nccl-report {sku} --nodes {job.worker_replicas} nccl.log\"\n"
+        f"hpcconf nccl-report {sku} nccl.log\"\n"
         "fi\n"
         "if [ \"${#FAILED[@]}\" -gt 0 ]; then\n"
         "  printf \"FAILED: %s\\n\" \"${FAILED[@]}\" >&2\n"
