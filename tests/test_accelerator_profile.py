@@ -153,6 +153,7 @@ def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
     assert "ACCL test job" in provision
     assert "the ACME operator installs driver 7.0 (acmegpu, built by KMM)" in provision
     assert "create secret docker-registry acmegpu-driver-registry" in provision
+    assert "device plugin (acme.example/gpu)" in provision  # the operator's release comment
     # its GPUs are ready when every node advertises the profile's device resource (kubectl wait)
     assert "--for=jsonpath='{.status.allocatable.acme\\.example/gpu}'=\"$GPUS_PER_NODE\"" in provision
     # the image is acme's own recipe on the profile's default base, and nothing in it or in provision.sh is
