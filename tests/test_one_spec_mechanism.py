@@ -33,7 +33,7 @@ def test_every_spec_judgement_is_a_spec_rule_with_a_moment():
     for code, r in rules.items():
         assert (Kind.SPEC in r.kinds) == (r.scope == "spec" and r.moment is Moment.JUDGE), code
         assert r.moment is None or r.spec_runner is not None, code
-    assert {r.moment for r in rules.values() if r.moment} == {Moment.REFUSE, Moment.JUDGE}
+    assert {r.moment for r in rules.values() if r.moment} == {Moment.REFUSE, Moment.REFUSE_RESOLVED, Moment.JUDGE}
 
 
 def test_a_file_rule_on_specs_is_refused():
@@ -45,6 +45,7 @@ def test_a_file_rule_on_specs_is_refused():
 
 
 @pytest.mark.parametrize("moment,check", [(Moment.REFUSE, lambda compiled: iter(())),
+                                          (Moment.REFUSE_RESOLVED, lambda compiled: iter(())),
                                           (Moment.JUDGE, lambda loaded, catalog: iter(()))])
 def test_a_check_whose_arguments_do_not_fit_its_moment_is_refused(moment, check):
     with pytest.raises(ValueError, match="argument"):

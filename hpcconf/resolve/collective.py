@@ -88,7 +88,7 @@ def resolve_test_image(accelerator: AcceleratorProfile, collective: PoolCollecti
     ``on_aks``: an AKS job reads the topology from the image."""
     recipe = accelerator.test_image
     if recipe is None:  # SPEC062 refuses the spec first
-        raise LookupError(f"accelerator profile {accelerator.vendor!r} names no test image recipe")
+        raise LookupError(f"the {accelerator.collective_library} profile names no test image recipe")
     # Only the AKS job points NCCL_TOPO_FILE into the image; without it (a Slurm cluster that builds the
     # image for its own use) a copied topology file is read by nothing (DKR005), so none is copied.
     return TestImageBuild(dockerfile_template=f"image/{recipe.recipe}.Dockerfile.j2",

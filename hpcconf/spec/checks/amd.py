@@ -6,9 +6,8 @@ from typing import Iterator
 
 from ...catalog import Catalog
 from ...catalog_errors import UnknownSku
-from ...knowledge import accelerators
 from ...diagnostics import Diagnostic
-from ...knowledge import rocm
+from ...knowledge import accelerators, rocm
 from ...rules_registry import spec_rule
 from ..load import LoadedSpec
 from . import at

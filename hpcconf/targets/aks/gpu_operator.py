@@ -32,7 +32,7 @@ def release(aks: ResolvedAks) -> str:
     """The Helm release of the profile's operator (data/accelerators.yaml operator_chart.release)."""
     chart = aks.accelerator.operator_chart
     if chart is None or not chart.release:  # resolve_aks pins a chart for every AKS GPU pool
-        raise RuntimeError(f"accelerator profile {aks.accelerator.vendor!r} names no operator release")
+        raise RuntimeError(f"{aks.accelerator.operator_label}: its profile names no operator release")
     return chart.release
 
 
