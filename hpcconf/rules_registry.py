@@ -68,6 +68,10 @@ class Moment(enum.Enum):
     JUDGE = "judge"  # after resolving: judges the resolved cluster; a lint finding, suppressible
 
 
+# Where a spec rule of each moment lives: the package whose loading runs it (a REFUSE rule in a lint module would
+# register, and be listed, but run in neither build nor lint: the spec compiles before lint modules load).
+_MOMENT_PACKAGES = {Moment.REFUSE: "hpcconf.spec.checks.", Moment.REFUSE_RESOLVED: "hpcconf.resolve.",
+                    Moment.JUDGE: "hpcconf.lint.rules."}
 # How many arguments a spec check of each moment takes: (loaded, catalog), (loaded, cluster), (compiled).
 _MOMENT_ARGUMENTS = {Moment.REFUSE: 2, Moment.REFUSE_RESOLVED: 2, Moment.JUDGE: 1}
 
@@ -186,6 +190,10 @@ def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, mome
         wanted = _MOMENT_ARGUMENTS[moment]
         if len(inspect.signature(func).parameters) != wanted:
             raise ValueError(f"spec rule {code}: a {moment.value} check takes {wanted} argument(s)")
+        module = getattr(func, "__module__", "") or ""
+        if module.startswith("hpcconf.") and not module.startswith(_MOMENT_PACKAGES[moment]):
+            raise ValueError(f"spec rule {code}: a {moment.value} check lives in a module of "
+                             f"{_MOMENT_PACKAGES[moment].rstrip('.')} (the one that runs it), not {module}")
         if file_rule:
             _attach_spec_side(code, name, severity, func, moment)
         else:

@@ -122,3 +122,15 @@ def test_a_refusal_before_resolving_is_not_suppressible(tmp_path):
                     encoding="utf-8")
     found = lint_paths([str(spec)], LintContext(config=LintConfig(ignore=["HPC008"]))).findings
     assert "HPC008" in [f.code for f in found]
+
+
+@pytest.mark.parametrize("moment,module,check", [
+    (Moment.REFUSE, "hpcconf.lint.rules.probe", lambda loaded, catalog: iter(())),
+    (Moment.REFUSE_RESOLVED, "hpcconf.spec.checks.probe", lambda loaded, cluster: iter(())),
+    (Moment.JUDGE, "hpcconf.spec.checks.probe", lambda compiled: iter(()))])
+def test_a_spec_rule_outside_the_package_that_runs_its_moment_is_refused(moment, module, check):
+    """r23b D5: a REFUSE rule in a lint module registered, was listed, and ran in neither build nor lint."""
+    check.__module__ = module
+    with pytest.raises(ValueError, match="lives in a module of"):
+        spec_rule(code="SPEC997", name="test-misplaced", moment=moment)(check)
+    assert "SPEC997" not in REGISTRY
