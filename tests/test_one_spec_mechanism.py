@@ -134,3 +134,23 @@ def test_a_spec_rule_outside_the_package_that_runs_its_moment_is_refused(moment,
     with pytest.raises(ValueError, match="lives in a module of"):
         spec_rule(code="SPEC997", name="test-misplaced", moment=moment)(check)
     assert "SPEC997" not in REGISTRY
+
+
+def test_a_set_rule_that_judges_a_spec_document_is_refused():
+    """r23b D5: a scope="set" rule saw the spec among its documents and reported at examples/ndmv4-aks.yaml:18."""
+    from hpcconf.lint.rule_loading import load_rules
+
+    @rule(code="XA998", name="test-set-rule-on-spec", severity=Severity.WARNING, scope="set")
+    def judges_spec(doc_set, ctx):
+        """Test rule."""
+        for doc in doc_set.of_kind(Kind.SPEC):
+            yield doc.at_line(18, "judged the spec")
+
+    try:
+        load_rules()
+        spec = Path(__file__).resolve().parents[1] / "examples" / "ndmv4-aks.yaml"
+        findings = lint_paths([str(spec)], LintContext()).findings
+        assert not [f for f in findings if f.code == "XA998"]
+        assert [f.line for f in findings if f.code == "HPC090" and "XA998" in f.message] == [18]
+    finally:
+        REGISTRY.pop("XA998", None)
