@@ -511,7 +511,7 @@ def _set_rule_findings(rule: Rule, part: list[Document], ctx: LintContext) -> li
     """A file-set rule's findings; one it reports on an hpcconf spec becomes HPC090 (a spec is judged by
     ``@spec_rule`` only, at the moment it names: one page, one severity for build and lint)."""
     specs = {doc.path for doc in part if doc.kind == Kind.SPEC}
-    return [_engine_finding(RULE_CRASHED, d.file, d.line, f"rule {rule.code} {rule.name} (a file-set rule) judged an "
+    return [_engine_finding(RULE_CRASHED, d.file, d.line or 1, f"rule {rule.code} {rule.name} (a file-set rule) judged an "
                             "hpcconf spec; a spec is judged by @spec_rule only",
                             f"Run again with --ignore {rule.code} to skip it, and report this.")
             if d.file in specs and d.code == rule.code else d
