@@ -243,3 +243,12 @@ def test_a_vendor_without_a_test_image_recipe_is_refused(acme_profile, tmp_path)
     (problem,) = refused.value.diagnostics
     assert problem.code == "SPEC062" and "accelerator profile 'acme' names no test image recipe" in problem.message
     assert problem.line == 7  # the spec's test_image key
+
+
+@pytest.mark.parametrize("vendor", sorted(accelerators.profiles()))
+def test_every_shipped_recipe_has_its_templates(vendor):
+    """A profile's recipe names its templates: a row without them would fail the build with TemplateNotFound."""
+    recipe = accelerators.profile(vendor).test_image
+    assert recipe is not None, f"{vendor}: no test image recipe (SPEC062 would refuse every test image)"
+    for name in (f"{recipe.recipe}.Dockerfile.j2", f"{recipe.recipe}.sh.j2"):
+        assert (ROOT / "templates" / "image" / name).is_file(), name
