@@ -160,7 +160,7 @@ def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
     # another vendor's (network-operator, NVIDIA's InfiniBand stack, is the one NVIDIA text provision.sh has)
     assert "FROM registry.acme.example/acme-dev:7.0\n" in texts["image/Dockerfile"]
     assert "git.acme.example/accl-tests.git" in texts["image/accl-tests.sh"]
-    for path in ("image/Dockerfile", "image/accl-tests.sh", "aks/provision.sh"):
+    for path in ("image/Dockerfile", "image/accl-tests.sh", "aks/provision.sh", "aks/acme-operator-values.yaml"):
         for line in texts[path].splitlines():
             if NETWORK_OPERATOR.search(line):
                 continue

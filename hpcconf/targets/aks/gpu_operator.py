@@ -90,7 +90,8 @@ def operator_chart(aks: ResolvedAks) -> ChartPin:
 def render_amd(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     chart = operator_chart(aks)
     text = yaml_file(cluster, [amd_values(cluster, aks)],
-                     f"AMD GPU operator chart ({chart.chart}) v{chart.version} values for {cluster.name}; keys of {chart.source}.")
+                     f"{aks.accelerator.operator_label.removeprefix('the ')} chart ({chart.chart}) v{chart.version} values for "
+                     f"{cluster.name}; keys of {chart.source}.")
     return [Artifact(path(values_file(aks)), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
 
 
