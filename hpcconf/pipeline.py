@@ -8,6 +8,7 @@ Any problem raises :class:`HpcconfError` before anything is written.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,10 @@ from typing import Sequence
 
 from .artifacts import Artifact
 from .catalog import Catalog
-from .diagnostics import Diagnostic, HpcconfError
+from .diagnostics import Diagnostic, HpcconfError, Severity
 from .resolve import PoolSkus, ResolvedCluster, pool_skus, resolve
+from .resolve.refusals import load_resolved_refusals
+from .rules_registry import Moment, spec_checks
 from .sku_dirs import checked_sku_dirs
 from .spec.checks import check_spec
 from .spec.load import LoadedSpec, load_spec
@@ -58,12 +61,18 @@ def load_catalog(loaded: LoadedSpec, sku_dirs: Sequence[Path] = ()) -> Catalog:
     return Catalog.load(extra_dirs=[*spec_dirs, *map(Path, sku_dirs)])
 
 
-def resolved_problems(loaded: LoadedSpec, cluster: ResolvedCluster) -> list[Diagnostic]:
-    """What a platform's consumer would refuse in the resolved values (CCWS: a parameter its release's types reject),
-    at the spec key it came from."""
-    problems = cluster.ccws.problems if cluster.ccws is not None else ()
-    return [loaded.document.diagnostic(Diagnostic(code=p.code, name=p.name, message=p.message, hint=p.hint), p.path,
-                                       prefer_value=True) for p in problems]
+def resolved_refusals(loaded: LoadedSpec, cluster: ResolvedCluster) -> list[Diagnostic]:
+    """The errors of the registered ``Moment.REFUSE_RESOLVED`` rules: what a platform's consumer would refuse in
+    the resolved values, at the spec key it came from (labelled with the rule's code, as check_spec does)."""
+    load_resolved_refusals()
+    found: list[Diagnostic] = []
+    for code, name, _severity, check in spec_checks(Moment.REFUSE_RESOLVED):
+        for diagnostic in check(loaded, cluster) or ():
+            if not diagnostic.code:
+                diagnostic = dataclasses.replace(diagnostic, code=code, name=name)
+            if diagnostic.severity is Severity.ERROR:
+                found.append(diagnostic)
+    return found
 
 
 def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: str | None = None,
@@ -80,7 +89,7 @@ def compile_spec(spec_path: Path | str, sku_dirs: Sequence[Path] = (), *, text: 
         raise HpcconfError(problems)
     # Headers name the spec by file name only, so output bytes do not depend on the working directory.
     cluster = resolve(loaded.cluster, catalog, spec_file=path.name)
-    refused = resolved_problems(loaded, cluster)
+    refused = resolved_refusals(loaded, cluster)
     if refused:
         raise HpcconfError(refused)
     return Build(spec=loaded, cluster=cluster, artifacts=render_all(cluster), pool_skus=pool_skus(loaded.cluster, catalog))

@@ -16,6 +16,10 @@ Three decorators register a function; its docstring is the rule page (a summary 
     - ``Moment.REFUSE``, before resolving: ``check(loaded, catalog)`` runs in
       :func:`hpcconf.spec.checks.check_spec` after the spec validated field by field. Its errors stop
       ``hpcconf build`` (exit 2) and ``hpcconf lint`` reports them whatever suppressions say.
+    - ``Moment.REFUSE_RESOLVED``, after resolving: ``check(loaded, cluster)`` reads the resolved cluster
+      (a generated value the platform's consumer refuses, e.g. a CCWS parameter its release's types reject) and
+      lives in a module of ``hpcconf/resolve/`` that :mod:`hpcconf.pipeline` loads. Like ``REFUSE``: its
+      errors stop ``hpcconf build`` and are never suppressed.
     - ``Moment.JUDGE``, after resolving: ``check(compiled)`` reads the spec and the cluster it resolved
       to (:class:`hpcconf.lint.compiled_spec.CompiledSpec`); its findings are lint findings, selected,
       ignored and suppressed like any other.
@@ -60,11 +64,16 @@ class Moment(enum.Enum):
     """When a spec rule judges a spec (see the module docstring)."""
 
     REFUSE = "refuse"  # before resolving: a finding refuses the spec (build exit 2), never suppressed
+    REFUSE_RESOLVED = "refuse-resolved"  # after resolving: a value the consumer refuses; refuses the spec, never suppressed
     JUDGE = "judge"  # after resolving: judges the resolved cluster; a lint finding, suppressible
 
 
-# How many arguments a spec check of each moment takes: (loaded, catalog), (compiled).
-_MOMENT_ARGUMENTS = {Moment.REFUSE: 2, Moment.JUDGE: 1}
+# Where a spec rule of each moment lives: the package whose loading runs it (a REFUSE rule in a lint module would
+# register, and be listed, but run in neither build nor lint: the spec compiles before lint modules load).
+_MOMENT_PACKAGES = {Moment.REFUSE: "hpcconf.spec.checks.", Moment.REFUSE_RESOLVED: "hpcconf.resolve.",
+                    Moment.JUDGE: "hpcconf.lint.rules."}
+# How many arguments a spec check of each moment takes: (loaded, catalog), (loaded, cluster), (compiled).
+_MOMENT_ARGUMENTS = {Moment.REFUSE: 2, Moment.REFUSE_RESOLVED: 2, Moment.JUDGE: 1}
 
 
 @dataclass(frozen=True)
@@ -112,8 +121,8 @@ class Rule:
 
     @property
     def refuses_spec(self) -> bool:
-        """Its spec side runs before resolving: a finding refuses the spec."""
-        return self.moment is Moment.REFUSE
+        """Its spec side refuses the spec (before or after resolving): an error stops the build, never suppressed."""
+        return self.moment in (Moment.REFUSE, Moment.REFUSE_RESOLVED)
 
     @property
     def judges_resolved_spec(self) -> bool:
@@ -169,7 +178,8 @@ def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, mome
               file_rule: bool = False, since: str = FIRST_RELEASE,
               formerly: Iterable[str] = ()) -> Callable[[SpecCheck], SpecCheck]:
     """Register a spec check at ``moment``: ``check(loaded, catalog)`` before resolving (``Moment.REFUSE``),
-    ``check(compiled)`` after (``Moment.JUDGE``); each yields diagnostics.
+    ``check(loaded, cluster)`` after, refusing (``Moment.REFUSE_RESOLVED``), ``check(compiled)`` after, judging
+    (``Moment.JUDGE``); each yields diagnostics.
 
     A ``Moment.REFUSE`` rule lives in any module of ``hpcconf/spec/checks/`` (importing the package runs
     it); a ``Moment.JUDGE`` rule in a module of ``hpcconf/lint/rules/``, as it reads the resolved cluster.
@@ -180,6 +190,10 @@ def spec_rule(*, code: str, name: str, severity: Severity = Severity.ERROR, mome
         wanted = _MOMENT_ARGUMENTS[moment]
         if len(inspect.signature(func).parameters) != wanted:
             raise ValueError(f"spec rule {code}: a {moment.value} check takes {wanted} argument(s)")
+        module = getattr(func, "__module__", "") or ""
+        if module.startswith("hpcconf.") and not module.startswith(_MOMENT_PACKAGES[moment]):
+            raise ValueError(f"spec rule {code}: a {moment.value} check lives in a module of "
+                             f"{_MOMENT_PACKAGES[moment].rstrip('.')} (the one that runs it), not {module}")
         if file_rule:
             _attach_spec_side(code, name, severity, func, moment)
         else:
@@ -248,16 +262,19 @@ def _origin(r: Rule) -> str:
     return f"{r.check.__module__}.{r.check.__qualname__}" if r.check else "engine"
 
 
-def spec_checks() -> list[tuple[str, str, Severity, Callable[..., Any]]]:
-    """(code, name, severity, check) of every spec check that refuses a spec (``Moment.REFUSE``), by code.
+def spec_checks(moment: Moment = Moment.REFUSE) -> list[tuple[str, str, Severity, Callable[..., Any]]]:
+    """(code, name, severity, check) of every spec check that refuses a spec at ``moment`` (``Moment.REFUSE``
+    before resolving, ``Moment.REFUSE_RESOLVED`` after), by code.
 
     Spec sides whose file rule is not loaded (``hpcconf build`` imports no lint module) still run; the
     lint registry attaches them to their rule when it loads.
     """
+    if moment is Moment.JUDGE:
+        raise ValueError("Moment.JUDGE rules judge in lint; spec_checks lists the refusals")
     found = {r.code: (r.code, r.name, r.severity, r.spec_runner) for r in REGISTRY.values()
-             if r.spec_runner is not None and r.refuses_spec}
-    for code, (name, severity, func, moment) in _PENDING_SPEC_SIDES.items():
-        if moment is Moment.REFUSE:
+             if r.spec_runner is not None and r.moment is moment}
+    for code, (name, severity, func, side_moment) in _PENDING_SPEC_SIDES.items():
+        if side_moment is moment:
             found.setdefault(code, (code, name, severity, func))
     return [found[code] for code in sorted(found)]
 

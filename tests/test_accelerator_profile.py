@@ -8,15 +8,18 @@ the vendor, so each of those values reaching its artifact shows the targets read
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
+import jinja2
 import pytest
 from ruamel.yaml import YAML
 
+from hpcconf import templating
 from hpcconf.diagnostics import HpcconfError
 from hpcconf.knowledge import accelerators, rocm
-from hpcconf.knowledge.accelerators import AcceleratorProfile, GpuOperator, NhcFloor, NhcProfile, OperatorChart
+from hpcconf.knowledge.accelerators import AcceleratorProfile, GpuOperator, NhcFloor, NhcProfile, OperatorChart, TestImageRecipe
 from hpcconf.knowledge.nhc import load_nhc_data
 from hpcconf.pipeline import compile_spec
 
@@ -53,8 +56,8 @@ pools:
 test_image: {registry: acmeacr.azurecr.io, name: nccl-tests, tag: "1.0"}
 aks: {namespace: default}
 """
-# The image the ACME operator's driver must match (its user space release): the operator builds driver 7.0.
-ACME_SPEC = SPEC.replace('tag: "1.0"}', 'tag: "1.0", base: "registry.acme.example/acme-dev:7.0"}')
+# The spec gives no base: the profile's default is the image the ACME operator's driver must match (7.0).
+ACME_SPEC = SPEC.replace("name: nccl-tests", "name: accl-tests")
 
 
 # Every field its own: a profile copied from NVIDIA's would pass with targets that still assume NVIDIA.
@@ -66,16 +69,35 @@ ACME = AcceleratorProfile(
     driver_built_by_operator=True, collective_tests="accl-tests", reads_nccl_conf=False, runtime_path="/opt/acme",
     azure_image_env=(("ACME_FAST", "1"),), azure_image_layouts=(),
     operator_chart=OperatorChart(chart="acme-operator", repository="https://charts.acme.example", version_prefix="",
-                                 version_pin="amd_gpu_operator", values_source="the ACME operator's values.yaml"),
+                                 version_pin="amd_gpu_operator", values_source="the ACME operator's values.yaml",
+                                 release="acme-operator", driver_docs="the ACME operator's driver guide"),
     driver_image="acme-driver", driver_name="acmegpu",
     nhc=NhcProfile(gpu_count_args=("acme",), smi_checks=False, allreduce_check="check_accl_allreduce",
                    allreduce_floor=NhcFloor.NHC_CONF),
-    gpu_mesh="acme-link", sku_nvidia_sections=False, slurm_gres_files="dri-render")
+    gpu_mesh="acme-link", sku_nvidia_sections=False, slurm_gres_files="dri-render",
+    # its own test image: templates image/accl-tests.* (the fixture adds them), base, MPI and tests pin
+    test_image=TestImageRecipe(recipe="accl-tests", default_base="registry.acme.example/acme-dev:7.0",
+                               mpi_home="/opt/acme/mpi", tests_repo="https://git.acme.example/accl-tests.git",
+                               tests_commit="0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"))
+# The vendor's test-image templates, as a new vendor adds them under templates/image/.
+ACME_TEMPLATES = {
+    "image/accl-tests.Dockerfile.j2": "# {{ header }}\n# ACCL test image for pool '{{ pool }}' ({{ sku }}): {{ image_ref }}\n"
+                                      "FROM {{ base }}\nWORKDIR {{ workdir }}\nCOPY accl-tests.sh {{ workdir }}/accl-tests.sh\n"
+                                      "RUN bash {{ workdir }}/accl-tests.sh\n",
+    "image/accl-tests.sh.j2": "#!/bin/bash\n# {{ header }}\nset -euo pipefail\ngit clone {{ repo }} {{ directory }}\n"
+                              "git -C {{ directory }} checkout --detach {{ commit }}\n"
+                              "make -C {{ directory }} MPI=1 MPI_HOME={{ mpi_home }}\ntest -x {{ binary }}\n",
+}
 
 
 @pytest.fixture
-def acme_profile(monkeypatch):
-    """The table plus the fictitious vendor."""
+def acme_profile(monkeypatch, tmp_path):
+    """The table plus the fictitious vendor, and its test-image templates."""
+    for name, text in ACME_TEMPLATES.items():
+        (tmp_path / "templates" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "templates" / name).write_text(text, encoding="utf-8")
+    env = templating.environment()
+    monkeypatch.setattr(env, "loader", jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(tmp_path / "templates")), env.loader]))
     table = dict(accelerators.profiles())
     table[VENDOR] = ACME
     accelerators.profiles.cache_clear()
@@ -95,6 +117,13 @@ def _build(tmp_path: Path):
     return compile_spec(spec, [skus])
 
 
+# Another vendor's names: NVIDIA's or AMD's runtime, library, driver or operator.
+OTHER_VENDOR = re.compile(r"(?i)nvidia|\bamd|rocm|cuda|\brccl|\bnccl|\bhip\b|instinct|nvcr")
+# NVIDIA's network-operator (InfiniBand): its namespace, chart repository, CRDs and VF resource.
+NETWORK_OPERATOR = re.compile(r"OPERATORS_NAMESPACE='nvidia-operator'|helm\.ngc\.nvidia\.com/nvidia \\$|nv-ipam\.nvidia\.com"
+                              r"|nvidia\\\.com/infiniband|^# node-feature-discovery [^,]*, network-operator ")
+
+
 def _documents(text: str) -> list:
     return [d for d in YAML(typ="safe").load_all(text) if d]
 
@@ -106,7 +135,7 @@ def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
     assert {"aks", "slurm"} <= {a.target for a in build.artifacts}
     every = "\n".join(texts.values())
     for other in ("nvidia.com/gpu", "NVIDIA_VISIBLE_DEVICES", "helm.ngc.nvidia.com/nvidia/gpu-operator", "rocm.github.io",
-                  "cert-manager", "/dev/nvidia", "amdgpu-driver:"):
+                  "cert-manager", "/dev/nvidia", "amdgpu", "amd.com/gpu"):
         assert other not in every, other
     # AKS: the worker's GPUs are the profile's device resource, in the job's limits and requests
     (job,) = _documents(texts["aks/volcano-job.yaml"])
@@ -123,8 +152,21 @@ def test_fictitious_accelerator_builds_on_slurm_and_aks(acme_profile, tmp_path):
     assert "acme-operator \\\n  --repo https://charts.acme.example \\\n  --version '1.5.1'" in provision
     assert "ACCL test job" in provision
     assert "the ACME operator installs driver 7.0 (acmegpu, built by KMM)" in provision
+    assert "create secret docker-registry acmegpu-driver-registry" in provision
+    assert "device plugin (acme.example/gpu)" in provision  # the operator's release comment
+    # its GPUs are ready when every node advertises the profile's device resource (kubectl wait)
+    assert "--for=jsonpath='{.status.allocatable.acme\\.example/gpu}'=\"$GPUS_PER_NODE\"" in provision
+    # the image is acme's own recipe on the profile's default base, and nothing in it or in provision.sh is
+    # another vendor's (network-operator, NVIDIA's InfiniBand stack, is the one NVIDIA text provision.sh has)
+    assert "FROM registry.acme.example/acme-dev:7.0\n" in texts["image/Dockerfile"]
+    assert "git.acme.example/accl-tests.git" in texts["image/accl-tests.sh"]
+    for path in ("image/Dockerfile", "image/accl-tests.sh", "aks/provision.sh", "aks/acme-operator-values.yaml"):
+        for line in texts[path].splitlines():
+            if NETWORK_OPERATOR.search(line):
+                continue
+            assert not OTHER_VENDOR.search(line), f"{path}: {line}"
     # the operator builds the profile's driver and pushes it where the profile says
-    values = _documents(texts["aks/amd-gpu-operator-values.yaml"])[0]
+    values = _documents(texts["aks/acme-operator-values.yaml"])[0]
     assert values["deviceConfig"]["spec"]["driver"]["image"] == "acmeacr.azurecr.io/acme-driver"
     # Slurm: the profile's library names the job, its tests directory holds the binaries, Azure's image settings
     sbatch = texts["slurm/gpu/all_reduce_perf.sbatch"]
@@ -190,3 +232,23 @@ def test_collective_tests_and_image_env_are_the_profiles(acme_profile, monkeypat
     assert (("ACME_SCRATCH", "1") in partition.nccl_env) is (provider == "azure")  # Azure's image settings, on Azure only
     assert partition.tests_dir == "/opt/acme-tests/build"  # no known node image: the profile's convention
     assert partition.image is None
+
+
+
+def test_a_vendor_without_a_test_image_recipe_is_refused(acme_profile, tmp_path):
+    """Neither NVIDIA's nor AMD's image is written for GPUs whose profile names no recipe: SPEC062 refuses."""
+    accelerators.profiles()[VENDOR] = replace(acme_profile, test_image=None)
+    with pytest.raises(HpcconfError) as refused:
+        _build(tmp_path)
+    (problem,) = refused.value.diagnostics
+    assert problem.code == "SPEC062" and "accelerator profile 'acme' names no test image recipe" in problem.message
+    assert problem.line == 7  # the spec's test_image key
+
+
+@pytest.mark.parametrize("vendor", sorted(accelerators.profiles()))
+def test_every_shipped_recipe_has_its_templates(vendor):
+    """A profile's recipe names its templates: a row without them would fail the build with TemplateNotFound."""
+    recipe = accelerators.profile(vendor).test_image
+    assert recipe is not None, f"{vendor}: no test image recipe (SPEC062 would refuse every test image)"
+    for name in (f"{recipe.recipe}.Dockerfile.j2", f"{recipe.recipe}.sh.j2"):
+        assert (ROOT / "templates" / "image" / name).is_file(), name

@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 
 from hpcconf.catalog import Catalog
 from hpcconf.init_spec import _refusal
-from hpcconf.knowledge import nccl_env, rocm
+from hpcconf.knowledge import accelerators, nccl_env, rocm
 from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.pipeline import compile_spec
 
@@ -138,8 +138,10 @@ def test_test_image_is_rocm_with_rccl_tests_at_a_pinned_commit(build):
     dockerfile = _artifact(build, "image/Dockerfile").content
     assert f"FROM {rocm.ROCM_BASE_IMAGE}" in dockerfile and "rccl-dev" in dockerfile and "openmpi" in dockerfile
     script = _artifact(build, "image/rccl-tests.sh").content
-    assert f"checkout --detach {rocm.RCCL_TESTS_COMMIT}" in script
-    assert f"MPI=1 MPI_HOME={rocm.UBUNTU_OPENMPI_HOME}" in script
+    recipe = accelerators.profile("amd").test_image
+    assert recipe is not None and recipe.default_base == rocm.ROCM_BASE_IMAGE  # the lint hints name the same base
+    assert f"checkout --detach {recipe.tests_commit}" in script
+    assert f"MPI=1 MPI_HOME={recipe.mpi_home}" in script
 
 
 def test_slurm_job_runs_rccl_tests_with_the_rocm_environment(build):

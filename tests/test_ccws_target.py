@@ -303,10 +303,40 @@ def test_a_new_lustre_gets_the_portals_zone_where_the_region_has_zones():
     assert _aml_zone("westus") is None  # no availability zones there
     assert _aml_zone("eastus", "2") == ["2"] and _aml_zone("eastus", "none") is None
     assert _aml_zone("indonesiacentral", "1") == ["1"]  # a region hpcconf does not know: the spec's zone
+    # A region hpcconf does not know the zones of is context, not a refusal: the build writes no zone and the
+    # spec's lint says so as information (CCWS008's page: warning only where the region is known to have zones).
+    assert _aml_zone("indonesiacentral") is None
+
+
+def test_an_unknown_regions_lustre_zone_is_information_in_the_specs_lint(tmp_path):
+    from hpcconf.lint.context import LintContext
+    from hpcconf.lint.engine import lint_paths
+
     storage = "  storage:\n    additional: {type: aml-new, capacity_tib: 16}\n"
     text = _spec("  network: {address_space: 10.0.0.0/22}\n" + storage).replace("location: eastus",
                                                                                "location: indonesiacentral")
-    assert _refused(text) == [("CCWS008", 11)]
+    spec = tmp_path / "ccws.yaml"
+    spec.write_text(text, encoding="utf-8")
+    found = [(Path(d.file).name, d.severity.value, d.line) for d in lint_paths([str(spec)], LintContext()).findings
+             if d.code == "CCWS008"]
+    assert ("ccws.yaml", "info", 11) in found and {severity for _, severity, _ in found} == {"info"}
+
+
+def test_the_builds_ccws_refusals_are_registered_rules_of_their_codes_severity():
+    """The codes resolve refuses after resolving are REFUSE_RESOLVED spec sides of their file rules (one page, one
+    severity); the pipeline runs those, not a platform's problem list."""
+    from hpcconf import pipeline
+    from hpcconf.lint.rule_loading import load_rules
+    from hpcconf.rules_registry import Moment, spec_checks
+
+    rules = load_rules()
+    refusing = {code for code, *_ in spec_checks(Moment.REFUSE_RESOLVED)}
+    assert refusing == {"CCWS001", "CCWS002", "CCWS003", "CCWS005"}
+    for code in refusing:
+        assert rules[code].moment is Moment.REFUSE_RESOLVED and rules[code].severity.value == "error"
+        assert "hpcconf spec" in rules[code].applies_to
+    assert rules["CCWS008"].moment is Moment.JUDGE  # information or a warning in lint, never a refusal
+    assert "ccws" not in Path(pipeline.__file__).read_text(encoding="utf-8").lower()
 
 
 def test_deploy_script_keeps_secrets_off_the_az_command_line(tmp_path):

@@ -82,12 +82,30 @@ _COMPARING_CALLS = {"startswith", "endswith", "match", "fullmatch", "search", "f
 _VENDOR_ATTRIBUTES = {"gpu_vendor", "catalog_sku"}
 
 
-def _is_vendor(node: ast.AST, names: set[str]) -> bool:
+# A device plugin's resource spelt out (nvidia.com/gpu, amd.com/gpu): the profile's device_resource says it.
+_DEVICE_RESOURCE = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+/gpu")
+
+
+def _is_vendor(node: ast.AST, names: set[str], constants: frozenset[str] = frozenset()) -> bool:
+    """A vendor or library name: a literal, a module constant holding one (``AMD = "amd"``), an enum member
+    named after one (``GpuOperator.AMD``), or a tuple of them."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value.strip().lower() in names
+    if isinstance(node, ast.Name):
+        return node.id in constants
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower() in names
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return any(_is_vendor(element, names) for element in node.elts)
+        return any(_is_vendor(element, names, constants) for element in node.elts)
     return False
+
+
+def _vendor_constants(tree: ast.Module, names: set[str]) -> frozenset[str]:
+    """Module-level names bound to a vendor or library literal."""
+    return frozenset(target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                     and node.value is not None and _is_vendor(node.value, names)
+                     for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                     if isinstance(target, ast.Name))
 
 
 def _is_field_check(node: ast.Compare) -> bool:
@@ -100,17 +118,23 @@ def vendor_comparisons(source: str, names: set[str]) -> list[tuple[int, str]]:
     ==/!=/in/is against a literal (or a tuple of them), a comparing call, match/case, a table keyed by vendor,
     and reads of the vendor's name (``.vendor`` of a profile, ``gpu_vendor``, the raw catalog entry)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare) and any(_is_vendor(part, names) for part in [node.left, *node.comparators]) \
+    tree = ast.parse(source)
+    constants = _vendor_constants(tree, names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(_is_vendor(part, names, constants) for part in [node.left, *node.comparators]) \
                 and not _is_field_check(node):
             found.append((node.lineno, "comparison with a vendor name"))
         elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) \
                 and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _COMPARING_CALLS \
-                and any(_is_vendor(arg, names) for arg in node.args):
+                and any(_is_vendor(arg, names, constants) for arg in node.args):
             found.append((node.lineno, "comparing call with a vendor name"))
-        elif isinstance(node, ast.MatchValue) and _is_vendor(node.value, names):
+        elif isinstance(node, ast.MatchValue) and _is_vendor(node.value, names, constants):
             found.append((node.lineno, "case on a vendor name"))
-        elif isinstance(node, ast.Dict) and any(key is not None and _is_vendor(key, names) for key in node.keys):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _DEVICE_RESOURCE.fullmatch(node.value):
+            found.append((node.lineno, f"device resource {node.value} spelt out"))
+        # a table keyed by the operator enum is the one explicit dispatch (each operator's renderer); by a name, not
+        elif isinstance(node, ast.Dict) and any(key is not None and not isinstance(key, ast.Attribute)
+                                                and _is_vendor(key, names, constants) for key in node.keys):
             found.append((node.lineno, "table keyed by vendor name"))
         elif isinstance(node, ast.Attribute) and (node.attr in _VENDOR_ATTRIBUTES or (
                 node.attr == "vendor" and isinstance(node.value, (ast.Attribute, ast.Name))
@@ -122,14 +146,19 @@ def vendor_comparisons(source: str, names: set[str]) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("source", [
     'if pool.vendor == "amd": pass', 'x = v in ("Nvidia", "other")', 'ok = name.startswith("AMD")',
     'match v:\n    case "rccl": pass', 'TABLE = {"nvidia": 1}', 'v = pool.accelerator.vendor', 'v = pool.gpu_vendor',
-    'x = "nccl" != library', 'x = re.match("amd", v)', 'x = pool.catalog_sku.gpu'])
+    'x = "nccl" != library', 'x = re.match("amd", v)', 'x = pool.catalog_sku.gpu',
+    # r23b D3: a module constant, an enum member named after a vendor, a device resource spelt out
+    'AMD = "amd"\nok = pool.kind == AMD', 'ok = p.accelerator.operator is GpuOperator.AMD',
+    'match op:\n    case GpuOperator.NVIDIA: pass', 'r = "amd\\\\.com/gpu" if x else "nvidia.com/gpu"', 'ok = x == "nvidia.com/gpu"'])
 def test_the_vendor_guard_sees_every_form(source: str) -> None:
     assert vendor_comparisons(source, _vendor_names())
 
 
 def test_the_vendor_guard_leaves_other_strings_alone() -> None:
-    assert not vendor_comparisons('path = f"nccl/{pool}/nccl.conf"\nok = x == "nvidia.com/gpu"\nrule.vendor\n'
-                                  'pinned = "nccl" in spec.versions.model_fields_set', _vendor_names())
+    assert not vendor_comparisons('path = f"nccl/{pool}/nccl.conf"\nok = x == "nvidia.com/infiniband"\nrule.vendor\n'
+                                  'pinned = "nccl" in spec.versions.model_fields_set\nLIMIT = 8\nok = n == LIMIT\n'
+                                  '"""Docstring: the device plugin gives nvidia.com/gpu."""\n'
+                                  'RENDERERS = {GpuOperator.NVIDIA: render}  # the one explicit dispatch', _vendor_names())
 
 
 def test_no_vendor_or_library_comparison_in_targets_or_resolve() -> None:

@@ -33,7 +33,7 @@ def test_every_spec_judgement_is_a_spec_rule_with_a_moment():
     for code, r in rules.items():
         assert (Kind.SPEC in r.kinds) == (r.scope == "spec" and r.moment is Moment.JUDGE), code
         assert r.moment is None or r.spec_runner is not None, code
-    assert {r.moment for r in rules.values() if r.moment} == {Moment.REFUSE, Moment.JUDGE}
+    assert {r.moment for r in rules.values() if r.moment} == {Moment.REFUSE, Moment.REFUSE_RESOLVED, Moment.JUDGE}
 
 
 def test_a_file_rule_on_specs_is_refused():
@@ -45,6 +45,7 @@ def test_a_file_rule_on_specs_is_refused():
 
 
 @pytest.mark.parametrize("moment,check", [(Moment.REFUSE, lambda compiled: iter(())),
+                                          (Moment.REFUSE_RESOLVED, lambda compiled: iter(())),
                                           (Moment.JUDGE, lambda loaded, catalog: iter(()))])
 def test_a_check_whose_arguments_do_not_fit_its_moment_is_refused(moment, check):
     with pytest.raises(ValueError, match="argument"):
@@ -121,3 +122,35 @@ def test_a_refusal_before_resolving_is_not_suppressible(tmp_path):
                     encoding="utf-8")
     found = lint_paths([str(spec)], LintContext(config=LintConfig(ignore=["HPC008"]))).findings
     assert "HPC008" in [f.code for f in found]
+
+
+@pytest.mark.parametrize("moment,module,check", [
+    (Moment.REFUSE, "hpcconf.lint.rules.probe", lambda loaded, catalog: iter(())),
+    (Moment.REFUSE_RESOLVED, "hpcconf.spec.checks.probe", lambda loaded, cluster: iter(())),
+    (Moment.JUDGE, "hpcconf.spec.checks.probe", lambda compiled: iter(()))])
+def test_a_spec_rule_outside_the_package_that_runs_its_moment_is_refused(moment, module, check):
+    """r23b D5: a REFUSE rule in a lint module registered, was listed, and ran in neither build nor lint."""
+    check.__module__ = module
+    with pytest.raises(ValueError, match="lives in a module of"):
+        spec_rule(code="SPEC997", name="test-misplaced", moment=moment)(check)
+    assert "SPEC997" not in REGISTRY
+
+
+def test_a_set_rule_that_judges_a_spec_document_is_refused():
+    """r23b D5: a scope="set" rule saw the spec among its documents and reported at examples/ndmv4-aks.yaml:18."""
+    from hpcconf.lint.rule_loading import load_rules
+
+    @rule(code="XA998", name="test-set-rule-on-spec", severity=Severity.WARNING, scope="set")
+    def judges_spec(doc_set, ctx):
+        """Test rule."""
+        for doc in doc_set.of_kind(Kind.SPEC):
+            yield doc.at_line(18, "judged the spec")
+
+    try:
+        load_rules()
+        spec = Path(__file__).resolve().parents[1] / "examples" / "ndmv4-aks.yaml"
+        findings = lint_paths([str(spec)], LintContext()).findings
+        assert not [f for f in findings if f.code == "XA998"]
+        assert [f.line for f in findings if f.code == "HPC090" and "XA998" in f.message] == [18]
+    finally:
+        REGISTRY.pop("XA998", None)

@@ -25,6 +25,9 @@ SHARED_VIEW = {"AZH002": "judge_queue_names", "AZH010": "judge_image_refs", "AZH
                "AZH013": "judge_identities"}
 # Two-sided rules of another family: both sides ask the knowledge base the same question.
 SHARED_FACT = {"HPC206": "cyclecloud_slurm_gpu_count_fix"}
+# File rules whose spec side (Moment.REFUSE_RESOLVED, hpcconf.resolve.refusals) refuses what resolve.ccws found in
+# the parameters it generates (the release's mainTemplate types, knowledge.ccws_network's subnet plan).
+RESOLVED_REFUSALS = {"CCWS001", "CCWS002", "CCWS003", "CCWS005"}
 # spec rules split off a config.yml rule in 0.2.0: the AZH code lives on for config.yml only.
 SPLIT_OFF = {"SPEC040": "AZH004", "SPEC041": "AZH005", "SPEC042": "AZH006", "SPEC043": "AZH007",
              "SPEC044": "AZH008", "SPEC045": "AZH009", "SPEC046": "AZH011"}
@@ -37,7 +40,23 @@ def _judgements(func) -> set[str]:
 def test_two_sided_codes_are_exactly_those_sharing_a_view():
     rules = load_rules()
     two_sided = {code for code, r in rules.items() if r.scope != "spec" and r.check is not None and r.spec_check is not None}
-    assert two_sided == set(SHARED_VIEW) | set(SHARED_FACT)
+    assert two_sided == set(SHARED_VIEW) | set(SHARED_FACT) | set(RESOLVED_REFUSALS) | {"CCWS008"}
+
+
+@pytest.mark.parametrize("code", sorted(RESOLVED_REFUSALS))
+def test_resolved_refusals_report_the_judgement_resolve_made(code):
+    from hpcconf.resolve import ccws as resolve_ccws
+    from hpcconf.rules_registry import Moment
+
+    r = load_rules()[code]
+    assert r.moment is Moment.REFUSE_RESOLVED and r.spec_check.__module__ == "hpcconf.resolve.refusals"
+    assert r.check is not None and r.check.__module__ == "hpcconf.lint.rules.ccws"  # the page is the file rule's
+    assert code in inspect.getsource(resolve_ccws)  # resolve.ccws is what finds it
+
+
+def test_ccws008s_sides_call_one_judgement():
+    r = load_rules()["CCWS008"]
+    assert "_amlfs_zone_judgement" in _calls(r.check) and "_amlfs_zone_judgement" in _calls(r.spec_check)
 
 
 def _calls(func, depth: int = 1) -> set[str]:

@@ -51,7 +51,23 @@ class OperatorChart:
     version_prefix: str  # how the repository spells a version: "v" + 25.3.0
     version_pin: str  # the spec's ``versions`` field that pins it
     needs_cert_manager: bool = False  # the chart's prerequisite (its README installs cert-manager first)
+    release: str = ""  # the Helm release provision.sh installs it as; its values file is <release>-values.yaml
+    driver_docs: str = ""  # where the operator documents building the driver (its registry secret, the reboot)
     values_source: str = ""  # where the values keys hpcconf writes were read
+
+
+@dataclass(frozen=True)
+class TestImageRecipe:
+    """How the test image of a profile's pool is built: its templates, default base and the tests it builds."""
+
+    __test__ = False  # not a pytest class
+    recipe: str  # templates image/<recipe>.Dockerfile.j2 and image/<recipe>.sh.j2; the script is image/<recipe>.sh
+    default_base: str  # the base when the spec's test_image gives none
+    mpi_home: str  # the MPI the tests build against, inside the base
+    version_pin: Optional[str] = None  # the spec's versions field that pins the tests' release
+    tests_repo: Optional[str] = None  # or a repository and commit (a tests project without release tags)
+    tests_commit: Optional[str] = None
+    copies_topology: bool = False  # hpcconf's topology files describe these GPUs: an AKS job's image carries one
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,7 @@ class AcceleratorProfile:
     gpu_mesh: Optional[str] = None  # the fabric that links every GPU of a node to every other (xgmi); None: nvlink says
     sku_nvidia_sections: bool = False  # SKU files may give nvlink, topology and nccl sections for its GPUs
     slurm_gres_files: str = "nvidia"  # the device-file scheme of gres.conf File= (knowledge.slurm_gres.DEVICE_FILES)
+    test_image: Optional[TestImageRecipe] = None  # None: hpcconf cannot build its test image (SPEC062 refuses one)
 
     @property
     def collective(self) -> str:
@@ -107,6 +124,7 @@ def _profile(vendor: str, row: dict[str, Any]) -> AcceleratorProfile:
         nhc=_nhc(row["nhc"]) if row.get("nhc") else None, gpu_mesh=row.get("gpu_mesh"),
         sku_nvidia_sections=bool(row.get("sku_nvidia_sections", False)),
         slurm_gres_files=str(row.get("slurm_gres_files", "nvidia")),
+        test_image=TestImageRecipe(**row["test_image"]) if row.get("test_image") else None,
     )
 
 

@@ -96,13 +96,8 @@ CERT_MANAGER_VERSION = "1.15.1"
 
 # ROCm/ROCm-docker dev/Dockerfile-ubuntu-22.04 at 0ae7bc0 ("release-6.4.1"): Ubuntu 22.04 with the
 # repo.radeon.com ROCm 6.4.1 apt repository registered and rocm-dev installed; rccl-dev comes from it.
+# The AMD profile's default test-image base (data/accelerators.yaml test_image, with the rccl-tests pin).
 ROCM_BASE_IMAGE = "rocm/dev-ubuntu-22.04:6.4.1"
-# ROCm/rccl-tests has no release tags: pin the develop commit of 2024-09-10. Its src/Makefile builds
-# with hipcc from ROCM_PATH and links librccl; MPI=1 with MPI_HOME adds MPI support.
-RCCL_TESTS_REPO = "https://github.com/ROCm/rccl-tests.git"
-RCCL_TESTS_COMMIT = "ae3e6357cb3514d5649b3b5dfaa80cb2d2af3532"
-# Ubuntu 22.04's libopenmpi-dev: headers and libmpi under this prefix (include/, lib/).
-UBUNTU_OPENMPI_HOME = "/usr/lib/x86_64-linux-gnu/openmpi"
 
 # Base images that carry CUDA/NCCL, not ROCm/RCCL: an AMD pool's test image must not start from them.
 NVIDIA_IMAGE_PREFIXES = ("nvcr.io/", "nvidia/")

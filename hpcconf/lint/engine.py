@@ -493,7 +493,7 @@ def run_rules(documents: list[Document], ctx: LintContext, rules: dict[str, Rule
         for part in parts:
             part_ctx = _shared_context(part, ctx)
             for rule in set_rules:
-                found.extend(_run(rule, (DocumentSet(part), part_ctx), None))
+                found.extend(_set_rule_findings(rule, part, part_ctx))
         findings.extend(found)
         if folder is not None and len(parts) > 1:
             findings.extend(_folder_only_findings(group, folder, found, set_rules, ctx))
@@ -507,6 +507,17 @@ def _judge_spec(doc: Document, ctx: LintContext, rules: dict[str, Rule]) -> list
         return []
     return [finding for rule in rules.values() if rule.judges_resolved_spec and is_enabled(rule, ctx.config)
             for finding in _run(rule, (compiled,), doc, rule.spec_runner)]
+def _set_rule_findings(rule: Rule, part: list[Document], ctx: LintContext) -> list[Diagnostic]:
+    """A file-set rule's findings; one it reports on an hpcconf spec becomes HPC090 (a spec is judged by
+    ``@spec_rule`` only, at the moment it names: one page, one severity for build and lint)."""
+    specs = {doc.path for doc in part if doc.kind == Kind.SPEC}
+    return [_engine_finding(RULE_CRASHED, d.file, d.line or 1, f"rule {rule.code} {rule.name} (a file-set rule) judged an "
+                            "hpcconf spec; a spec is judged by @spec_rule only",
+                            f"Run again with --ignore {rule.code} to skip it, and report this.")
+            if d.file in specs and d.code == rule.code else d
+            for d in _run(rule, (DocumentSet(part), ctx), None)]
+
+
 def _plain_folder(group: list[Document]) -> str | None:
     """The directory a group of walked files shares when nothing but the folder makes them one deployment
     (no kustomization or chart, no NHC layout, no spec or hpcconf manifest, not directories the user named

@@ -65,11 +65,13 @@ def load_rules() -> dict[str, Rule]:
     """Import every rule module (lint rules, engine findings, spec checks) once; the rules by code."""
     global _loaded
     if not _loaded:
+        from ..resolve.refusals import load_resolved_refusals
         from ..spec.checks import load_spec_rules
         from . import engine_rules  # noqa: F401  (registers HPC rules)
         from . import rules as package
 
         load_spec_rules()
+        load_resolved_refusals()
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
             importlib.import_module(f"{package.__name__}.{info.name}")
         _loaded = True

@@ -60,15 +60,15 @@ def resolve(spec: Cluster, catalog: Catalog, spec_file: str = "") -> ResolvedClu
         versions=derived_versions(spec, pools, skus),  # NCCL from the base image, legacy GPU drivers
         ib_network=resolved_infiniband(spec.network.infiniband),
         ib_resource=f"nvidia.com/{spec.network.infiniband.resource_name}",
-        test_image=resolved_test_image(image),
+        test_image=resolved_test_image(image, test_pool.accelerator if test_pool is not None else None),
         test_image_ref=f"{image.registry}/{image.name}:{image.tag}" if image else None,
         nccl_test=resolved_nccl_test(spec.nccl_test),
         mpi_env=tuple(sorted(spec.mpi_env.items())),
         health_checks=resolve_health_checks(spec.health_checks),
     )
     if image is not None and test_pool is not None:
-        build = resolve_test_image(test_pool.collective, spec.nccl_test.collective, cluster.versions.nccl_tests,
-                                   "aks" in spec.platforms, test_pool.sku.arch)
+        build = resolve_test_image(test_pool.accelerator, test_pool.collective, spec.nccl_test.collective,
+                                   cluster.versions, "aks" in spec.platforms, test_pool.sku.arch)
         cluster = replace(cluster, test_image_build=build)
     return _with_platforms(cluster, spec, skus)
 

@@ -4,7 +4,8 @@ partition's node setup (NCCL files, health checks, gres.conf / cgroup.conf / slu
 
 Every decision is made here; ``hpcconf.targets.ccws`` writes the values as they are. A parameter that does not
 validate against ``hpcconf/data/ccws/mainTemplate-<tag>.json`` (or a subnet plan that does not fit) is a
-:class:`SpecProblem` at the spec key that produced it, which the pipeline refuses before anything is written.
+:class:`SpecProblem` at the spec key that produced it; the CCWS001-CCWS005 spec sides in :mod:`hpcconf.resolve.refusals`
+refuse it before anything is written.
 """
 
 from __future__ import annotations
@@ -123,23 +124,10 @@ def _filer(filer: NfsNew | NfsExisting | AnfNew) -> dict[str, Any]:
 def amlfs_zone(filer: AmlNew, location: str) -> Optional[str]:
     """The zone of a new Azure Managed Lustre: the spec's, else the portal's default (createUiDefinition.json
     additionalFilesystem.availabilityZone at 2026.07.02, PR #288): "1" where the region has availability zones,
-    none where it has none (and where hpcconf does not know: :func:`zone_problems` refuses that)."""
+    none where it has none or where hpcconf does not know (CCWS008 tells the spec's lint, as information)."""
     if filer.availability_zone is not None:
         return None if filer.availability_zone == "none" else filer.availability_zone
     return "1" if azure_zones.has_zones(location) else None
-
-
-def zone_problems(settings: CcwsSettings, location: str) -> list[SpecProblem]:
-    """A new Azure Managed Lustre in a region hpcconf does not know the zones of, without a zone in the spec."""
-    filer = settings.storage.additional
-    if not isinstance(filer, AmlNew) or filer.availability_zone is not None or azure_zones.has_zones(location) is not None:
-        return []
-    return [SpecProblem(
-        ("ccws", "storage", "additional"), "CCWS008", "ccws-amlfs-zone",
-        f"hpcconf does not know whether {location} has availability zones, and a new Azure Managed Lustre there "
-        "needs a zone exactly when it has (the CCWS portal passes [\"1\"] where the region has zones, PR #288)",
-        f"set availability_zone: '1' (or '2', '3') if `{azure_zones.check_command(location)}` lists zones, else "
-        "availability_zone: none")]
 
 
 def _additional(settings: CcwsSettings, location: str) -> dict[str, Any]:
@@ -431,7 +419,7 @@ def resolve_ccws(cluster: "ResolvedCore", settings: Optional[CcwsSettings], skus
     values = release_parameters(parameter_values(cluster, settings, pool, rel, slurm_version, cluster_name),
                                 settings, rel)
     subnets, problems = subnet_plan(settings, rel)
-    problems = schema_problems(values, rel) + problems + zone_problems(settings, cluster.location)
+    problems = schema_problems(values, rel) + problems
     return ResolvedCcws(
         release=rel.tag, commit=rel.commit, repository_url=REPOSITORY_URL, template_file=TEMPLATE_FILE,
         slurm_version=slurm_version, cyclecloud_slurm=rel.cyclecloud_slurm, cluster_name=cluster_name,

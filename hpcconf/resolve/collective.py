@@ -10,12 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..knowledge import rocm
 from ..knowledge.accelerators import AcceleratorProfile
 from ..spec.model import TestImage
 from .nccl import IMAGE_WORKDIR
 
-MPI_HOME = "/usr/local/mpi"  # Open MPI in NVIDIA's PyTorch images (the 2023 NDm_v4 AKS walkthroughs (jingchaozhang.github.io, Azure HPC blog) build with it)
 # The OCI platform a non-x86_64 pool's image is built for (x86_64 keeps the plain `docker build` of
 # the machine that builds it, as before).
 OCI_PLATFORMS = {"arm64": "linux/arm64"}
@@ -31,8 +29,15 @@ class ResolvedTestImage:
     base: str  # pinned by tag or digest
 
 
-def resolved_test_image(image: Optional[TestImage]) -> Optional[ResolvedTestImage]:
-    return ResolvedTestImage(**image.model_dump()) if image is not None else None
+def resolved_test_image(image: Optional[TestImage], accelerator: Optional[AcceleratorProfile]) -> Optional[ResolvedTestImage]:
+    """The spec's test image; a base the spec leaves out is the test pool's profile's (data/accelerators.yaml)."""
+    if image is None:
+        return None
+    fields = image.model_dump()
+    recipe = accelerator.test_image if accelerator is not None else None
+    if "base" not in image.model_fields_set and recipe is not None:
+        fields["base"] = recipe.default_base
+    return ResolvedTestImage(**fields)
 
 
 @dataclass(frozen=True)
@@ -76,22 +81,20 @@ class TestImageBuild:
     platform: Optional[str]  # docker build --platform for a non-x86_64 pool
 
 
-def resolve_test_image(collective: PoolCollective, test_collective: str, nccl_tests: str, on_aks: bool,
-                       arch: str) -> TestImageBuild:
-    """The build of the test pool's image: its library's tests, the matrix's ``test_collective`` binary checked,
-    ``nccl_tests`` the nccl-tests release; ``on_aks``: an AKS job reads the topology from the image."""
-    binary = collective.image_binary(test_collective)
-    if collective.rocm_path is not None:
-        # ROCm base, RCCL and Open MPI from apt, rccl-tests built at a pinned commit. No topology file: Azure
-        # ships none for ND MI300X v5, and hpcconf's topology files describe NVIDIA GPUs.
-        return TestImageBuild(dockerfile_template="image/Dockerfile.rocm.j2", build_script_template="image/rccl-tests.sh.j2",
-                              build_script="image/rccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
-                              mpi_home=rocm.UBUNTU_OPENMPI_HOME, tests_version=None, tests_repo=rocm.RCCL_TESTS_REPO,
-                              tests_commit=rocm.RCCL_TESTS_COMMIT, rocm_path=collective.rocm_path,
-                              copies_topology=False, platform=None)
+def resolve_test_image(accelerator: AcceleratorProfile, collective: PoolCollective, test_collective: str,
+                       versions: object, on_aks: bool, arch: str) -> TestImageBuild:
+    """The build of the test pool's image by its profile's recipe: its library's tests, the matrix's
+    ``test_collective`` binary checked, the tests pinned by the recipe's ``versions`` field or commit;
+    ``on_aks``: an AKS job reads the topology from the image."""
+    recipe = accelerator.test_image
+    if recipe is None:  # SPEC062 refuses the spec first
+        raise LookupError(f"the {accelerator.collective_library} profile names no test image recipe")
     # Only the AKS job points NCCL_TOPO_FILE into the image; without it (a Slurm cluster that builds the
     # image for its own use) a copied topology file is read by nothing (DKR005), so none is copied.
-    return TestImageBuild(dockerfile_template="image/Dockerfile.j2", build_script_template="image/nccl-tests.sh.j2",
-                          build_script="image/nccl-tests.sh", tests_dir=collective.image_tests_dir, binary=binary,
-                          mpi_home=MPI_HOME, tests_version=nccl_tests, tests_repo=None, tests_commit=None,
-                          rocm_path=None, copies_topology=on_aks, platform=OCI_PLATFORMS.get(arch))
+    return TestImageBuild(dockerfile_template=f"image/{recipe.recipe}.Dockerfile.j2",
+                          build_script_template=f"image/{recipe.recipe}.sh.j2", build_script=f"image/{recipe.recipe}.sh",
+                          tests_dir=collective.image_tests_dir, binary=collective.image_binary(test_collective),
+                          mpi_home=recipe.mpi_home,
+                          tests_version=getattr(versions, recipe.version_pin) if recipe.version_pin else None,
+                          tests_repo=recipe.tests_repo, tests_commit=recipe.tests_commit, rocm_path=collective.rocm_path,
+                          copies_topology=recipe.copies_topology and on_aks, platform=OCI_PLATFORMS.get(arch))

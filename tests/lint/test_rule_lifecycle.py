@@ -48,7 +48,7 @@ def test_every_spec_check_is_a_registered_rule_with_one_code():
     assert all(code in RULES for code in codes)
     # AzHOP settings are judged once per code, on config.yml and on the spec
     assert {c for c in codes if c.startswith("AZH")} == {c for c, r in RULES.items() if r.spec_check is not None
-                                                         and r.refuses_spec}
+                                                         and r.moment is rules_registry.Moment.REFUSE}
 
 
 def test_a_spec_that_does_not_compile_never_lints_clean():

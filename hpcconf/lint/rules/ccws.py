@@ -479,7 +479,22 @@ def amlfs_zone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Add ``"availabilityZone": ["1"]`` (or the zone your compute uses), as the portal does; ``hpcconf build`` writes
     it from ``ccws.storage.additional.availability_zone`` (default: zone 1 where the region has zones).
     """
-    values = _values(doc)
+    for message, hint, severity in _amlfs_zone_judgement(_values(doc)):
+        yield doc.at_path(_value_path("additionalFilesystem"), message, hint=hint, severity=severity)
+
+
+@spec_rule(code="CCWS008", name="ccws-amlfs-zone", severity=Severity.WARNING, moment=Moment.JUDGE, file_rule=True)
+def amlfs_zone_in_spec(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    # The parameters the build writes: hpcconf gives zone 1 where the region has zones, so only a region it
+    # does not know the zones of is left (information: the build does not refuse context it cannot see).
+    if compiled.cluster.ccws is None:
+        return
+    for message, hint, severity in _amlfs_zone_judgement(compiled.cluster.ccws.parameters_dict):
+        yield compiled.at(("ccws", "storage", "additional"), message, hint=hint, severity=severity)
+
+
+def _amlfs_zone_judgement(values: dict[str, Any]) -> Iterator[tuple[str, str, Severity | None]]:
+    """(message, hint, severity; None: the rule's) for the mainTemplate parameters ``values``."""
     filer, location = values.get("additionalFilesystem"), values.get("location")
     if not isinstance(filer, dict) or filer.get("type") != "aml-new" or filer.get("availabilityZone") \
             or not isinstance(location, str):
@@ -489,15 +504,12 @@ def amlfs_zone(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
         return
     hint = 'add "availabilityZone": ["1"] (the CCWS portal\'s default where the region has zones, PR #288)'
     if zonal is None:
-        yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability "
-                          f"zone in {location}, a region hpcconf does not know the zones of: where it has zones, the "
-                          "CCWS portal would give the file system zone 1",
-                          hint=f"check `{azure_zones.check_command(location)}`; if it lists zones, {hint}",
-                          severity=Severity.INFO)
+        yield (f"a new Azure Managed Lustre without an availability zone in {location}, a region hpcconf does not "
+               "know the zones of: where it has zones, the CCWS portal would give the file system zone 1",
+               f"check `{azure_zones.check_command(location)}`; if it lists zones, {hint}", Severity.INFO)
         return
-    yield doc.at_path(_value_path("additionalFilesystem"), f"a new Azure Managed Lustre without an availability zone "
-                      f"in {location}, a region with availability zones: ccw.bicep passes zones [] where the CCWS "
-                      "portal passes [\"1\"]", hint=f"{hint}; {azure_zones.source()}")
+    yield (f"a new Azure Managed Lustre without an availability zone in {location}, a region with availability "
+           "zones: ccw.bicep passes zones [] where the CCWS portal passes [\"1\"]", f"{hint}; {azure_zones.source()}", None)
 
 
 # -- CCWS009 -------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Iterator
 from ...catalog import Catalog
 from ...catalog_errors import UnknownSku
 from ...diagnostics import Diagnostic
-from ...knowledge import rocm
+from ...knowledge import accelerators, rocm
 from ...rules_registry import spec_rule
 from ..load import LoadedSpec
 from . import at
@@ -41,8 +41,8 @@ def test_image_gpu_vendor_mismatch(loaded: LoadedSpec, catalog: Catalog) -> Iter
     """
     image = loaded.cluster.test_image
     pool, sku = _test_pool(loaded, catalog)
-    if image is None or pool is None or sku is None:
-        return
+    if image is None or pool is None or sku is None or "base" not in image.model_fields_set:
+        return  # no base given: the build takes the test pool's profile's default (data/accelerators.yaml)
     vendor = sku.gpu.vendor
     if vendor == "amd" and rocm.is_nvidia_image(image.base):
         yield at(loaded, ("test_image", "base"),
@@ -54,6 +54,45 @@ def test_image_gpu_vendor_mismatch(loaded: LoadedSpec, catalog: Catalog) -> Iter
                  f"{image.base} is a ROCm (HIP/RCCL) image but pool '{pool.name}' runs NVIDIA {sku.gpu.model} GPUs "
                  f"({sku.name}), which need CUDA and NCCL",
                  "use an NVIDIA base such as nvcr.io/nvidia/pytorch:<tag>-py3")
+
+
+@spec_rule(code="SPEC062", name="test-image-recipe-unknown", since="0.3.0")
+def test_image_recipe_unknown(loaded: LoadedSpec, catalog: Catalog) -> Iterator[Diagnostic]:
+    """The spec asks for a test image, but the test pool's accelerator profile names no test image recipe.
+
+    ## What it catches
+    ``test_image`` set while the test pool's GPU vendor has a row in ``data/accelerators.yaml`` without a
+    ``test_image`` entry (its recipe: Dockerfile and build-script templates, default base, MPI and the
+    tests' pin).
+
+    ## Why is this bad?
+    The test image carries the vendor's GPU runtime, collective library and its tests, built with that
+    vendor's compiler. Another vendor's recipe (NVIDIA's CUDA/nccl-tests image, AMD's ROCm/rccl-tests
+    image) finds no device on these GPUs and would not even build against their runtime: hpcconf
+    refuses rather than write an image for the wrong GPUs.
+
+    ## Example
+    ```yaml
+    pools:
+      - {name: gpu, sku: Standard_ACME8_v1, count: 2}   # gpu.vendor: acme, a profile without test_image
+    test_image: {registry: myacr.azurecr.io, tag: "1"}
+    ```
+
+    ## Fix
+    Add a ``test_image`` recipe to the vendor's row of ``data/accelerators.yaml`` (with its
+    ``image/<recipe>.Dockerfile.j2`` and ``image/<recipe>.sh.j2`` templates), or drop ``test_image`` and
+    use an image built for these GPUs.
+    """
+    image = loaded.cluster.test_image
+    pool, sku = _test_pool(loaded, catalog)
+    if image is None or pool is None or sku is None or sku.gpu.count == 0:
+        return
+    profile = accelerators.profiles().get(sku.gpu.vendor)
+    if profile is not None and profile.test_image is None:
+        yield at(loaded, ("test_image",),
+                 f"the test pool '{pool.name}' runs {sku.gpu.model} GPUs ({sku.name}), and accelerator profile "
+                 f"'{profile.vendor}' names no test image recipe",
+                 "add a test_image recipe to its row of data/accelerators.yaml, or remove test_image", prefer_value=False)
 
 
 @spec_rule(code="SPEC061", name="aks-gpu-operator-pools", since="0.3.0")

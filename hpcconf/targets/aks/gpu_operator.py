@@ -25,10 +25,24 @@ from ...resolve import GpuOperator, ResolvedCluster
 from ...resolve.aks import ChartPin, ResolvedAks
 from ._yaml import path, yaml_file
 
-FILE = "gpu-operator-values.yaml"
-AMD_FILE = "amd-gpu-operator-values.yaml"
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"  # AKS puts it on every node of a node pool
-AMD_DRIVER_SECRET = "amdgpu-driver-registry"  # docker-registry secret provision.sh creates for KMM's push
+
+
+def release(aks: ResolvedAks) -> str:
+    """The Helm release of the profile's operator (data/accelerators.yaml operator_chart.release)."""
+    chart = aks.accelerator.operator_chart
+    if chart is None or not chart.release:  # resolve_aks pins a chart for every AKS GPU pool
+        raise RuntimeError(f"{aks.accelerator.operator_label}: its profile names no operator release")
+    return chart.release
+
+
+def values_file(aks: ResolvedAks) -> str:
+    return f"{release(aks)}-values.yaml"
+
+
+def driver_secret_name(aks: ResolvedAks) -> str:
+    """The docker-registry secret provision.sh creates for the operator's push of the driver it builds."""
+    return f"{aks.accelerator.driver_name}-driver-registry"
 
 
 def values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
@@ -55,7 +69,7 @@ def amd_values(cluster: ResolvedCluster, aks: ResolvedAks) -> dict[str, Any]:
                 "blacklist": True,  # the out-of-tree module replaces the inbox amdgpu
                 "version": aks.operator_driver_version,
                 "image": driver_image(aks),
-                "imageRegistrySecret": {"name": AMD_DRIVER_SECRET},
+                "imageRegistrySecret": {"name": driver_secret_name(aks)},
             },
             "devicePlugin": {"enableDevicePlugin": True, "enableNodeLabeller": True},
         }},
@@ -76,14 +90,15 @@ def operator_chart(aks: ResolvedAks) -> ChartPin:
 def render_amd(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     chart = operator_chart(aks)
     text = yaml_file(cluster, [amd_values(cluster, aks)],
-                     f"AMD GPU operator chart ({chart.chart}) v{chart.version} values for {cluster.name}; keys of {chart.source}.")
-    return [Artifact(path(AMD_FILE), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
+                     f"{aks.accelerator.operator_label.removeprefix('the ')} chart ({chart.chart}) v{chart.version} values for "
+                     f"{cluster.name}; keys of {chart.source}.")
+    return [Artifact(path(values_file(aks)), text, Kind.HELM_AMD_GPU_OPERATOR, "aks")]
 
 
 def render_nvidia(cluster: ResolvedCluster, aks: ResolvedAks) -> list[Artifact]:
     text = yaml_file(cluster, [values(cluster, aks)],
                      f"gpu-operator chart v{cluster.versions.gpu_operator.lstrip('v')} values for {cluster.name}.")
-    return [Artifact(path(FILE), text, Kind.HELM_GPU_OPERATOR, "aks")]
+    return [Artifact(path(values_file(aks)), text, Kind.HELM_GPU_OPERATOR, "aks")]
 
 
 # The values file of each operator a profile (data/accelerators.yaml) can name.

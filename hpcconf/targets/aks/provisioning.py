@@ -135,8 +135,8 @@ def _pinned(chart: Optional[ChartPin]) -> ChartPin:
 
 def nvidia_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, Any]]:
     v, chart = cluster.versions, _pinned(aks.gpu_operator_chart)
-    return [{"name": "gpu-operator", "chart": chart.chart, "repo": chart.repo,
-             "version": sh_quote(chart.helm_version), "values_file": gpu_operator.FILE, "then": [],
+    return [{"name": gpu_operator.release(aks), "chart": chart.chart, "repo": chart.repo,
+             "version": sh_quote(chart.helm_version), "values_file": gpu_operator.values_file(aks), "then": [],
              "comment": f"gpu-operator {v.gpu_operator}: driver, container toolkit, device plugin"}]
 
 
@@ -150,8 +150,8 @@ def amd_releases(cluster: ResolvedCluster, aks: ResolvedAks) -> list[dict[str, A
          "comment": f"cert-manager {cert_manager.version}: {aks.accelerator.operator_label}'s prerequisite (its chart README)"}]
     return [
         *prerequisite,
-        {"name": "amd-gpu-operator", "chart": chart.chart, "repo": chart.repo,
-         "version": sh_quote(chart.helm_version), "values_file": gpu_operator.AMD_FILE, "then": [],
+        {"name": gpu_operator.release(aks), "chart": chart.chart, "repo": chart.repo,
+         "version": sh_quote(chart.helm_version), "values_file": gpu_operator.values_file(aks), "then": [],
          "comment": f"{aks.accelerator.operator_label.removeprefix('the ')} {chart.version}: {aks.accelerator.driver_name} "
                     f"driver (KMM), device plugin ({aks.gpu_resource}), node labeller; the chart renders the DeviceConfig"},
     ]
@@ -171,7 +171,9 @@ def driver_secret(aks: ResolvedAks) -> dict[str, Any] | None:
     """The registry secret KMM pushes the AMD driver image with (None for NVIDIA pools)."""
     if not aks.accelerator.driver_built_by_operator:
         return None
-    return {"name": gpu_operator.AMD_DRIVER_SECRET, "acr": bool(aks.acr_name),
+    chart = aks.accelerator.operator_chart
+    return {"name": gpu_operator.driver_secret_name(aks), "acr": bool(aks.acr_name),
+            "docs": chart.driver_docs if chart is not None else "",
             "image": gpu_operator.driver_image(aks)}
 
 

@@ -51,7 +51,7 @@ az group create --name "$RESOURCE_GROUP" --location "$LOCATION"
 # Create or update: each step below looks at what exists first, so running this script again after a
 # reviewed change to the spec applies that change and leaves the rest alone: a new pool is added, a node
 # count is scaled (az aks nodepool scale), a Kubernetes version is upgraded (az aks upgrade), a chart is
-# upgraded (helm upgrade --install), a manifest is applied (kubectl apply), the NCCL test runs again.
+# upgraded (helm upgrade --install), a manifest is applied (kubectl apply), the RCCL test runs again.
 # What AKS cannot change in place stops the script before it changes anything: a pool's VM size, OS SKU
 # or OS disk size (the pool must be recreated: add a pool under a new name, move the workloads, then
 # delete the old pool yourself) and the cluster's service/pod CIDRs (a new cluster). This script never
@@ -92,7 +92,7 @@ if az aks show --resource-group "$RESOURCE_GROUP" --name "$CLUSTER_NAME" >/dev/n
   if pool_exists "$GPU_POOL"; then pool_in_place "$GPU_POOL" "$GPU_POOL_SKU" "$GPU_POOL_OS_DISK_GB"; fi
 fi
 
-# Container registry for the NCCL test image (created before the cluster: --attach-acr needs it); the
+# Container registry for the RCCL test image (created before the cluster: --attach-acr needs it); the
 # image is rebuilt on every run, so a changed Dockerfile or topology file reaches the registry.
 az acr show --name "$ACR_NAME" >/dev/null 2>&1 || az acr create --resource-group "$RESOURCE_GROUP" --name "$ACR_NAME" --sku Standard
 az acr build --registry "$ACR_NAME" --image "$TEST_IMAGE" --timeout 7200 "$HERE/../image"
