@@ -719,6 +719,11 @@ def test_one_limit_line_of_two_bounds_names_both_and_the_axis_starts_at_the_data
                 for v in judge_runs(name, parse_text((logs / name).read_text(), name).runs, target, load_floors())]
     limits = [lv for lv in plot_series(verdicts)[1] if lv.kind == "limit"]
     assert len(limits) == 1 and "NVLS" in limits[0].label and "limit (ring)" in limits[0].label, limits
+    # r25d: a third log with the ring bound again kept only "limit (ring)"; the merged name must stay
+    third = judge_runs("broadcast.txt", parse_text((logs / "broadcast.txt").read_text(), "broadcast.txt").runs,
+                       target, load_floors())
+    limits3 = [lv for lv in plot_series(verdicts + third)[1] if lv.kind == "limit"]
+    assert len(limits3) == 1 and "NVLS" in limits3[0].label and "limit (ring)" in limits3[0].label, limits3
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
@@ -732,3 +737,23 @@ def test_one_limit_line_of_two_bounds_names_both_and_the_axis_starts_at_the_data
     monkeypatch.setattr(plt.Axes, "set_xlim", record)
     plot(verdicts, tmp_path / "p.png")
     assert captured["xlim"][0] == min(r.size for v in verdicts for r in v.rows)
+
+
+def test_a_reference_only_derived_floor_is_drawn_from_the_size_it_is_judged_at() -> None:
+    """r25d C8a: the plot compared the floor's kind with "derived", so a "derived, reference only" floor was drawn at
+    the log's largest size ("at 8G") instead of from the size a derived floor decides from."""
+    from hpcconf.knowledge.nccl_bounds import derived_min_bytes
+    from hpcconf.knowledge.nccl_floors import load_floors
+    from hpcconf.nccl_report.plot import plot_series
+    from hpcconf.nccl_report.verdict import Target, judge_runs
+
+    lines = ["#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"]
+    for exp in range(20, 34):
+        size = 1 << exp
+        lines.append(f"  {size:>12}  {size // 4:>12}     float     sum      -1    100.0    10.0    {18.0:.2f}      0    100.0    10.0    {18.0:.2f}      0")
+    text = "# nccl-tests all_reduce_perf\n" + "\n".join(lines) + "\n"
+    sku = Catalog.load().get("Standard_ND40rs_v2")
+    verdicts = judge_runs("nd40.txt", parse_text(text, "nd40.txt").runs, Target(sku, 2), load_floors())
+    floors = [lv for lv in plot_series(verdicts)[1] if "floor" in lv.kind]
+    assert verdicts[0].floor is not None and not verdicts[0].decisive, verdicts[0]
+    assert floors and floors[0].from_bytes == derived_min_bytes(16) and "from 256M" in floors[0].label, floors

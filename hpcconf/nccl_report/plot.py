@@ -81,16 +81,18 @@ def plot_series(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] =
     for v in verdicts:
         if v.floor is not None:
             kind = "floor" if v.decisive else "reference floor"
-            judged = derived_min_bytes(v.floor.ranks) if v.floor_kind == "derived" else v.floor.message_bytes
+            derived = v.floor_kind.startswith("derived")  # "derived" or "derived, reference only"
+            judged = derived_min_bytes(v.floor.ranks) if derived else v.floor.message_bytes
             starts, read = floors.setdefault((kind, v.floor.gbps, v.floor_kind), (set(), set()))
             starts.add(judged)
             if v.status != "inconclusive" and v.at_size:
                 read.add(v.at_size)
     levels: dict[tuple[str, float], Level] = {}
     for (kind, gbps, origin), (starts, read) in floors.items():
-        where = (f"from {', '.join(human_size(size) for size in sorted(starts))}" if origin == "derived"
+        derived = origin.startswith("derived")
+        where = (f"from {', '.join(human_size(size) for size in sorted(starts))}" if derived
                  else f"at {', '.join(human_size(size) for size in sorted(starts))}")
-        if origin == "derived" and read:
+        if derived and read:
             where += f", read at {', '.join(human_size(size) for size in sorted(read))}"
         levels[(kind, gbps)] = Level(f"floor {gbps:g} GB/s ({origin}, {where})", gbps, kind, min(starts))
     for v in verdicts:
@@ -100,7 +102,9 @@ def plot_series(verdicts: list[Verdict], compared: Sequence["BaselineVerdict"] =
             else:
                 level = Level(f"line rate: {limit.label} {limit.gbps:g} GB/s (not a busbw bound)", limit.gbps, "line rate")
             known = levels.get((level.kind, level.gbps))
-            if known is not None and level.label not in known.label.split(" = "):
+            if known is not None:
+                if level.label in known.label.split(" = "):
+                    continue  # named already (a third log with the same bound keeps the merged name)
                 # two bounds of one value (a Ring run's 450 and an NVLS one's): one line, both names
                 level = Level(f"{known.label} = {level.label}", level.gbps, level.kind)
             levels[(level.kind, level.gbps)] = level
