@@ -163,8 +163,8 @@ def missing_attribute(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     not filled, and reported here: a branch kept because its ``<net name>`` matches a local NIC
     (``ncclTopoFillNet`` keeps that node as written and fills nothing above it) lacking ``busid``,
     ``class`` or ``link_*`` on its ``<pci>`` or ``arch``/``vendor`` on its ``<cpu>``; a ``<cpu>`` without
-    ``numaid``; a ``<pci>`` holding devices without ``busid``; ``count``/``tclass``/``target`` on
-    ``<nvlink>``; graph attributes (``nchannels``, ``typeintra``...) and ``<gpu dev>`` in graph
+    ``numaid``; a ``<pci>`` holding devices without ``busid``; ``count``/``tclass`` on ``<nvlink>``, and
+    ``target`` on one to a GPU (``tclass`` ``0x03...``; an NVSwitch link needs none); graph attributes (``nchannels``, ``typeintra``...) and ``<gpu dev>`` in graph
     channels. A ``<gpu>`` without ``rank`` or a ``<net>`` without ``dev`` is dropped silently (warning).
 
     ## Why is this bad?

@@ -388,11 +388,11 @@ def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano HyperNode that Volcano's hypernode webhook refuses.
 
     ## What it catches
-    ``validateHyperNode`` (volcano-sh/volcano v1.15.1, ``pkg/webhooks/admission/hypernodes/validate/
-    admit_hypernode.go``): a HyperNode with no ``members``, and a member's ``selector.regexMatch.pattern``
-    that is not a valid regular expression in Go's ``regexp`` syntax (RE2's; checked with google-re2, which
-    cel-python installs; without it the pattern is not judged). The CRD's own CEL rules (exactly one of
-    ``exactMatch``, ``regexMatch``, ``labelMatch``) are K8S042's.
+    ``validateHyperNode`` (volcano-sh/volcano v1.15.1,
+    ``pkg/webhooks/admission/hypernodes/validate/admit_hypernode.go``): a HyperNode with no ``members``, and a
+    member's ``selector.regexMatch.pattern`` that is not a valid regular expression in Go's ``regexp`` syntax
+    (RE2's; checked with google-re2, which cel-python installs; without it the pattern is not judged). The CRD's
+    own CEL rules (exactly one of ``exactMatch``, ``regexMatch``, ``labelMatch``) are K8S042's.
 
     ## Why is this bad?
     ``kubectl apply`` gets ``admission webhook "validatehypernode.volcano.sh" denied the request:
