@@ -114,6 +114,13 @@ def refused_by_every_version(data: dict[str, Any], installed: dict[str, str] | N
     return common, list(sources)
 
 
+def refused_for_a_type(data: dict[str, Any], installed: dict[str, str] | None = None) -> bool:
+    """Every CRD version held for this apiVersion/kind finds a value of the wrong type: the API server refuses
+    the object there, before any webhook reads it (and a webhook's Go types could not hold it)."""
+    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed)
+    return bool(sources) and all(any(p.check == "type" for p in problems(data, schema)) for schema in sources.values())
+
+
 @dataclass(frozen=True)
 class CelJudgement:
     """A CEL rule that some CRD version held refuses: ``everywhere`` when every version held refuses the

@@ -8,11 +8,13 @@ rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 al
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+import functools
+from typing import Callable, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
+from ...knowledge.crd_schemas import refused_for_a_type
 from ...knowledge.volcano_webhook import (
     DEFAULT_QUEUE,
     QueueFacts,
@@ -30,6 +32,34 @@ from ..document import Document, DocumentSet, per_deployment
 
 JOB = (Kind.VOLCANO_JOB,)
 QUEUE_API = "scheduling.volcano.sh/"
+
+
+# The last documents judged, by identity: every VOL rule asks about the same document.
+_TYPE_REFUSED: list[tuple[Document, bool]] = []
+
+
+def crd_refuses_a_type(doc: Document, ctx: LintContext) -> bool:
+    """The object's CRD schema (every version held) finds a value of the wrong type (K8S041 reports it): the API
+    server refuses it there, so no webhook runs on it, and a webhook rule would read a string as a list
+    (``events: PodFailed`` as the events 'P', 'o', ...)."""
+    for seen, refused in _TYPE_REFUSED:
+        if seen is doc:
+            return refused
+    data = doc.data
+    refused = isinstance(data, dict) and refused_for_a_type(data, {n: v for n, v in ctx.charts.items() if v})
+    _TYPE_REFUSED[:] = [*_TYPE_REFUSED[-7:], (doc, refused)]
+    return refused
+
+
+def after_crd_types(check: Callable[[Document, LintContext], Iterator[Diagnostic]]
+                    ) -> Callable[[Document, LintContext], Iterator[Diagnostic]]:
+    """Run a Volcano rule only on objects whose types the CRD schema accepts (the CEL rules do the same)."""
+    @functools.wraps(check)
+    def checked(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+        if crd_refuses_a_type(doc, ctx):
+            return iter(())
+        return check(doc, ctx)
+    return checked
 
 
 def _volcano_version(ctx: LintContext) -> Optional[str]:
@@ -63,6 +93,7 @@ def _report(doc: Document, ctx: LintContext, check: str, hint: str) -> Iterator[
 
 
 @rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano job with no tasks.
 
@@ -86,6 +117,7 @@ def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL021", name="mpi-master-task-missing", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The ``mpi`` plugin's master task is not a task of the job.
 
@@ -110,6 +142,7 @@ def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 
 
 @rule(code="VOL022", name="unknown-job-plugin", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job plugin the Volcano version does not have.
 
@@ -133,6 +166,7 @@ def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL023", name="job-volume-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job-level volume the webhook refuses.
 
@@ -158,6 +192,7 @@ def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL024", name="task-dependencies-not-dag", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Task ``dependsOn`` that loops, or names a task the job does not have.
 
@@ -183,6 +218,7 @@ def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagn
 
 
 @rule(code="VOL025", name="partition-policy-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task's ``partitionPolicy`` whose numbers do not add up.
 
@@ -208,6 +244,7 @@ def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
 @rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, admission=True,
       kinds=JOB + (Kind.K8S_MANIFEST,))
+@after_crd_types
 def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``networkTopology`` with both ``highestTierAllowed`` and ``highestTierName``.
 
@@ -232,6 +269,7 @@ def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[
 
 
 @rule(code="VOL027", name="topology-policy-fractional-cpu", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def topology_policy_fractional_cpu(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task with a NUMA ``topologyPolicy`` whose containers do not ask for whole CPUs.
 
@@ -299,7 +337,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     Submit to a leaf queue that is Open (``default``, or one of the leaves of your hierarchy).
     """
     queues = _queue_facts(docs)
-    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d)]:
+    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d) and not crd_refuses_a_type(d, ctx)]:
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
                               hint="submit to an Open queue")
@@ -310,7 +348,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
                                                  "refuses the PodGroup if the cluster has no such queue (\"unable "
                                                  "to find queue\")", severity=Severity.INFO,
                               hint="lint the Queue manifest with the PodGroup, or check `kubectl get queue`")
-    for doc in docs.of_kind(Kind.VOLCANO_JOB):
+    for doc in [d for d in docs.of_kind(Kind.VOLCANO_JOB) if not crd_refuses_a_type(d, ctx)]:
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
                               hint="submit to an Open leaf queue")
@@ -329,6 +367,7 @@ def _is(doc: Document, kind: str, api_group: str) -> bool:
 
 @rule(code="VOL029", name="queue-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST,))
+@after_crd_types
 def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano Queue that Volcano's queue webhook (or the Queue CRD's quantity pattern) refuses on create.
 
@@ -384,6 +423,7 @@ def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule(code="VOL030", name="hypernode-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST,))
+@after_crd_types
 def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano HyperNode that Volcano's hypernode webhook refuses.
 
@@ -460,7 +500,7 @@ def queue_hierarchy_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
     """
     queues: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.K8S_MANIFEST):
-        if _is(doc, "Queue", QUEUE_API):
+        if _is(doc, "Queue", QUEUE_API) and not crd_refuses_a_type(doc, ctx):
             name = str(as_dict(as_dict(doc.data).get("metadata")).get("name") or "")
             if name:
                 queues.setdefault(name, doc)
