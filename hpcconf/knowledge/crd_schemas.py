@@ -68,7 +68,12 @@ def _type_ok(value: object, schema: dict[str, Any]) -> bool:
 def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) -> Iterator[CrdProblem]:
     """What the API server refuses (or prunes) in ``value`` under ``schema``. A null is not judged
     (the server drops nulls of non-nullable fields), nor a placeholder left for envsubst or Helm."""
-    if value is None or schema.get("pod-template") or is_placeholder(value):
+    if value is None or is_placeholder(value):
+        return
+    if schema.get("pod-template"):
+        # Its fields are K8S030's (Kubernetes' own schema); that it is an object is the CRD's, as for any field.
+        if not isinstance(value, dict):
+            yield CrdProblem(path, f"{value!r} is not of type 'object'", "type")
         return
     if not _type_ok(value, schema):
         yield CrdProblem(path, f"{value!r} is not of type '{schema.get('type', 'integer or string')}'", "type")
