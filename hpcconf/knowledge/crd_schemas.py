@@ -65,6 +65,22 @@ def _type_ok(value: object, schema: dict[str, Any]) -> bool:
     return True
 
 
+def _range_problems(value: float, schema: dict[str, Any], path: tuple[Any, ...]) -> Iterator[CrdProblem]:
+    """OpenAPI v3 ``minimum``/``maximum``, with ``exclusiveMinimum``/``exclusiveMaximum`` as flags; the API server's
+    words ("should be greater than or equal to 0")."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None:
+        exclusive = bool(schema.get("exclusiveMinimum"))
+        if value < low or (exclusive and value == low):
+            yield CrdProblem(path, f"{value!r} should be greater than {'' if exclusive else 'or equal to '}{low}",
+                             "minimum")
+    if high is not None:
+        exclusive = bool(schema.get("exclusiveMaximum"))
+        if value > high or (exclusive and value == high):
+            yield CrdProblem(path, f"{value!r} should be less than {'' if exclusive else 'or equal to '}{high}",
+                             "maximum")
+
+
 def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) -> Iterator[CrdProblem]:
     """What the API server refuses (or prunes) in ``value`` under ``schema``. A null is not judged
     (the server drops nulls of non-nullable fields), nor a placeholder left for envsubst or Helm."""
@@ -80,6 +96,8 @@ def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) 
         return
     if "enum" in schema and value not in schema["enum"]:
         yield CrdProblem(path, f"{value!r} is not one of {', '.join(repr(v) for v in schema['enum'])}", "enum")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield from _range_problems(value, schema, path)
     if isinstance(value, dict):
         properties = schema.get("properties")
         for name in schema.get("required") or ():
@@ -121,7 +139,7 @@ def refused_by_every_version(data: dict[str, Any], installed: dict[str, str] | N
 
 def refused_for_a_type(data: dict[str, Any], installed: dict[str, str] | None = None) -> bool:
     """Every CRD version held for this apiVersion/kind finds a value of the wrong type: the API server refuses
-    the object there, before any webhook reads it (and a webhook's Go types could not hold it)."""
+    the object at its schema, before any webhook reads it (a webhook's Go types could not hold it)."""
     sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed)
     return bool(sources) and all(any(p.check == "type" for p in problems(data, schema)) for schema in sources.values())
 

@@ -20,8 +20,8 @@ from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
 from ...parsers.shell_commands import script_commands
 from ...rules_registry import rule
 from ..context import LintContext
+from ..crd_types import after_crd_types
 from ..document import Document, at_text
-from .volcano_admission import after_crd_types
 
 JOB = (Kind.VOLCANO_JOB,)
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

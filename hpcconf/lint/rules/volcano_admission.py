@@ -8,13 +8,11 @@ rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 al
 
 from __future__ import annotations
 
-import functools
-from typing import Callable, Iterator, Optional
+from typing import Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
-from ...knowledge.crd_schemas import refused_for_a_type
 from ...knowledge.volcano_webhook import (
     DEFAULT_QUEUE,
     QueueFacts,
@@ -28,38 +26,11 @@ from ...knowledge.volcano_webhook import (
 from ...parsers.k8s import as_dict
 from ...rules_registry import rule
 from ..context import LintContext
+from ..crd_types import after_crd_types, crd_refuses_a_type
 from ..document import Document, DocumentSet, per_deployment
 
 JOB = (Kind.VOLCANO_JOB,)
 QUEUE_API = "scheduling.volcano.sh/"
-
-
-# The last documents judged, by identity: every VOL rule asks about the same document.
-_TYPE_REFUSED: list[tuple[Document, bool]] = []
-
-
-def crd_refuses_a_type(doc: Document, ctx: LintContext) -> bool:
-    """The object's CRD schema (every version held) finds a value of the wrong type (K8S041 reports it): the API
-    server refuses it there, so no webhook runs on it, and a webhook rule would read a string as a list
-    (``events: PodFailed`` as the events 'P', 'o', ...)."""
-    for seen, refused in _TYPE_REFUSED:
-        if seen is doc:
-            return refused
-    data = doc.data
-    refused = isinstance(data, dict) and refused_for_a_type(data, {n: v for n, v in ctx.charts.items() if v})
-    _TYPE_REFUSED[:] = [*_TYPE_REFUSED[-7:], (doc, refused)]
-    return refused
-
-
-def after_crd_types(check: Callable[[Document, LintContext], Iterator[Diagnostic]]
-                    ) -> Callable[[Document, LintContext], Iterator[Diagnostic]]:
-    """Run a Volcano rule only on objects whose types the CRD schema accepts (the CEL rules do the same)."""
-    @functools.wraps(check)
-    def checked(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-        if crd_refuses_a_type(doc, ctx):
-            return iter(())
-        return check(doc, ctx)
-    return checked
 
 
 def _volcano_version(ctx: LintContext) -> Optional[str]:
