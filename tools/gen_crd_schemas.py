@@ -12,8 +12,8 @@ Sources (each recorded in the table with its tag and commit):
   ../shared/upstream/k8s (SOURCES.md names their tags and commits).
 
 Only what admission judges is kept, in our own form: type, enum, required, properties, items,
-additionalProperties, x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string, default (applied before
-the CEL rules run, as the API server defaults before it validates), and the CEL rules (x-kubernetes-validations:
+additionalProperties, minimum, maximum (and their OpenAPI v3 exclusive flags), x-kubernetes-preserve-unknown-fields,
+x-kubernetes-int-or-string, default (applied before the CEL rules run, as the API server defaults before it validates), and the CEL rules (x-kubernetes-validations:
 rule, message, messageExpression, fieldPath, reason, optionalOldSelf). Pod templates (an object with ``spec.containers``)
 are cut to ``pod-template: true``: K8S030 judges them against Kubernetes' own schema.
 tests/admission/test_crd_schemas.py regenerates the table and fails when it was edited by hand.
@@ -85,7 +85,8 @@ SOURCES: list[tuple[str, object]] = [
 # The mirrors (github:<owner>/<name> fetched into /work/.mirror/<owner>+<name>) the table reads.
 MIRRORED = sorted({where[0] for _, where in SOURCES if isinstance(where, tuple)})
 
-KEPT = ("type", "enum", "required", "default", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string")
+KEPT = ("type", "enum", "required", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string")
 RULE_KEYS = ("rule", "message", "messageExpression", "fieldPath", "reason", "optionalOldSelf")
 
 

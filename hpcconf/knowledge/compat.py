@@ -273,6 +273,16 @@ def aks_kubernetes_support(kubernetes_version: str) -> Optional[AksKubernetesSup
     return next((r for r in aks_kubernetes_support_table() if r.minor == minor), None)
 
 
+def aks_kubernetes_older_than_calendar(kubernetes_version: str) -> Optional[AksKubernetesSupport]:
+    """The table's oldest row when ``kubernetes_version`` is an older minor than every row: AKS retires minors in
+    order, so that version ended before the oldest row did. None otherwise."""
+    table = aks_kubernetes_support_table()
+    oldest = min(table, key=lambda r: version_key(r.minor))
+    if version_key(".".join(str(kubernetes_version).split(".")[:2])) < version_key(oldest.minor):
+        return oldest
+    return None
+
+
 # -- NGC PyTorch containers -------------------------------------------------------------------
 
 NGC_PYTORCH = re.compile(r"^(?:nvcr\.io/)?nvidia/pytorch:(\d{2}\.\d{2})-py3$")

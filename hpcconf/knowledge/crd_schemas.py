@@ -65,16 +65,39 @@ def _type_ok(value: object, schema: dict[str, Any]) -> bool:
     return True
 
 
+def _range_problems(value: float, schema: dict[str, Any], path: tuple[Any, ...]) -> Iterator[CrdProblem]:
+    """OpenAPI v3 ``minimum``/``maximum``, with ``exclusiveMinimum``/``exclusiveMaximum`` as flags; the API server's
+    words ("should be greater than or equal to 0")."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None:
+        exclusive = bool(schema.get("exclusiveMinimum"))
+        if value < low or (exclusive and value == low):
+            yield CrdProblem(path, f"{value!r} should be greater than {'' if exclusive else 'or equal to '}{low}",
+                             "minimum")
+    if high is not None:
+        exclusive = bool(schema.get("exclusiveMaximum"))
+        if value > high or (exclusive and value == high):
+            yield CrdProblem(path, f"{value!r} should be less than {'' if exclusive else 'or equal to '}{high}",
+                             "maximum")
+
+
 def problems(value: object, schema: dict[str, Any], path: tuple[Any, ...] = ()) -> Iterator[CrdProblem]:
     """What the API server refuses (or prunes) in ``value`` under ``schema``. A null is not judged
     (the server drops nulls of non-nullable fields), nor a placeholder left for envsubst or Helm."""
-    if value is None or schema.get("pod-template") or is_placeholder(value):
+    if value is None or is_placeholder(value):
+        return
+    if schema.get("pod-template"):
+        # Its fields are K8S030's (Kubernetes' own schema); that it is an object is the CRD's, as for any field.
+        if not isinstance(value, dict):
+            yield CrdProblem(path, f"{value!r} is not of type 'object'", "type")
         return
     if not _type_ok(value, schema):
         yield CrdProblem(path, f"{value!r} is not of type '{schema.get('type', 'integer or string')}'", "type")
         return
     if "enum" in schema and value not in schema["enum"]:
         yield CrdProblem(path, f"{value!r} is not one of {', '.join(repr(v) for v in schema['enum'])}", "enum")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield from _range_problems(value, schema, path)
     if isinstance(value, dict):
         properties = schema.get("properties")
         for name in schema.get("required") or ():
@@ -112,6 +135,13 @@ def refused_by_every_version(data: dict[str, Any], installed: dict[str, str] | N
     common = [p for p in found[-1] if all(any(q.path == p.path and q.check == p.check for q in other)
                                           for other in found[:-1])]
     return common, list(sources)
+
+
+def refused_for_a_type(data: dict[str, Any], installed: dict[str, str] | None = None) -> bool:
+    """Every CRD version held for this apiVersion/kind finds a value of the wrong type: the API server refuses
+    the object at its schema, before any webhook reads it (a webhook's Go types could not hold it)."""
+    sources = crd_sources(str(data.get("apiVersion")), str(data.get("kind")), installed)
+    return bool(sources) and all(any(p.check == "type" for p in problems(data, schema)) for schema in sources.values())
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ class LintContext:
         if self.kubernetes_version:
             return self.kubernetes_version
         if self.cluster is not None and self.cluster.aks is not None:
-            return self.cluster.aks.kubernetes_version
+            return _held_or_oldest(self.cluster.aks.kubernetes_version)
         return None
 
     def provider_for(self, text: str) -> "providers.Provider | None":
@@ -185,3 +185,19 @@ class LintContext:
         if self.sku is None:
             return None
         return self.sku.gpu.collective or "nccl"
+
+
+def _held_or_oldest(kubernetes_version: str) -> str:
+    """A spec's AKS version older than the oldest Kubernetes schemas held is judged with those oldest schemas
+    (``--kubernetes-version`` refuses such a version as a usage error; in a spec HPC207 reports it, as AKS
+    creates no cluster at a version that old)."""
+    from ..knowledge.k8s_openapi import SchemaVersionError, schema_version, schema_versions
+
+    try:
+        schema_version(kubernetes_version)
+    except SchemaVersionError:
+        try:
+            return schema_versions()[0]
+        except (SchemaVersionError, IndexError):
+            return kubernetes_version
+    return kubernetes_version

@@ -421,7 +421,9 @@ def aks_kubernetes_version_unsupported(compiled: CompiledSpec) -> Iterator[Diagn
     ## What it catches
     On ``aks``, an ``aks.kubernetes_version`` past the end of life in AKS's release calendar
     (learn.microsoft.com/azure/aks/supported-kubernetes-versions): 1.26 ended 2024-03-31, 1.31
-    2025-11-01. A version still inside its long-term-support window is reported with that option.
+    2025-11-01. A version still inside its long-term-support window is reported with that option. A minor
+    older than the calendar's oldest (1.24, ended 2023-07-31), such as 1.22, ended before it: AKS retires
+    minors in order.
 
     ## Why is this bad?
     ``provision.sh`` pins ``--kubernetes-version``; AKS creates no cluster at a version past its end of
@@ -442,13 +444,18 @@ def aks_kubernetes_version_unsupported(compiled: CompiledSpec) -> Iterator[Diagn
     aks = cluster.aks
     if aks is None:
         return
+    path = ("aks", "kubernetes_version") if aks.settings.kubernetes_version else ("platforms",)
     support = compat.aks_kubernetes_support(aks.kubernetes_version)
     if support is None:
+        oldest = compat.aks_kubernetes_older_than_calendar(aks.kubernetes_version)
+        if oldest is not None:
+            yield compiled.at(path, f"AKS Kubernetes {aks.kubernetes_version} is older than {oldest.minor}, which "
+                              f"reached its end of life on {oldest.end_of_life.isoformat()}: az aks create refuses it",
+                              hint=f"pin a supported version (source: {oldest.source})", prefer_value=True)
         return
     state = support.creatable(_today())
     if state == "yes":
         return
-    path = ("aks", "kubernetes_version") if aks.settings.kubernetes_version else ("platforms",)
     if state == "lts":
         assert support.lts_end_of_life is not None
         yield compiled.at(path, f"AKS Kubernetes {support.minor} reached end of life on {support.end_of_life.isoformat()}: "

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Optional
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import charts
+from ...knowledge.k8s_validation import holds_placeholder
 from ...parsers.dockerfile import copied_files, workdir_copies
 from ...parsers.k8s import (
     NETWORKS_ANNOTATION,
@@ -527,6 +528,11 @@ def ipam_pool_undefined(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnos
 
 # --------------------------------------------------------------------------- XA006
 
+# kube-controller-manager's ServiceAccount controller creates it in every namespace (kubernetes.io/docs/concepts/
+# security/service-accounts/#default-service-accounts).
+DEFAULT_SERVICE_ACCOUNT = "default"
+
+
 @rule(code="XA006", name="job-service-account-missing", severity=Severity.ERROR,
       kinds=(Kind.VOLCANO_JOB, Kind.K8S_MANIFEST), scope="set")
 @per_deployment
@@ -538,7 +544,9 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
     of the job's namespace are linted too and none has that name; and (warning) when RoleBindings are
     linted too and none binds that account in that namespace while the pod calls kubectl (a launcher's
     ``kubectl get/wait pod``). Accounts of other names linted only in
-    other namespaces say nothing about the job's (a chart or another tool may create it there).
+    other namespaces say nothing about the job's (a chart or another tool may create it there). The
+    ``default`` account exists in every namespace (the ServiceAccount controller creates it), and a
+    ``${VAR}`` or ``{{ }}`` placeholder is a name only once rendered: neither is reported missing.
 
     ## Why is this bad?
     Pods referencing a missing ServiceAccount are never created (the admission controller rejects
@@ -570,12 +578,14 @@ def job_service_account_missing(docs: DocumentSet, ctx: LintContext) -> Iterator
         for pod in pods(doc):
             key = "serviceAccountName" if "serviceAccountName" in pod.spec else "serviceAccount"
             account = pod.spec.get(key)
-            if not account:
+            # A ${VAR} or {{ }} placeholder names an account only once rendered: nothing to judge.
+            if not account or holds_placeholder(account) or holds_placeholder(namespace):
                 continue
             path = pod.spec_path + (key,)
-            # judged where this namespace's accounts are linted, or the account is linted in another namespace
+            # judged where this namespace's accounts are linted, or the account is linted in another namespace;
+            # `default` exists in every namespace (the ServiceAccount controller creates it)
             known = any(ns == namespace for _, ns in accounts) or any(name == str(account) for name, _ in accounts)
-            if known and (str(account), namespace) not in accounts:
+            if known and str(account) != DEFAULT_SERVICE_ACCOUNT and (str(account), namespace) not in accounts:
                 yield doc.at_path(path, f"ServiceAccount '{account}' does not exist in namespace '{namespace}' among "
                                         f"the linted manifests", hint=f"create it in {namespace}")
             elif bindings and _runs_kubectl(pod) and not any(_binds(b, str(account), namespace) for b in bindings):

@@ -20,6 +20,7 @@ from ...parsers.k8s import command_text, gpu_count, mpirun_calls, pods, quantity
 from ...parsers.shell_commands import script_commands
 from ...rules_registry import rule
 from ..context import LintContext
+from ..crd_types import after_crd_types
 from ..document import Document, at_text
 
 JOB = (Kind.VOLCANO_JOB,)
@@ -77,6 +78,7 @@ def _runs_mpirun(doc: Document) -> bool:
 
 
 @rule(code="VOL001", name="duplicate-task-name", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Two tasks of one Volcano job have the same name.
 
@@ -117,6 +119,7 @@ def duplicate_task_name(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
 
 @rule(code="VOL002", name="min-available-exceeds-replicas", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``minAvailable`` asks for more pods than the job (or task) has.
 
@@ -163,6 +166,7 @@ def min_available_exceeds_replicas(doc: Document, ctx: LintContext) -> Iterator[
 
 
 @rule(code="VOL003", name="mpi-job-partial-gang", severity=Severity.WARNING, kinds=JOB)
+@after_crd_types
 def mpi_job_partial_gang(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An mpirun job may start before all its pods can run.
 
@@ -245,6 +249,7 @@ def _hostfile_task_names(doc: Document) -> dict[str, str]:
 
 
 @rule(code="VOL004", name="hostfile-not-written-by-svc", severity=Severity.ERROR, kinds=JOB)
+@after_crd_types
 def hostfile_not_written_by_svc(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A command reads ``/etc/volcano/<name>.host`` that the svc plugin never writes.
 
@@ -306,6 +311,7 @@ def _task_gpus(task: dict[str, Any]) -> Optional[int]:
 
 
 @rule(code="VOL005", name="mpirun-rank-count", severity=Severity.ERROR, kinds=JOB)
+@after_crd_types
 def mpirun_rank_count(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """mpirun's ``-np`` / ``-npernode`` do not match the workers' replicas × GPUs.
 
@@ -363,6 +369,7 @@ def _completes(policies: object) -> bool:
 
 
 @rule(code="VOL006", name="launcher-never-completes-job", severity=Severity.WARNING, kinds=JOB)
+@after_crd_types
 def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The mpirun launcher finishing does not finish the job.
 
@@ -405,6 +412,7 @@ def launcher_never_completes_job(doc: Document, ctx: LintContext) -> Iterator[Di
 
 
 @rule(code="VOL007", name="mpi-plugins-missing", severity=Severity.ERROR, kinds=JOB)
+@after_crd_types
 def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """An mpirun job lacks the ``ssh`` / ``svc`` plugins it relies on.
 
@@ -457,6 +465,7 @@ def mpi_plugins_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]
 
 
 @rule(code="VOL008", name="job-or-task-name-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Job, task or pod names that Volcano or Kubernetes cannot use.
 
@@ -502,6 +511,7 @@ def job_or_task_name_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
 
 @rule(code="VOL009", name="invalid-lifecycle-policy", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def invalid_lifecycle_policy(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job or task policy that Volcano's admission rejects.
 
@@ -700,6 +710,7 @@ def _endless_workers(doc: Document, launcher_index: int) -> bool:
 
 
 @rule(code="VOL010", name="failed-test-never-fails-job", severity=Severity.WARNING, kinds=JOB, since="0.3.0")
+@after_crd_types
 def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A failing NCCL test in the launcher cannot make the Volcano job end Failed.
 

@@ -26,6 +26,7 @@ from ...knowledge.volcano_webhook import (
 from ...parsers.k8s import as_dict
 from ...rules_registry import rule
 from ..context import LintContext
+from ..crd_types import after_crd_types, crd_refuses_a_type
 from ..document import Document, DocumentSet, per_deployment
 
 JOB = (Kind.VOLCANO_JOB,)
@@ -63,6 +64,7 @@ def _report(doc: Document, ctx: LintContext, check: str, hint: str) -> Iterator[
 
 
 @rule(code="VOL020", name="job-without-tasks", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano job with no tasks.
 
@@ -86,6 +88,7 @@ def job_without_tasks(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL021", name="mpi-master-task-missing", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """The ``mpi`` plugin's master task is not a task of the job.
 
@@ -110,6 +113,7 @@ def mpi_master_task_missing(doc: Document, ctx: LintContext) -> Iterator[Diagnos
 
 
 @rule(code="VOL022", name="unknown-job-plugin", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job plugin the Volcano version does not have.
 
@@ -133,6 +137,7 @@ def unknown_job_plugin(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL023", name="job-volume-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A job-level volume the webhook refuses.
 
@@ -158,6 +163,7 @@ def job_volume_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule(code="VOL024", name="task-dependencies-not-dag", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """Task ``dependsOn`` that loops, or names a task the job does not have.
 
@@ -183,6 +189,7 @@ def task_dependencies_not_dag(doc: Document, ctx: LintContext) -> Iterator[Diagn
 
 
 @rule(code="VOL025", name="partition-policy-invalid", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task's ``partitionPolicy`` whose numbers do not add up.
 
@@ -208,6 +215,7 @@ def partition_policy_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagno
 
 @rule(code="VOL026", name="network-topology-tier-conflict", severity=Severity.ERROR, admission=True,
       kinds=JOB + (Kind.K8S_MANIFEST,))
+@after_crd_types
 def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """``networkTopology`` with both ``highestTierAllowed`` and ``highestTierName``.
 
@@ -232,6 +240,7 @@ def network_topology_tier_conflict(doc: Document, ctx: LintContext) -> Iterator[
 
 
 @rule(code="VOL027", name="topology-policy-fractional-cpu", severity=Severity.ERROR, admission=True, kinds=JOB)
+@after_crd_types
 def topology_policy_fractional_cpu(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A task with a NUMA ``topologyPolicy`` whose containers do not ask for whole CPUs.
 
@@ -299,7 +308,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
     Submit to a leaf queue that is Open (``default``, or one of the leaves of your hierarchy).
     """
     queues = _queue_facts(docs)
-    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d)]:
+    for doc in [d for d in docs.of_kind(Kind.K8S_MANIFEST) if _is_podgroup(d) and not crd_refuses_a_type(d, ctx)]:
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
                               hint="submit to an Open queue")
@@ -310,7 +319,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
                                                  "refuses the PodGroup if the cluster has no such queue (\"unable "
                                                  "to find queue\")", severity=Severity.INFO,
                               hint="lint the Queue manifest with the PodGroup, or check `kubectl get queue`")
-    for doc in docs.of_kind(Kind.VOLCANO_JOB):
+    for doc in [d for d in docs.of_kind(Kind.VOLCANO_JOB) if not crd_refuses_a_type(d, ctx)]:
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
                               hint="submit to an Open leaf queue")
@@ -329,6 +338,7 @@ def _is(doc: Document, kind: str, api_group: str) -> bool:
 
 @rule(code="VOL029", name="queue-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST,))
+@after_crd_types
 def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano Queue that Volcano's queue webhook (or the Queue CRD's quantity pattern) refuses on create.
 
@@ -384,6 +394,7 @@ def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule(code="VOL030", name="hypernode-refused", severity=Severity.ERROR, admission=True, since="0.3.0",
       kinds=(Kind.K8S_MANIFEST,))
+@after_crd_types
 def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """A Volcano HyperNode that Volcano's hypernode webhook refuses.
 
@@ -460,7 +471,7 @@ def queue_hierarchy_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
     """
     queues: dict[str, Document] = {}
     for doc in docs.of_kind(Kind.K8S_MANIFEST):
-        if _is(doc, "Queue", QUEUE_API):
+        if _is(doc, "Queue", QUEUE_API) and not crd_refuses_a_type(doc, ctx):
             name = str(as_dict(as_dict(doc.data).get("metadata")).get("name") or "")
             if name:
                 queues.setdefault(name, doc)
