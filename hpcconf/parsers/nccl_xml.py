@@ -22,6 +22,7 @@ collected as non-fatal :class:`XmlProblem` s.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Literal
@@ -201,6 +202,9 @@ class _Node:
     attrs: list[tuple[str, str, int, int, str]] = field(default_factory=list)  # key, value, kpos, vpos, quote
 
 
+_RCCL_TOPOLOGY = re.compile(r"<gpu\b[^>]*\sgcn=")
+
+
 class _Parser:
     def __init__(self, text: str, kind: XmlKind, version: NcclVersion):
         self.text = text
@@ -216,6 +220,10 @@ class _Parser:
         self.roots: list[XmlElement] = []
         self._line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         self.context: list[str] = []  # names of the elements being read, for classifying errors
+        # RCCL writes its topology as version 2 and refuses anything else (ROCm/rccl src/graph/xml.h
+        # NCCL_TOPO_XML_VERSION 2 since 7e3d8a31, 2020; xml.cc "XML Topology has wrong version"); NCCL wants 1.
+        # Its files carry the GPU's gcn architecture, an attribute only RCCL writes.
+        self.topo_version, self.reader = (2, "RCCL") if kind == "topo" and _RCCL_TOPOLOGY.search(text) else (1, "NCCL")
 
     # -- positions --------------------------------------------------------------------------
     def where(self, pos: int) -> tuple[int, int]:
@@ -423,11 +431,13 @@ class _Parser:
         attr = element.attr("version")
         if attr is None:
             raise _Fatal("bad-version", f"Attribute version of node {element.name} not found",
-                         f'write <{element.name} version="1">', pos)
+                         f'write <{element.name} version="{self.topo_version if element.name == "system" else 1}">', pos)
+        wanted = self.topo_version if element.name == "system" else 1
         number = c_strtol(attr.value)
-        if number != 1:
-            raise _Fatal("bad-version", f"XML {what} has wrong version {number}, 1 needed",
-                         f'write <{element.name} version="1">',
+        if number != wanted:
+            reader = f" ({self.reader}'s topology file)" if self.reader == "RCCL" else ""
+            raise _Fatal("bad-version", f"XML {what} has wrong version {number}, {wanted} needed{reader}",
+                         f'write <{element.name} version="{wanted}">',
                          self._line_starts[attr.value_line - 1] + attr.value_column - 1)
 
     def attribute_problems(self, element: XmlElement) -> None:

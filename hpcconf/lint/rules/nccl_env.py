@@ -256,6 +256,9 @@ def ib_hca_invalid(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     found in a published GB200 MPIJob) leaves the device it meant to drop in use, without a message.
     NCCL splits the list on ``,`` only (``parseStringList``, NVIDIA/nccl ``src/misc/utils.cc`` at v2.26.6-1), so
     two names on two lines (``mlx5_0`` newline ``mlx5_1``) are one prefix that matches no device (``matchIf`` compares ``strlen(ref)`` bytes).
+    Names differ from the driver's by rdma-core's renaming rules: on a non-zero PCI domain the name carries a
+    capital ``P`` (``roceP2p1s0f1``, ``kernel-boot/rdma_rename.c`` ``sprintf(buf, "P%u", p.domain)``), which
+    is a real device, not a typo of ``rocep2p1s0f1``.
 
     ## Severity
     Error when the value does not parse (NCCL refuses the list); warning when names match no RDMA device
@@ -328,8 +331,10 @@ def _wrong_exclusion(doc: Document, setting: Setting, parsed: IfList, ib: Infini
 
 # How RDMA devices are named (ibv_devices): by the kernel driver (mlx5_0, bnxt_re0, irdma0, efa_0...) or
 # renamed by rdma-core's udev rules (ibp/ibs/ibo for InfiniBand, rocep/roces/roceo for RoCE, iwp/iws/iwo for
-# iWARP; rdma-core kernel-boot/rdma_rename.c).
-HCA_FAMILIES = ("mlx5_", "mlx4_", "ibp", "ibs", "ibo", "rocep", "roces", "roceo", "iwp", "iws", "iwo", "bnxt_re",
+# iWARP; rdma-core kernel-boot/rdma_rename.c); by PCI path on a non-zero PCI domain the name carries a capital
+# ``P<domain>`` first (rdma_rename.c by_pci: ``sprintf(buf, "P%u", p.domain)``, e.g. roceP2p1s0f1).
+HCA_FAMILIES = ("mlx5_", "mlx4_", "ibp", "ibs", "ibo", "ibP", "rocep", "roces", "roceo", "roceP", "iwp", "iws", "iwo",
+                "iwP", "bnxt_re",
                 "irdma", "i40iw", "qedr", "hfi1_", "qib", "rxe", "siw", "erdma_", "efa_", "hns_", "cxgb4_",
                 "ocrdma", "vmw_pvrdma", "mana_", "ionic_", "usnic_")
 # Network interface (netdev) names: what NCCL_SOCKET_IFNAME takes, never an RDMA device's name.
@@ -345,7 +350,7 @@ def _hca_family(name: str) -> bool:
 def _hca_typo(name: str) -> str | None:
     """The HCA name ``name`` was probably meant to be: a digit for a look-alike letter (``m1x5_0``), or capitals
     (NCCL compares names case-sensitively)."""
-    if name.lower() != name and _hca_family(name.lower()):
+    if name.lower() != name and _hca_family(name.lower()) and not _hca_family(name):
         return name.lower()
     for at, char in enumerate(name):
         swapped = name[:at] + _CONFUSABLE.get(char, char) + name[at + 1:]

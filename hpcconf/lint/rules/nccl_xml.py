@@ -44,13 +44,15 @@ def xml_rejected(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## What it catches
     What ``xml.cc`` refuses: an ``<?xml ...?>`` prolog or ``<!DOCTYPE>``, tabs between or inside
     tags, attributes split over lines, single quotes before NCCL 2.27, unclosed or mismatched
-    elements, text between tags, ``version`` other than ``"1"``, names or values over 253 characters.
+    elements, text between tags, ``version`` other than ``"1"`` (in RCCL's topology file, whose GPUs carry
+    ``gcn=``: other than ``"2"``), names or values over 253 characters.
 
     ## Why is this bad?
     NCCL has no XML library; its reader is strict and the failure is fatal for a topology or graph
     file it was told to use. NCCL 2.28.9 (measured on 2 x H200) failed init with a
     prolog, with tab indentation and with ``version="2"``. Editors and generators add prologs and
-    tabs without asking.
+    tabs without asking. RCCL reads the same format at topology version 2 and refuses 1 (ROCm/rccl
+    ``src/graph/xml.h`` ``NCCL_TOPO_XML_VERSION 2``, since 2020; its graph files stay at 1).
 
     ## Example
     ```xml
