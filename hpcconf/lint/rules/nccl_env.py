@@ -102,7 +102,8 @@ def unknown_variable(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic
     run it, and for a name NCCL's documentation marks deprecated whose purpose became the default:
     ``NCCL_CHECKS_DISABLE`` ("since 2.0.5, deprecated in 2.2.12", NVIDIA/nccl ``docs/userguide/source/env.rst``)
     turned off argument checks for latency, and from 2.2.12 the pointer checks are off unless
-    ``NCCL_CHECK_POINTERS=1``: the line does nothing, and nothing is lost.
+    ``NCCL_CHECK_POINTERS=1``: the line does nothing, and nothing is lost. Info too for a removed name whose
+    replacement the same file sets (``NCCL_IB_CUDA_SUPPORT=1`` beside ``NCCL_NET_GDR_LEVEL``).
 
     ## Example
     ```text
@@ -134,7 +135,9 @@ def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Docume
     from ...knowledge.env_consumers import consumer_of, read_by_text
     from ...knowledge.nccl_plugins import read_by_plugin
 
-    for setting in _nccl_settings(doc):
+    settings = list(_nccl_settings(doc))
+    names_set = {setting.name for setting in settings}
+    for setting in settings:
         own_lines = range(setting.line, setting.value_at + 1)
         if nccl_env.is_read_by(setting.name, ctx.nccl_version) or consumer_of(setting.name) is not None \
                 or read_by_plugin(setting.name) is not None or read_by_text(setting.name, doc.text, own_lines) \
@@ -167,6 +170,13 @@ def _unknown_variables(doc: Document, ctx: LintContext, run_scripts: list[Docume
                               hint="delete it, or check the name against the NCCL documentation for your version",
                               column=setting.column, end_column=setting.column + len(setting.name),
                               severity=Severity.INFO)
+            continue
+        if suggestions and nccl_env.lookup(setting.name) is not None and suggestions[0] in names_set:
+            # a name NCCL read once, whose replacement the file sets too: the old line is dead, nothing is lost
+            yield doc.at_line(setting.line, f"{nccl_env.explain(setting.name, ctx.nccl_version)}; its replacement "
+                                            f"{suggestions[0]} is set too, so the line does nothing and nothing is "
+                                            "lost", hint="delete it", column=setting.column,
+                              end_column=setting.column + len(setting.name), severity=Severity.INFO)
             continue
         hint = f"did you mean {' or '.join(suggestions)}?" if suggestions else \
             "delete it, or check the name against the NCCL documentation for your version"
