@@ -203,6 +203,7 @@ class _Node:
 
 
 _RCCL_TOPOLOGY = re.compile(r"<gpu\b[^>]*\sgcn=")
+RCCL_UNJUDGED = ("unknown-element", "unknown-attribute")
 
 
 class _Parser:
@@ -231,6 +232,8 @@ class _Parser:
         return index + 1, pos - self._line_starts[index] + 1
 
     def note(self, kind: str, message: str, hint: str, pos: int, fatal: bool = False) -> None:
+        if self.reader == "RCCL" and kind in RCCL_UNJUDGED:
+            return  # the element and attribute tables are NCCL's; RCCL reads more (<xgmi>, gcn=, arch=)
         line, column = self.where(pos)
         self.problems.append(XmlProblem(kind, message, hint, line, column, fatal))
 

@@ -82,7 +82,9 @@ def ignored_content(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     ## Why is this bad?
     NCCL only logs "Ignoring element" at INFO level (NCCL 2.28.9 on 2 x H200: a file with an unknown
     element ran at full speed). A typo therefore deletes part of the topology without a word: GPUs or NICs under
-    a misspelt element are not described, and NCCL falls back to detection for them.
+    a misspelt element are not described, and NCCL falls back to detection for them. RCCL's topology files
+    (their GPUs carry ``gcn=``) are read by RCCL, whose reader knows more (``<xgmi>``, ``gcn``, ``arch``):
+    hpcconf holds NCCL's tables only, so it judges none of their elements or attributes.
 
     ## Example
     ```xml
