@@ -301,7 +301,7 @@ def _runs(script: str) -> dict[str, dict[str, str]]:
     for call in script.replace("\\\n", " ").splitlines():
         if call.startswith(("mpirun ", "timeout ")) and " mpirun " in f" {call}":
             words = call.split()
-            log = call.rsplit('tee "', 1)[1].split('"', 1)[0]
+            log = re.findall(r'tee (?:-a )?"([^"]+)"', call)[-1]
             runs[log] = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "-x")
     return runs
 

@@ -570,8 +570,7 @@ def _refused_by_each_version_differently(doc: Document, data: dict[str, Any], ki
                            f"{_tags(others)} refuses the object for another reason, and releases between those "
                            "hpcconf holds may accept it: which CRD version is installed is cluster state")
                 yield doc.at_path(problem.path, message, severity=Severity.INFO,
-                                  hint=f"name the release (`--chart`, or the spec's versions) or check the cluster's "
-                                       f"CRD (`kubectl explain {kind.lower()}.{where}`)")
+                                  hint=f"{hint}; or name the release (`--chart`, or the spec's versions)")
             else:
                 message = (f"{what} ({kind}, CRD {_tags(holding)}); {refused} where that CRD is installed; "
                            f"{_tags(accepting)} accepts the object: which CRD version is installed is cluster state")
