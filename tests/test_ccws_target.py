@@ -243,7 +243,10 @@ def test_a_grace_size_with_a_custom_image_builds_the_after_scaling_block_topolog
     # cyclecloud-slurm keeps SwitchType=switch/none and starts IMEX from its prolog; the block topology comes later
     assert "SwitchType" not in partition and "TopologyPlugin" not in partition
     site = [ln for ln in _artifact(build, "ccws/slurm/site_specific.conf").splitlines() if not ln.startswith("#")]
-    assert site == ["SuspendExcParts=gpu", "TopologyParam=BlockAsNodeRank", "TopologyPlugin=topology/block"]
+    # r26b N3: copied into place before scaling, a live TopologyPlugin line stops slurmctld: only the script adds it
+    assert site == ["SuspendExcParts=gpu"]
+    text = _artifact(build, "ccws/slurm/site_specific.conf")
+    assert "# TopologyParam=BlockAsNodeRank\n" in text and "# TopologyPlugin=topology/block\n" in text
     script = _artifact(build, "ccws/slurm/nvl72-topology.sh")
     assert "azslurm topology -n --block --block_size \"$RACK_NODES\" -p \"$PARTITION\"" in script
     assert "RACKS=${RACKS:-2}" in script and "RACK_NODES=18" in script and "TOPOLOGY=/sched/$CLUSTER/topology.conf" in script
