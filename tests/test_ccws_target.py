@@ -224,6 +224,16 @@ def test_a_grace_size_with_a_portal_image_is_refused_at_its_sku_with_the_upstrea
     assert "pool's image" in (found[0].hint or "")
 
 
+def test_a_grace_size_gets_no_boot_health_check_that_would_fail_cluster_init():
+    """review26b N1: the pinned azurehpc-health-checks builds its image for x86_64 only; its boot check under set -e
+    would stop an arm64 node before slurmd, so a Grace pool gets no health-check files (NHC006 says so)."""
+    build = _build(_spec("", pools=GB200_POOL % GB200_IMAGE))
+    paths = [a.path for a in build.artifacts]
+    assert not [p for p in paths if "health" in p], paths
+    assert not any("aznhc" in a.content for a in build.artifacts)
+    assert "health-check.conf" not in _artifact(build, "ccws/deploy.sh")
+
+
 def test_a_grace_size_with_a_custom_image_builds_the_after_scaling_block_topology():
     build = _build(_spec("", pools=GB200_POOL % GB200_IMAGE))
     parameters = json.loads(_artifact(build, "ccws/parameters.json"))["parameters"]
@@ -233,7 +243,10 @@ def test_a_grace_size_with_a_custom_image_builds_the_after_scaling_block_topolog
     # cyclecloud-slurm keeps SwitchType=switch/none and starts IMEX from its prolog; the block topology comes later
     assert "SwitchType" not in partition and "TopologyPlugin" not in partition
     site = [ln for ln in _artifact(build, "ccws/slurm/site_specific.conf").splitlines() if not ln.startswith("#")]
-    assert site == ["SuspendExcParts=gpu", "TopologyParam=BlockAsNodeRank", "TopologyPlugin=topology/block"]
+    # r26b N3: copied into place before scaling, a live TopologyPlugin line stops slurmctld: only the script adds it
+    assert site == ["SuspendExcParts=gpu"]
+    text = _artifact(build, "ccws/slurm/site_specific.conf")
+    assert "# TopologyParam=BlockAsNodeRank\n" in text and "# TopologyPlugin=topology/block\n" in text
     script = _artifact(build, "ccws/slurm/nvl72-topology.sh")
     assert "azslurm topology -n --block --block_size \"$RACK_NODES\" -p \"$PARTITION\"" in script
     assert "RACKS=${RACKS:-2}" in script and "RACK_NODES=18" in script and "TOPOLOGY=/sched/$CLUSTER/topology.conf" in script

@@ -249,3 +249,14 @@ def test_cumem_off_on_an_nvl72_size_is_a_warning_and_with_forced_mnnvl_an_error(
     conf.write_text("NCCL_MNNVL_ENABLE=1\nNCCL_CUMEM_ENABLE=0\n")
     assert [f.severity.value for f in lint_paths([str(conf)], LintContext()).findings
             if f.code == "NCCL050"] == ["error"]
+
+
+def test_an_arm64_pool_on_slurm_gets_no_x86_health_check_image():
+    """review26b N1: azurehpc-health-checks at the pinned commit builds its image for x86_64 only: the GB200 pool
+    gets no installer that would pull it, no HealthCheckProgram and no pre-flight reading its status."""
+    build = _build("Standard_ND128isr_NDR_GB200_v6", 18)
+    paths = [a.path for a in build.artifacts]
+    assert not [p for p in paths if "health" in p], paths
+    assert not any("aznhc" in a.content for a in build.artifacts)
+    assert "nhc.status" not in _artifact(build, ".sbatch")
+

@@ -54,6 +54,15 @@ def test_a_filer_change_is_applied_by_arm(parameters):
     assert "deletes nothing" in impacts[0].effect
 
 
+def test_a_new_address_space_is_disruptive_not_a_rerun(parameters):
+    """r26b N2: a changed address space of a new VNet moves every subnet under the VMs and filers; Azure refuses to
+    change an in-use subnet's range, so a re-run fails: disruptive, never a plain re-run."""
+    impacts = _changed(parameters, lambda p: p["network"]["value"].update(addressSpace="10.9.0.0/22"))
+    assert len(impacts) == 1 and impacts[0].action.startswith("network: not in place"), impacts
+    assert impacts[0].is_disruptive and impacts[0].disruptive == "network"
+    assert "InUseSubnetCannotBeUpdated" not in impacts[0].action and "virtual-network-manage-subnet" in impacts[0].source
+
+
 def test_the_cyclecloud_vm_size_resizes_it(parameters):
     impacts = _changed(parameters, lambda p: p["ccVMSize"].update(value="Standard_D8as_v5"))
     assert impacts[0].action.startswith("ccVMSize: re-run deploy.sh: ARM resizes")
@@ -132,3 +141,13 @@ def test_every_ccws_output_has_an_impact_row():
                  "ccws/slurm/site_specific.conf"):
         assert impact_of(path) is not None, path
     assert impact_of("ccws/slurm/nvl72-topology.sh").action.startswith("copy it to the scheduler")
+
+
+def test_a_gres_conf_change_is_made_through_azslurm_not_site_specific():
+    """r26b N2: azslurm writes gres.conf itself, so a hand edit or a site_specific.conf line is not how it changes."""
+    from hpcconf.knowledge.impact import impact_of
+
+    impact = impact_of("ccws/slurm/gres.conf")
+    assert impact is not None and "azslurm scale" in impact.action and "site_specific" not in impact.action
+    other = impact_of("ccws/slurm/cgroup.conf")
+    assert other is not None and "site_specific.conf" in other.action

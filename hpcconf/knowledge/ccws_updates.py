@@ -35,6 +35,7 @@ class UpdateClass:
     action: str
     effect: str
     source: str
+    disruptive: str = "none"  # a key of hpcconf.knowledge.impact.DISRUPTION_TEXT
 
 
 CLUSTER = UpdateClass(
@@ -52,6 +53,16 @@ AZURE = UpdateClass(
     "in use (a subnet's range with VMs in it, a filer's type) fails the deployment; the cluster keeps the mounts "
     "and settings install.sh gave it at creation",
     TEMPLATE_SOURCE)
+# Azure refuses to change the range of a subnet that resources use ("InUseSubnetCannotBeUpdated"): a new
+# address space moves every subnet the network-new.bicep plan carves, under the CycleCloud VM, nodes and filers.
+SUBNET_SOURCE = "https://learn.microsoft.com/azure/virtual-network/virtual-network-manage-subnet#change-subnet-settings"
+NETWORK = UpdateClass(
+    "network",
+    "not in place: a new address space or subnet plan moves the subnets the CycleCloud VM, nodes and filers sit in, "
+    "and Azure refuses to change an in-use subnet's range (the re-run fails); deploy a new workspace instead, or "
+    "keep the network as it is",
+    "a re-run of deploy.sh fails on the subnets in use; nothing is moved",
+    SUBNET_SOURCE, disruptive="network")
 VM_RESIZE = UpdateClass(
     "cyclecloud-vm",
     "re-run deploy.sh: ARM resizes the CycleCloud VM",
@@ -73,7 +84,8 @@ PARAMETER_CLASS: dict[str, UpdateClass] = {
     **{name: CLUSTER for name in ("slurmSettings", "schedulerNode", "loginNodes", "htc", "hpc", "gpu",
                                   "clusterInitSpecs", "clusterName", "entraIdInfo", "projectVersion", "branch",
                                   "insidersBuild", "manualInstall", "acceptMarketplaceTerms", "oodProjectVersion")},
-    **{name: AZURE for name in ("network", "sharedFilesystem", "schedFilesystem", "additionalFilesystem",
+    "network": NETWORK,
+    **{name: AZURE for name in ("sharedFilesystem", "schedFilesystem", "additionalFilesystem",
                                 "storagePrivateDnsZone", "tags", "databaseConfig", "monitoring", "ood")},
     "ccVMSize": VM_RESIZE,
     **{name: VM_NEW for name in ("ccVMName", "resourceGroup", "location")},
@@ -94,5 +106,5 @@ def update_classes(changed: list[str]) -> list[tuple[UpdateClass, list[str]]]:
         found = PARAMETER_CLASS.get(name)
         if found is not None:
             grouped.setdefault(found.name, (found, []))[1].append(name)
-    order = [CLUSTER.name, AZURE.name, VM_RESIZE.name, VM_NEW.name, VM_FIXED.name]
+    order = [CLUSTER.name, NETWORK.name, AZURE.name, VM_RESIZE.name, VM_NEW.name, VM_FIXED.name]
     return sorted(grouped.values(), key=lambda item: order.index(item[0].name))

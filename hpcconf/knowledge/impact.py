@@ -20,12 +20,13 @@ from .charts import AZ_GPU_DRIVER_FLAG_SINCE, NCP_FROM_VALUES_UNTIL, chart
 from .versions import Version
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "impact.yaml"
-DISRUPTIONS = ("none", "drains", "deletes-nodes", "replaces-nodes", "ib-network")
+DISRUPTIONS = ("none", "drains", "deletes-nodes", "replaces-nodes", "ib-network", "network")
 DISRUPTION_TEXT = {
     "drains": "drains nodes",
     "deletes-nodes": "deletes nodes",
     "replaces-nodes": "replaces nodes",
     "ib-network": "changes the InfiniBand network",
+    "network": "moves the workspace's subnets",
 }
 # Spec fields that pin a Helm chart version, by chart name in data/chart_keys.yaml.
 CHART_VERSION_FIELDS = {

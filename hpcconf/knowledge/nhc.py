@@ -91,6 +91,7 @@ class NhcData:
     images: dict[str, str]
     gpu_ecc: dict[str, tuple[str, ...]]
     skus: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cpu_architectures: tuple[str, ...] = ("x86_64",)  # the host CPUs the images built from `commit` run on
 
 
 @lru_cache(maxsize=None)
@@ -102,7 +103,18 @@ def load_nhc_data(path: Path = DATA_FILE) -> NhcData:
         images={str(vendor): str(image) for vendor, image in upstream["images"].items()},
         gpu_ecc={key: tuple(str(a) for a in row["args"]) for key, row in data["gpu_ecc"].items()},
         skus={row["sku"]: row for row in data["skus"]},
+        cpu_architectures=tuple(str(arch) for arch in upstream["cpu_architectures"]),
     )
+
+
+def unsupported_arch_reason(arch: str) -> str | None:
+    """Why the pinned health checks cannot run on a host CPU of ``arch``, or None when they can."""
+    data = load_nhc_data()
+    if arch in data.cpu_architectures:
+        return None
+    return (f"Azure/azurehpc-health-checks at the pinned commit {data.commit[:12]} builds its image for "
+            f"{', '.join(data.cpu_architectures)} only (dockerfile/azure-nvrt-nhc.dockerfile installs the x86_64 "
+            f"MLNX_OFED and amd64 AOCC packages), not for {arch}; its arm64 image came later (PR #164)")
 
 
 def _number(value: float) -> str:

@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..catalog import Sku
 from ..knowledge import aznhc
-from ..knowledge.nhc import NhcPlan, load_nhc_data, nhc_plan
+from ..knowledge.nhc import NhcPlan, load_nhc_data, nhc_plan, unsupported_arch_reason
 from ..spec.model import HealthChecks
 
 
@@ -57,8 +57,9 @@ def resolve_health_checks(settings: HealthChecks) -> ResolvedHealthChecks:
 
 def pool_health(sku: Sku, settings: HealthChecks) -> Optional[PoolHealth]:
     """The checks of a pool on ``sku``; None when the spec turns them off, or for a pool without GPUs (Azure's
-    checks are GPU checks)."""
-    if not settings.enabled or sku.gpu.count <= 0:
+    checks are GPU checks), or a host CPU the pinned commit's image is not built for: a node would pull an image
+    it cannot run and fail its boot (NHC006 says so at build)."""
+    if not settings.enabled or sku.gpu.count <= 0 or unsupported_arch_reason(sku.cpu.arch) is not None:
         return None
     plan = nhc_plan(sku)
     # run-health-checks.sh picks aznhc-rocm on AMD: check_gpu_count ... rocm and check_rccl_allreduce call

@@ -240,8 +240,8 @@ def _ccws_parameter_impacts(path: str, before: Optional[str], after: Optional[st
         return []
     impacts = []
     for update, names in update_classes(changed_parameters(old, new)):
-        impacts.append(Impact(action=f"{', '.join(names)}: {update.action}", effect=update.effect, disruptive="none",
-                              source=update.source))
+        impacts.append(Impact(action=f"{', '.join(names)}: {update.action}", effect=update.effect,
+                              disruptive=update.disruptive, source=update.source))
     return impacts
 
 

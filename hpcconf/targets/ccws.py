@@ -118,8 +118,11 @@ def slurm_reference(cluster: ResolvedCluster, ccws: ResolvedCcws) -> list[Artifa
                     [f"NVL72 racks ({gpu.sku}): lines for /etc/slurm/site_specific.conf on the scheduler, added by "
                      f"slurm/{NVL72_SCRIPT} after scaling ({gpu.after_scaling_source}). Never in the template's "
                      "additional_slurm_config: TopologyPlugin=topology/block without a populated topology.conf "
-                     "stops slurmctld from starting."],
-                    [(item.line, item.why) for item in gpu.after_scaling]))
+                     "stops slurmctld from starting, so the topology lines below stay commented here: the script "
+                     "adds them once topology.conf holds the racks' blocks."],
+                    # the first line (SuspendExcParts) is safe before scaling; the topology lines are not
+                    [(item.line if index == 0 else f"# {item.line}", item.why)
+                     for index, item in enumerate(gpu.after_scaling)]))
     artifacts = [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
                                                 lines=[{"line": line, "why": why} for line, why in lines]), kind,
                           TARGET)

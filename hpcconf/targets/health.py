@@ -15,4 +15,4 @@ from . import _health
 def render(cluster: ResolvedCluster) -> list[Artifact]:
     if not _health.enabled(cluster):
         return []
-    return [_health.conf_artifact(cluster, pool) for pool in cluster.gpu_pools]
+    return [_health.conf_artifact(cluster, pool) for pool in cluster.gpu_pools if pool.health is not None]

@@ -73,7 +73,7 @@ def sbatch_script(cluster: ResolvedCluster, slurm: ResolvedSlurm, job: SlurmPart
         rccl_env_source=slurm.rccl_env_source,
         passes=runs.passes, run_timeout=run_timeout, timed_out_status=TIMED_OUT_STATUS, failed_function=FAILED_FUNCTION,
         single_node_floor=runs.single_node_floor_note,
-        health_status=_health.STATUS if _health.enabled(cluster) else None,
+        health_status=_health.STATUS if cluster.pool(job.pool).health is not None else None,
         sku_args=report_sku_args(job), sku_args_echoed=report_sku_args(job).replace('"', '\\"'))
     return Artifact(f"{job.directory}/{script_name}", text, Kind.SBATCH_SCRIPT, TARGET)
 
@@ -156,8 +156,8 @@ def nvlink_domains_script(cluster: ResolvedCluster, job: SlurmPartition) -> Opti
 
 def health_installer(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact]:
     """A node-setup script for plain Slurm: the pool's health checks and the runner Slurm calls."""
-    if "slurm" not in cluster.platforms or not _health.enabled(cluster):
-        return None  # AzHOP installs them with its cluster-init
+    if "slurm" not in cluster.platforms or cluster.pool(job.pool).health is None:
+        return None  # AzHOP installs them with its cluster-init; a pool without checks (NHC006) gets none
     script = f"{job.directory}/install-health-checks.sh"
     usage = ["Run it once per node as root, e.g.:",
              f"  srun -p {job.partition} -N {cluster.pool(job.pool).count} --ntasks-per-node=1 sudo bash {script}",
@@ -171,12 +171,13 @@ HEALTH_CONF = "health-check.conf"
 
 def health_conf(cluster: ResolvedCluster) -> list[Artifact]:
     """slurm.conf lines that make slurmd run the health checks on idle nodes."""
-    if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not cluster.gpu_pools:
+    checked = [p.name for p in cluster.gpu_pools if p.health is not None]
+    if "slurm" not in cluster.platforms or not _health.enabled(cluster) or not checked:
         return []
     text = render_template("slurm/health-check.conf.j2", header=generated_by(cluster.spec_file),
                            program=_health.SLURM_RUNNER, interval=cluster.health_checks.interval_s,
                            runner=_health.RUNNER, reason=_health.DRAIN_REASON, fast_conf=_health.NODE_FAST_CONF,
-                           pools=[p.name for p in cluster.gpu_pools])
+                           pools=checked)
     return [Artifact(f"slurm/{HEALTH_CONF}", text, Kind.SLURM_CONF, TARGET)]
 
 

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import nhc_checks
+from ...knowledge.nhc import unsupported_arch_reason
 from ...parsers.nhc_script import DefinedCheck, defined_functions
 from ...parsers.shell_words import split_words
-from ...rules_registry import rule
+from ...rules_registry import Moment, rule, spec_rule
+from ..compiled_spec import CompiledSpec
 from ..context import LintContext
 from ..document import Document, DocumentSet
 
@@ -397,3 +399,45 @@ def nhc_hw_topology_unknown_size(doc: Document, ctx: LintContext) -> Iterator[Di
                               "(\"SKU ... is not supported for this test\", azure_hw_topology_check.nhc @ v0.4.5)",
                               hint="delete the line for this size", column=check.column,
                               end_column=check.column + len(check.name))
+
+
+@spec_rule(code="NHC006", name="nhc-arch-skipped", severity=Severity.INFO, moment=Moment.JUDGE, since="0.4.0")
+def nhc_arch_skipped(compiled: CompiledSpec) -> Iterator[Diagnostic]:
+    """A GPU pool's host CPU is one the pinned Azure health-check image is not built for, so its nodes get no
+    health checks.
+
+    ## What it catches
+    A pool whose SKU has ``cpu.arch: arm64`` (GB200 and GB300: ``Standard_ND128isr_NDR_GB200_v6``,
+    ``Standard_ND128isr_GB300_v6``) in a spec with ``health_checks.enabled: true`` (the default), on a platform
+    that compiles arm64 pools (``slurm``; ``ccws`` with a custom image).
+
+    ## Why is this bad?
+    hpcconf's node installer clones Azure/azurehpc-health-checks at one commit (data/nhc.yaml) and pulls the
+    image built from it. At that commit ``dockerfile/azure-nvrt-nhc.dockerfile`` installs
+    ``MLNX_OFED_LINUX-...-ubuntu22.04-x86_64`` and ``aocc-compiler-..._amd64.deb``, and
+    ``run-health-checks.sh`` runs that one image with no choice of architecture; the arm64 (Grace) image came
+    later (PR #164 "Add aarch64/Grace NVIDIA image support"). On a Grace node the pull fails or runs an image the
+    pinned scripts were not written for, and on CCWS the cluster-init runs under ``set -e``: the node would never
+    get slurmd. So hpcconf writes no health checks for such a pool (no installer, no HealthCheckProgram, no
+    pre-flight), and says so here. Info: the cluster works; what is lost is the boot and periodic checks.
+
+    ## Example
+    ```yaml
+    platforms: [slurm]
+    pools:
+      - {name: gpu, sku: Standard_ND128isr_NDR_GB200_v6, count: 18}
+    ```
+
+    ## Fix
+    Run your own checks on these nodes (NVIDIA DCGM diagnostics, or azurehpc-health-checks built for arm64 from a
+    commit that contains PR #164), or set ``health_checks.enabled: false`` to silence this.
+    """
+    if not compiled.spec.health_checks.enabled:
+        return
+    for i, pool in enumerate(compiled.spec.pools):
+        sku = compiled.pool_skus.get(pool.name)
+        reason = unsupported_arch_reason(sku.cpu.arch) if sku is not None and sku.gpu.count > 0 else None
+        if reason is not None:
+            yield compiled.at(("pools", i, "sku"), f"pool '{pool.name}': no node health checks are written: {reason}",
+                              hint="Run your own checks on these nodes (DCGM diagnostics, or azurehpc-health-checks "
+                              "built for arm64 from a commit with PR #164), or set health_checks.enabled: false.")
