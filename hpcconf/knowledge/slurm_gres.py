@@ -158,8 +158,10 @@ def numa_of_gpu_minors(sku: Sku) -> dict[int, int] | None:
     return {minor: owner[bus] for minor, bus in enumerate(sorted(owner))}
 
 
-def gres_conf_lines(sku: Sku, nodes: str, *, cores: bool = False) -> list[str]:
+def gres_conf_lines(sku: Sku, nodes: str | None, *, cores: bool = False) -> list[str]:
     """The ``gres.conf`` line(s) for ``nodes`` (a Slurm hostlist) of one size; [] for a size without GPUs.
+    ``nodes=None``: no ``NodeName=`` (a gres.conf installed on each node of the size: a line without it applies to
+    the node reading the file, gres.conf(5)).
 
     ``cores``: one line per NUMA node with ``Cores=`` (binding each GPU to its NUMA node's cores) where the catalog
     has the map; else, and by default, azslurm's single line.
@@ -167,10 +169,11 @@ def gres_conf_lines(sku: Sku, nodes: str, *, cores: bool = False) -> list[str]:
     if sku.gpu is None:
         return []
     groups = gpus_by_numa(sku) if cores else None
+    who = f"Nodename={nodes} " if nodes is not None else ""
     if groups and sum(g.count for g in groups) == sku.gpu.count:
-        return [f"Nodename={nodes} Name=gpu Count={g.count} File={gpu_devices(sku, g.count, g.first_minor)} "
+        return [f"{who}Name=gpu Count={g.count} File={gpu_devices(sku, g.count, g.first_minor)} "
                 f"Cores={g.cores}" for g in groups]
-    return [f"Nodename={nodes} Name=gpu Count={sku.gpu.count} File={gpu_devices(sku)}"]
+    return [f"{who}Name=gpu Count={sku.gpu.count} File={gpu_devices(sku)}"]
 
 
 CGROUP_CONF_LINES = ("ConstrainCores=yes", "ConstrainRamSpace=yes", "ConstrainDevices=yes")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..catalog import Sku
-from ..knowledge import images, mnnvl
+from ..knowledge import images, mnnvl, slurm_gres
 from ..knowledge.openmpi import has_coll_hcoll
 from ..knowledge.versions import Version
 from ..spec.slurm import CrusoeSlurm, SlurmSettings
@@ -66,6 +66,10 @@ class SlurmPartition:
     rocm_path: Optional[str] = None  # the ROCm runtime the tests load (RCCL pools); None: CUDA
     expected_busbw: Optional[str] = None  # the catalog's measured busbw at the job's node count, for a comment
     image_env: tuple[tuple[str, str], ...] = ()  # what the provider's own tests of the image pass to every rank
+    # The Slurm configuration the partition's nodes need (knowledge.slurm_gres, as CCWS's azslurm writes it):
+    gres_conf: tuple[str, ...] = ()  # for each node of the pool (no NodeName=), GPUs bound to their NUMA node's cores
+    cgroup_conf: tuple[str, ...] = ()
+    slurm_conf: tuple[slurm_gres.SlurmConfLine, ...] = ()  # () where the spec's Slurm lacks what the size needs
 
     @property
     def unsets_graph_file(self) -> bool:
@@ -411,7 +415,21 @@ def resolve_partition(cluster: "ResolvedCore", settings: SlurmSettings, pool: "R
         runs=job_runs(cluster.nccl_test, sku, nodes, pool.gpus_per_node),
         rocm_path=pool.collective.rocm_path, expected_busbw=expected_busbw(sku, nodes),
         image_env=tuple(image_job_env(pool, sku)),
+        gres_conf=tuple(slurm_gres.gres_conf_lines(sku, None, cores=True)),
+        cgroup_conf=tuple(slurm_gres.cgroup_conf_lines()), slurm_conf=partition_slurm_conf(cluster, sku, layout),
     )
+
+
+def partition_slurm_conf(cluster: "ResolvedCore", sku: Sku,
+                         layout: Optional[images.ImageLayout]) -> tuple[slurm_gres.SlurmConfLine, ...]:
+    """slurm.conf lines of a GPU partition; PMIx where the jobs launch with srun --mpi=pmix. A Slurm too old for an
+    NVL72 size's lines gets none (the spec's own check refuses that version)."""
+    launcher = layout.launcher if layout else "srun-pmix"
+    try:
+        return tuple(slurm_gres.slurm_conf_lines(sku, slurm_version=cluster.versions.slurm,
+                                                 pmix=launcher == "srun-pmix"))
+    except ValueError:
+        return ()
 
 
 def resolve_slurm(cluster: "ResolvedCore", spec_settings: Optional[SlurmSettings], skus: "PoolSkus") -> ResolvedSlurm:

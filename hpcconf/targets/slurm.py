@@ -191,10 +191,34 @@ def sku_file(cluster: ResolvedCluster, job: SlurmPartition) -> Optional[Artifact
     return Artifact(f"{job.sku_dir}/{name}", text, Kind.SKU_FILE, TARGET)
 
 
+def slurm_config(cluster: ResolvedCluster, job: SlurmPartition) -> list[Artifact]:
+    """The partition's gres.conf (for each of its nodes), cgroup.conf and slurm.conf lines, to compare with the
+    cluster's /etc/slurm (CCWS writes its own reference files, from what azslurm writes)."""
+    header = generated_by(cluster.spec_file)
+    files = [
+        (f"{job.directory}/gres.conf", Kind.GRES_CONF,
+         [f"gres.conf for each node of partition {job.partition} ({job.sku}): its GPUs, each bound to its NUMA node's "
+          "cores where the catalog has the map; install it as /etc/slurm/gres.conf on those nodes (a line without "
+          "NodeName= applies to the node reading the file, gres.conf(5))."],
+         [(line, "") for line in job.gres_conf]),
+        (f"{job.directory}/cgroup.conf", Kind.CGROUP_CONF,
+         ["cgroup.conf: ConstrainDevices=yes confines a job to the GPUs it was given."],
+         [(line, "") for line in job.cgroup_conf]),
+        (f"{job.directory}/gpu-partition.conf", Kind.SLURM_CONF,
+         [f"slurm.conf lines partition {job.partition} needs; compare with the controller's /etc/slurm/slurm.conf."],
+         [(item.line, item.why) for item in job.slurm_conf]),
+    ]
+    return [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
+                                           lines=[{"line": line, "why": why} for line, why in lines]), kind, TARGET)
+            for path, kind, intro, lines in files if lines]
+
+
 def render_jobs(cluster: ResolvedCluster, slurm: ResolvedSlurm) -> list[Artifact]:
     artifacts = health_conf(cluster)
     for job in slurm.partitions:
         artifacts.append(sbatch_script(cluster, slurm, job))
+        if "slurm" in cluster.platforms:
+            artifacts += slurm_config(cluster, job)
         shipped = sku_file(cluster, job)
         if shipped is not None:
             artifacts.append(shipped)
