@@ -34,8 +34,13 @@ def test_each_slurm_partition_gets_its_gres_cgroup_and_slurm_conf_lines():
 def test_amd_and_nvl72_partitions_get_their_own_device_files_and_block_topology():
     amd = _files("ndmi300x-aks-slurm.yaml")
     assert _body(amd["slurm/gpu/gres.conf"]) == ["Name=gpu Count=8 File=/dev/dri/renderD[128,136,144,152,160,168,176,184]"]
-    gb200 = _body(_files("gb200-nvl72-slurm.yaml")["slurm/gpu/gpu-partition.conf"])
-    assert "SwitchType=switch/nvidia_imex" in gb200 and "TopologyPlugin=topology/block" in gb200
+    text = _files("gb200-nvl72-slurm.yaml")["slurm/gpu/gpu-partition.conf"]
+    gb200 = _body(text)
+    # r26c B1: live before topology.conf exists, TopologyPlugin=topology/block stops slurmctld at start
+    assert "SwitchType=switch/nvidia_imex" in gb200 and not any(line.startswith("Topology") for line in gb200)
+    assert "# TopologyPlugin=topology/block\n" in text and "# TopologyParam=BlockAsNodeRank\n" in text
+    # r26c D1: the node line's Gres= is named (else slurmctld counts no GPUs)
+    assert "Gres=gpu:4" in text
 
 
 def test_ccws_keeps_its_own_reference_files_and_gets_no_plain_slurm_copies():

@@ -188,6 +188,8 @@ def cgroup_conf_lines() -> list[str]:
 class SlurmConfLine:
     line: str
     why: str
+    # only once topology.conf holds the blocks: without it slurmctld exits at start (Slurm block_record.c)
+    needs_topology_conf: bool = False
 
 
 def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool = False,
@@ -222,8 +224,10 @@ def slurm_conf_lines(sku: Sku, *, slurm_version: str | None = None, pmix: bool =
             SlurmConfLine("SwitchType=switch/nvidia_imex", "a per-job IMEX channel for memory shared over the NVLink "
                           "domain"),
             SlurmConfLine("TopologyPlugin=topology/block", "one block per NVLink domain (topology.conf BlockName=, "
-                          "BlockSizes=): --segment keeps a job inside a rack; only once topology.conf exists"),
-            SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block (cyclecloud-slurm README, GB200/GB300)"),
+                          "BlockSizes=): --segment keeps a job inside a rack; only once topology.conf exists",
+                          needs_topology_conf=True),
+            SlurmConfLine("TopologyParam=BlockAsNodeRank", "orders nodes by block (cyclecloud-slurm README, GB200/GB300)",
+                          needs_topology_conf=True),
         ]
     return lines
 

@@ -205,8 +205,12 @@ def slurm_config(cluster: ResolvedCluster, job: SlurmPartition) -> list[Artifact
          ["cgroup.conf: ConstrainDevices=yes confines a job to the GPUs it was given."],
          [(line, "") for line in job.cgroup_conf]),
         (f"{job.directory}/gpu-partition.conf", Kind.SLURM_CONF,
-         [f"slurm.conf lines partition {job.partition} needs; compare with the controller's /etc/slurm/slurm.conf."],
-         [(item.line, item.why) for item in job.slurm_conf]),
+         [f"slurm.conf lines partition {job.partition} needs; compare with the controller's /etc/slurm/slurm.conf.",
+          f"Each node's NodeName= line needs Gres=gpu:{job.gpus_per_node} (without it slurmctld counts no GPUs and "
+          "jobs asking --gpus-per-node are refused).",
+          *(["The topology lines stay commented until topology.conf holds the blocks (nvlink-domains.sh writes it): "
+             "without it slurmctld exits at start."] if any(i.needs_topology_conf for i in job.slurm_conf) else [])],
+         [(f"# {item.line}" if item.needs_topology_conf else item.line, item.why) for item in job.slurm_conf]),
     ]
     return [Artifact(path, render_template("ccws/slurm-reference.conf.j2", header=header, intro=intro,
                                            lines=[{"line": line, "why": why} for line, why in lines]), kind, TARGET)
