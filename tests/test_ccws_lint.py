@@ -135,6 +135,11 @@ def test_a_cyclecloud_cluster_template_is_read_by_its_content():
     assert name_skip_reason("notes.txt") == "documentation"
     assert [d.kind for d in detect_documents("slurm.txt", CLUSTER_TEMPLATE)] == [Kind.CYCLECLOUD_TEMPLATE]
     assert detect_documents("slurm.txt", "slurm notes: nothing here\n") == []
+    # a linter module or document quoting a template is not one ("hpcconf lint ." on hpcconf itself: SLURM105 on the
+    # docstring of hpcconf/lint/rules/cyclecloud_template.py)
+    quoted = '"""Example:\n\n' + CLUSTER_TEMPLATE + '"""\n'
+    assert all(d.kind != Kind.CYCLECLOUD_TEMPLATE for name in ("cyclecloud_template.py", "README.md")
+               for d in detect_documents(name, quoted))
 
 
 def test_slurm_ids_that_differ_in_a_walked_template_are_found(tmp_path):

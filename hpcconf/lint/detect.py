@@ -214,7 +214,7 @@ def _kind_by_content(name: str, text: str) -> str | None:
         return Kind.NHC_CONF  # LBNL/Azure NHC: <hostmask> || <check> <args>
     if name.lower().endswith(".env") or name.lower() == ".env":
         return Kind.ENV_FILE
-    if _CYCLECLOUD_CLUSTER.search(text) and _CYCLECLOUD_NODE.search(text):
+    if _CYCLECLOUD_CLUSTER.search(text) and _CYCLECLOUD_NODE.search(text) and not name.lower().endswith(SOURCE_CODE):
         return Kind.CYCLECLOUD_TEMPLATE  # e.g. cyclecloud-slurm's templates/slurm.txt
     significant = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if significant and all(_ENV_LINE.match(ln) for ln in significant):
@@ -222,6 +222,10 @@ def _kind_by_content(name: str, text: str) -> str | None:
     return None
 
 
+# Program sources and documents that may quote a template (a linter's docstring, a test's fixture text): CycleCloud
+# reads templates it is given by name (`cyclecloud import_template -f slurm.txt`), never these.
+SOURCE_CODE = (".py", ".pyi", ".go", ".rs", ".js", ".ts", ".java", ".c", ".h", ".cc", ".cpp", ".rb", ".pl", ".md",
+               ".rst", ".j2", ".jinja", ".tpl")
 # A CycleCloud cluster template: a [cluster NAME] section holding [[node X]] / [[nodearray X]] sections.
 _CYCLECLOUD_CLUSTER = re.compile(r"^\s*\[cluster\s+[^\]\s][^\]]*\]\s*$", re.M)
 _CYCLECLOUD_NODE = re.compile(r"^\s*\[\[(?:node|nodearray)\s+[^\]]+\]\]\s*$", re.M)
