@@ -46,3 +46,22 @@ def base_image_role(image: str, dockerfile_text: str) -> BaseImageRole:
     if "/" not in lower and lower not in OFFICIAL_OS_AND_LANGUAGE_IMAGES:
         return BaseImageRole.LOCAL_OR_UNKNOWN
     return BaseImageRole.DECIDES_STACK if STACK_WORDS.search(dockerfile_text) else BaseImageRole.NO_STACK
+
+
+# ENV names that common base images set themselves, so that a ``$NAME`` in a stage built FROM one of them is
+# not empty even without an ``ARG NAME`` there (DKR007 says info, naming the base, instead of warning):
+# NVIDIA's CUDA images (gitlab.com/nvidia/container-images/cuda, dist/<version>/<os>/{base,runtime,devel}/
+# Dockerfile: ``ENV CUDA_VERSION``, ``NCCL_VERSION``, ``NV_LIBNCCL_PACKAGE_VERSION``, ``NVIDIA_VISIBLE_DEVICES``,
+# ``NVARCH``), the NGC framework images built on them (``PYTORCH_VERSION``, ``CUDNN_VERSION``, ``HPCX_VERSION``, ``MOFED_VERSION``,
+# ``OPENMPI_VERSION``, ``TRT_VERSION``, ``DALI_VERSION``), ROCm's images (``ROCM_VERSION``) and the Docker Hub
+# ``python`` image (``PYTHON_VERSION``). PATH and HOME are set by every image's runtime or config.
+BASE_IMAGE_ENV = re.compile(
+    r"^(?:NV_\w+|NVIDIA_\w+|NVARCH|"
+    r"(?:CUDA|CUDA_DRIVER|NCCL|CUDNN|PYTORCH|TENSORFLOW|TRT|TENSORRT|HPCX|OPENMPI|UCX|ROCM|DALI|PYTHON|CUBLAS|MOFED)"
+    r"_VERSION)$")
+ALWAYS_SET_ENV = frozenset({"PATH", "HOME", "HOSTNAME", "TERM", "LANG"})
+
+
+def base_may_set(name: str) -> bool:
+    """Whether a common base image sets ENV ``name`` itself (see BASE_IMAGE_ENV)."""
+    return name in ALWAYS_SET_ENV or bool(BASE_IMAGE_ENV.match(name))

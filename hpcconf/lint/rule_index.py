@@ -40,6 +40,8 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('DKR004', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR005', 'dockerfile', 'set', ('dockerfile',)),
     ('DKR006', 'dockerfile', 'document', ('dockerfile',)),
+    ('DKR007', 'dockerfile', 'document', ('dockerfile',)),
+    ('DKR008', 'dockerfile', 'document', ('dockerfile',)),
     ('DKR100', 'compat', 'document', ('dockerfile',)),
     ('DKR101', 'rccl', 'document', ('dockerfile',)),
     ('HELM001', 'helm', 'document', ('helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery')),

@@ -27,6 +27,11 @@ class Instruction:
     line: int  # 1-based first line
     end_line: int
     column: int  # 1-based column of the keyword
+    # The physical lines joined into it, (1-based number, text without the escape character): a continuation
+    # skips comment lines and empty lines as BuildKit's parser does (moby/buildkit frontend/dockerfile/parser/
+    # parser.go: isComment, isEmptyContinuationLine), so the next instruction after a stray ``\`` is taken in.
+    parts: tuple[tuple[int, str], ...] = ()
+    empty_continuation: bool = False  # an empty line was skipped inside the continuation (BuildKit warns)
 
 
 @dataclass
@@ -87,21 +92,24 @@ def parse_dockerfile(text: str) -> DockerfileModel:
             i += 1
             continue
         start = i
-        parts = []
+        parts: list[tuple[int, str]] = []
+        empty = False
         while True:
             current = lines[i]
-            if current.strip().startswith("#") and i != start:
-                i += 1  # comment lines inside a continuation are dropped
-                if i >= len(lines):
+            if i != start and (current.strip().startswith("#") or not current.strip()):
+                # comment lines and empty lines inside a continuation are dropped (BuildKit continues past both)
+                empty = empty or not current.strip()
+                if i + 1 >= len(lines):
                     break
-                continue
-            if current.rstrip().endswith(escape) and i + 1 < len(lines):
-                parts.append(current.rstrip()[:-1])
                 i += 1
                 continue
-            parts.append(current)
+            if current.rstrip().endswith(escape) and i + 1 < len(lines):
+                parts.append((i + 1, current.rstrip()[:-1]))
+                i += 1
+                continue
+            parts.append((i + 1, current))
             break
-        joined = " ".join(p.strip() for p in parts)
+        joined = " ".join(p.strip() for _, p in parts)
         match = _INSTRUCTION.match(joined)
         if match:
             column = len(line) - len(line.lstrip()) + 1
@@ -109,7 +117,8 @@ def parse_dockerfile(text: str) -> DockerfileModel:
             if keyword in HEREDOC_KEYWORDS:
                 bodies, i = _heredocs(lines, i, arguments)
                 arguments = "\n".join([arguments, *bodies]) if bodies else arguments
-            model.instructions.append(Instruction(keyword, arguments, start + 1, i + 1, column))
+            model.instructions.append(Instruction(keyword, arguments, start + 1, i + 1, column, tuple(parts),
+                                                  empty))
         i += 1
     return model
 

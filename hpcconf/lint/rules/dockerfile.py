@@ -8,8 +8,9 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.base_images import BaseImageRole, base_image_role
-from ...parsers.dockerfile import Instruction, copied_files, expand, workdir_copies
+from ...knowledge.base_images import BaseImageRole, base_image_role, base_may_set
+from ...parsers.dockerfile import Instruction, copied_files, expand, parse_env_arguments, workdir_copies
+from ...parsers.shell_words import split_words
 from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document, DocumentSet
@@ -417,3 +418,196 @@ def no_nccl_tests(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                                "cluster's busbw cannot be checked with it",
                   hint="RUN git clone https://github.com/NVIDIA/nccl-tests.git && make -C nccl-tests MPI=1 "
                        "MPI_HOME=/usr/local/mpi")
+
+
+# Dockerfile instructions (docs.docker.com/reference/dockerfile/#overview), as a line of their own would start.
+_KEYWORDS = ("ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL", "MAINTAINER",
+             "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR")
+_SWALLOWED = re.compile(r"^\s*(" + "|".join(_KEYWORDS) + r")(?:\s+\S|\s*$)")
+# Instructions whose $NAME the builder (or the RUN shell) expands while building; CMD/ENTRYPOINT/HEALTHCHECK
+# expand at run time, where no ARG exists at all, and FROM reads the global ARGs themselves.
+_BUILD_TIME = ("RUN", "ENV", "ARG", "COPY", "ADD", "WORKDIR", "LABEL", "USER", "EXPOSE", "VOLUME", "STOPSIGNAL")
+_USE = re.compile(r"(?<!\\)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(:?[-+=?])?|([A-Za-z_][A-Za-z0-9_]*))")
+_SINGLE_QUOTED = re.compile(r"'[^']*'")
+
+
+def _arg_names(instruction: Instruction) -> list[str]:
+    """The names an ``ARG`` declares (``ARG A``, ``ARG A=1``, ``ARG A=1 B``)."""
+    try:
+        words = split_words(instruction.arguments)
+    except ValueError:
+        words = instruction.arguments.split()
+    return [w.split("=", 1)[0] for w in words if re.match(r"^[A-Za-z_][A-Za-z0-9_]*(=|$)", w)]
+
+
+def _stage_env(stage: list[Instruction]) -> set[str]:
+    return {name for i in stage if i.keyword == "ENV" for name, _ in parse_env_arguments(i.arguments)}
+
+
+def _shell_defines(command: str, name: str) -> bool:
+    """Whether a RUN's shell sets ``name`` itself (an assignment, a loop variable, read, export)."""
+    return bool(re.search(rf"(?:^|[\s;&|(]){name}=|\bfor\s+{name}\s+in\b|\bread\s+(?:-\S+\s+)*(?:\w+\s+)*{name}\b|"
+                          rf"\b(?:export|local|declare)\s+(?:-\S+\s+)*{name}\b", command))
+
+
+@rule(code="DKR007", name="dockerfile-global-arg-out-of-scope", severity=Severity.WARNING, kinds=(Kind.DOCKERFILE,))
+def global_arg_out_of_scope(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A stage uses ``$NAME`` of an ``ARG`` declared before ``FROM`` without redeclaring it: the value is empty.
+
+    ## What it catches
+    - a use of a variable declared by an ``ARG`` before the first ``FROM``, in a build-time instruction of a
+      stage that declares no ARG of that name before the use, reported once per stage and name
+    - the same in a stage built FROM another stage: an ARG declared there ends with that stage
+    - not reported: a name set by ENV in the stage or in a stage it is built FROM
+    - not reported: a name the base image sets as ENV when that ARG chose the base image's tag, so both agree
+    - not reported: a RUN whose shell assigns the name itself, a use in single quotes in a RUN, and CMD or
+      ENTRYPOINT, which expand at run time, where no ARG exists
+    - the FROM lines themselves are not judged: the global ARGs are in scope there
+
+    ## Why is this bad?
+    Docker's Dockerfile reference ("Understand how ARG and FROM interact"): an ``ARG`` declared before a
+    ``FROM`` is outside of any build stage, so it cannot be used in any instruction after a ``FROM``; a stage
+    uses its value only after an ``ARG NAME`` without a value inside the stage. Without it the name is unset
+    and expands to the empty string, with no error (moby/moby#34129: "empty / no value set"): the version
+    pinned at the top is not the one the ``RUN`` builds (``git clone -b v$NCCL_TESTS_VERSION`` clones
+    ``v``, ``pip install torch==$TORCH_VERSION`` fails or installs another), and ``--build-arg`` cannot
+    change it.
+
+    ## Severity
+    Warning: the build goes on with an empty value where the file pins one. Info when the name is one a
+    common base image sets as ``ENV`` itself (NVIDIA's CUDA and NGC images set ``CUDA_VERSION`` and
+    ``NCCL_VERSION``, ``hpcconf/knowledge/base_images.py``): the stage then reads the base image's value,
+    which need not be the ARG's; and when the use has a fallback (``${NAME:-2.18}``), which is used instead.
+    Nothing when that ARG is what the base image's tag is written with (``FROM nvidia/cuda:${CUDA_VERSION}-devel``
+    sets ``ENV CUDA_VERSION`` to the same version).
+
+    ## Example
+    ```dockerfile
+    ARG NCCL_TESTS_VERSION=2.13.9
+    FROM nvcr.io/nvidia/pytorch:24.03-py3
+    RUN git clone -b v${NCCL_TESTS_VERSION} https://github.com/NVIDIA/nccl-tests.git
+    ```
+
+    ## Fix
+    Redeclare it, without a value, in every stage that uses it:
+    ```dockerfile
+    FROM nvcr.io/nvidia/pytorch:24.03-py3
+    ARG NCCL_TESTS_VERSION
+    ```
+    """
+    model = doc.dockerfile
+    global_args: dict[str, Instruction] = {}
+    for instruction in model.instructions:
+        if instruction.keyword == "FROM":
+            break
+        if instruction.keyword == "ARG":
+            for name in _arg_names(instruction):
+                global_args.setdefault(name, instruction)
+    if not global_args:
+        return
+    stages = _stages(model.instructions)
+    by_name = {name: (base, body) for name, base, body in stages if name}
+    for _name, base, body in stages:
+        inherited: set[str] = set()
+        parent_args: dict[str, str] = {}  # name -> the ancestor stage that declared it (its scope ended there)
+        root, root_from, seen = base, body[0], set()
+        while root in by_name and root not in seen:  # ENV (not ARG) carries over to a stage built FROM a stage
+            seen.add(root)
+            parent_name = root
+            root, parent = by_name[root]
+            root_from = parent[0]
+            inherited |= _stage_env(parent)
+            for i in parent:
+                if i.keyword == "ARG":
+                    parent_args.update(dict.fromkeys(_arg_names(i), parent_name))
+        words = [w for w in root_from.arguments.split() if not w.startswith("--")]
+        root_image = words[0] if words else "the base image"
+        chose_base: set[str] = set()  # the global ARGs the base image's name is written with
+        for _ in range(3):  # an ARG default may itself name another ARG (BASE_IMAGE=nvidia/cuda:${CUDA_VERSION})
+            chose_base |= {m.group(1) or m.group(3) for m in _USE.finditer(root_image)}
+            root_image = expand(root_image, model.arg_defaults())
+        defined = set(inherited)
+        reported: set[str] = set()
+        for instruction in body[1:]:
+            if instruction.keyword not in _BUILD_TIME:
+                continue
+            text = instruction.arguments
+            if instruction.keyword == "RUN":
+                text = _SINGLE_QUOTED.sub("''", text)
+            for match in _USE.finditer(text):
+                name = match.group(1) or match.group(3)
+                if name not in global_args or name in defined or name in reported:
+                    continue
+                if instruction.keyword == "RUN" and _shell_defines(instruction.arguments, name):
+                    continue
+                if name in chose_base and base_may_set(name):
+                    continue  # nvidia/cuda:${CUDA_VERSION}-devel sets ENV CUDA_VERSION to that same version
+                reported.add(name)
+                declared = global_args[name]
+                where = f"ARG {name} (line {declared.line}) is declared before FROM, outside this stage"
+                if name in parent_args:
+                    where += f" (the ARG {name} of stage {parent_args[name]} ends with that stage)"
+                fallback = (match.group(2) or "").lstrip(":") in ("-", "=")
+                hint = f"add `ARG {name}` (no value) after the FROM on line {body[0].line}"
+                if fallback:
+                    yield _at(doc, instruction, f"${{{name}}} uses its fallback here, not the ARG's value: {where}",
+                              hint=hint, needle=match.group(0), severity=Severity.INFO)
+                elif base_may_set(name):
+                    yield _at(doc, instruction, f"${name} is the base image's ENV {name} here ({root_image} "
+                                                f"may set it), not the ARG's value: {where}",
+                              hint=hint, needle=match.group(0), severity=Severity.INFO)
+                else:
+                    yield _at(doc, instruction, f"${name} expands to empty here: {where}", hint=hint,
+                              needle=match.group(0))
+            if instruction.keyword == "ARG":
+                defined.update(_arg_names(instruction))
+            elif instruction.keyword == "ENV":
+                defined.update(name for name, _ in parse_env_arguments(instruction.arguments))
+
+
+@rule(code="DKR008", name="dockerfile-continuation-swallows-instruction", severity=Severity.WARNING,
+      kinds=(Kind.DOCKERFILE,))
+def continuation_swallows_instruction(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A line ending in ``\\`` takes the next instruction in as words of the one before.
+
+    ## What it catches
+    - a continuation line that starts with a Dockerfile instruction in upper case, such as an ARG line after a
+      RUN whose last line still ends in the escape character
+    - the same with comment lines or empty lines between them, which the parser skips
+    - not reported: a word like ENV inside a continued command, and heredoc bodies, which are not continuation
+      lines
+
+    ## Why is this bad?
+    BuildKit's parser (moby/buildkit ``frontend/dockerfile/parser/parser.go``) joins a line that ends with
+    the escape character to the next one, and skips comment lines and empty lines inside the continuation
+    (it only warns "Empty continuation line found", rule ``NoEmptyContinuation``). So in
+    ``RUN make install \\`` followed by ``ARG CUDA_ARCH=90`` the ``ARG`` never declares anything: its words
+    are passed to ``make`` (or run as a command ``ARG``, which does not exist, after ``&&``), and every later
+    ``$CUDA_ARCH`` is empty.
+
+    ## Severity
+    Warning: the instruction is lost (its words go to the previous one), so what it declares or runs is not
+    in the image; the build fails only when the shell happens to reject the extra words.
+
+    ## Example
+    ```dockerfile
+    RUN apt-get update && apt-get install -y build-essential \\
+
+    ARG CUDA_ARCH=90
+    ```
+
+    ## Fix
+    Remove the ``\\`` at the end of the line before, so that the instruction stands on its own line.
+    """
+    for instruction in doc.dockerfile.instructions:
+        for index, (number, text) in enumerate(instruction.parts[1:], start=1):
+            match = _SWALLOWED.match(text)
+            if not match:
+                continue
+            keyword, previous = match.group(1), instruction.parts[index - 1][0]
+            column = text.index(keyword) + 1
+            yield doc.at_line(number, f"this {keyword} line is not an instruction: the `\\` at the end of line "
+                                      f"{previous} joins it to the {instruction.keyword} on line {instruction.line}",
+                              hint=f"remove the trailing `\\` on line {previous}", column=column,
+                              end_column=column + len(keyword))
+            break

@@ -1,0 +1,7 @@
+ARG BASE=nvcr.io/nvidia/pytorch:24.03-py3
+ARG NCCL_TESTS_VERSION=2.13.9
+FROM ${BASE} AS build
+ARG NCCL_TESTS_VERSION
+WORKDIR /opt
+RUN git clone -b v${NCCL_TESTS_VERSION} https://github.com/NVIDIA/nccl-tests.git
+ENV TESTS_TAG=$NCCL_TESTS_VERSION
