@@ -63,7 +63,8 @@ def expand_hostlist(value: str) -> list[str] | None:
             lo, _, hi = item.partition("-")
             if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
                 return None
-            files += [f"{match.group(1)}{n}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
+            width = len(lo) if lo.startswith("0") and len(lo) > 1 else 1  # node[01-16]: node01 ... node16
+            files += [f"{match.group(1)}{n:0{width}d}{match.group(3)}" for n in range(int(lo), int(hi or lo) + 1)]
     return files
 
 

@@ -18,7 +18,9 @@ them, the same per-path settings, or a reference one makes to the other:
 - a Dockerfile copies a file the other names, by a name of its own (a job's or conf's
   ``/workspace/ndv4-topo.xml`` and ``COPY ndv4-topo.xml .``); names every project uses (``nccl.conf``,
   ``requirements.txt``, ``values.yaml``...) tie nothing, and two confs naming Azure's topology file are not
-  one deployment for it.
+  one deployment for it;
+- a ``slurm.conf`` and the ``gres.conf`` (``cgroup.conf``, ``topology.conf``) of its directory, which Slurm reads
+  from there (or ``X.slurm.conf`` and ``X.gres.conf``).
 
 A check function a conf calls and a ``*.nhc`` file in the same folder defines is no tie: NHC sources its
 ``scripts/`` directory, not the conf's folder (LBNL NHC 1.4.3 ``nhc``: ``INCDIR`` is ``$CONFDIR/scripts``),
@@ -191,11 +193,37 @@ def _joined(first: str, second: str, base: dict[str, str], mentioned: dict[str, 
         return True  # one per-path settings table (or one compiled spec) covers both
     if base[second] in mentioned[first] or base[first] in mentioned[second]:
         return True
+    if _slurm_pair(first, second, base):
+        return True
     if images[first] or images[second]:
         shared = {name for name in mentioned[first] & mentioned[second] if name.lower() not in _COMMON_FILES}
         if shared - set(base.values()):
             return True  # the image copies a file the other one reads (a topology file the job passes)
     return bool(defined[second] & referenced[first] or defined[first] & referenced[second])
+
+
+_SLURM_FILES = ("slurm.conf", "gres.conf", "cgroup.conf", "topology.conf")
+
+
+def _slurm_pair(first: str, second: str, base: dict[str, str]) -> bool:
+    """A slurm.conf and a gres.conf (cgroup.conf, topology.conf) of one directory: slurmd and slurmctld read them
+    from the directory of slurm.conf (gres.conf(5): "the file will always be located in the same directory as the
+    slurm.conf file"), so they are one configuration; ``ndv5.slurm.conf`` and ``ndv5.gres.conf`` too (one prefix)."""
+    if Path(first).parent != Path(second).parent:
+        return False
+
+    def split(name: str) -> tuple[str, str] | None:
+        lower = name.lower()
+        for conf in _SLURM_FILES:
+            if lower == conf:
+                return "", conf
+            for sep in (".", "-", "_"):
+                if lower.endswith(sep + conf):
+                    return lower[: -len(conf) - 1], conf
+        return None
+
+    a, b = split(base[first]), split(base[second])
+    return a is not None and b is not None and a[0] == b[0] and a[1] != b[1] and "slurm.conf" in (a[1], b[1])
 
 
 def assumption_note(directory: str) -> str:

@@ -148,6 +148,7 @@ RULE_MODULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ('SLURM104', 'slurm_topology', 'document', ('slurm-topology',)),
     ('SLURM105', 'cyclecloud_template', 'document', ('cyclecloud-template',)),
     ('SLURM106', 'slurm_conf', 'document', ('slurm-conf',)),
+    ('SLURM107', 'slurm_gres', 'set', ('gres-conf', 'slurm-conf')),
     ('VOL001', 'volcano', 'document', ('volcano-job',)),
     ('VOL002', 'volcano', 'document', ('volcano-job',)),
     ('VOL003', 'volcano', 'document', ('volcano-job',)),
@@ -198,7 +199,6 @@ DOCUMENT_RULE_MODULE_KINDS: dict[str, frozenset[str]] = {
     'secrets': frozenset(['azhop-config', 'ccws-parameters', 'cgroup-conf', 'cyclecloud-project', 'cyclecloud-slurm-parameters', 'cyclecloud-template', 'dockerfile', 'env-file', 'gres-conf', 'helm-values/amd-gpu-operator', 'helm-values/gpu-operator', 'helm-values/network-operator', 'helm-values/node-feature-discovery', 'hostdevicenetwork', 'k8s-manifest', 'nccl-conf', 'nccl-graph', 'nccl-topology', 'nhc-conf', 'nicclusterpolicy', 'sbatch-script', 'shell-script', 'sku-file', 'slurm-conf', 'slurm-topology', 'tfvars', 'volcano-job']),
     'slurm': frozenset(['sbatch-script', 'shell-script', 'tfvars']),
     'slurm_conf': frozenset(['slurm-conf']),
-    'slurm_gres': frozenset(['cgroup-conf', 'gres-conf']),
     'slurm_topology': frozenset(['slurm-topology']),
     'volcano': frozenset(['volcano-job']),
 }

@@ -96,3 +96,17 @@ def test_equal_names_outside_reference_fields_tie_nothing(tmp_path):
     (folder / "c.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: trainer}\n", encoding="utf-8")
     docs += detect_documents(str(folder / "c.yaml"), (folder / "c.yaml").read_text(), source_path=str(folder / "c.yaml"))
     assert sorted(len(part) for part in components(docs)) == [1, 2]  # b names c's ServiceAccount
+
+
+def test_slurm_reads_the_gres_conf_of_its_own_directory(tmp_path):
+    # slurmd reads gres.conf from the directory of slurm.conf: the two are one configuration without other evidence
+    cluster = _copy("SLURM107/bad", tmp_path / "cluster")
+    assert _codes(_lint(cluster), "SLURM107") == [("slurm.conf", "error")]
+    # files of two prefixes are two samples that only share the folder: what a comparison finds is info
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "hopper.slurm.conf").write_text((cluster / "slurm.conf").read_text())
+    (samples / "blackwell.gres.conf").write_text((cluster / "gres.conf").read_text())
+    findings = [f for f in _lint(samples) if f["code"] == "SLURM107"]
+    assert [(Path(f["file"]).name, f["severity"]) for f in findings] == [("hopper.slurm.conf", "info")]
+    assert "only share the folder" in findings[0]["message"]

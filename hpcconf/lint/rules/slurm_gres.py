@@ -13,7 +13,7 @@ from ...diagnostics import Diagnostic, Severity
 from ...knowledge import slurm_gres
 from ...rules_registry import rule
 from ..context import LintContext
-from ..document import Document
+from ..document import Document, DocumentSet
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,24 @@ class GresLine:
 
 
 _FIELD = re.compile(r"(\S+?)=(\S+)")
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """(first line number, text) of each logical line: comments cut, a trailing ``\\`` joins the next line
+    (slurm.conf(5): "a line may be continued with a backslash")."""
+    out: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].rstrip()
+        continued = line.endswith("\\")
+        line = line[:-1] if continued else line
+        pending = (pending[0], pending[1] + " " + line) if pending else (number, line)
+        if not continued:
+            out.append(pending)
+            pending = None
+    if pending:
+        out.append(pending)
+    return out
 
 
 def gres_lines(text: str) -> list[GresLine]:
@@ -278,3 +296,102 @@ def _cpulist_or_none(value: str) -> set[int] | None:
         return set(parse_cpulist(value))
     except ValueError:
         return None
+
+
+def _has_gpu(gres: str) -> bool:
+    """Whether a slurm.conf ``Gres=`` value configures GPUs (``gpu:8``, ``gpu:h100:8``, ``shard:8,gpu:8``)."""
+    return any(item.strip().lower().split(":", 1)[0] == "gpu" and not item.strip().lower().endswith(":0")
+               for item in gres.split(","))
+
+
+@rule(code="SLURM107", name="slurm-node-without-gpu-gres", severity=Severity.ERROR,
+      kinds=(Kind.SLURM_CONF, Kind.GRES_CONF), scope="set")
+def node_without_gpu_gres(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnostic]:
+    """A slurm.conf ``NodeName`` line has no ``Gres=gpu...`` while the gres.conf beside it gives those nodes GPUs.
+
+    ## What it catches
+    - a NodeName line of slurm.conf without a gpu Gres (of its own or of a ``NodeName=DEFAULT`` line before
+      it) for nodes that a ``Name=gpu`` line of the gres.conf of the same deployment names by NodeName
+    - info, not error, when the gres.conf GPU lines name no NodeName and no node line has a gpu Gres: which
+      nodes read that gres.conf is not in the files
+    - not reported: a NodeName line whose Gres has gpu, and nodes no gres.conf line names
+
+    ## Why is this bad?
+    The two files are one configuration when the pairing says so (``hpcconf/lint/pairing.py``): slurmd reads
+    gres.conf from the directory of slurm.conf, so a slurm.conf and a gres.conf of one folder (or
+    X.slurm.conf and X.gres.conf) are one configuration.
+    slurmctld schedules a node's generic resources from the node's ``Gres=`` in slurm.conf (slurm.conf(5),
+    ``Gres``: "a comma-delimited list of generic resources specifications for a node"; SchedMD's GRES guide,
+    slurm.schedmd.com/gres.html, "Configuration": GRES are defined by ``GresTypes`` and the node's ``Gres=``
+    in slurm.conf, and gres.conf only describes them, "the file will always be located in the same directory
+    as the slurm.conf file"). A node whose line has no ``Gres=gpu`` has no GPUs for the scheduler, whatever
+    gres.conf and the hardware hold: a job asking ``--gres=gpu:8`` (or ``--gpus``) is refused at submission
+    ("Requested node configuration is not available") or never starts on those nodes.
+
+    ## Severity
+    Error: GPU jobs cannot be scheduled on those nodes. Info when the gres.conf lines name no node (a
+    gres.conf copied to every node applies to all of them, one kept on GPU nodes only to those).
+
+    ## Example
+    ```
+    # slurm.conf
+    NodeName=gpu-[001-004] CPUs=96 RealMemory=1800000 State=CLOUD
+    PartitionName=gpu Nodes=gpu-[001-004] Default=YES
+    # gres.conf
+    NodeName=gpu-[001-004] Name=gpu File=/dev/nvidia[0-7]
+    ```
+
+    ## Fix
+    Give the node line the GPUs gres.conf describes, and list the type: ``GresTypes=gpu`` and
+    ``NodeName=gpu-[001-004] CPUs=96 RealMemory=1800000 Gres=gpu:8 State=CLOUD``.
+    """
+    confs = [doc for doc in docs if doc.kind == Kind.SLURM_CONF]
+    gres_docs = [doc for doc in docs if doc.kind == Kind.GRES_CONF]
+    if not confs or not gres_docs:
+        return
+    named: dict[str, tuple[Document, GresLine]] = {}  # node -> the gres.conf line giving it GPUs
+    unnamed: list[tuple[Document, GresLine]] = []
+    for gres_doc in gres_docs:
+        for line in gres_lines(gres_doc.text):
+            if line.fields.get("name", "").lower() != "gpu":
+                continue
+            nodes = line.fields.get("nodename")
+            if not nodes:
+                unnamed.append((gres_doc, line))
+                continue
+            for node in slurm_gres.expand_hostlist(nodes) or []:
+                named.setdefault(node, (gres_doc, line))
+    if not named and not unnamed:
+        return
+    any_gpu_node = any(_has_gpu(m.group(1)) for doc in confs for m in re.finditer(r"\bGres=(\S+)", doc.text, re.I))
+    for doc in confs:
+        default_gres = ""
+        types = "" if re.search(r"^\s*GresTypes\s*=.*\bgpu\b", doc.text, re.I | re.M) else " and GresTypes=gpu"
+        for number, text in _logical_lines(doc.text):
+            fields = {m.group(1).lower(): m.group(2) for m in _FIELD.finditer(text)}
+            if "nodename" not in fields or not re.match(r"^\s*NodeName\s*=", text, re.I):
+                continue
+            nodes_value = fields["nodename"]
+            if nodes_value.upper() == "DEFAULT":
+                default_gres = fields.get("gres", default_gres)
+                continue
+            if _has_gpu(fields.get("gres", default_gres)):
+                continue
+            column = text.lower().index("nodename") + 1
+            nodes = slurm_gres.expand_hostlist(nodes_value) or []
+            given = [node for node in nodes if node in named]
+            if given:
+                gres_doc, line = named[given[0]]
+                shown = nodes_value if len(given) == len(nodes) else f"{len(given)} of {nodes_value}"
+                yield doc.at_line(number, f"NodeName={shown} has no Gres=gpu, but {gres_doc.path}:{line.number} "
+                                          f"gives {line.fields['nodename']} GPUs: slurmctld counts none on these "
+                                          "nodes, so --gres=gpu jobs are refused or never start there",
+                                  column=column, hint=f"add Gres=gpu:<GPUs per node> to this line (gres.conf line "
+                                                      f"{line.number}){types}")
+            elif unnamed and nodes and not any_gpu_node:  # some nodes with GPUs: the others are CPU nodes
+                gres_doc, line = unnamed[0]
+                yield doc.at_line(number, f"NodeName={nodes_value} has no Gres=gpu, while {gres_doc.path}:"
+                                          f"{line.number} declares GPUs for every node that reads it: if these are "
+                                          "GPU nodes, slurmctld counts none on them",
+                                  column=column, severity=Severity.INFO,
+                                  hint="add Gres=gpu:<GPUs per node> to the GPU nodes' lines")
