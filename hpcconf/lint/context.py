@@ -154,6 +154,42 @@ class LintContext:
             return None
         return _package_catalog().get(next(iter(named)))
 
+    def sku_for_topology(self, gpus: frozenset[str], nics: frozenset[str],
+                         cpu: Mapping[str, str]) -> "tuple[Sku | None, tuple[str, ...]]":
+        """The SKU a topology file describes, from its own content: ``--sku`` when given (no names); else the
+        catalog sizes whose topology has exactly the file's GPU bus ids, its NIC bus ids (when it lists any)
+        and its ``<cpu>`` vendor/family/model (where both say), and (one of them, their names) when they all
+        share one NUMA layout (ND H100 v5 and ND H200 v5 do: the file cannot tell them apart, and nothing a
+        rule judges differs); (None, names) when none fits or they differ."""
+        if self.sku is not None:
+            return self.sku, ()
+        if not gpus:
+            return None, ()
+        fits = []
+        for sku in _package_catalog():
+            topology = sku.topology
+            if topology is None or frozenset(b.lower() for b in topology.gpu_busids()) != gpus:
+                continue
+            hcas = frozenset(b.lower() for node in topology.numa for b in node.hcas)
+            if nics and hcas and nics != hcas:
+                continue
+            facts = {"vendor": topology.cpu.vendor, "familyid": str(topology.cpu.familyid),
+                     "modelid": str(topology.cpu.modelid)}
+            if any(cpu.get(key) not in (None, value) for key, value in facts.items()):
+                continue
+            fits.append(sku)
+        names = tuple(sorted(sku.name for sku in fits))
+
+        def layout(sku: Sku) -> tuple[object, ...]:
+            topology = sku.topology
+            assert topology is not None
+            return (tuple((n.id, tuple(n.cpu_set())) for n in sku.numa or []),
+                    tuple((n.numaid, tuple(n.gpus), tuple(n.hcas)) for n in topology.numa))
+
+        if not fits or len({layout(sku) for sku in fits}) != 1:
+            return None, names
+        return min(fits, key=lambda sku: sku.name), names
+
     def nccl_at_least(self, version: str) -> bool:
         return Version.parse(self.nccl_version).at_least(version)
 

@@ -2,12 +2,13 @@
 
 Files are read by ``hpcconf.parsers.nccl_xml``, a position-keeping port of NCCL's own
 byte-by-byte reader (``src/graph/xml.cc``), at the NCCL version given by ``--nccl-version``.
-Rules marked "needs --sku" compare the file with the catalog's facts for the target VM size.
+NCCL026/027 compare the file with the catalog's facts for the target VM size: ``--sku``, else the size whose
+PCI layout the file shows (``LintContext.sku_for_topology``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
@@ -16,7 +17,28 @@ from ...rules_registry import rule
 from ..context import LintContext
 from ..document import Document
 
+if TYPE_CHECKING:
+    from ...catalog import Sku
+
 XML_KINDS = (Kind.NCCL_TOPOLOGY, Kind.NCCL_GRAPH)
+
+
+def _judged_sku(tree: XmlDocument, ctx: LintContext) -> "tuple[Sku | None, str]":
+    """The SKU a topology file is judged against and the words that say where it came from: ``--sku``
+    (nothing to say), else the size the file's own PCI layout identifies (``LintContext.sku_for_topology``:
+    its GPU and NIC bus ids and ``<cpu>`` model match exactly one NUMA layout of the catalog)."""
+    gpus = frozenset((p.get("busid") or "").lower() for p in tree.iter("pci")
+                     if (p.get("class") or "").startswith("0x03"))
+    nics = frozenset((p.get("busid") or "").lower() for p in tree.iter("pci")
+                     if (p.get("class") or "").startswith("0x02"))
+    cpus = list(tree.iter("cpu"))
+    cpu = {key: value for key in ("vendor", "familyid", "modelid")
+           if cpus and (value := cpus[0].get(key)) is not None}
+    sku, names = ctx.sku_for_topology(gpus - {""}, nics - {""}, cpu)
+    if sku is None or ctx.sku is not None:
+        return sku, ""
+    return sku, (f" (the SKU is inferred from the file: its {len(gpus)} GPU and {len(nics)} NIC bus ids and CPU "
+                 f"are the layout of {' and '.join(names)}; --sku decides)")
 
 
 def _tree(doc: Document, ctx: LintContext) -> XmlDocument:
@@ -243,11 +265,12 @@ def _cpu_set(affinity: str) -> set[int]:
 
 @rule(code="NCCL026", name="nccl-topo-cpu-affinity-wrong", severity=Severity.WARNING, kinds=(Kind.NCCL_TOPOLOGY,))
 def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """``<cpu>`` affinity masks that overlap, or (with ``--sku``) differ from the SKU's NUMA cores.
+    """``<cpu>`` affinity masks that overlap, or differ from the SKU's NUMA cores.
 
     ## What it catches
     ``affinity`` masks of different ``<cpu numaid>`` elements that share cores, or (with
-    ``--sku``) a mask that differs from the SKU's NUMA node cores.
+    ``--sku``, or the SKU the file's PCI layout identifies, as NCCL027 infers it) a mask that differs
+    from the SKU's NUMA node cores.
 
     ## Why is this bad?
     NCCL pins its proxy and network threads to the ``affinity`` of the GPU's NUMA node. Identical
@@ -270,7 +293,8 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     if tree is None:
         return
     seen: list[tuple[XmlElement, set[int]]] = []
-    sku_numa = {n.id: set(n.cpu_set()) for n in getattr(ctx.sku, "numa", []) or []} if ctx.sku is not None else {}
+    sku, inferred = _judged_sku(tree, ctx)
+    sku_numa = {n.id: set(n.cpu_set()) for n in getattr(sku, "numa", []) or []} if sku is not None else {}
     for cpu in tree.iter("cpu"):
         affinity = cpu.get("affinity")
         if not affinity:
@@ -290,22 +314,26 @@ def cpu_affinity_wrong(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
                 break
         else:
             numaid = cpu.get("numaid")
-            if ctx.sku is not None and numaid is not None and numaid.isdigit() and int(numaid) in sku_numa \
+            if sku is not None and numaid is not None and numaid.isdigit() and int(numaid) in sku_numa \
                     and sku_numa[int(numaid)] != cores:
-                yield doc.at_element(cpu, f"affinity of NUMA node {numaid} does not match {ctx.sku_name}'s cores "
-                                          f"for that node", attribute="affinity",
-                                     hint=f"use {ctx.sku.affinity_mask(int(numaid))}")
+                yield doc.at_element(cpu, f"affinity of NUMA node {numaid} does not match {sku.name}'s cores "
+                                          f"for that node{inferred}", attribute="affinity",
+                                     hint=f"use {sku.affinity_mask(int(numaid))}")
         seen.append((cpu, cores))
 
 
 @rule(code="NCCL027", name="nccl-topo-sku-mismatch", severity=Severity.WARNING, kinds=(Kind.NCCL_TOPOLOGY,))
 def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
-    """The topology file does not describe the target VM size (needs ``--sku``).
+    """The topology file does not describe the target VM size (``--sku``, or the size its layout shows).
 
     ## What it catches
     A topology file for a SKU that should run without one (NC24/NC48ads_A100_v4, NC H100 v5,
     GB200), GPU bus ids the SKU does not have, SKU GPUs missing from the file, and GPUs placed
-    under another NUMA node than the SKU attaches them to.
+    under another NUMA node than the SKU attaches them to, or NICs (one finding per GPU, naming the NIC
+    beside it under the same bridge).
+    Without ``--sku``, a file whose GPU and NIC bus ids and CPU model are exactly one catalog layout is
+    judged against it, and the finding says the SKU was inferred (ND H100 v5 and ND H200 v5 share one
+    layout); a file that fits no layout, or several that differ, is not judged.
 
     ## Why is this bad?
     NCCL trusts the file: GPUs are matched by bus id, and unmatched entries are dropped while the
@@ -325,20 +353,21 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     Use the file made for the SKU (``hpcconf build`` writes one), or no file for SKUs where
     NCCL's own detection is right.
     """
-    if ctx.sku is None:
-        return
     tree = _accepted(doc, ctx)
     root = tree.root if tree is not None else None
     if tree is None or root is None:
         return
-    topology = getattr(ctx.sku, "topology", None)
-    vendor_file = getattr(getattr(ctx.sku, "nccl", None), "vendor_topo_file", None)
+    sku, inferred = _judged_sku(tree, ctx)
+    if sku is None:
+        return
+    topology = getattr(sku, "topology", None)
+    vendor_file = getattr(getattr(sku, "nccl", None), "vendor_topo_file", None)
     if topology is None:
         if vendor_file:
-            yield doc.at_element(root, f"{ctx.sku_name} uses its provider's own topology file ({vendor_file}); "
+            yield doc.at_element(root, f"{sku.name} uses its provider's own topology file ({vendor_file}); "
                                        f"this file is not it", hint=f"set NCCL_TOPO_FILE={vendor_file}")
         else:
-            yield doc.at_element(root, f"{ctx.sku_name} needs no topology file: NCCL's own detection is right "
+            yield doc.at_element(root, f"{sku.name} needs no topology file: NCCL's own detection is right "
                                        f"there, and a file can only hide links", hint="do not set NCCL_TOPO_FILE "
                                        "on this VM size")
         return
@@ -349,21 +378,38 @@ def topo_sku_mismatch(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
             found[(gpu_pci.get("busid") or "").lower()] = gpu_pci
     for busid, element in found.items():
         if busid not in expected:
-            yield doc.at_element(element, f"GPU bus id {busid} is not one of {ctx.sku_name}'s "
+            yield doc.at_element(element, f"GPU bus id {busid} is not one of {sku.name}'s "
                                           f"({', '.join(expected)})", attribute="busid",
                                  hint="use the topology file made for this SKU")
     missing = [b for b in expected if b not in found]
     if missing and found:
-        yield doc.at_element(root, f"{ctx.sku_name} GPUs {', '.join(missing)} are not in this file",
+        yield doc.at_element(root, f"{sku.name} GPUs {', '.join(missing)} are not in this file",
                              hint="use the topology file made for this SKU")
     numa_of = {busid.lower(): node.numaid for node in topology.numa for busid in node.gpus}
-    for busid, element in found.items():
-        cpu = _enclosing(element, "cpu")
-        written = cpu.get("numaid") if cpu is not None else None
-        if busid in numa_of and written is not None and written.isdigit() and int(written) != numa_of[busid]:
-            yield doc.at_element(element, f"GPU {busid} is under NUMA node {written}, but on {ctx.sku_name} it "
-                                          f"is attached to NUMA node {numa_of[busid]}", attribute="busid",
-                                 hint="move it under the right <cpu numaid>, or regenerate the file for this SKU")
+    nic_numa = {busid.lower(): node.numaid for node in topology.numa for busid in node.hcas}
+    nics = {(p.get("busid") or "").lower(): p for p in tree.iter("pci") if (p.get("class") or "").startswith("0x02")}
+    misplaced: list[tuple[str, str, XmlElement, str, int]] = []  # (what, busid, element, written, right)
+    for what, placed, expected_numa in (("GPU", found, numa_of), ("NIC", nics, nic_numa)):
+        for busid, element in placed.items():
+            cpu = _enclosing(element, "cpu")
+            written = cpu.get("numaid") if cpu is not None else None
+            if busid in expected_numa and written is not None and written.isdigit() \
+                    and int(written) != expected_numa[busid]:
+                misplaced.append((what, busid, element, written, expected_numa[busid]))
+    told: set[str] = set()  # NICs named with the GPU beside them (one bridge, one move)
+    for what, busid, element, written, right in misplaced:
+        if what == "GPU":
+            beside = [b for w, b, e, wr, r in misplaced if w == "NIC" and b not in told and e.parent is element.parent
+                      and element.parent is not None and element.parent.name == "pci" and (wr, r) == (written, right)]
+            told.update(beside)
+            named = f"GPU {busid}" + (f" (and NIC {', '.join(beside)} beside it)" if beside else "")
+        elif busid in told:
+            continue
+        else:
+            named = f"NIC {busid}"
+        yield doc.at_element(element, f"{named} is under NUMA node {written}, but on {sku.name} it is attached to "
+                                      f"NUMA node {right}{inferred}", attribute="busid",
+                             hint="move it under the right <cpu numaid>, or regenerate the file for this SKU")
 
 
 def _enclosing(element: XmlElement, name: str) -> XmlElement | None:
