@@ -19,10 +19,12 @@ from ..yamlpos import YamlDocument, load_documents
 from .document import DisplayPath, Document
 from .helm_values import (
     ChartPlacement,
+    chart_by_content,
     chart_by_directory,
     chart_in_name,
     is_amd_gpu_operator_values,
     is_nvidia_gpu_operator_values,
+    is_values_name,
     placements,
 )
 
@@ -37,6 +39,7 @@ _AZHOP_KEYS = {"network", "location", "resource_group", "queue_manager", "cyclec
 _XML_ROOT = re.compile(r"^\ufeff?\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(system|graphs)[\s>/]", re.S)
 _DOCKERFILE_FROM = re.compile(r"^\s*FROM\s+\S", re.M | re.I)
 _YAML_MANIFEST_START = re.compile(r"^(?:\s*(?:#[^\n]*)?\n)*(?:---\s*\n)?apiVersion:\s*\S")
+_MANIFEST_KEY = re.compile(r"^(?:apiVersion|kind):", re.M)  # a Kubernetes object, not values: markup makes it a template
 _ENV_LINE = re.compile(r"^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -129,6 +132,8 @@ def _helm_values(display: str, text: str, yaml_doc: YamlDocument, source_path: s
         if chart is None:
             helm_charts = [c for c in charts if c in HELM_KIND_BY_CHART]
             chart = helm_charts[0] if len(helm_charts) == 1 else None
+        if chart is None and is_values_name(name):
+            chart = chart_by_content(yaml_doc.data)
         placed = [ChartPlacement(chart, (), None, "")] if chart else []
     return [Document(path=display, kind=_values_kind(p.chart, yaml_doc.data.get(p.root[0]) if p.root else yaml_doc.data),
                      text=text, yaml=yaml_doc, source_path=source_path,
@@ -310,6 +315,19 @@ def template_markup(text: str) -> str | None:
     return None
 
 
+def _markup_only_in_quotes(text: str) -> bool:
+    """Whether every Go-template action sits inside a quoted YAML string (``owner: "{{ .Release.Name }}"``), as
+    values a chart passes to ``tpl`` are written; unquoted, ``{{ .Values.x }}`` reads as a flow mapping."""
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        for match in _GO_TEMPLATE.finditer(line):
+            before = line[: match.start()]
+            if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+                return False
+    return True
+
+
 def not_linted_reason(name: str, text: str) -> str | None:
     """Why a file that passed the name checks (hpcconf.lint.walker) is still not linted, by its content;
     None when :func:`detect_documents` should read it."""
@@ -322,6 +340,9 @@ def not_linted_reason(name: str, text: str) -> str | None:
         return "a Helm chart's metadata: read for the chart version its values are judged against, not linted"
     if _looks_like_yaml(name):
         markup = template_markup(text)
+        if markup == "Go template" and is_values_name(name) and not _MANIFEST_KEY.search(text) \
+                and _markup_only_in_quotes(text):
+            return None  # Helm reads values as YAML (templates/ is skipped by its path); unparsable: skipped later
         if markup == "Go template":
             return "a Helm template (Go-template markup): not YAML until helm renders it"
         if markup:

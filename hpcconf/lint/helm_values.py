@@ -8,7 +8,11 @@ A values file is recognised (hpcconf.lint.detect) by, in this order:
   an exact version in ``Chart.yaml``; a range such as ``~26.3.0`` pins nothing);
 - the chart's name in the file name (``gpu-operator-values.yaml``, ``values-network-operator.yaml``);
 - a values file (``values.yaml``, ``values-*.yaml``, ``*-values.yaml``) in a directory named after the chart
-  (``configs/values/gpu-operator/values.yaml``).
+  (``configs/values/gpu-operator/values.yaml``);
+- a values file whose own top-level keys are the chart's (:func:`chart_by_content`), wherever it is.
+
+Go-template markup in a values file (``owner: "{{ .Release.Name }}"``, a string a chart passes to ``tpl``) does not
+make it a template: Helm reads values.yaml as YAML, and renders only ``templates/`` (skipped by its path).
 
 AMD's GPU operator chart (ROCm/gpu-operator) is also called gpu-operator in file names, in its early Chart.yaml and
 in umbrella charts' dependencies: its values are told from NVIDIA's by their own top-level keys (``kmm``,
@@ -78,6 +82,39 @@ def chart_by_directory(source_path: str) -> Optional[str]:
     if not source_path or not is_values_name(path.name):
         return None
     return chart_in_name(path.parent.name)
+
+
+# Top-level keys every chart may have (Helm conventions, shared subcharts): they tell no chart from another.
+_GENERIC_TOP_KEYS = frozenset({"global", "nameOverride", "fullnameOverride", "imagePullSecrets", "operator", "nfd",
+                               "node-feature-discovery", "psp", "tolerations", "nodeAffinity", "extraObjects",
+                               "image", "test", "daemonsets"})
+_CONTENT_CHARTS = ("gpu-operator", "network-operator")
+_MIN_OWN_KEYS = 2
+
+
+def chart_by_content(values: Any) -> Optional[str]:
+    """The chart a values file is for by its own top-level keys, where neither a Chart.yaml, the file name nor
+    its directory says: at least two keys only that chart has among the ones hpcconf read (``driver``,
+    ``toolkit``, ``devicePlugin``, ``dcgmExporter``: gpu-operator; ``ofedDriver``, ``rdmaSharedDevicePlugin``,
+    ``secondaryNetwork``: network-operator), and no key only the other has; None otherwise."""
+    if not isinstance(values, dict):
+        return None
+    top = {str(key) for key in values}
+    own: dict[str, set[str]] = {}
+    for chart in _CONTENT_CHARTS:
+        tree = charts.chart_tree(chart)
+        own[chart] = ({p[0] for p in tree.keys} if tree is not None else set()) - _GENERIC_TOP_KEYS
+    matched = []
+    for chart in _CONTENT_CHARTS:
+        others = set().union(*(keys for name, keys in own.items() if name != chart))
+        mine = own[chart] - others
+        if len(top & mine) >= _MIN_OWN_KEYS and not top & (others - own[chart]):
+            matched.append(chart)
+    if len(matched) != 1:
+        return None
+    if matched[0] == "gpu-operator" and is_amd_gpu_operator_values(values):
+        return "amd-gpu-operator"
+    return matched[0]
 
 
 def placements(source_path: str) -> Optional[list[ChartPlacement]]:

@@ -57,3 +57,31 @@ def test_a_version_outside_the_releases_read_is_judged_against_every_version(tmp
     (tmp_path / "gpu-operator-values.yaml").write_text("operator:\n  defaultRuntime: containerd\n")
     found = _lint([tmp_path / "gpu-operator-values.yaml"], {"gpu-operator": "27.1.0"})
     assert [f[2] for f in found] == ["HELM006"] and "outside the releases" in found[0][3]
+
+
+def test_values_by_their_own_keys_where_no_name_says_the_chart(tmp_path):
+    # infra/gpu/values-aks.yaml: no Chart.yaml, no chart in the file or directory name; driver/toolkit/devicePlugin
+    # are gpu-operator's own top-level keys (issue 20, a held-out review's miss)
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "gpu" / "values-aks.yaml").write_text("toolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n" + TYPO)
+    assert [(f[1], f[2]) for f in _lint([tmp_path / "gpu" / "values-aks.yaml"])] == [(1, "HELM006"), (7, "HELM001")]
+    # keys every chart may have (operator, nfd, global) name no chart; one distinctive key is not enough
+    (tmp_path / "gpu" / "values-other.yaml").write_text("operator:\n  x: 1\nnfd:\n  enabled: false\ndriver:\n  y: 2\n")
+    assert _lint([tmp_path / "gpu" / "values-other.yaml"]) == []
+
+
+def test_go_template_strings_in_values_do_not_make_them_a_template(tmp_path):
+    # Helm reads values.yaml as YAML and renders only templates/: a quoted "{{ .Release.Name }}" a chart passes to
+    # tpl is a value; the chart's templates/ stays skipped
+    chart = tmp_path / "gpu-operator"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: gpu-operator\nversion: v24.9.0\n")
+    (chart / "values.yaml").write_text('operator:\n  annotations:\n    owner: "{{ .Release.Name }}"\n' + TYPO)
+    (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n")
+    assert [(f[0], f[1], f[2]) for f in _lint([chart])] == [("values.yaml", 6, "HELM001")]
+
+
+def test_unquoted_go_template_markup_in_values_is_still_skipped(tmp_path):
+    # `enabled: {{ .Values.x }}` reads as a YAML flow mapping, not the value: judging it would be a false alarm
+    (tmp_path / "gpu-operator-values.yaml").write_text("driver:\n  enabled: {{ .Values.gpu.driver }}\n")
+    assert _lint([tmp_path / "gpu-operator-values.yaml"]) == []
