@@ -378,17 +378,17 @@ def node_without_gpu_gres(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagn
             if _has_gpu(fields.get("gres", default_gres)):
                 continue
             column = text.lower().index("nodename") + 1
-            nodes = slurm_gres.expand_hostlist(nodes_value) or []
-            given = [node for node in nodes if node in named]
+            hosts = slurm_gres.expand_hostlist(nodes_value) or []
+            given = [node for node in hosts if node in named]
             if given:
                 gres_doc, line = named[given[0]]
-                shown = nodes_value if len(given) == len(nodes) else f"{len(given)} of {nodes_value}"
+                shown = nodes_value if len(given) == len(hosts) else f"{len(given)} of {nodes_value}"
                 yield doc.at_line(number, f"NodeName={shown} has no Gres=gpu, but {gres_doc.path}:{line.number} "
                                           f"gives {line.fields['nodename']} GPUs: slurmctld counts none on these "
                                           "nodes, so --gres=gpu jobs are refused or never start there",
                                   column=column, hint=f"add Gres=gpu:<GPUs per node> to this line (gres.conf line "
                                                       f"{line.number}){types}")
-            elif unnamed and nodes and not any_gpu_node:  # some nodes with GPUs: the others are CPU nodes
+            elif unnamed and hosts and not any_gpu_node:  # some nodes with GPUs: the others are CPU nodes
                 gres_doc, line = unnamed[0]
                 yield doc.at_line(number, f"NodeName={nodes_value} has no Gres=gpu, while {gres_doc.path}:"
                                           f"{line.number} declares GPUs for every node that reads it: if these are "
