@@ -668,7 +668,9 @@ def _lost_status(container: dict[str, Any]) -> Optional[tuple[str, str]]:
         if match is None:
             continue
         after = code[match.end():]
-        checked = "||" in after or "&&" in after or code.lstrip().startswith(("if ", "while ", "until ", "! "))
+        # `mpirun ... && echo ok` keeps mpirun's failure only as the script's last command: a later command (`; sleep`,
+        # the next line) runs anyway and its status becomes the container's, so `&&` alone is no check.
+        checked = "||" in after or code.lstrip().startswith(("if ", "while ", "until ", "! "))
         if _SINGLE_PIPE.search(after) and not pipefail and not pipestatus:
             return "its exit status is lost in the pipe (no `set -o pipefail`): the pipeline's status is the last command's", first
         following = [rest for rest, _ in lines[index + 1:] if rest.strip() and not rest.lstrip().startswith("#")]
@@ -723,7 +725,7 @@ def failed_test_never_fails_job(doc: Document, ctx: LintContext) -> Iterator[Dia
     instead of failing), and a launcher with ``restartPolicy: Never`` whose
     task and job have no policy on ``PodFailed``, ``TaskFailed``, ``*`` or an exit code while another task's
     container never ends (``sshd -D``, ``sleep infinity``; warning). An ``mpirun`` counts as checked under
-    ``if``/``||``/``&&``, or when the next line keeps its status (``rc=$?``) and a later line exits with it or
+    ``if``/``||`` (an ``&&`` chain does not keep its status past a later command), or when the next line keeps its status (``rc=$?``) and a later line exits with it or
     tests it (``exit $rc``, ``[ "$rc" -ne 0 ]``), or acts on ``$?`` itself. Jobs that run other
     programs (training) are not judged: in-place retries may be what they want.
 
