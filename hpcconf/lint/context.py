@@ -94,7 +94,9 @@ def _sku_names() -> tuple[frozenset[str], tuple[tuple[str, "re.Pattern[str]"], .
     characters, '.' and '-' occurs as a whole word exactly where it is a maximal run of them, so one pass
     over the text finds all such names (a search per name took ~0.3 ms per file per SKU); any other name
     is searched for with its own pattern."""
-    names = _package_catalog().names()
+    from ..catalog_index import package_entries  # the names alone: the SKU models load when a file names one
+
+    names = sorted(package_entries())
     runs = frozenset(name for name in names if _NAME_RUN.fullmatch(name))
     return runs, tuple((name, _whole_word(name)) for name in names if name not in runs)
 
