@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .catalog_errors import sku_dir_problem as sku_dir_problem  # likewise: `lint` checks --sku-dir first
 from .catalog_index import default_sku_dir as default_sku_dir  # the index of package SKU files, without the models
-from .catalog_index import package_entries as _package_entries
+from .catalog_index import package_entries
 from .catalog_index import sku_files as _sku_files
 from .diagnostics import Diagnostic, HpcconfError
 from .knowledge.accelerators import profiles as accelerator_profiles
@@ -615,6 +615,16 @@ def _with_lifecycle(sku: Sku) -> Sku:
     status = "retired" if retired.passed(None) else "retiring"
     return sku.model_copy(update={"lifecycle": Lifecycle(status=status, date=retired.date,
                                                          replacement=retired.replacement, source=retired.source)})
+
+
+def _name_and_provider(path: Path) -> tuple[str, str]:
+    sku = load_sku_file(path)
+    return sku.name, sku.provider
+
+
+def _package_entries() -> dict[str, tuple[str, Path]]:
+    """The package SKU files by name (``catalog_index.package_entries``), a file its lines do not name parsed."""
+    return package_entries(_name_and_provider)
 
 
 class Catalog:

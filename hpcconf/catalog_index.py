@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 from .resources import resource_dir
 
@@ -24,19 +25,18 @@ _NAME_LINE = re.compile(_TOP_KEY.format("name"), re.M)
 _PROVIDER_LINE = re.compile(_TOP_KEY.format("provider"), re.M)
 
 
-def package_entries() -> dict[str, tuple[str, Path]]:
+def package_entries(parse: Callable[[Path], tuple[str, str]]) -> dict[str, tuple[str, Path]]:
     """Canonical name -> (provider, file) of every package SKU, from each file's top-level ``name:`` and
     ``provider:`` lines: a build parses and validates only the SKUs its spec names. A package file whose
-    lines are not that simple is parsed now (tests/test_catalog.py holds the index equal to a full load)."""
+    lines are not that simple is parsed now by ``parse`` (its (name, provider); the catalog's models),
+    tests/test_catalog.py holds the index equal to a full load."""
     entries: dict[str, tuple[str, Path]] = {}
     for path in sku_files(default_sku_dir()):
         text = path.read_text(encoding="utf-8")
         name, provider = _NAME_LINE.search(text), _PROVIDER_LINE.search(text)
         if name is None or provider is None or path.stem not in (name[1], f"{provider[1]}-{name[1]}"):
-            from .catalog import load_sku_file  # the models, for a file the index cannot read by its lines
-
-            sku = load_sku_file(path)
-            entries[sku.name] = (sku.provider, path)
+            parsed_name, parsed_provider = parse(path)
+            entries[parsed_name] = (parsed_provider, path)
         else:
             entries[name[1]] = (provider[1], path)
     return entries

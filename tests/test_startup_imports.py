@@ -222,14 +222,19 @@ try:
     main()
 except SystemExit as exc:
     print(f"exit {exc.code}")
-print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & heavy)), file=sys.stderr)
+print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy)), file=sys.stderr)
 """
+# hpcconf's own tables for what a lint of config files never reads: the SKU models, the Kubernetes and CRD schemas,
+# Volcano's webhook, the health plan, NCCL's algorithm tables; each loads with the first file (or spec) it judges
+NOT_FOR_CONFIG_FILES = ("hpcconf.catalog", "hpcconf.knowledge.crd_schemas", "hpcconf.knowledge.k8s_openapi",
+                        "hpcconf.knowledge.k8s_validation", "hpcconf.knowledge.volcano_webhook",
+                        "hpcconf.knowledge.nhc", "hpcconf.knowledge.nccl_algo")
 
 
 @pytest.mark.parametrize(("name", "text", "absent"), [
     # the pre-commit hook on an AzHOP config.yml: no SKU models (a health plan, the catalog), no XML, no templates
-    ("config.yml", None, ("pydantic", "lxml", "jinja2")),
-    ("nccl.conf", "NCCL_DEBUG=WARN\n", ("pydantic", "lxml", "jinja2")),
+    ("config.yml", None, ("pydantic", "lxml", "jinja2", *NOT_FOR_CONFIG_FILES)),
+    ("nccl.conf", "NCCL_DEBUG=WARN\n", ("pydantic", "lxml", "jinja2", *NOT_FOR_CONFIG_FILES)),
 ])
 def test_a_lint_of_one_file_imports_only_what_it_uses(name, text, absent, tmp_path):
     """Each library a lint of one file does not use stays unimported (a module-level import of the SKU models in a
