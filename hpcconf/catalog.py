@@ -18,9 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 
 from .catalog_errors import UnknownSku as UnknownSku  # defined apart so its catchers need no pydantic
 from .catalog_errors import sku_dir_problem as sku_dir_problem  # likewise: `lint` checks --sku-dir first
+from .catalog_index import default_sku_dir as default_sku_dir  # the index of package SKU files, without the models
+from .catalog_index import package_entries
+from .catalog_index import sku_files as _sku_files
 from .diagnostics import Diagnostic, HpcconfError
 from .knowledge.accelerators import profiles as accelerator_profiles
-from .resources import resource_dir
 from .yamlpos import YamlDocument, fast_load, load_document
 
 # NCCL maps <pci link_speed> to a per-lane rate by prefix match (NVIDIA/nccl src/graph/xml.h kvDictPciGen,
@@ -530,15 +532,6 @@ def _lookup_keys(name: str) -> list[str]:
     return keys
 
 
-def default_sku_dir() -> Path:
-    return resource_dir("skus")
-
-
-def _sku_files(directory: Path) -> list[Path]:
-    # not is_dir: a fifo or an escaping link named *.yaml is refused by the safe reader, not skipped unseen
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and not p.is_dir())
-
-
 def _validation_diagnostics(doc: YamlDocument, exc: ValidationError) -> list[Diagnostic]:
     diags = []
     for err in exc.errors():
@@ -624,25 +617,14 @@ def _with_lifecycle(sku: Sku) -> Sku:
                                                          replacement=retired.replacement, source=retired.source)})
 
 
-_TOP_KEY = r"^{}:[ \t]*['\"]?([^'\"\s#]+)['\"]?[ \t]*(?:#.*)?$"
-_NAME_LINE = re.compile(_TOP_KEY.format("name"), re.M)
-_PROVIDER_LINE = re.compile(_TOP_KEY.format("provider"), re.M)
+def _name_and_provider(path: Path) -> tuple[str, str]:
+    sku = load_sku_file(path)
+    return sku.name, sku.provider
 
 
 def _package_entries() -> dict[str, tuple[str, Path]]:
-    """Canonical name -> (provider, file) of every package SKU, from each file's top-level ``name:`` and
-    ``provider:`` lines: a build parses and validates only the SKUs its spec names. A package file whose
-    lines are not that simple is parsed now (tests/test_catalog.py holds the index equal to a full load)."""
-    entries: dict[str, tuple[str, Path]] = {}
-    for path in _sku_files(default_sku_dir()):
-        text = path.read_text(encoding="utf-8")
-        name, provider = _NAME_LINE.search(text), _PROVIDER_LINE.search(text)
-        if name is None or provider is None or path.stem not in (name[1], f"{provider[1]}-{name[1]}"):
-            sku = load_sku_file(path)
-            entries[sku.name] = (sku.provider, path)
-        else:
-            entries[name[1]] = (provider[1], path)
-    return entries
+    """The package SKU files by name (``catalog_index.package_entries``), a file its lines do not name parsed."""
+    return package_entries(_name_and_provider)
 
 
 class Catalog:

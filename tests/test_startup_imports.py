@@ -211,3 +211,38 @@ def test_only_a_lint_without_options_skips_the_typer_app(argv, paths, monkeypatc
     assert plain_lint_paths(argv) == paths
     monkeypatch.setenv("_HPCCONF_COMPLETE", "bash_complete")  # a completion request is the typer app's
     assert plain_lint_paths(argv) is None
+
+
+PROBE_COMMAND_IMPORTS = """
+import json, sys
+heavy = set(json.loads(sys.argv[2]))
+sys.argv = ["hpcconf", *json.loads(sys.argv[1])]
+from hpcconf.entry import main
+try:
+    main()
+except SystemExit as exc:
+    print(f"exit {exc.code}")
+print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy)), file=sys.stderr)
+"""
+# hpcconf's own tables for what a lint of config files never reads: the SKU models, the Kubernetes and CRD schemas,
+# Volcano's webhook, the health plan, NCCL's algorithm tables; each loads with the first file (or spec) it judges
+NOT_FOR_CONFIG_FILES = ("hpcconf.catalog", "hpcconf.knowledge.crd_schemas", "hpcconf.knowledge.k8s_openapi",
+                        "hpcconf.knowledge.k8s_validation", "hpcconf.knowledge.volcano_webhook",
+                        "hpcconf.knowledge.nhc", "hpcconf.knowledge.nccl_algo")
+
+
+@pytest.mark.parametrize(("name", "text", "absent"), [
+    # the pre-commit hook on an AzHOP config.yml: no SKU models (a health plan, the catalog), no XML, no templates
+    ("config.yml", None, ("pydantic", "lxml", "jinja2", *NOT_FOR_CONFIG_FILES)),
+    ("nccl.conf", "NCCL_DEBUG=WARN\n", ("pydantic", "lxml", "jinja2", *NOT_FOR_CONFIG_FILES)),
+])
+def test_a_lint_of_one_file_imports_only_what_it_uses(name, text, absent, tmp_path):
+    """Each library a lint of one file does not use stays unimported (a module-level import of the SKU models in a
+    knowledge table once cost every lint ~0.2 s of pydantic); the build imports them all, so it is not listed."""
+    repo = Path(__file__).resolve().parents[1]
+    source = repo / "out" / "azhop-ncv4" / "azhop" / "config.yml"
+    (tmp_path / name).write_text(text if text is not None else source.read_text(encoding="utf-8"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", PROBE_COMMAND_IMPORTS, json.dumps(["lint", name]), json.dumps(absent)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert "1 file checked" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []

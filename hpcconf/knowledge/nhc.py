@@ -15,12 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import data_tables
-from ..catalog import Sku
 from .accelerators import NhcFloor, NhcProfile, profile
 from .nccl_floors import load_floors
+
+if TYPE_CHECKING:  # the pydantic SKU models (~0.2 s): a lint of config files never builds a health plan
+    from ..catalog import Sku
 
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / "nhc.yaml"
 NCCL_COLLECTIVE = "all_reduce"

@@ -80,6 +80,14 @@ def _package_catalog() -> "Catalog":
     return Catalog.load()
 
 
+def _parsed_name_and_provider(path: Path) -> tuple[str, str]:
+    """A package SKU file whose top-level lines do not say its name: parsed by the catalog's models."""
+    from ..catalog import load_sku_file
+
+    sku = load_sku_file(path)
+    return sku.name, sku.provider
+
+
 # A whole word of a SKU name: a run of the characters a name may be written with, bounded by none of them.
 _NAME_RUN = re.compile(r"[\w.-]+")
 
@@ -94,7 +102,9 @@ def _sku_names() -> tuple[frozenset[str], tuple[tuple[str, "re.Pattern[str]"], .
     characters, '.' and '-' occurs as a whole word exactly where it is a maximal run of them, so one pass
     over the text finds all such names (a search per name took ~0.3 ms per file per SKU); any other name
     is searched for with its own pattern."""
-    names = _package_catalog().names()
+    from ..catalog_index import package_entries  # the names alone: the SKU models load when a file names one
+
+    names = sorted(package_entries(_parsed_name_and_provider))
     runs = frozenset(name for name in names if _NAME_RUN.fullmatch(name))
     return runs, tuple((name, _whole_word(name)) for name in names if name not in runs)
 

@@ -7,7 +7,6 @@ import functools
 from typing import Callable, Iterator
 
 from ..diagnostics import Diagnostic
-from ..knowledge.crd_schemas import refused_for_a_type
 from .context import LintContext
 from .document import Document
 
@@ -23,6 +22,8 @@ def crd_refuses_a_type(doc: Document, ctx: LintContext) -> bool:
         if seen is doc:
             return refused
     data = doc.data
+    from ..knowledge.crd_schemas import refused_for_a_type  # the CRD tables load with the first object asked
+
     refused = isinstance(data, dict) and refused_for_a_type(data, {n: v for n, v in ctx.charts.items() if v})
     _TYPE_REFUSED[:] = [*_TYPE_REFUSED[-7:], (doc, refused)]
     return refused

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the parsers load with the first document of their kind: mos
 current_rule: contextvars.ContextVar["Rule | None"] = contextvars.ContextVar("current_rule", default=None)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def _split_lines(text: str) -> list[str]:
     """The lines of ``text``, one list shared by every document of a multi-document file (they all carry
     the whole file's text): a 200-pool build's health-check file has 400 documents, and a copy each
@@ -81,8 +81,10 @@ class Document:
         """The document's own context (a compiled spec's), else the run's."""
         return self.context if self.context is not None else ctx
 
-    @cached_property
+    @property
     def lines(self) -> list[str]:
+        # not kept per document: a build's lint holds every artifact's documents at once (the cross-file rules),
+        # and their line lists were ~10 MiB of a 200-pool build's; the last texts' lists stay in _split_lines
         return _split_lines(self.text)
 
     # -- parsed forms (lazy) -------------------------------------------------------------

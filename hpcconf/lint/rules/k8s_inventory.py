@@ -7,8 +7,6 @@ from typing import Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.crd_schemas import crd_sources
-from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
 from ...parsers.k8s import as_dict, crd_pod_template_paths
 from ...rules_registry import rule
 from ..context import LintContext
@@ -51,6 +49,9 @@ def manifest_not_validated(docs: DocumentSet, ctx: LintContext) -> Iterator[Diag
     version = ctx.kubernetes()
     first: dict[tuple[str, str], tuple[Document, int]] = {}
     for doc in docs.of_kind(Kind.K8S_MANIFEST):
+        from ...knowledge.crd_schemas import crd_sources  # the schema tables load with the first manifest
+        from ...knowledge.k8s_openapi import BUILT_IN_GROUPS, group_of, has_schema
+
         data = as_dict(doc.data)
         api_version, kind = str(data.get("apiVersion") or ""), str(data.get("kind") or "")
         if not api_version or not kind or (group_of(api_version), kind) in OTHER_CHECKED_KINDS \

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Iterator
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
-from ...knowledge.nccl_algo import stranded_functions
 from ...parsers.k8s import pod_specs_anywhere
 from ...rules_registry import rule
 from ..context import LintContext
@@ -569,6 +568,8 @@ def stranded_everywhere(value: str, nccl_version: str) -> tuple[list[str], list[
     under ``NCCL_ALGO=value``: the machine is taken as capable as any (NVLink SHARP, CollNet, one
     or eight GPUs per node), so what is left stranded fails wherever the file is used.
     A value NCCL rejects outright is NCCL011's, and strands nothing here."""
+    from ...knowledge.nccl_algo import stranded_functions  # its tables load with the first NCCL_ALGO
+
     try:
         one_rank_per_node = stranded_functions(value, 2, True, collnet=True, ranks_per_node=1, version=nccl_version)
         multi = [f for f in stranded_functions(value, 2, True, collnet=True, version=nccl_version)

@@ -8,28 +8,31 @@ rules place its refusals at file:line. The checks VOL001/VOL002/VOL008/VOL009 al
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from types import ModuleType
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ...artifacts import Kind
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge.charts import newest_version
-from ...knowledge.volcano_webhook import (
-    DEFAULT_QUEUE,
-    QueueFacts,
-    Rejection,
-    queue_over_ancestor,
-    rejections,
-    validate_hypernode,
-    validate_podgroup,
-    validate_queue,
-)
 from ...parsers.k8s import as_dict
 from ...rules_registry import rule
 from ..context import LintContext
 from ..crd_types import after_crd_types, crd_refuses_a_type
 from ..document import Document, DocumentSet, per_deployment
 
+if TYPE_CHECKING:
+    from ...knowledge.volcano_webhook import QueueFacts, Rejection
+
 JOB = (Kind.VOLCANO_JOB,)
+
+
+def _webhook() -> ModuleType:
+    """The webhook's transcription, imported with the first Volcano object judged (~15 ms: no lint of other files)."""
+    from ...knowledge import volcano_webhook
+
+    return volcano_webhook
+
+
 QUEUE_API = "scheduling.volcano.sh/"
 
 
@@ -49,9 +52,9 @@ def _refusals(doc: Document, ctx: LintContext, check: str,
     if not isinstance(doc.data, dict):
         return
     if doc.kind == Kind.K8S_MANIFEST:
-        found_all = validate_podgroup(doc.data, queues=queues) if _is_podgroup(doc) else []
+        found_all = _webhook().validate_podgroup(doc.data, queues=queues) if _is_podgroup(doc) else []
     else:
-        found_all = list(rejections(doc.data, volcano_version=_volcano_version(ctx), queues=queues))
+        found_all = list(_webhook().rejections(doc.data, volcano_version=_volcano_version(ctx), queues=queues))
     for found in found_all:
         if found.check == check:
             yield found
@@ -277,7 +280,7 @@ def _queue_facts(docs: DocumentSet) -> Optional[QueueFacts]:
             parents[name] = str(as_dict(data.get("spec")).get("parent") or ("" if name == "root" else "root"))
             # A Queue's state is status, which kubectl apply never sets (the controller does): a manifest
             # says nothing about whether the queue is Open, so no state is read from it.
-    return QueueFacts(parents, states) if parents else None
+    return _webhook().QueueFacts(parents, states) if parents else None
 
 
 @rule(code="VOL028", name="job-queue-refused", severity=Severity.ERROR, admission=True, kinds=JOB + (Kind.K8S_MANIFEST,),
@@ -313,7 +316,7 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
             yield doc.at_path(found.path, f"Volcano's webhook refuses the PodGroup: {found.message}",
                               hint="submit to an Open queue")
         name = str(as_dict(as_dict(doc.data).get("spec")).get("queue") or "")
-        if name and name not in (DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
+        if name and name not in (_webhook().DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
             # checkQueueState (validate_podgroup.go): "unable to find queue" when the cluster has none by that name
             yield doc.at_path(("spec", "queue"), f"queue '{name}' is not defined in the files linted; Volcano "
                                                  "refuses the PodGroup if the cluster has no such queue (\"unable "
@@ -323,8 +326,8 @@ def job_queue_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Diagnosti
         for found in _refusals(doc, ctx, "queue", queues):
             yield doc.at_path(found.path, f"Volcano's webhook refuses the job: {found.message}",
                               hint="submit to an Open leaf queue")
-        name = str(as_dict(as_dict(doc.data).get("spec")).get("queue") or DEFAULT_QUEUE)
-        if name not in (DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
+        name = str(as_dict(as_dict(doc.data).get("spec")).get("queue") or _webhook().DEFAULT_QUEUE)
+        if name not in (_webhook().DEFAULT_QUEUE, "root") and (queues is None or name not in queues.parents):
             yield doc.at_path(("spec", "queue"), f"queue '{name}' is not defined in the files linted; Volcano "
                                                  "refuses the job if the cluster has no such queue (\"unable to "
                                                  "find job queue\")", severity=Severity.INFO,
@@ -382,7 +385,7 @@ def queue_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     if not _is(doc, "Queue", QUEUE_API):
         return
-    for found in validate_queue(as_dict(doc.data), _volcano_version(ctx)):
+    for found in _webhook().validate_queue(as_dict(doc.data), _volcano_version(ctx)):
         if found.check == "quantity-format":
             yield doc.at_path(found.path, f"the API server refuses the Queue (its CRD's pattern): {found.message}",
                               hint="a Kubernetes quantity: 8, 500m, 64Gi")
@@ -428,7 +431,7 @@ def hypernode_refused(doc: Document, ctx: LintContext) -> Iterator[Diagnostic]:
     """
     if not _is(doc, "HyperNode", "topology.volcano.sh/"):
         return
-    for found in validate_hypernode(as_dict(doc.data)):
+    for found in _webhook().validate_hypernode(as_dict(doc.data)):
         yield doc.at_path(found.path, f"Volcano's webhook refuses the HyperNode: {found.message}",
                           hint="at least one member; a regular expression in Go's syntax (RE2)")
 
@@ -491,6 +494,6 @@ def queue_hierarchy_refused(docs: DocumentSet, ctx: LintContext) -> Iterator[Dia
                                                   "queue (\"failed to get parent queue\")", severity=Severity.INFO,
                               hint="lint the parent's Queue manifest with it, or check `kubectl get queue`")
         if checks_ancestors:
-            for found in queue_over_ancestor(data, by_name):
+            for found in _webhook().queue_over_ancestor(data, by_name):
                 yield doc.at_path(found.path, f"Volcano's webhook refuses the Queue: {found.message}",
                                   hint="keep a child's capability within its ancestors'")
