@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...artifacts import Kind
-from ...catalog import parse_cpulist
 from ...diagnostics import Diagnostic, Severity
 from ...knowledge import slurm_gres
 from ...rules_registry import rule
@@ -292,6 +291,9 @@ def _join(nodes: list[int]) -> str:
 
 
 def _cpulist_or_none(value: str) -> set[int] | None:
+    # Imported here: the catalog pulls in pydantic, which a lint of an unrelated file must not pay for.
+    from ...catalog import parse_cpulist
+
     try:
         return set(parse_cpulist(value))
     except ValueError:
