@@ -81,10 +81,13 @@ def test_seed000_volcano_job_settings_are_read_from_mpirun_lines(tmp_path):
 
 def test_seed000_ndv4_topo_has_the_old_azure_bugs():
     # All four NUMA nodes share one mask (fixed by Azure in 4a4565a0) ...
-    assert lint("000-ndv4-topo.xml") == [("000-ndv4-topo.xml", n, "NCCL026") for n in (10, 18, 26)]
+    # NUMA 0's own mask (line 2) is judged too: the file's bus ids and CPU name its SKU (ND A100 v4's layout).
+    assert [line for _, line, code in lint("000-ndv4-topo.xml") if code == "NCCL026"] == [2, 10, 18, 26]
     # ... and GPUs 0001/0002 sit under NUMA 0 (fixed in c3e42913, "numa domains swapped").
     with_sku = lint("000-ndv4-topo.xml", sku="ND96amsr_A100_v4")
     assert [line for _, line, code in with_sku if code == "NCCL027"] == [4, 6, 12, 14, 20, 22, 28, 30]
+    # Inferred from the file, the same findings as with --sku.
+    assert lint("000-ndv4-topo.xml") == with_sku
 
 
 # -- Azure's shipped files (read-only oracles) ----------------------------------------------------
@@ -123,9 +126,10 @@ def test_pre_2024_ncv4_topo_with_nvlink_pairs_has_no_self_links(azure):
 
 
 @pytest.mark.parametrize("file, sku, lines", [
-    ("ndv2-topo.pre-4a4565a0.bad-affinity.xml", None, [9]),
-    ("ndv4-topo.pre-4a4565a0.bad-affinity.xml", None, [10, 18, 26]),
-    ("ndv4-topo.pre-c3e42913.numa-swapped.xml", None, [10, 18, 26]),
+    # Line 2, NUMA 0's mask, against the SKU the file's layout names (inferred: no --sku).
+    ("ndv2-topo.pre-4a4565a0.bad-affinity.xml", None, [2, 9]),
+    ("ndv4-topo.pre-4a4565a0.bad-affinity.xml", None, [2, 10, 18, 26]),
+    ("ndv4-topo.pre-c3e42913.numa-swapped.xml", None, [2, 10, 18, 26]),
     ("ndv5-topo.pre-992d7759.affinity-swapped.xml", "ND96isr_H100_v5", [2, 20]),
 ])
 def test_fixed_azure_affinity_bugs_are_caught(azure, file, sku, lines):

@@ -57,11 +57,11 @@ def test_whole_word_boundaries(text, names):
 
 
 def test_a_name_with_other_characters_is_searched_for_on_its_own(monkeypatch):
-    class Names:
-        def names(self):
-            return ["Standard_ND96asr_v4", "gpu box/8"]
+    from hpcconf import catalog_index
 
-    monkeypatch.setattr(context, "_package_catalog", lambda: Names())
+    # The names come from the SKU files' top-level lines (catalog_index), not from the SKU models.
+    monkeypatch.setattr(catalog_index, "package_entries",
+                        lambda parse: {"Standard_ND96asr_v4": ("azure", None), "gpu box/8": ("azure", None)})
     context._sku_names.cache_clear()
     context._skus_named_in.cache_clear()
     try:
