@@ -842,3 +842,15 @@ def test_crusoe_multi_node_all_reduce_states_its_no_sharp_assumption(tmp_path: P
     log.write_text(_rack_log(4, 8, "H100 80GB HBM3", 300.0, top=8 << 30))
     result = runner.invoke(app, ["nccl-report", str(log), "--sku", "h100-80gb-sxm-ib.8x", "--nodes", "4"])
     assert "assumes no in-network reduction" in result.output, result.output
+
+
+def test_gb300_nics_are_800_gbps_xdr_with_both_sources_recorded() -> None:
+    """C9c: 800 vs 400 Gb/s per ConnectX-8. Azure's ND GB300 v6 size page says 4 x 800 Gb/s; 400 is the NIC's
+    Ethernet mode. The SKU file records both and the choice; the network bound is 4 x 800 / 8 = 400 GB/s."""
+    from hpcconf.knowledge.nccl_bounds import network
+
+    sku = Catalog.load().get("Standard_ND128isr_GB300_v6")
+    assert sku.infiniband is not None and (sku.infiniband.count, sku.infiniband.gbps, sku.infiniband.rate) == (4, 800, "XDR")
+    assert network(sku)[0] == 400.0
+    text = (ROOT / "skus" / "Standard_ND128isr_GB300_v6.yaml").read_text(encoding="utf-8")
+    assert "800 vs 400 Gb/s" in text and "4 x 800 Gb/s scale-out NICs" in text and "2 x 400 GbE" in text
