@@ -20,10 +20,13 @@ from hpcconf.knowledge.nccl_bounds import (
     RETIRED_UNLINKED,
     RING_FAMILY,
     UNLINKED,
+    UNLINKED_PAIRS,
     efficiencies,
     floor,
     limit,
+    no_bound_detail,
     no_bound_reason,
+    reduction_assumption,
 )
 from hpcconf.knowledge.nccl_floors import load_floors
 from hpcconf.nccl_report import bounds_doc
@@ -54,6 +57,9 @@ def _reason_holds(sku, nodes: int, collective: str, reason: str) -> bool:
     published = load_floors().floor(sku.name, "all_reduce", 1, sku.gpu.count) is not None
     bounded = published and (nodes > 1 or collective in RING_FAMILY)
     retired = sku.lifecycle is not None and sku.lifecycle.status == "retired"
+    if reason == UNLINKED_PAIRS:
+        return (nodes == 1 and collective in ("alltoall", "sendrecv") and not all_linked and not retired
+                and published and sku.nvlink.present)
     return reason == (RETIRED_UNLINKED if retired else UNLINKED) and not all_linked and not bounded and (
         nodes == 1 or sku.infiniband is not None or sku.ethernet_gbps is not None)
 
@@ -70,7 +76,7 @@ def test_every_cell_has_a_labelled_floor_at_or_below_its_limit(name: str) -> Non
             f, lim = floor(sku, collective, nodes, nodes * sku.gpu.count), limit(sku, collective, nodes)
             where = (name, nodes, collective)
             if f is None or lim is None:
-                reason = no_bound_reason(sku, nodes)
+                reason = no_bound_reason(sku, nodes, collective)
                 assert reason in NO_BOUND_REASONS and _reason_holds(sku, nodes, collective, reason), (where, reason, f, lim)
             if f is None:
                 continue
@@ -757,3 +763,94 @@ def test_a_reference_only_derived_floor_is_drawn_from_the_size_it_is_judged_at()
     floors = [lv for lv in plot_series(verdicts)[1] if "floor" in lv.kind]
     assert verdicts[0].floor is not None and not verdicts[0].decisive, verdicts[0]
     assert floors and floors[0].from_bytes == derived_min_bytes(16) and "from 256M" in floors[0].label, floors
+
+
+def test_every_n_a_cell_of_the_table_names_a_reason_its_legend_gives() -> None:
+    """Each n/a of the generated table carries a letter whose legend line is a non-empty reason; the 46 cells at
+    1/2/4/16 nodes are the 14 one-GPU nodes (no peer), NC24rs_v3's 28 (retired, with its date and notice) and the
+    4 alltoall/sendrecv cells of ND40rs_v2 and NC96ads_A100_v4 on one node (GPU pairs without NVLink)."""
+    text = bounds_doc.table()
+    legend = dict(re.findall(r"^- n/a \((\w)\): (.+)$", text, re.M))
+    assert set(legend) == set("abcde") and all(len(reason) > 40 for reason in legend.values())
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        cells = line.split(" | ")
+        if len(cells) < 3 or cells[1] not in {"1", "2", "4", "16"}:
+            continue
+        for letter in re.findall(r"n/a \((\w)\)", " | ".join(cells[2:])):
+            assert letter in legend, line
+        for cell in cells[2:]:
+            found = re.search(r"n/a \((\w)\)", cell)
+            if found:
+                counts[found.group(1)] = counts.get(found.group(1), 0) + 1
+    assert counts == {"a": 14, "d": 28, "e": 4}
+    assert "2025-09-30" in legend["d"] and "ncv3-series-retirement" in legend["d"]
+    assert "busbw factor is 0" in legend["a"]
+
+
+def test_a_one_gpu_node_and_a_retired_size_say_exactly_why_in_the_verdict(tmp_path: Path) -> None:
+    """The "no floor" verdict names the cell's own reason with the SKU's facts: one rank crossing no link; the
+    retirement date and Microsoft's notice; the GPU pairs without NVLink for sendrecv on ND40rs_v2."""
+    catalog = Catalog.load()
+    assert "crosses no link" in no_bound_detail(catalog.get("Standard_NC24ads_A100_v4"), 1, "all_reduce")
+    retired = no_bound_detail(catalog.get("Standard_NC24rs_v3"), 2, "all_reduce")
+    assert "retired on 2025-09-30" in retired and "learn.microsoft.com" in retired
+    pairs = no_bound_detail(catalog.get("Standard_ND40rs_v2"), 1, "sendrecv")
+    assert no_bound_reason(catalog.get("Standard_ND40rs_v2"), 1, "sendrecv") == UNLINKED_PAIRS
+    assert "hybrid cube mesh" in pairs
+    log = tmp_path / "sendrecv.txt"
+    log.write_text(_rack_log(1, 8, "Tesla V100-SXM2-32GB", 20.0, top=1 << 30).replace("all_reduce_perf", "sendrecv_perf"))
+    result = runner.invoke(app, ["nccl-report", str(log), "--sku", "Standard_ND40rs_v2", "--nodes", "1"])
+    assert result.exit_code == 0, result.output
+    assert "no NVLink between them" in result.output and "hybrid cube mesh" in result.output
+
+
+def test_nc96ads_single_node_limit_is_the_pcie_cut_between_its_nvlink_pairs() -> None:
+    """NC96ads_A100_v4: 4 x A100 80GB PCIe in two NVLink-bridged pairs, SYS between them (the catalog's
+    nvlink_pairs; Jingchao Zhang's nvidia-smi topo -m). Whatever crosses between the pairs leaves through 2 GPUs'
+    PCIe Gen4 links (2 x 32 GB/s a direction, NVIDIA's A100 datasheet): the limit per collective is that cut, not
+    one NVLink direction (300, the old loose limit). Healthy single-node all_reduce (28-30 GB/s) and the NHC
+    floor (25) stay under it; every floor stays under its limit."""
+    sku = Catalog.load().get("Standard_NC96ads_A100_v4")
+    want = {"all_reduce": 96.0, "all_gather": 96.0, "reduce_scatter": 96.0, "broadcast": 64.0, "reduce": 64.0,
+            "alltoall": 48.0, "sendrecv": 32.0}
+    for collective, gbps in want.items():
+        lim = limit(sku, collective, 1)
+        assert lim is not None and lim.gbps == gbps and "PCIe between NVLink pairs" in lim.label, (collective, lim)
+        assert "PCIe Gen4 64 GB/s" in lim.source
+        f = floor(sku, collective, 1, 4)
+        assert f is None or f.gbps <= lim.gbps
+    assert limit(sku, "all_reduce", 1).gbps >= 30.0  # the blog's healthy 30.0 GB/s at 4G
+    # ND40rs_v2 (hybrid cube mesh, no nvlink_pairs) keeps its NVLink upper bound
+    assert limit(Catalog.load().get("Standard_ND40rs_v2"), "sendrecv", 1).gbps == 150.0
+
+
+def test_crusoe_multi_node_all_reduce_states_its_no_sharp_assumption(tmp_path: Path) -> None:
+    """Crusoe publishes no SHARP for its InfiniBand: the derived floor and the limit of an all_reduce across nodes
+    say they assume no in-network reduction, in the verdict too; one node, an NVL72 rack and Azure's NDv5 (SHARP
+    stated) do not."""
+    catalog = Catalog.load()
+    h100 = catalog.get("h100-80gb-sxm-ib.8x")
+    f, lim = floor(h100, "all_reduce", 4, 32), limit(h100, "all_reduce", 4)
+    assert f is not None and "assumes no in-network reduction" in f.label and "NCCL_COLLNET_ENABLE" in f.source
+    assert lim is not None and "assumes no in-network reduction" in lim.label
+    assert reduction_assumption(h100, "all_reduce", 1) is None
+    assert reduction_assumption(catalog.get("gb200-186gb-nvl-ib.4x"), "all_reduce", 18) is None
+    assert reduction_assumption(catalog.get("Standard_ND96isr_H100_v5"), "all_reduce", 4) is None
+    assert reduction_assumption(h100, "all_gather", 4) is None
+    log = tmp_path / "ar.txt"
+    log.write_text(_rack_log(4, 8, "H100 80GB HBM3", 300.0, top=8 << 30))
+    result = runner.invoke(app, ["nccl-report", str(log), "--sku", "h100-80gb-sxm-ib.8x", "--nodes", "4"])
+    assert "assumes no in-network reduction" in result.output, result.output
+
+
+def test_gb300_nics_are_800_gbps_xdr_with_both_sources_recorded() -> None:
+    """C9c: 800 vs 400 Gb/s per ConnectX-8. Azure's ND GB300 v6 size page says 4 x 800 Gb/s; 400 is the NIC's
+    Ethernet mode. The SKU file records both and the choice; the network bound is 4 x 800 / 8 = 400 GB/s."""
+    from hpcconf.knowledge.nccl_bounds import network
+
+    sku = Catalog.load().get("Standard_ND128isr_GB300_v6")
+    assert sku.infiniband is not None and (sku.infiniband.count, sku.infiniband.gbps, sku.infiniband.rate) == (4, 800, "XDR")
+    assert network(sku)[0] == 400.0
+    text = (ROOT / "skus" / "Standard_ND128isr_GB300_v6.yaml").read_text(encoding="utf-8")
+    assert "800 vs 400 Gb/s" in text and "4 x 800 Gb/s scale-out NICs" in text and "2 x 400 GbE" in text

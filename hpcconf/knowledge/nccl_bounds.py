@@ -149,6 +149,25 @@ def in_network_reduction() -> dict[str, str]:
     return {str(r["sku"]): str(r["source"]) for r in data.get("in_network_reduction", [])}
 
 
+@lru_cache(maxsize=1)
+def _reduction_unknown() -> dict[str, str]:
+    data = data_tables.load(DATA_FILE)
+    return {str(r["provider"]): str(r["source"]) for r in data.get("in_network_reduction_unknown", [])}
+
+
+def reduction_assumption(sku: Sku, collective: str, nodes: int) -> Optional[tuple[str, str]]:
+    """Where an all_reduce across nodes rides an InfiniBand fabric whose in-network reduction (SHARP) is not
+    published (``in_network_reduction_unknown``): the label's words and the source; None elsewhere (one node,
+    one NVLink domain, a SKU with SHARP stated, a provider not listed, no InfiniBand)."""
+    if (collective != "all_reduce" or nodes < 2 or in_nvlink_domain(sku, nodes) or sku.infiniband is None
+            or sku.name in in_network_reduction()):
+        return None
+    source = _reduction_unknown().get(sku.provider)
+    if source is None:
+        return None
+    return "assumes no in-network reduction (SHARP not published for this fabric)", source
+
+
 def gpu_link(sku: Sku, table: FloorTable, upper: bool = False) -> Optional[tuple[float, str]]:
     """One direction of one GPU's link to the others (GB/s) and its source; None when the GPUs are not
     all linked to each other (PCIe only, NVLink pairs: the bottleneck depends on which GPUs talk), unless
@@ -286,11 +305,55 @@ def nvls_possible(sku: Sku) -> tuple[bool, str]:
     return False, ""
 
 
+# Bytes that must cross between two NVLink islands, per byte of nccl-tests' size S, and busbw's factor for n ranks:
+# all_reduce: S each way (each half needs the other's partial sums), busbw = algbw x 2(n-1)/n; all_gather and
+# reduce_scatter: S/2 (the other half's share), busbw = algbw x (n-1)/n; broadcast and reduce: S once (to or from
+# the root's half), busbw = algbw; alltoall: S/2 from each GPU of a half, busbw = algbw x (n-1)/n.
+_CUT_SHARE = {"all_reduce": 1.0, "all_gather": 0.5, "reduce_scatter": 0.5, "broadcast": 1.0, "reduce": 1.0}
+
+
+def nvlink_islands_limit(sku: Sku, collective: str, table: FloorTable) -> Optional[tuple[float, str]]:
+    """One node of two NVLink-bridged GPU pairs with only PCIe between them (NC96ads_A100_v4): every byte that goes
+    from one pair to the other leaves through the PCIe links of the sending pair's GPUs, ``C = (G/2) x P`` per
+    direction (``P`` one direction of a GPU's PCIe link), whatever the algorithm; the limit is that cut, per
+    collective. sendrecv: NCCL connects a GPU pair over one path (direct, or through one intermediate GPU:
+    NVIDIA/nccl src/graph/paths.cc ncclTopoCheckP2p), so the pair that crosses the cut has one GPU's PCIe link, ``P``.
+    None where the SKU is not two such pairs or its PCIe rate is unknown."""
+    pairs = sku.topology.nvlink_pairs if sku.topology is not None else []
+    gpus = {busid for pair in pairs for busid in pair}
+    if (sku.nvlink.nvswitch or not sku.nvlink.present or sku.gpu.count != 4 or len(pairs) != 2 or len(gpus) != 4
+            or sku.topology is None or gpus != set(sku.topology.gpu_busids())):
+        return None
+    pcie = table.pcie_rate(sku.gpu.model)
+    if pcie is None:
+        return None
+    n, lane = sku.gpu.count, pcie.gbps / 2
+    cut = n / 2 * lane
+    where = (f"two NVLink pairs ({sku.nvlink.description}) joined only by PCIe: {n // 2} GPUs' PCIe links per "
+             f"direction between the pairs, {n // 2} x {lane:g} GB/s ({pcie.source}, one direction)")
+    if collective == "sendrecv":
+        return lane, (f"one GPU's PCIe link, {lane:g} GB/s: nccl-tests' sendrecv pairs rank r with r+1, so a pair "
+                      f"crosses between the NVLink pairs, over one path (NVIDIA/nccl src/graph/paths.cc "
+                      f"ncclTopoCheckP2p: direct or through one intermediate GPU); {where}")
+    if collective == "alltoall":
+        return cut * (n - 1) / n, f"the cut x (n-1)/n (each GPU sends half its buffer to the other pair); {where}"
+    share = _CUT_SHARE.get(collective)
+    if share is None:
+        return None
+    factor = {"all_reduce": 2 * (n - 1) / n, "all_gather": (n - 1) / n, "reduce_scatter": (n - 1) / n}.get(collective, 1.0)
+    return cut / share * factor, (f"the cut / {share:g} of the size crossing it x busbw's factor {factor:g}, any "
+                                  f"algorithm; {where}")
+
+
 def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
           algorithm: Optional[str] = None) -> Optional[Bound]:
     """The physical ceiling, NVLS/NVLSTree included where the SKU may have NVLink SHARP (``nvls_possible``;
     ``ranks``: the run's, else every GPU of every node); ``algorithm="Ring"`` (a run pinned with
     NCCL_ALGO=Ring, as the generated jobs' Ring pass) is bound by the ring ceiling."""
+    if nodes == 1:
+        islands = nvlink_islands_limit(sku, collective, load_floors())
+        if islands is not None:
+            return Bound(round(islands[0], 1), "derived", "limit (PCIe between NVLink pairs)", islands[1])
     ring = ring_ceiling(sku, collective, nodes, upper=True)
     if ring is None:
         return None
@@ -323,7 +386,10 @@ def limit(sku: Sku, collective: str, nodes: int, ranks: Optional[int] = None,
                 width, units, unit = (net[0] * int(sku.nvlink.domain_gpus or 0) / sku.gpu.count,
                                       nvlink_domains(sku, nodes), "NVLink domain")
             tree = width * units / (units - 1) * (ranks - 1) / ranks
-            return Bound(round(min(in_switch, tree), 1), "derived", f"limit with NVLSTree ({unit}-local reduction first)",
+            label, unknown = f"limit with NVLSTree ({unit}-local reduction first)", reduction_assumption(sku, collective, nodes)
+            if unknown is not None:
+                label, assumed = f"{label}, {unknown[0]}", f"{assumed}; {unknown[0]}: {unknown[1]}"
+            return Bound(round(min(in_switch, tree), 1), "derived", label,
                          f"min(GPU link x 2(n-1)/n, network x N/(N-1) x (n-1)/n, N {unit}s): {net[1]}; "
                          f"{link[1]}{assumed}")
     two_node = two_node_tree(sku, collective, nodes, ranks, algorithm)
@@ -389,23 +455,37 @@ def floor(sku: Sku, collective: str, nodes: int, ranks: Optional[int],
     elif not decisive:
         source = (f"{source}; reference only: the factor was measured on {factor.shapes()}, "
                   f"not {nodes} node(s) x {sku.gpu.count} GPUs ({fabric})")
-    return Bound(round(gbps, 1), "derived", f"derived floor: {used:g} x {ring[0]:g} GB/s", source,
-                 decisive=decisive)
+    label = f"derived floor: {used:g} x {ring[0]:g} GB/s"
+    assumed = reduction_assumption(sku, collective, nodes)
+    if assumed is not None:
+        label, source = f"{label}, {assumed[0]}", f"{source}; {assumed[0]}: {assumed[1]}"
+    return Bound(round(gbps, 1), "derived", label, source, decisive=decisive)
 
 
 # Why a full-node run has no floor or no limit, the only cases the bounds table leaves empty (tests assert it).
-NO_PEER = "one GPU per node: on one node a collective has no peer to move data to"
+NO_PEER = ("one GPU on the node: a collective has one rank and crosses no link, so no link bounds it from either side; "
+           "nccl-tests' busbw factor is 0 for all_reduce, all_gather, reduce_scatter and alltoall (2(n-1)/n or (n-1)/n "
+           "at n = 1, NVIDIA/nccl-tests doc/PERFORMANCE.md) and 1 for broadcast, reduce and sendrecv, where it times a "
+           "copy inside the one GPU's memory, not a transfer")
 NO_NETWORK = ("neither InfiniBand nor the front-end network's rate in the catalog: nothing bounds the run across "
               "nodes")
 UNLINKED = ("the GPUs are not all linked (PCIe, NVLink pairs): which path this collective takes inside the node "
             "depends on which GPUs talk, and no published run of this SKU bounds it")
-RETIRED_UNLINKED = (f"{UNLINKED}; and the size is retired (its catalog lifecycle cites Azure's retirement notice), so "
-                    "none will be")
-NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED, RETIRED_UNLINKED)
+UNLINKED_PAIRS = ("alltoall and sendrecv on one node move data between GPUs with no NVLink between them (the catalog's "
+                  "nvlink description: NVLink pairs, a hybrid cube mesh): those pairs cross PCIe and the host, whose "
+                  "achievable rate no catalog fact gives (the PCIe and NVLink rates bound them from above only: the "
+                  "limit), and the SKU's published single-node all_reduce floor does not bound them from below "
+                  "(NCCL searches its all_reduce ring over the NVLink links, nccl-tests' sendrecv pairs rank r with "
+                  "r+1, alltoall every pair)")
+RETIRED_UNLINKED = (f"{UNLINKED}; and the size is retired (the date and Microsoft's retirement notice are the "
+                    "SKU's catalog lifecycle), so none will be; its links give no floor either: its GPUs reach each "
+                    "other only over PCIe and the host, and a link rate bounds a path from above, never from below")
+NO_BOUND_REASONS = (NO_PEER, NO_NETWORK, UNLINKED, RETIRED_UNLINKED, UNLINKED_PAIRS)
 
 
-def no_bound_reason(sku: Sku, nodes: int) -> str:
-    """Why a full-node run on ``nodes`` nodes of ``sku`` gets no floor (or no limit): one of ``NO_BOUND_REASONS``."""
+def no_bound_reason(sku: Sku, nodes: int, collective: Optional[str] = None) -> str:
+    """Why a full-node run on ``nodes`` nodes of ``sku`` gets no floor (or no limit): one of ``NO_BOUND_REASONS``
+    (``collective``: the cell's; alltoall and sendrecv on one node have a reason of their own)."""
     if nodes == 1 and sku.gpu.count < 2:
         return NO_PEER
     if nodes > 1 and network(sku) is None:
@@ -413,7 +493,20 @@ def no_bound_reason(sku: Sku, nodes: int) -> str:
     # the stated status, not one computed from today's date: the table must not change with the calendar
     if sku.lifecycle is not None and sku.lifecycle.status == "retired":
         return RETIRED_UNLINKED
+    if nodes == 1 and collective in ("alltoall", "sendrecv") and published_single_node(sku, load_floors()):
+        return UNLINKED_PAIRS
     return UNLINKED
+
+
+def no_bound_detail(sku: Sku, nodes: int, collective: Optional[str] = None) -> str:
+    """``no_bound_reason`` with the SKU's own facts: the retirement date and notice, the GPU links."""
+    reason = no_bound_reason(sku, nodes, collective)
+    if reason == RETIRED_UNLINKED and sku.lifecycle is not None:
+        return (f"{reason}: {sku.name} retired on {sku.lifecycle.date} ({sku.lifecycle.source}); GPUs: "
+                f"{sku.nvlink.description or 'no NVLink'}")
+    if reason in (UNLINKED, UNLINKED_PAIRS):
+        return f"{reason}: {sku.name}: {sku.nvlink.description or 'no NVLink'}"
+    return reason
 
 
 def published_bound(row: Floor) -> Bound:

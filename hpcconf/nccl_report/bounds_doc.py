@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..catalog import Catalog, Sku
-from ..knowledge.nccl_bounds import MATRIX, NO_BOUND_REASONS, floor, limit, no_bound_reason
+from ..knowledge.nccl_bounds import MATRIX, NO_BOUND_REASONS, RETIRED_UNLINKED, floor, limit, no_bound_reason
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "nccl-report.md"
 BEGIN, END = "<!-- bounds-table: begin (generated) -->", "<!-- bounds-table: end -->"
@@ -21,7 +21,7 @@ NODES = (1, 2, 4, 8, 16, 18, 36)  # 8: ND H100 v5's published multi-node line; 1
 def _cell(sku: Sku, collective: str, nodes: int) -> str:
     f = floor(sku, collective, nodes, nodes * sku.gpu.count)
     lim = limit(sku, collective, nodes)
-    note = f"n/a ({NOTE[no_bound_reason(sku, nodes)]})"
+    note = f"n/a ({NOTE[no_bound_reason(sku, nodes, collective)]})"
     mark = "" if f is None or f.origin == "published" else ("*" if f.decisive else "~")
     if f is None and lim is None:
         return note
@@ -29,7 +29,7 @@ def _cell(sku: Sku, collective: str, nodes: int) -> str:
     return f"{floor_text} / {note if lim is None else f'{lim.gbps:g}'}"
 
 
-NOTE = {reason: letter for reason, letter in zip(NO_BOUND_REASONS, "abcd")}
+NOTE = {reason: letter for reason, letter in zip(NO_BOUND_REASONS, "abcde")}
 
 
 def table() -> str:
@@ -41,7 +41,12 @@ def table() -> str:
         for nodes in NODES:
             lines.append(f"| {name} | {nodes} | " + " | ".join(_cell(sku, c, nodes) for c in MATRIX) + " |")
     lines.append("")
-    lines += [f"- n/a ({letter}): {reason}." for reason, letter in NOTE.items()]
+    retired = [catalog.get(name) for name in sorted(catalog.names())]
+    retired = [s for s in retired if s.lifecycle is not None and s.lifecycle.status == "retired"]
+    for reason, letter in NOTE.items():
+        detail = "".join(f" {s.name}: retired {s.lifecycle.date}, {s.lifecycle.source}." for s in retired
+                         if s.lifecycle is not None) if reason == RETIRED_UNLINKED else ""
+        lines.append(f"- n/a ({letter}): {reason}.{detail}")
     return "\n".join(lines) + "\n"
 
 

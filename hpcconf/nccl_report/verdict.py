@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from ..catalog import Sku
-from ..knowledge.nccl_bounds import derived_min_bytes, no_bound_reason
+from ..knowledge.nccl_bounds import derived_min_bytes, no_bound_detail
 from ..knowledge.nccl_floors import Floor, FloorTable
 from ..parsers.nccl_tests_log import Row, TestRun
 
@@ -181,7 +181,7 @@ def judge(log: str, run: TestRun, dtype: str, target: Target, table: FloorTable)
     if floor is None:
         verdict.message = (f"no floor: no published threshold for {run.collective} on {nodes} x {target.sku.name}"
                            + (f" with {run.ranks} ranks" if run.ranks else "")
-                           + f" and none derived ({_why_not_derived(target.sku, nodes, run.ranks)})")
+                           + f" and none derived ({_why_not_derived(target.sku, nodes, run.ranks, run.collective)})")
         return verdict
     if dtype != JUDGED_TYPE:
         verdict.message = f"no floor: the {floor.gbps:g} GB/s threshold is set with float, this series is {dtype}"
@@ -255,9 +255,9 @@ def human_size(size: int) -> str:
     return f"{size}B"
 
 
-def _why_not_derived(sku: Sku, nodes: int, ranks: Optional[int]) -> str:
+def _why_not_derived(sku: Sku, nodes: int, ranks: Optional[int], collective: Optional[str] = None) -> str:
     """Why no derived floor applies: a slice of the nodes (the factors hold for every GPU of every node), else the
     SKU's own reason (one GPU, no InfiniBand, GPUs not all linked)."""
     if ranks is not None and ranks != nodes * sku.gpu.count:
         return f"a part of the node(s): {ranks} of {nodes * sku.gpu.count} GPUs; derived floors hold for full nodes"
-    return no_bound_reason(sku, nodes)
+    return no_bound_detail(sku, nodes, collective)
